@@ -1,0 +1,11 @@
+# Every third-party library comes from Debian packages that scripts/setup installs.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium>=1.0.18)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+if(AIRLOCK_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(AIRLOCK_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

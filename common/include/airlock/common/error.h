@@ -1,0 +1,118 @@
+// The one error style of airlock: parsers and protocol code return Result<T>, which holds either
+// a value or an Error with a stable machine-readable code and a message for people that names
+// the field and the rule it broke. Exceptions appear only at the command-line edge.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace airlock {
+
+// Stable error codes. The names (see error_code_name) are part of the CLI and JSON output:
+// append new codes, never renumber or rename existing ones.
+enum class ErrorCode : std::uint16_t {
+  // Text encodings.
+  kHexInvalid,
+  kBase58Invalid,
+  kBase64Invalid,
+  kWrongLength,
+  // Reading bytes.
+  kTruncated,
+  kTrailingBytes,
+  kTooLarge,
+  // Compact-u16 ("shortvec") lengths.
+  kShortvecTruncated,
+  kShortvecTooLong,
+  kShortvecOverflow,
+  kShortvecAlias,
+  // Messages (the runtime's sanitize rules, plus what it rejects before execution).
+  kMessageUnsupportedVersion,
+  kMessageHeaderCounts,
+  kMessageNoWritableFeePayer,
+  kMessageTooManyAccounts,
+  kMessageEmptyLookup,
+  kMessageProgramIsFeePayer,
+  kMessageProgramIndexOutOfRange,
+  kMessageAccountIndexOutOfRange,
+  kMessageDuplicateAccount,
+  // Transactions.
+  kTransactionSignatureCount,
+  kTransactionTooLarge,
+  kNotASigner,
+  // Lookup tables supplied for resolution.
+  kLookupTableMissing,
+  kLookupIndexOutOfRange,
+  // Cryptography and the environment.
+  kCryptoUnavailable,
+  kOutOfSecureMemory,
+  kIo,
+  kUsage,
+};
+
+// The stable snake_case name of a code, e.g. "message.no_writable_fee_payer".
+[[nodiscard]] std::string_view error_code_name(ErrorCode code) noexcept;
+
+class Error {
+ public:
+  Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  [[nodiscard]] ErrorCode code() const noexcept { return code_; }
+  [[nodiscard]] std::string_view code_name() const noexcept { return error_code_name(code_); }
+  [[nodiscard]] const std::string& message() const noexcept { return message_; }
+
+  // "<code>: <message>", the form shown to people.
+  [[nodiscard]] std::string to_string() const;
+
+  // Prefix the message with the field it concerns: "static_keys[3]: " + message.
+  [[nodiscard]] Error in_field(std::string_view field) const;
+
+ private:
+  ErrorCode code_;
+  std::string message_;
+};
+
+// A value or an Error. Accessing value() of an error result is a programming error and aborts.
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value)
+      : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+  Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+
+  [[nodiscard]] bool ok() const noexcept { return state_.index() == 0; }
+  explicit operator bool() const noexcept { return ok(); }
+
+  [[nodiscard]] T& value() & { return std::get<0>(state_); }
+  [[nodiscard]] const T& value() const& { return std::get<0>(state_); }
+  [[nodiscard]] T&& value() && { return std::get<0>(std::move(state_)); }
+  [[nodiscard]] const Error& error() const& { return std::get<1>(state_); }
+  [[nodiscard]] Error&& error() && { return std::get<1>(std::move(state_)); }
+
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+ private:
+  std::variant<T, Error> state_;
+};
+
+// Success or an Error, for operations that return nothing.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT: implicit by design
+
+  [[nodiscard]] bool ok() const noexcept { return !failed_; }
+  explicit operator bool() const noexcept { return ok(); }
+  [[nodiscard]] const Error& error() const& { return error_; }
+
+ private:
+  Error error_{ErrorCode::kUsage, {}};
+  bool failed_ = false;
+};
+
+}  // namespace airlock

@@ -1,0 +1,41 @@
+// Memory for key material. Backed by sodium_malloc: guard pages around it, locked against
+// swapping where the limit allows, and wiped by sodium_free when released. The type cannot be
+// copied, so a secret never silently multiplies; moving transfers the one allocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <airlock/common/error.h>
+
+namespace airlock {
+
+class SecretBytes {
+ public:
+  // Allocates `size` zeroed bytes of secure memory; kOutOfSecureMemory when none is left,
+  // kCryptoUnavailable when libsodium cannot start.
+  [[nodiscard]] static Result<SecretBytes> allocate(std::size_t size);
+
+  SecretBytes(SecretBytes&& other) noexcept;
+  SecretBytes& operator=(SecretBytes&& other) noexcept;
+  SecretBytes(const SecretBytes&) = delete;
+  SecretBytes& operator=(const SecretBytes&) = delete;
+  ~SecretBytes();
+
+  [[nodiscard]] std::span<std::uint8_t> bytes() noexcept { return {data_, size_}; }
+  [[nodiscard]] std::span<const std::uint8_t> bytes() const noexcept { return {data_, size_}; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+ private:
+  SecretBytes(std::uint8_t* data, std::size_t size) noexcept : data_(data), size_(size) {}
+  void release() noexcept;
+
+  std::uint8_t* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Starts libsodium once per process; safe to call from any thread, any number of times.
+[[nodiscard]] Status crypto_init();
+
+}  // namespace airlock

@@ -1,0 +1,83 @@
+#include <airlock/common/error.h>
+
+namespace airlock {
+
+std::string_view error_code_name(ErrorCode code) noexcept {
+  switch (code) {
+    case ErrorCode::kHexInvalid:
+      return "encoding.hex_invalid";
+    case ErrorCode::kBase58Invalid:
+      return "encoding.base58_invalid";
+    case ErrorCode::kBase64Invalid:
+      return "encoding.base64_invalid";
+    case ErrorCode::kWrongLength:
+      return "encoding.wrong_length";
+    case ErrorCode::kTruncated:
+      return "bytes.truncated";
+    case ErrorCode::kTrailingBytes:
+      return "bytes.trailing";
+    case ErrorCode::kTooLarge:
+      return "bytes.too_large";
+    case ErrorCode::kShortvecTruncated:
+      return "shortvec.truncated";
+    case ErrorCode::kShortvecTooLong:
+      return "shortvec.too_long";
+    case ErrorCode::kShortvecOverflow:
+      return "shortvec.overflow";
+    case ErrorCode::kShortvecAlias:
+      return "shortvec.alias";
+    case ErrorCode::kMessageUnsupportedVersion:
+      return "message.unsupported_version";
+    case ErrorCode::kMessageHeaderCounts:
+      return "message.header_counts";
+    case ErrorCode::kMessageNoWritableFeePayer:
+      return "message.no_writable_fee_payer";
+    case ErrorCode::kMessageTooManyAccounts:
+      return "message.too_many_accounts";
+    case ErrorCode::kMessageEmptyLookup:
+      return "message.empty_lookup";
+    case ErrorCode::kMessageProgramIsFeePayer:
+      return "message.program_is_fee_payer";
+    case ErrorCode::kMessageProgramIndexOutOfRange:
+      return "message.program_index_out_of_range";
+    case ErrorCode::kMessageAccountIndexOutOfRange:
+      return "message.account_index_out_of_range";
+    case ErrorCode::kMessageDuplicateAccount:
+      return "message.duplicate_account";
+    case ErrorCode::kTransactionSignatureCount:
+      return "transaction.signature_count";
+    case ErrorCode::kTransactionTooLarge:
+      return "transaction.too_large";
+    case ErrorCode::kNotASigner:
+      return "transaction.not_a_signer";
+    case ErrorCode::kLookupTableMissing:
+      return "lookup.table_missing";
+    case ErrorCode::kLookupIndexOutOfRange:
+      return "lookup.index_out_of_range";
+    case ErrorCode::kCryptoUnavailable:
+      return "crypto.unavailable";
+    case ErrorCode::kOutOfSecureMemory:
+      return "crypto.out_of_secure_memory";
+    case ErrorCode::kIo:
+      return "io.failed";
+    case ErrorCode::kUsage:
+      return "usage.invalid";
+  }
+  return "unknown";
+}
+
+std::string Error::to_string() const {
+  std::string out(code_name());
+  out += ": ";
+  out += message_;
+  return out;
+}
+
+Error Error::in_field(std::string_view field) const {
+  std::string prefixed(field);
+  prefixed += ": ";
+  prefixed += message_;
+  return Error(code_, std::move(prefixed));
+}
+
+}  // namespace airlock

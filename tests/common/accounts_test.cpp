@@ -1,0 +1,150 @@
+#include <gtest/gtest.h>
+
+#include <airlock/common/accounts.h>
+#include <airlock/common/programs.h>
+
+#include "common/message_builder.h"
+
+namespace airlock {
+namespace {
+
+using test::numbered_key;
+using test::simple_message;
+
+const PublicKey& system_program() { return programs::key(programs::kSystem); }
+
+// payer, nonce account, destination | System program, RecentBlockhashes sysvar.
+Message nonce_message() {
+  Message m;
+  m.header = {1, 0, 2};
+  m.static_keys = {numbered_key(1), numbered_key(2), numbered_key(3), system_program(),
+                   programs::key(programs::kSysvarRecentBlockhashes)};
+  m.recent_blockhash = numbered_key(9);
+  m.instructions.push_back({3, {1, 4, 0}, {4, 0, 0, 0}});
+  m.instructions.push_back({3, {0, 2}, {2, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0}});
+  return m;
+}
+
+TEST(Programs, EveryWellKnownKeyDecodesAndReservedKeysAreFlagged) {
+  EXPECT_TRUE(system_program().is_zero());
+  EXPECT_TRUE(programs::is_reserved_account_key(system_program()));
+  EXPECT_TRUE(programs::is_reserved_account_key(programs::key(programs::kComputeBudget)));
+  EXPECT_TRUE(programs::is_reserved_account_key(programs::key(programs::kSysvarRecentBlockhashes)));
+  EXPECT_FALSE(programs::is_reserved_account_key(programs::key(programs::kToken)));
+  EXPECT_FALSE(programs::is_reserved_account_key(numbered_key(1)));
+  EXPECT_EQ(programs::well_known_name(programs::key(programs::kMemo)), "Memo Program");
+  EXPECT_FALSE(programs::well_known_name(numbered_key(1)).has_value());
+}
+
+TEST(AccountRoles, HeaderDecidesSignersAndWritability) {
+  Message m = simple_message();
+  m.static_keys.insert(m.static_keys.begin() + 1, numbered_key(11));  // a readonly signer
+  m.header = {2, 1, 1};
+  m.instructions[0].program_index = 3;
+  auto roles = account_roles(m);
+  ASSERT_TRUE(roles.ok());
+  ASSERT_EQ(roles->size(), 4U);
+  EXPECT_TRUE((*roles)[0].signer && (*roles)[0].writable && (*roles)[0].fee_payer);
+  EXPECT_TRUE((*roles)[1].signer && !(*roles)[1].writable && !(*roles)[1].fee_payer);
+  EXPECT_TRUE(!(*roles)[2].signer && (*roles)[2].writable);
+  EXPECT_TRUE(!(*roles)[3].signer && !(*roles)[3].writable && (*roles)[3].invoked);
+}
+
+TEST(AccountRoles, ReservedKeysAndInvokedProgramsAreDemoted) {
+  Message m = simple_message();
+  m.header = {1, 0, 0};  // everything writable as far as the header goes
+  m.static_keys[1] = programs::key("SysvarC1ock11111111111111111111111111111111");
+  auto roles = account_roles(m);
+  ASSERT_TRUE(roles.ok());
+  EXPECT_TRUE((*roles)[1].writable_requested);
+  EXPECT_FALSE((*roles)[1].writable) << "a sysvar is never write-locked";
+  EXPECT_TRUE((*roles)[2].writable_requested);
+  EXPECT_FALSE((*roles)[2].writable) << "an invoked program is demoted";
+
+  // With the upgradeable loader among the accounts, an invoked program keeps its write lock.
+  m.static_keys.push_back(programs::key(programs::kBpfLoaderUpgradeable));
+  auto with_loader = account_roles(m);
+  ASSERT_TRUE(with_loader.ok());
+  EXPECT_TRUE((*with_loader)[2].writable);
+  EXPECT_FALSE((*with_loader)[3].writable) << "the loader itself is reserved";
+}
+
+TEST(AccountRoles, SuppliedTablesResolveLoadedKeys) {
+  Message m = simple_message();
+  m.lookups.push_back({numbered_key(50), {2}, {0}});
+  m.lookups.push_back({numbered_key(60), {1}, {}});
+  LoadedTable first{numbered_key(50), {numbered_key(51), numbered_key(52), system_program()}};
+  LoadedTable second{numbered_key(60), {numbered_key(61), numbered_key(62)}};
+  const LoadedTable tables[] = {second, first};
+  auto roles = account_roles(m, tables);
+  ASSERT_TRUE(roles.ok()) << roles.error().to_string();
+  ASSERT_EQ(roles->size(), 6U);
+  // Writable loads of both lookups come first, then the readonly ones.
+  EXPECT_EQ((*roles)[3].key, system_program());
+  EXPECT_TRUE((*roles)[3].writable_requested);
+  EXPECT_FALSE((*roles)[3].writable) << "a reserved key loaded writable is still demoted";
+  EXPECT_EQ((*roles)[4].key, numbered_key(62));
+  EXPECT_EQ((*roles)[4].lookup, 1U);
+  EXPECT_TRUE((*roles)[4].writable);
+  EXPECT_EQ((*roles)[5].key, numbered_key(51));
+  EXPECT_EQ((*roles)[5].origin, AccountOrigin::kLookupReadonly);
+
+  // Without the tables the keys stay unknown but the order and requests are the same.
+  auto unresolved = account_roles(m);
+  ASSERT_TRUE(unresolved.ok());
+  EXPECT_FALSE((*unresolved)[3].key.has_value());
+  EXPECT_TRUE((*unresolved)[3].writable);
+
+  LoadedTable too_short{numbered_key(50), {numbered_key(51)}};
+  const LoadedTable bad[] = {too_short};
+  auto error = account_roles(m, bad);
+  ASSERT_FALSE(error.ok());
+  EXPECT_EQ(error.error().code(), ErrorCode::kLookupIndexOutOfRange);
+  EXPECT_NE(error.error().message().find("lookups[0]"), std::string::npos);
+}
+
+TEST(DurableNonce, DetectedExactlyAsTheRuntimeDoes) {
+  auto nonce = durable_nonce(nonce_message());
+  ASSERT_TRUE(nonce.has_value());
+  EXPECT_EQ(nonce->nonce_account, numbered_key(2));
+  EXPECT_EQ(nonce->authority, numbered_key(1));
+
+  Message trailing = nonce_message();
+  trailing.instructions[0].data.push_back(0xaa);  // the runtime ignores bytes after the tag
+  EXPECT_TRUE(durable_nonce(trailing).has_value());
+}
+
+TEST(DurableNonce, NotANonceWhenAnyConditionFails) {
+  Message second = nonce_message();
+  std::swap(second.instructions[0], second.instructions[1]);
+  EXPECT_FALSE(durable_nonce(second).has_value()) << "advance must be instruction 0";
+
+  Message other_tag = nonce_message();
+  other_tag.instructions[0].data = {5, 0, 0, 0};
+  EXPECT_FALSE(durable_nonce(other_tag).has_value());
+
+  Message short_data = nonce_message();
+  short_data.instructions[0].data = {4, 0, 0};
+  EXPECT_FALSE(durable_nonce(short_data).has_value());
+
+  Message other_program = nonce_message();
+  other_program.static_keys[3] = numbered_key(77);
+  EXPECT_FALSE(durable_nonce(other_program).has_value());
+
+  Message readonly_account = nonce_message();
+  readonly_account.instructions[0].accounts[0] = 4;  // the sysvar: reserved, so never writable
+  EXPECT_FALSE(durable_nonce(readonly_account).has_value());
+
+  Message loaded = nonce_message();
+  loaded.lookups.push_back({numbered_key(50), {0}, {}});
+  loaded.instructions[0].accounts[0] = 5;  // a writable account from a table
+  EXPECT_FALSE(durable_nonce(loaded).has_value()) << "the nonce account must be static";
+
+  Message no_accounts = nonce_message();
+  no_accounts.instructions[0].accounts.clear();
+  EXPECT_FALSE(durable_nonce(no_accounts).has_value());
+  EXPECT_FALSE(durable_nonce(simple_message()).has_value());
+}
+
+}  // namespace
+}  // namespace airlock

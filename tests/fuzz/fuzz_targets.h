@@ -1,0 +1,35 @@
+// Fuzz entry points, one per parser that reads outside input. Each checks its invariants and
+// traps on a violation. libFuzzer drives them in the fuzz preset; corpus_replay_test runs every
+// stored input through them in the ordinary test build, under the sanitizers of scripts/test.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string_view>
+
+namespace airlock::fuzz {
+
+using Target = int (*)(const std::uint8_t* data, std::size_t size);
+
+struct NamedTarget {
+  std::string_view name;  // also the corpus folder under tests/fuzz/corpus/
+  Target run;
+};
+
+int shortvec(const std::uint8_t* data, std::size_t size);
+int message(const std::uint8_t* data, std::size_t size);
+int transaction(const std::uint8_t* data, std::size_t size);
+int inspect_input(const std::uint8_t* data, std::size_t size);
+
+// Test names print the target's name, not its bytes.
+inline void PrintTo(const NamedTarget& target, std::ostream* os) { *os << target.name; }
+
+inline constexpr NamedTarget kTargets[] = {
+    {"shortvec", shortvec},
+    {"message", message},
+    {"transaction", transaction},
+    {"inspect_input", inspect_input},
+};
+
+}  // namespace airlock::fuzz
