@@ -10,6 +10,6 @@ if (run.error_occurred) {
 const toNs = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 }[run.time_unit];
 const oursNs = run.real_time * toNs;
 const fmt = (ns) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(3)} ms` : `${(ns / 1e3).toFixed(2)} µs`);
-console.log(`airlock (libsodium)     ${fmt(oursNs)} per transaction (${run.iterations} iterations)`);
-console.log(`${peer.peer.padEnd(24)}${fmt(peer.ns_per_op)} per transaction (${peer.iterations} iterations)`);
+console.log(`${"airlock (libsodium)".padEnd(34)}${fmt(oursNs)} per transaction (${run.iterations} iterations)`);
+console.log(`${peer.peer.padEnd(34)}${fmt(peer.ns_per_op)} per transaction (${peer.iterations} iterations)`);
 console.log(`ratio: airlock is ${(peer.ns_per_op / oursNs).toFixed(1)}x faster (target: at least 20x)`);

@@ -26,3 +26,8 @@ if(AIRLOCK_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# In the fuzz build every library carries libFuzzer's coverage instrumentation.
+if(AIRLOCK_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -170,9 +170,11 @@ std::string to_base64(ByteView bytes) {
 }
 
 Result<Bytes> from_base64(std::string_view text, std::size_t max_bytes) {
-  if (auto line_break = text.find_first_of("\r\n"); line_break != std::string_view::npos) {
+  if (auto space = text.find_first_of(" \t\r\n"); space != std::string_view::npos) {
     return Error(ErrorCode::kBase64Invalid,
-                 "base64 must not contain line breaks (offset " + std::to_string(line_break) + ")");
+                 "base64 must not contain line breaks or other "
+                 "whitespace (offset " +
+                     std::to_string(space) + ")");
   }
   if (text.size() % 4 != 0) {
     return Error(ErrorCode::kBase64Invalid,
