@@ -31,6 +31,8 @@ struct FixedBytes {
     }
     return true;
   }
+  // clang-tidy 14 misreads a defaulted <=> as comparing against a literal 0.
+  // NOLINTNEXTLINE(modernize-use-nullptr)
   friend auto operator<=>(const FixedBytes&, const FixedBytes&) = default;
 };
 
