@@ -50,8 +50,6 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "transaction.too_large";
     case ErrorCode::kNotASigner:
       return "transaction.not_a_signer";
-    case ErrorCode::kLookupTableMissing:
-      return "lookup.table_missing";
     case ErrorCode::kLookupIndexOutOfRange:
       return "lookup.index_out_of_range";
     case ErrorCode::kCryptoUnavailable:
@@ -62,6 +60,40 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "io.failed";
     case ErrorCode::kUsage:
       return "usage.invalid";
+    case ErrorCode::kCborMalformed:
+      return "cbor.malformed";
+    case ErrorCode::kCborIndefiniteLength:
+      return "cbor.indefinite_length";
+    case ErrorCode::kCborNotDeterministic:
+      return "cbor.not_deterministic";
+    case ErrorCode::kCborDuplicateKey:
+      return "cbor.duplicate_key";
+    case ErrorCode::kCborTooDeep:
+      return "cbor.too_deep";
+    case ErrorCode::kCborUnsupportedType:
+      return "cbor.unsupported_type";
+    case ErrorCode::kEnvelopeVersion:
+      return "envelope.unsupported_version";
+    case ErrorCode::kEnvelopeFieldMissing:
+      return "envelope.field_missing";
+    case ErrorCode::kEnvelopeWrongType:
+      return "envelope.wrong_type";
+    case ErrorCode::kEnvelopeBadValue:
+      return "envelope.bad_value";
+    case ErrorCode::kEnvelopeUnknownKey:
+      return "envelope.unknown_key";
+    case ErrorCode::kUrInvalid:
+      return "ur.invalid";
+    case ErrorCode::kUrChecksum:
+      return "ur.checksum";
+    case ErrorCode::kUrInconsistentPart:
+      return "ur.inconsistent_part";
+    case ErrorCode::kFrameInvalid:
+      return "frame.invalid";
+    case ErrorCode::kQrEncodeFailed:
+      return "qr.encode_failed";
+    case ErrorCode::kImageInvalid:
+      return "image.invalid";
   }
   return "unknown";
 }

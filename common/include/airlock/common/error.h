@@ -43,13 +43,32 @@ enum class ErrorCode : std::uint16_t {
   kTransactionTooLarge,
   kNotASigner,
   // Lookup tables supplied for resolution.
-  kLookupTableMissing,
   kLookupIndexOutOfRange,
   // Cryptography and the environment.
   kCryptoUnavailable,
   kOutOfSecureMemory,
   kIo,
   kUsage,
+  // CBOR (formats/cbor.h).
+  kCborMalformed,
+  kCborIndefiniteLength,
+  kCborNotDeterministic,
+  kCborDuplicateKey,
+  kCborTooDeep,
+  kCborUnsupportedType,
+  // Envelopes and their schema (formats/envelope.h).
+  kEnvelopeVersion,
+  kEnvelopeFieldMissing,
+  kEnvelopeWrongType,
+  kEnvelopeBadValue,
+  kEnvelopeUnknownKey,
+  // Multipart framing and QR (formats/ur.h, formats/dense.h, formats/qr.h).
+  kUrInvalid,
+  kUrChecksum,
+  kUrInconsistentPart,
+  kFrameInvalid,
+  kQrEncodeFailed,
+  kImageInvalid,
 };
 
 // The stable snake_case name of a code, e.g. "message.no_writable_fee_payer".
@@ -116,3 +135,18 @@ class [[nodiscard]] Status {
 };
 
 }  // namespace airlock
+
+// Evaluates `expr` (a Result); on error returns that error from the enclosing function,
+// otherwise declares `var` holding the value.
+#define AIRLOCK_TRY(var, expr)                                      \
+  auto var##_result_ = (expr);                                      \
+  if (!var##_result_.ok()) return std::move(var##_result_).error(); \
+  auto var = std::move(var##_result_).value()
+
+// Evaluates `expr` (a Status); on error returns that error from the enclosing function.
+#define AIRLOCK_CHECK(expr)                     \
+  do {                                          \
+    if (auto status_ = (expr); !status_.ok()) { \
+      return status_.error();                   \
+    }                                           \
+  } while (false)
