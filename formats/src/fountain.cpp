@@ -141,6 +141,7 @@ Encoder::Encoder(ByteView message, std::size_t max_fragment_len, std::size_t min
     : message_len_(static_cast<std::uint32_t>(message.size())),
       checksum_(crc32(message)),
       fragment_len_(nominal_fragment_length(message.size(), min_fragment_len, max_fragment_len)) {
+  if (message.empty() || message.size() > UINT32_MAX || max_fragment_len == 0) __builtin_trap();
   for (std::size_t offset = 0; offset < message.size(); offset += fragment_len_) {
     Bytes fragment(fragment_len_, 0);
     const std::size_t n = std::min(fragment_len_, message.size() - offset);

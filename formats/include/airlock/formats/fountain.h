@@ -52,7 +52,8 @@ struct Part {
 
 class Encoder {
  public:
-  // Precondition: message is not empty and fits a u32 length; max_fragment_len >= 1.
+  // Precondition (checked, traps): message is not empty and fits a u32 length;
+  // max_fragment_len >= 1.
   Encoder(ByteView message, std::size_t max_fragment_len, std::size_t min_fragment_len = 10);
 
   [[nodiscard]] std::uint32_t seq_len() const noexcept {

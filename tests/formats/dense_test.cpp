@@ -1,0 +1,143 @@
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include <airlock/formats/dense.h>
+
+namespace airlock::dense {
+namespace {
+
+Bytes random_bytes(std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  Bytes out(n);
+  for (auto& b : out) b = static_cast<std::uint8_t>(rng());
+  return out;
+}
+
+TEST(Dense, RoundTripsWithLossReorderingAndDuplicates) {
+  std::mt19937 rng(17);
+  for (std::size_t size : {1U, 17U, 700U, 5000U, 30000U}) {
+    const Bytes payload = random_bytes(size, static_cast<std::uint32_t>(size));
+    auto encoder = Encoder::create(payload, ContentType::kSignRequest, 718);
+    ASSERT_TRUE(encoder.ok()) << encoder.error().to_string();
+    Decoder decoder;
+    const auto start = static_cast<std::uint32_t>(1 + rng() % 50);
+    std::size_t frames = 0;
+    for (std::uint32_t n = start; !decoder.complete() && n < start + 10000; ++n) {
+      if (rng() % 4 == 0) continue;  // 25% lost
+      const Bytes frame = encoder->frame(n);
+      ASSERT_LE(frame.size(), 718U);
+      ASSERT_TRUE(decoder.receive(frame).ok());
+      if (rng() % 8 == 0) {
+        ASSERT_TRUE(decoder.receive(frame).ok());
+      }
+      ++frames;
+    }
+    ASSERT_TRUE(decoder.complete()) << size;
+    EXPECT_EQ(decoder.result().bytes, payload);
+    EXPECT_EQ(decoder.result().type, ContentType::kSignRequest);
+  }
+}
+
+TEST(Dense, DeflatesOnlyWhenItHelps) {
+  const Bytes random = random_bytes(4000, 1);
+  auto plain = Encoder::create(random, ContentType::kFile, 500);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->deflated());
+
+  Bytes repetitive;
+  for (int i = 0; i < 20; ++i)
+    repetitive.insert(repetitive.end(), random.begin(), random.begin() + 600);
+  auto packed = Encoder::create(repetitive, ContentType::kFile, 500);
+  ASSERT_TRUE(packed.ok());
+  EXPECT_TRUE(packed->deflated());
+  EXPECT_LT(packed->carried_bytes(), repetitive.size() / 5);
+  Decoder decoder;
+  for (std::uint32_t n = 1; !decoder.complete(); ++n)
+    ASSERT_TRUE(decoder.receive(packed->frame(n)).ok());
+  EXPECT_EQ(decoder.result().bytes, repetitive);
+}
+
+TEST(Dense, InflateRefusesBombsAndCorruption) {
+  const Bytes zeros(2 << 20, 0);  // 2 MiB of zeros deflates to about 2 KB
+  const Bytes bomb = deflate_bytes(zeros);
+  ASSERT_LT(bomb.size(), 10000U);
+  auto inflated = inflate_bytes(bomb, kMaxPayloadBytes);
+  ASSERT_FALSE(inflated.ok());
+  EXPECT_EQ(inflated.error().code(), ErrorCode::kTooLarge);
+
+  Bytes corrupt = deflate_bytes(random_bytes(100, 3));
+  corrupt[corrupt.size() / 2] ^= 0xff;
+  EXPECT_FALSE(inflate_bytes(corrupt, 1000).ok());
+  Bytes truncated = deflate_bytes(random_bytes(1000, 4));
+  truncated.resize(truncated.size() / 2);
+  EXPECT_EQ(inflate_bytes(truncated, 5000).error().code(), ErrorCode::kFrameInvalid);
+  Bytes trailing = deflate_bytes(random_bytes(100, 5));
+  trailing.push_back(0);
+  EXPECT_EQ(inflate_bytes(trailing, 5000).error().code(), ErrorCode::kFrameInvalid);
+}
+
+TEST(Dense, RefusesBadFramesWithoutLosingProgress) {
+  const Bytes payload = random_bytes(2000, 9);
+  auto encoder = Encoder::create(payload, ContentType::kFile, 300);
+  ASSERT_TRUE(encoder.ok());
+  Decoder decoder;
+  ASSERT_TRUE(decoder.receive(encoder->frame(1)).ok());
+
+  Bytes wrong_magic = encoder->frame(2);
+  wrong_magic[0] = 0;
+  EXPECT_EQ(decoder.receive(wrong_magic).error().code(), ErrorCode::kFrameInvalid);
+  Bytes wrong_version = encoder->frame(2);
+  wrong_version[2] = 9;
+  EXPECT_EQ(decoder.receive(wrong_version).error().code(), ErrorCode::kFrameInvalid);
+  Bytes unknown_type = encoder->frame(2);
+  unknown_type[3] = 0x05;
+  EXPECT_EQ(decoder.receive(unknown_type).error().code(), ErrorCode::kFrameInvalid);
+  Bytes header_only = encoder->frame(2);
+  header_only.resize(kHeaderBytes);
+  EXPECT_EQ(decoder.receive(header_only).error().code(), ErrorCode::kFrameInvalid);
+  auto other = Encoder::create(random_bytes(2000, 10), ContentType::kFile, 300);
+  EXPECT_EQ(decoder.receive(other->frame(2)).error().code(), ErrorCode::kUrInconsistentPart);
+  Bytes lying_length = encoder->frame(2);
+  lying_length[13] ^= 0x01;  // message length no longer matches the fragment count
+  EXPECT_FALSE(decoder.receive(lying_length).ok());
+
+  for (std::uint32_t n = 2; !decoder.complete() && n < 100; ++n) {
+    ASSERT_TRUE(decoder.receive(encoder->frame(n)).ok());
+  }
+  ASSERT_TRUE(decoder.complete());
+  EXPECT_EQ(decoder.result().bytes, payload);
+}
+
+TEST(Dense, CorruptFragmentFailsTheChecksumAndStartsOver) {
+  const Bytes payload = random_bytes(600, 11);
+  auto encoder = Encoder::create(payload, ContentType::kFile, 218);
+  ASSERT_TRUE(encoder.ok());
+  ASSERT_EQ(encoder->fragment_count(), 3U);
+  Decoder decoder;
+  Bytes bad = encoder->frame(1);
+  bad[kHeaderBytes + 5] ^= 0x20;
+  ASSERT_TRUE(decoder.receive(bad).ok());
+  ASSERT_TRUE(decoder.receive(encoder->frame(2)).ok());
+  EXPECT_EQ(decoder.receive(encoder->frame(3)).error().code(), ErrorCode::kUrChecksum);
+  EXPECT_EQ(decoder.fragments_known(), 0U) << "the decoder starts over";
+  for (std::uint32_t n = 1; n <= 3; ++n) ASSERT_TRUE(decoder.receive(encoder->frame(n)).ok());
+  ASSERT_TRUE(decoder.complete());
+  EXPECT_EQ(decoder.result().bytes, payload);
+}
+
+TEST(Dense, EncoderRefusesImpossibleSettings) {
+  EXPECT_EQ(Encoder::create(Bytes{}, ContentType::kFile, 300).error().code(), ErrorCode::kUsage);
+  EXPECT_EQ(Encoder::create(Bytes(10, 1), ContentType::kFile, kHeaderBytes).error().code(),
+            ErrorCode::kUsage);
+  EXPECT_EQ(
+      Encoder::create(Bytes(kMaxPayloadBytes + 1, 1), ContentType::kFile, 2000).error().code(),
+      ErrorCode::kTooLarge);
+  EXPECT_EQ(Encoder::create(random_bytes(100000, 2), ContentType::kFile, 20, Deflate::kNever)
+                .error()
+                .code(),
+            ErrorCode::kTooLarge);
+}
+
+}  // namespace
+}  // namespace airlock::dense
