@@ -71,9 +71,9 @@ TEST(Envelope, ResponseRoundTripsBothForms) {
 
 TEST(Envelope, ResponsesStaySmall) {
   // One step fits a byte-mode QR code of version 8 at level L (192 bytes) even with the 18-byte
-  // dense-frame header; 20 steps fit three version-17 frames (3 x 718 bytes).
+  // dense-frame header; 20 steps fit three version-17 level-L frames (644 bytes each).
   EXPECT_LE(encode_response(sample_response(1)).size() + 18, 192U);
-  EXPECT_LE(encode_response(sample_response(20)).size(), 3U * (718 - 18));
+  EXPECT_LE(encode_response(sample_response(20)).size(), 3U * (644 - 18));
 }
 
 // Decodes the encoding of `q` after `edit` changes its CBOR tree.

@@ -1,0 +1,39 @@
+// Envelope files: one envelope per file, a 4-byte magic naming its kind, written atomically
+// (a temporary file in the same folder, flushed, then renamed), so a reader — or a folder
+// watcher on the other side — never sees a partial file.
+//
+//   request file:  "ALQ1" + SignRequest CBOR   extension .alreq
+//   response file: "ALS1" + SignResponse CBOR  extension .alres
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <airlock/common/bytes.h>
+#include <airlock/common/error.h>
+
+namespace airlock::files {
+
+enum class EnvelopeKind { kRequest, kResponse };
+
+inline constexpr std::array<std::uint8_t, 4> kRequestMagic{'A', 'L', 'Q', '1'};
+inline constexpr std::array<std::uint8_t, 4> kResponseMagic{'A', 'L', 'S', '1'};
+inline constexpr std::string_view kRequestExtension = ".alreq";
+inline constexpr std::string_view kResponseExtension = ".alres";
+
+// Writes `data` to `path` through a temporary file and rename; mode 0600 (envelopes describe
+// the vault's business). Never leaves a partial file at `path`.
+[[nodiscard]] Status write_atomically(const std::string& path, ByteView data);
+
+// Reads at most `limit` bytes; a larger file is refused without reading it whole.
+[[nodiscard]] Result<Bytes> read_limited(const std::string& path, std::size_t limit);
+
+// Magic + CBOR for the given kind.
+[[nodiscard]] Bytes wrap_envelope(EnvelopeKind kind, ByteView cbor);
+// The kind named by the magic and the CBOR after it; fails with frame.invalid for an unknown
+// magic.
+[[nodiscard]] Result<std::pair<EnvelopeKind, Bytes>> unwrap_envelope(ByteView file);
+
+}  // namespace airlock::files

@@ -1,0 +1,96 @@
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <airlock/formats/files.h>
+
+namespace airlock::files {
+namespace {
+
+Error io_error(const std::string& what, const std::string& path) {
+  return Error(ErrorCode::kIo, what + " '" + path + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
+Status write_atomically(const std::string& path, ByteView data) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  std::string temp = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+  const int fd = mkstemp(temp.data());
+  if (fd < 0) return io_error("cannot create a temporary file beside", path);
+  fchmod(fd, 0600);
+  std::size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      auto error = io_error("cannot write", temp);
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return error;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    auto error = io_error("cannot flush", temp);
+    ::unlink(temp.c_str());
+    return error;
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    auto error = io_error("cannot rename the temporary file to", path);
+    ::unlink(temp.c_str());
+    return error;
+  }
+  // Make the rename itself durable.
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return {};
+}
+
+Result<Bytes> read_limited(const std::string& path, std::size_t limit) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(ErrorCode::kIo, "cannot open '" + path + "'");
+  Bytes data(limit + 1);
+  in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  if (in.bad()) return Error(ErrorCode::kIo, "cannot read '" + path + "'");
+  data.resize(static_cast<std::size_t>(in.gcount()));
+  if (data.size() > limit) {
+    return Error(ErrorCode::kTooLarge,
+                 "'" + path + "' is larger than the limit of " + std::to_string(limit) + " bytes");
+  }
+  return data;
+}
+
+Bytes wrap_envelope(EnvelopeKind kind, ByteView cbor) {
+  const auto& magic = kind == EnvelopeKind::kRequest ? kRequestMagic : kResponseMagic;
+  Bytes out(magic.begin(), magic.end());
+  out.insert(out.end(), cbor.begin(), cbor.end());
+  return out;
+}
+
+Result<std::pair<EnvelopeKind, Bytes>> unwrap_envelope(ByteView file) {
+  if (file.size() > 4) {
+    const ByteView magic = file.first(4);
+    const Bytes body(file.begin() + 4, file.end());
+    if (std::equal(magic.begin(), magic.end(), kRequestMagic.begin())) {
+      return std::make_pair(EnvelopeKind::kRequest, body);
+    }
+    if (std::equal(magic.begin(), magic.end(), kResponseMagic.begin())) {
+      return std::make_pair(EnvelopeKind::kResponse, body);
+    }
+  }
+  return Error(ErrorCode::kFrameInvalid,
+               "file does not start with an airlock envelope magic (ALQ1 or ALS1)");
+}
+
+}  // namespace airlock::files
