@@ -36,20 +36,56 @@ int encoded_version(ByteView data, int version, EcLevel level) {
   return code ? code->version : 0;
 }
 
-// The largest byte-mode payload for a version and level, found once by bisection against
-// libqrencode itself, so it always agrees with what encode() can do.
-std::size_t measure_capacity(int version, EcLevel level) {
-  std::size_t lo = 0, hi = 2953;  // 2953: byte-mode capacity of version 40-L, the QR maximum
-  const Bytes probe(hi + 1, 0xA5);
+int encoded_text_version(const std::string& text, int version, EcLevel level) {
+  QrPtr code(QRcode_encodeString(text.c_str(), version, to_qrencode(level), QR_MODE_8, 0),
+             QRcode_free);
+  return code ? code->version : 0;
+}
+
+// The largest payload for a version and level, found once by bisection against libqrencode
+// itself, so it always agrees with what encode() and encode_text() can do.
+template <class Fits>
+std::size_t bisect_capacity(std::size_t hi, Fits fits) {
+  std::size_t lo = 0;
   while (lo < hi) {
     const std::size_t mid = (lo + hi + 1) / 2;
-    if (encoded_version(ByteView(probe).first(mid), version, level) == version) {
+    if (fits(mid)) {
       lo = mid;
     } else {
       hi = mid - 1;
     }
   }
   return lo;
+}
+
+std::size_t measure_capacity(int version, EcLevel level) {
+  const Bytes probe(2953, 0xA5);  // 2953: byte-mode capacity of version 40-L, the QR maximum
+  return bisect_capacity(probe.size(), [&](std::size_t n) {
+    return encoded_version(ByteView(probe).first(n), version, level) == version;
+  });
+}
+
+std::size_t measure_text_capacity(int version, EcLevel level) {
+  // Upper-case letters: alphanumeric mode; 4296 is version 40-L's alphanumeric capacity.
+  return bisect_capacity(4296, [&](std::size_t n) {
+    return encoded_text_version(std::string(n, 'A'), version, level) == version;
+  });
+}
+
+Result<Symbol> to_symbol(QRcode* raw, std::size_t size, int max_version, EcLevel level) {
+  QrPtr code(raw, QRcode_free);
+  if (!code || code->version > max_version) {
+    return Error(ErrorCode::kQrEncodeFailed,
+                 std::to_string(size) + " bytes do not fit a QR code of version " +
+                     std::to_string(max_version) + " at level " + level_letter(level) + " (" +
+                     std::to_string(byte_capacity(max_version, level)) + " bytes at most)");
+  }
+  Symbol s;
+  s.version = code->version;
+  s.width = code->width;
+  s.modules.resize(static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.width));
+  for (std::size_t i = 0; i < s.modules.size(); ++i) s.modules[i] = code->data[i] & 1U;
+  return s;
 }
 
 }  // namespace
@@ -64,26 +100,36 @@ std::size_t byte_capacity(int version, EcLevel level) {
   return slot;
 }
 
+std::size_t text_capacity(int version, EcLevel level) {
+  static std::mutex mutex;
+  static std::array<std::array<std::size_t, 4>, 41> cache{};
+  if (version < 1 || version > 40) return 0;
+  std::lock_guard lock(mutex);
+  auto& slot = cache[static_cast<std::size_t>(version)][static_cast<std::size_t>(level)];
+  if (slot == 0) slot = measure_text_capacity(version, level);
+  return slot;
+}
+
 Result<Symbol> encode(ByteView data, int max_version, EcLevel level) {
   if (data.empty()) return Error(ErrorCode::kQrEncodeFailed, "nothing to encode");
   if (max_version < 1 || max_version > 40) {
     return Error(ErrorCode::kUsage,
                  "QR version must be 1 to 40, got " + std::to_string(max_version));
   }
-  QrPtr code(QRcode_encodeData(static_cast<int>(data.size()), data.data(), 0, to_qrencode(level)),
-             QRcode_free);
-  if (!code || code->version > max_version) {
-    return Error(ErrorCode::kQrEncodeFailed,
-                 std::to_string(data.size()) + " bytes do not fit a QR code of version " +
-                     std::to_string(max_version) + " at level " + level_letter(level) + " (" +
-                     std::to_string(byte_capacity(max_version, level)) + " bytes at most)");
+  return to_symbol(
+      QRcode_encodeData(static_cast<int>(data.size()), data.data(), 0, to_qrencode(level)),
+      data.size(), max_version, level);
+}
+
+Result<Symbol> encode_text(std::string_view text, int max_version, EcLevel level) {
+  if (text.empty()) return Error(ErrorCode::kQrEncodeFailed, "nothing to encode");
+  if (max_version < 1 || max_version > 40) {
+    return Error(ErrorCode::kUsage,
+                 "QR version must be 1 to 40, got " + std::to_string(max_version));
   }
-  Symbol s;
-  s.version = code->version;
-  s.width = code->width;
-  s.modules.resize(static_cast<std::size_t>(s.width) * static_cast<std::size_t>(s.width));
-  for (std::size_t i = 0; i < s.modules.size(); ++i) s.modules[i] = code->data[i] & 1U;
-  return s;
+  const std::string copy(text);
+  return to_symbol(QRcode_encodeString(copy.c_str(), 0, to_qrencode(level), QR_MODE_8, 0),
+                   text.size(), max_version, level);
 }
 
 image::GrayImage render(const Symbol& symbol, int scale, int quiet) {

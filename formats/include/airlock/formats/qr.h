@@ -33,9 +33,16 @@ struct Symbol {
 // Bytes a byte-mode symbol of this version and level holds (1 <= version <= 40).
 [[nodiscard]] std::size_t byte_capacity(int version, EcLevel level);
 
+// Characters of upper-case UR text (alphanumeric mode) a symbol of this version and level holds.
+[[nodiscard]] std::size_t text_capacity(int version, EcLevel level);
+
 // The smallest byte-mode symbol for `data` at `level`, at most `max_version`; fails with
 // qr.encode_failed when the data does not fit.
 [[nodiscard]] Result<Symbol> encode(ByteView data, int max_version, EcLevel level);
+
+// The smallest symbol for text: case-insensitive (upper-cased), so UR text uses the denser
+// alphanumeric mode, as BC-UR recommends.
+[[nodiscard]] Result<Symbol> encode_text(std::string_view text, int max_version, EcLevel level);
 
 // Black modules on white, `scale` pixels per module, a quiet zone of `quiet` modules.
 [[nodiscard]] image::GrayImage render(const Symbol& symbol, int scale, int quiet = 4);

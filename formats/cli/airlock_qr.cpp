@@ -1,0 +1,340 @@
+// airlock-qr: moves any file across the air gap as QR codes, the transport both halves use.
+// Exit codes (docs/cli.md): 0 done, 1 input refused or transfer incomplete, 2 usage, 3 I/O.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <boost/program_options.hpp>
+#include <unistd.h>
+
+#include <airlock/formats/files.h>
+#include <airlock/formats/frames.h>
+#include <airlock/formats/html.h>
+#include <airlock/formats/transfer.h>
+
+namespace po = boost::program_options;
+using namespace airlock;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitRejected = 1, kExitUsage = 2, kExitIo = 3;
+constexpr std::size_t kMaxInputFile = dense::kMaxPayloadBytes;
+
+int report(const Error& error) {
+  std::cerr << "airlock-qr: " << error.to_string() << "\n";
+  switch (error.code()) {
+    case ErrorCode::kUsage:
+      return kExitUsage;
+    case ErrorCode::kIo:
+      return kExitIo;
+    default:
+      return kExitRejected;
+  }
+}
+
+const char* kUsage =
+    "usage: airlock-qr <command> [options]\n\n"
+    "commands:\n"
+    "  encode   turn a file into QR frames (PNG folder, HTML page or the terminal)\n"
+    "  decode   read QR frames (PNG files or folders, a raw stream, a camera) back into the "
+    "file\n\n"
+    "Run 'airlock-qr <command> --help' for a command's options.\n";
+
+bool parse(const std::vector<std::string>& args, po::options_description& visible,
+           po::options_description& hidden, po::positional_options_description& positional,
+           po::variables_map& vm, int& exit_code) {
+  po::options_description all;
+  all.add(visible).add(hidden);
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    exit_code = report(Error(ErrorCode::kUsage, std::string(e.what()) + " (see --help)"));
+    return false;
+  }
+  if (vm.count("help")) {
+    std::cout << visible
+              << "\nExit codes: 0 done, 1 refused or incomplete, 2 usage, 3 I/O error.\n";
+    exit_code = kExitOk;
+    return false;
+  }
+  return true;
+}
+
+Result<transfer::Options> common_options(const po::variables_map& vm) {
+  transfer::Options o;
+  AIRLOCK_TRY(framing, transfer::parse_framing(vm["framing"].as<std::string>()));
+  o.framing = framing;
+  o.max_version = vm["max-version"].as<int>();
+  AIRLOCK_TRY(level, qr::parse_level(vm["level"].as<std::string>()));
+  o.level = level;
+  const std::string deflate = vm["deflate"].as<std::string>();
+  if (deflate == "auto")
+    o.deflate = dense::Deflate::kAuto;
+  else if (deflate == "always")
+    o.deflate = dense::Deflate::kAlways;
+  else if (deflate == "never")
+    o.deflate = dense::Deflate::kNever;
+  else
+    return Error(ErrorCode::kUsage, "--deflate must be auto, always or never");
+  o.ur_fragment_len = vm["ur-fragment"].as<std::size_t>();
+  return o;
+}
+
+int run_encode(const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: airlock-qr encode [options] FILE\n\n"
+      "Turns FILE into QR frames. Envelope files (.alreq, .alres) travel as envelopes; any other\n"
+      "file as bytes. Choose at least one output.\n\noptions");
+  visible.add_options()("help,h", "show this help")(
+      "png", po::value<std::string>(), "write frames as frame-0001.png ... into this folder")(
+      "html", po::value<std::string>(),
+      "write one self-contained HTML page that animates the frames")(
+      "terminal", "animate the frames in this terminal (UTF-8 half blocks)")(
+      "framing", po::value<std::string>()->default_value("dense"),
+      "dense (fewest frames) or ur (BC-UR)")(
+      "max-version", po::value<int>()->default_value(qr::kDefaultMaxVersion),
+      "largest QR version, 1-40")("level", po::value<std::string>()->default_value("L"),
+                                  "error correction: L, M, Q or H")(
+      "deflate", po::value<std::string>()->default_value("auto"),
+      "dense framing: auto, always or never")("ur-fragment",
+                                              po::value<std::size_t>()->default_value(0),
+                                              "UR fragment bytes (0: largest that fits)")(
+      "frames", po::value<std::uint32_t>()->default_value(0),
+      "frames to write for --png/--html (default: twice the fragment count, enough for heavy "
+      "loss)")("scale", po::value<int>()->default_value(6),
+               "pixels per module in PNG and HTML frames")(
+      "fps", po::value<int>()->default_value(8), "frames per second for --terminal and --html")(
+      "seconds", po::value<int>()->default_value(120), "how long --terminal animates")(
+      "deadline", po::value<std::uint64_t>(), "unix time the HTML countdown and terminal count to")(
+      "light-terminal", "the terminal has a light background");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value<std::string>(), "input");
+  po::positional_options_description positional;
+  positional.add("input", 1);
+  po::variables_map vm;
+  int code = 0;
+  if (!parse(args, visible, hidden, positional, vm, code)) return code;
+  if (!vm.count("input"))
+    return report(Error(ErrorCode::kUsage, "encode needs a FILE (see --help)"));
+  if (!vm.count("png") && !vm.count("html") && !vm.count("terminal")) {
+    return report(
+        Error(ErrorCode::kUsage, "choose an output: --png DIR, --html FILE or --terminal"));
+  }
+  const int scale = vm["scale"].as<int>(), fps = vm["fps"].as<int>();
+  if (scale < 1 || scale > 40) return report(Error(ErrorCode::kUsage, "--scale must be 1 to 40"));
+  if (fps < 1 || fps > 60) return report(Error(ErrorCode::kUsage, "--fps must be 1 to 60"));
+  auto options = common_options(vm);
+  if (!options.ok()) return report(options.error());
+
+  const std::string input = vm["input"].as<std::string>();
+  auto data = files::read_limited(input, kMaxInputFile);
+  if (!data.ok()) return report(data.error());
+  transfer::Content content{dense::ContentType::kFile, *data};
+  if (auto envelope = files::unwrap_envelope(*data); envelope.ok()) {
+    content = {envelope->first == files::EnvelopeKind::kRequest ? dense::ContentType::kSignRequest
+                                                                : dense::ContentType::kSignResponse,
+               envelope->second};
+  }
+  auto sender = transfer::Sender::create(content, *options);
+  if (!sender.ok()) return report(sender.error());
+  std::uint32_t count = vm["frames"].as<std::uint32_t>();
+  if (count == 0) count = sender->fragment_count() == 1 ? 1 : 2 * sender->fragment_count();
+  std::cerr << "airlock-qr: " << data->size() << " bytes in " << sender->fragment_count()
+            << " fragments, " << (options->framing == transfer::Framing::kDense ? "dense" : "BC-UR")
+            << " framing, QR version <= " << options->max_version << " level "
+            << qr::level_letter(options->level) << "\n";
+
+  std::vector<Bytes> pngs;
+  if (vm.count("png") || vm.count("html")) {
+    for (std::uint32_t n = 1; n <= count; ++n) {
+      auto symbol = sender->symbol(n);
+      if (!symbol.ok()) return report(symbol.error());
+      auto png = image::encode_png(qr::render(*symbol, scale));
+      if (!png.ok()) return report(png.error());
+      pngs.push_back(std::move(png).value());
+    }
+  }
+  if (vm.count("png")) {
+    const std::string dir = vm["png"].as<std::string>();
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      return report(Error(ErrorCode::kIo, "cannot create folder '" + dir + "': " + ec.message()));
+    for (std::size_t i = 0; i < pngs.size(); ++i) {
+      std::ostringstream name;
+      name << "frame-" << std::setw(4) << std::setfill('0') << i + 1 << ".png";
+      if (auto s =
+              files::write_atomically((std::filesystem::path(dir) / name.str()).string(), pngs[i]);
+          !s.ok()) {
+        return report(s.error());
+      }
+    }
+    std::cerr << "airlock-qr: wrote " << pngs.size() << " frames to " << dir << "\n";
+  }
+  if (vm.count("html")) {
+    html::PageOptions page;
+    page.frames_per_second = fps;
+    page.title = "airlock: " + std::filesystem::path(input).filename().string();
+    if (vm.count("deadline")) page.deadline_unix = vm["deadline"].as<std::uint64_t>();
+    const std::string text = html::animated_qr_page(pngs, page);
+    const std::string path = vm["html"].as<std::string>();
+    if (auto s = files::write_atomically(
+            path, ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+        !s.ok()) {
+      return report(s.error());
+    }
+    std::cerr << "airlock-qr: wrote " << path << " (" << pngs.size() << " frames)\n";
+  }
+  if (vm.count("terminal")) {
+    const bool light = vm.count("light-terminal") > 0;
+    const auto stop =
+        std::chrono::steady_clock::now() + std::chrono::seconds(vm["seconds"].as<int>());
+    const auto period = std::chrono::milliseconds(1000 / fps);
+    std::size_t lines = 0;
+    for (std::uint32_t n = 1; std::chrono::steady_clock::now() < stop; ++n) {
+      auto symbol = sender->symbol(n);
+      if (!symbol.ok()) return report(symbol.error());
+      const std::string art = qr::render_terminal(*symbol, light);
+      if (lines > 0) std::cout << "\x1b[" << lines << "A";  // back to the top of the last frame
+      std::cout << art;
+      std::ostringstream status;
+      status << "frame " << n << " \u00b7 " << sender->fragment_count() << " fragments";
+      if (vm.count("deadline")) {
+        const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+        const auto left = static_cast<long long>(vm["deadline"].as<std::uint64_t>()) - now;
+        status << " \u00b7 "
+               << (left >= 0 ? std::to_string(left) + " s left" : std::string("deadline passed"));
+      }
+      std::cout << "\x1b[2K" << status.str() << "\n" << std::flush;
+      lines = static_cast<std::size_t>(std::count(art.begin(), art.end(), '\n')) + 1;
+      std::this_thread::sleep_for(period);
+    }
+  }
+  return kExitOk;
+}
+
+int run_decode(const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: airlock-qr decode [options] --out FILE [INPUT...]\n\n"
+      "Reads QR frames until the transfer is complete and writes the file back, byte for byte.\n"
+      "INPUT is PNG files or folders of them; or use --raw for a frame stream on standard input\n"
+      "(e.g. ffmpeg -i video.mp4 -f rawvideo -pix_fmt gray -), or --camera for a V4L2 device.\n"
+      "Frames without a readable code are skipped.\n\noptions");
+  visible.add_options()("help,h", "show this help")("out,o", po::value<std::string>(),
+                                                    "where to write the file (required)")(
+      "raw", po::value<std::string>(), "read WIDTHxHEIGHT 8-bit gray frames from standard input")(
+      "camera", po::value<std::string>(), "read from a V4L2 camera, e.g. /dev/video0")(
+      "size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
+      "timeout", po::value<int>()->default_value(120),
+      "give up on a stream or camera after this many seconds")("quiet,q", "no progress line");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value<std::vector<std::string>>(), "input");
+  po::positional_options_description positional;
+  positional.add("input", -1);
+  po::variables_map vm;
+  int code = 0;
+  if (!parse(args, visible, hidden, positional, vm, code)) return code;
+  if (!vm.count("out")) return report(Error(ErrorCode::kUsage, "decode needs --out FILE"));
+  const int sources =
+      (vm.count("input") ? 1 : 0) + (vm.count("raw") ? 1 : 0) + (vm.count("camera") ? 1 : 0);
+  if (sources != 1)
+    return report(Error(ErrorCode::kUsage, "give exactly one of: INPUT files, --raw, --camera"));
+
+  Result<std::unique_ptr<frames::FrameSource>> source = Error(ErrorCode::kUsage, "no source");
+  if (vm.count("input")) {
+    source = frames::open_png_files(vm["input"].as<std::vector<std::string>>());
+  } else if (vm.count("raw")) {
+    auto size = frames::parse_size(vm["raw"].as<std::string>());
+    if (!size.ok()) return report(size.error());
+    source = frames::open_raw_stream(STDIN_FILENO, size->first, size->second);
+  } else {
+    auto size = frames::parse_size(vm["size"].as<std::string>());
+    if (!size.ok()) return report(size.error());
+    source = frames::open_camera(vm["camera"].as<std::string>(), size->first, size->second);
+  }
+  if (!source.ok()) return report(source.error());
+
+  const bool quiet = vm.count("quiet") > 0;
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(vm["timeout"].as<int>());
+  transfer::Receiver receiver;
+  std::size_t frames_read = 0, unreadable = 0, refused = 0;
+  std::optional<Error> last_refusal;
+  while (!receiver.complete() && std::chrono::steady_clock::now() < give_up) {
+    auto frame = (*source)->next();
+    if (!frame.ok()) {
+      ++unreadable;
+      if (!quiet)
+        std::cerr << "\nairlock-qr: skipped a frame: " << frame.error().to_string() << "\n";
+      continue;
+    }
+    if (!frame->has_value()) break;
+    ++frames_read;
+    const auto codes = qr::read(**frame);
+    if (codes.empty()) ++unreadable;
+    for (const auto& c : codes) {
+      if (auto s = receiver.receive(c); !s.ok()) {
+        ++refused;
+        last_refusal = s.error();
+      }
+    }
+    if (!quiet) {
+      const std::size_t total = receiver.fragments_total(), known = receiver.fragments_known();
+      std::cerr << "\r\x1b[2K" << known << "/"
+                << (total == 0 ? std::string("?") : std::to_string(total)) << " fragments \u00b7 "
+                << frames_read << " frames \u00b7 " << unreadable << " unreadable";
+      if (total > known && !receiver.complete())
+        std::cerr << " \u00b7 ~" << (total - known) * 11 / 10 + 1 << " more frames";
+      std::cerr << std::flush;
+    }
+  }
+  if (!quiet) std::cerr << "\n";
+  if (!receiver.complete()) {
+    std::string why = "transfer incomplete after " + std::to_string(frames_read) + " frames (" +
+                      std::to_string(receiver.fragments_known()) + " of " +
+                      std::to_string(receiver.fragments_total()) + " fragments)";
+    if (last_refusal) why += "; last refused code: " + last_refusal->to_string();
+    return report(Error(ErrorCode::kFrameInvalid, why));
+  }
+  const auto& content = receiver.result();
+  Bytes out = content.bytes;
+  if (content.type == dense::ContentType::kSignRequest)
+    out = files::wrap_envelope(files::EnvelopeKind::kRequest, content.bytes);
+  if (content.type == dense::ContentType::kSignResponse)
+    out = files::wrap_envelope(files::EnvelopeKind::kResponse, content.bytes);
+  if (auto s = files::write_atomically(vm["out"].as<std::string>(), out); !s.ok())
+    return report(s.error());
+  if (!quiet) {
+    std::cerr << "airlock-qr: wrote " << out.size() << " bytes to " << vm["out"].as<std::string>()
+              << " from " << frames_read << " frames\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    (args.empty() ? std::cerr : std::cout) << kUsage;
+    return args.empty() ? kExitUsage : kExitOk;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "encode") return run_encode(args);
+    if (command == "decode") return run_decode(args);
+  } catch (const std::exception& e) {
+    std::cerr << "airlock-qr: internal error: " << e.what() << "\n";
+    return kExitIo;
+  }
+  std::cerr << "airlock-qr: unknown command '" << command << "'\n\n" << kUsage;
+  return kExitUsage;
+}

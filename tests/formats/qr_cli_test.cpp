@@ -1,0 +1,147 @@
+// The real airlock-qr executable, as an operator uses it.
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <airlock/formats/files.h>
+#include <airlock/formats/image.h>
+
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+};
+
+CliRun run(const std::string& args) {
+  CliRun r;
+  FILE* pipe = popen((std::string(AIRLOCK_QR_BIN) + " " + args + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class QrCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        std::filesystem::temp_directory_path() / ("airlock-qr-cli-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string write_random(const std::string& name, std::size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::string data(n, '\0');
+    for (auto& c : data) c = static_cast<char>(rng());
+    std::ofstream(path(name), std::ios::binary) << data;
+    return data;
+  }
+  std::string read(const std::string& name) const {
+    std::ifstream in(path(name), std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(QrCli, PngFolderRoundTripSurvivesLostFrames) {
+  const std::string data = write_random("in.bin", 9000, 1);
+  const CliRun enc = run("encode --png " + path("frames") + " " + path("in.bin"));
+  ASSERT_EQ(enc.exit_code, 0) << enc.out;
+  // Lose every third frame, as a camera that misses some would.
+  std::vector<std::filesystem::path> frames;
+  for (const auto& e : std::filesystem::directory_iterator(dir_ / "frames"))
+    frames.push_back(e.path());
+  std::sort(frames.begin(), frames.end());
+  ASSERT_GE(frames.size(), 10U);
+  for (std::size_t i = 0; i < frames.size(); i += 3) std::filesystem::remove(frames[i]);
+  const CliRun dec = run("decode -q -o " + path("out.bin") + " " + path("frames"));
+  ASSERT_EQ(dec.exit_code, 0) << dec.out;
+  EXPECT_EQ(read("out.bin"), data);
+}
+
+TEST_F(QrCli, RawStreamOnStandardInput) {
+  const std::string data = write_random("in.bin", 1500, 2);
+  ASSERT_EQ(
+      run("encode --framing ur --png " + path("frames") + " --scale 3 " + path("in.bin")).exit_code,
+      0);
+  // A raw stream as ffmpeg writes it: every frame placed on a fixed 400x400 gray canvas, and a
+  // blank frame between them, as a camera sees between QR codes.
+  constexpr int kSide = 400;
+  std::ofstream stream(path("stream.raw"), std::ios::binary);
+  std::vector<std::filesystem::path> frames;
+  for (const auto& e : std::filesystem::directory_iterator(dir_ / "frames"))
+    frames.push_back(e.path());
+  std::sort(frames.begin(), frames.end());
+  for (const auto& f : frames) {
+    auto img = airlock::image::read_png_file(f.string());
+    ASSERT_TRUE(img.ok());
+    ASSERT_LE(img->width, kSide);
+    std::vector<char> canvas(kSide * kSide, static_cast<char>(255));
+    for (int y = 0; y < img->height; ++y) {
+      for (int x = 0; x < img->width; ++x)
+        canvas[static_cast<std::size_t>(y * kSide + x)] = static_cast<char>(img->at(x, y));
+    }
+    stream.write(canvas.data(), static_cast<std::streamsize>(canvas.size()));
+    const std::vector<char> blank(kSide * kSide, static_cast<char>(128));
+    stream.write(blank.data(), static_cast<std::streamsize>(blank.size()));
+  }
+  stream.close();
+  const CliRun dec = run("decode --raw 400x400 -o " + path("out.bin") + " < " + path("stream.raw"));
+  ASSERT_EQ(dec.exit_code, 0) << dec.out;
+  EXPECT_EQ(read("out.bin"), data);
+  EXPECT_NE(dec.out.find("unreadable"), std::string::npos) << "progress names the blank frames";
+
+  const CliRun empty = run("decode -q --raw 16x16 -o " + path("none.bin") + " < /dev/null");
+  EXPECT_EQ(empty.exit_code, 1) << empty.out;
+  EXPECT_NE(empty.out.find("transfer incomplete after 0 frames"), std::string::npos) << empty.out;
+}
+
+TEST_F(QrCli, EnvelopeFilesKeepTheirKindAndBytes) {
+  const airlock::Bytes cbor{0xa1, 0x00, 0x01};
+  const airlock::Bytes envelope =
+      airlock::files::wrap_envelope(airlock::files::EnvelopeKind::kResponse, cbor);
+  std::ofstream(path("r.alres"), std::ios::binary)
+      .write(reinterpret_cast<const char*>(envelope.data()),
+             static_cast<std::streamsize>(envelope.size()));
+  ASSERT_EQ(
+      run("encode --html " + path("page.html") + " --png " + path("f") + " " + path("r.alres"))
+          .exit_code,
+      0);
+  EXPECT_NE(read("page.html").find("data:image/png;base64,"), std::string::npos);
+  ASSERT_EQ(run("decode -q -o " + path("back.alres") + " " + path("f")).exit_code, 0);
+  EXPECT_EQ(read("back.alres"), read("r.alres"));
+}
+
+TEST_F(QrCli, ErrorsAreNamedWithExitCodes) {
+  write_random("in.bin", 100, 3);
+  EXPECT_EQ(run("encode " + path("in.bin")).exit_code, 2) << "no output chosen";
+  EXPECT_EQ(run("encode --png x --level Z " + path("in.bin")).exit_code, 2);
+  EXPECT_EQ(run("encode --png x --framing morse " + path("in.bin")).exit_code, 2);
+  EXPECT_EQ(run("encode --png x " + path("missing.bin")).exit_code, 3);
+  std::ofstream(path("empty.bin")).close();
+  const CliRun empty = run("encode --png " + path("e") + " " + path("empty.bin"));
+  EXPECT_EQ(empty.exit_code, 2) << empty.out;
+  EXPECT_EQ(run("decode " + path("frames")).exit_code, 2) << "--out is required";
+  EXPECT_EQ(run("decode -o x --raw 10x10").exit_code, 2);
+  const CliRun camera = run("decode -o x --camera /dev/airlock-none");
+  EXPECT_EQ(camera.exit_code, 3) << camera.out;
+  // Frames of something else: the decoder names what it refused.
+  ASSERT_EQ(run("encode --png " + path("a") + " " + path("in.bin")).exit_code, 0);
+  std::ofstream(path("a/garbage.png")) << "not a png";
+  const CliRun partial = run("decode -q -o " + path("o.bin") + " " + path("a/garbage.png"));
+  EXPECT_EQ(partial.exit_code, 1) << partial.out;
+  EXPECT_EQ(run("--help").exit_code, 0);
+  EXPECT_EQ(run("encode --help").exit_code, 0);
+  EXPECT_EQ(run("decode --help").exit_code, 0);
+}
+
+}  // namespace

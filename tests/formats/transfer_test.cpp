@@ -1,0 +1,146 @@
+// Whole transfers through rendered QR images: both framings, loss, a reader joining late, and
+// the frame sources.
+#include <random>
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <airlock/formats/frames.h>
+#include <airlock/formats/transfer.h>
+
+namespace airlock::transfer {
+namespace {
+
+Bytes random_bytes(std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  Bytes out(n);
+  for (auto& b : out) b = static_cast<std::uint8_t>(rng());
+  return out;
+}
+
+// Renders frames start.. with every 5th lost and feeds what ZXing reads until complete.
+std::size_t frames_to_complete(const Sender& sender, Receiver& receiver, std::uint32_t start) {
+  std::size_t shown = 0;
+  for (std::uint32_t n = start; !receiver.complete() && n < start + 500; ++n) {
+    ++shown;
+    if (n % 5 == 0) continue;
+    auto symbol = sender.symbol(n);
+    EXPECT_TRUE(symbol.ok());
+    for (const auto& code : qr::read(qr::render(*symbol, 2)))
+      EXPECT_TRUE(receiver.receive(code).ok());
+  }
+  return shown;
+}
+
+class BothFramings : public ::testing::TestWithParam<Framing> {};
+
+TEST_P(BothFramings, EveryContentTypeCrossesThroughImages) {
+  for (auto type : {dense::ContentType::kFile, dense::ContentType::kSignRequest,
+                    dense::ContentType::kSignResponse}) {
+    const Content content{type, random_bytes(3000 + static_cast<std::size_t>(type) * 100,
+                                             static_cast<std::uint32_t>(type))};
+    Options options;
+    options.framing = GetParam();
+    options.max_version = 12;
+    auto sender = Sender::create(content, options);
+    ASSERT_TRUE(sender.ok()) << sender.error().to_string();
+    Receiver receiver;
+    frames_to_complete(*sender, receiver, 7);
+    ASSERT_TRUE(receiver.complete());
+    EXPECT_EQ(receiver.result(), content);
+    EXPECT_EQ(receiver.framing(), GetParam());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Transfer, BothFramings, ::testing::Values(Framing::kDense, Framing::kUr),
+                         [](const auto& p) { return p.param == Framing::kDense ? "dense" : "ur"; });
+
+TEST(Transfer, DenseNeedsFewerFramesThanUrAtTheSameDensity) {
+  const Content content{dense::ContentType::kFile, random_bytes(12000, 3)};
+  Options dense_options, ur_options;
+  ur_options.framing = Framing::kUr;
+  auto dense_sender = Sender::create(content, dense_options);
+  auto ur_sender = Sender::create(content, ur_options);
+  ASSERT_TRUE(dense_sender.ok() && ur_sender.ok());
+  EXPECT_LT(dense_sender->fragment_count() * 4, ur_sender->fragment_count() * 3)
+      << dense_sender->fragment_count() << " dense vs " << ur_sender->fragment_count() << " UR";
+}
+
+TEST(Transfer, ReceiverRefusesForeignCodesAndMixedFramings) {
+  const Content content{dense::ContentType::kFile, random_bytes(2000, 4)};
+  auto dense_sender = Sender::create(content, {});
+  Options ur_options;
+  ur_options.framing = Framing::kUr;
+  auto ur_sender = Sender::create(content, ur_options);
+  Receiver receiver;
+  const std::string hello = "https://example.invalid";
+  EXPECT_EQ(
+      receiver.receive(ByteView(reinterpret_cast<const std::uint8_t*>(hello.data()), hello.size()))
+          .error()
+          .code(),
+      ErrorCode::kFrameInvalid);
+  ASSERT_TRUE(receiver.receive(std::get<Bytes>(dense_sender->code(1))).ok());
+  const std::string part = std::get<std::string>(ur_sender->code(1));
+  EXPECT_EQ(
+      receiver.receive(ByteView(reinterpret_cast<const std::uint8_t*>(part.data()), part.size()))
+          .error()
+          .code(),
+      ErrorCode::kUrInconsistentPart);
+}
+
+TEST(Transfer, SenderRefusesImpossibleSettings) {
+  const Content content{dense::ContentType::kFile, random_bytes(100, 5)};
+  Options bad_version;
+  bad_version.max_version = 41;
+  EXPECT_EQ(Sender::create(content, bad_version).error().code(), ErrorCode::kUsage);
+  Options huge_fragment;
+  huge_fragment.framing = Framing::kUr;
+  huge_fragment.ur_fragment_len = 5000;
+  auto refused = Sender::create(content, huge_fragment);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("do not fit"), std::string::npos);
+  EXPECT_EQ(Sender::create({dense::ContentType::kFile, {}}, huge_fragment).error().code(),
+            ErrorCode::kUsage);
+}
+
+TEST(Frames, RawStreamYieldsWholeFramesUntilItEnds) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  Bytes two_and_a_half(16 * 16 * 5 / 2, 200);
+  ASSERT_EQ(write(fds[1], two_and_a_half.data(), two_and_a_half.size()),
+            static_cast<ssize_t>(two_and_a_half.size()));
+  close(fds[1]);
+  auto source = frames::open_raw_stream(fds[0], 16, 16);
+  ASSERT_TRUE(source.ok());
+  for (int i = 0; i < 2; ++i) {
+    auto frame = (*source)->next();
+    ASSERT_TRUE(frame.ok() && frame->has_value());
+    EXPECT_EQ((*frame)->width, 16);
+    EXPECT_EQ((*frame)->at(3, 3), 200);
+  }
+  auto end = (*source)->next();
+  ASSERT_TRUE(end.ok());
+  EXPECT_FALSE(end->has_value()) << "a short final frame ends the stream";
+  close(fds[0]);
+  EXPECT_EQ(frames::open_raw_stream(0, 8, 8).error().code(), ErrorCode::kUsage);
+}
+
+TEST(Frames, SizesCamerasAndFoldersFailClearly) {
+  EXPECT_TRUE(frames::parse_size("640x480").ok());
+  for (const char* bad : {"640", "x480", "640x", "10x10", "640x480x2", "99999x10", "-5x10"}) {
+    EXPECT_EQ(frames::parse_size(bad).error().code(), ErrorCode::kUsage) << bad;
+  }
+  auto camera = frames::open_camera("/dev/airlock-no-such-camera", 640, 480);
+  ASSERT_FALSE(camera.ok());
+  EXPECT_EQ(camera.error().code(), ErrorCode::kIo);
+  EXPECT_NE(camera.error().message().find("/dev/airlock-no-such-camera"), std::string::npos);
+  auto not_a_camera = frames::open_camera("/dev/null", 640, 480);
+  ASSERT_FALSE(not_a_camera.ok());
+  EXPECT_NE(not_a_camera.error().message().find("not a V4L2 device"), std::string::npos);
+  EXPECT_EQ(frames::open_png_files({"/nonexistent/frames"}).error().code(), ErrorCode::kIo);
+  EXPECT_EQ(frames::open_png_files({}).error().code(), ErrorCode::kUsage);
+}
+
+}  // namespace
+}  // namespace airlock::transfer
