@@ -1,10 +1,17 @@
 #include "fuzz_targets.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include <airlock/common/accounts.h>
 #include <airlock/common/shortvec.h>
 #include <airlock/common/transaction.h>
+#include <airlock/formats/cbor.h>
+#include <airlock/formats/dense.h>
+#include <airlock/formats/envelope.h>
+#include <airlock/formats/image.h>
+#include <airlock/formats/keystone.h>
+#include <airlock/formats/ur.h>
 #include <airlock/offline/inspect.h>
 
 namespace airlock::fuzz {
@@ -63,6 +70,76 @@ int inspect_input(const std::uint8_t* data, std::size_t size) {
     if (!inspection.ok()) continue;
     require(!offline::inspection_to_json(*inspection).dump().empty());
     require(!offline::inspection_to_text(*inspection).empty());
+  }
+  return 0;
+}
+
+int cbor_value(const std::uint8_t* data, std::size_t size) {
+  auto value = cbor::decode_strict(view(data, size), {4096, 8, 512});
+  // Strict decoding accepts only the deterministic encoding, so it must re-encode exactly.
+  if (value.ok()) require(cbor::encode(*value) == Bytes(data, data + size));
+  return 0;
+}
+
+int sign_request(const std::uint8_t* data, std::size_t size) {
+  auto request = envelope::decode_request(view(data, size));
+  if (!request.ok()) return 0;
+  const Bytes again = envelope::encode_request(*request);
+  require(again == Bytes(data, data + size));
+  auto twice = envelope::decode_request(again);
+  require(twice.ok() && *twice == *request);
+  return 0;
+}
+
+int sign_response(const std::uint8_t* data, std::size_t size) {
+  auto response = envelope::decode_response(view(data, size));
+  if (!response.ok()) return 0;
+  require(envelope::encode_response(*response) == Bytes(data, data + size));
+  return 0;
+}
+
+int keystone(const std::uint8_t* data, std::size_t size) {
+  if (auto request = keystone::decode_sign_request(view(data, size)); request.ok()) {
+    require(keystone::encode_sign_request(*request) == Bytes(data, data + size));
+  }
+  if (auto signature = keystone::decode_signature(view(data, size)); signature.ok()) {
+    require(keystone::encode_signature(*signature) == Bytes(data, data + size));
+  }
+  return 0;
+}
+
+// Input: UR texts separated by newlines, fed to one decoder.
+int ur_part(const std::uint8_t* data, std::size_t size) {
+  ur::Decoder decoder;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    (void)decoder.receive(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (decoder.complete()) require(!decoder.result().type.empty());
+  return 0;
+}
+
+// Input: frames, each preceded by a one-byte length, fed to one decoder.
+int dense_frame(const std::uint8_t* data, std::size_t size) {
+  dense::Decoder decoder;
+  std::size_t pos = 0;
+  while (pos < size) {
+    const std::size_t n = std::min<std::size_t>(data[pos], size - pos - 1);
+    (void)decoder.receive(view(data + pos + 1, n));
+    pos += 1 + n;
+  }
+  if (decoder.complete()) require(decoder.result().bytes.size() <= dense::kMaxPayloadBytes);
+  return 0;
+}
+
+int png_image(const std::uint8_t* data, std::size_t size) {
+  auto img = image::decode_png(view(data, size));
+  if (img.ok()) {
+    require(img->pixels.size() ==
+            static_cast<std::size_t>(img->width) * static_cast<std::size_t>(img->height));
   }
   return 0;
 }

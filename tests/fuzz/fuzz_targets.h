@@ -21,15 +21,22 @@ int shortvec(const std::uint8_t* data, std::size_t size);
 int message(const std::uint8_t* data, std::size_t size);
 int transaction(const std::uint8_t* data, std::size_t size);
 int inspect_input(const std::uint8_t* data, std::size_t size);
+int cbor_value(const std::uint8_t* data, std::size_t size);
+int sign_request(const std::uint8_t* data, std::size_t size);
+int sign_response(const std::uint8_t* data, std::size_t size);
+int keystone(const std::uint8_t* data, std::size_t size);
+int ur_part(const std::uint8_t* data, std::size_t size);
+int dense_frame(const std::uint8_t* data, std::size_t size);
+int png_image(const std::uint8_t* data, std::size_t size);
 
 // Test names print the target's name, not its bytes.
 inline void PrintTo(const NamedTarget& target, std::ostream* os) { *os << target.name; }
 
 inline constexpr NamedTarget kTargets[] = {
-    {"shortvec", shortvec},
-    {"message", message},
-    {"transaction", transaction},
-    {"inspect_input", inspect_input},
+    {"shortvec", shortvec},           {"message", message},       {"transaction", transaction},
+    {"inspect_input", inspect_input}, {"cbor_value", cbor_value}, {"sign_request", sign_request},
+    {"sign_response", sign_response}, {"keystone", keystone},     {"ur_part", ur_part},
+    {"dense_frame", dense_frame},     {"png_image", png_image},
 };
 
 }  // namespace airlock::fuzz

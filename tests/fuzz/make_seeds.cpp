@@ -1,0 +1,113 @@
+// Writes seed inputs for the formats fuzz targets into tests/fuzz/corpus/<target>/seed-*:
+// real envelopes, UR parts and dense frames made by airlock's own encoders, plus the Keystone
+// vector. Run once when a target is added: build-debug/bin/airlock-fuzz-seeds tests/fuzz/corpus
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <airlock/formats/cbor.h>
+#include <airlock/formats/dense.h>
+#include <airlock/formats/envelope.h>
+#include <airlock/formats/image.h>
+#include <airlock/formats/keystone.h>
+#include <airlock/formats/qr.h>
+#include <airlock/formats/ur.h>
+
+#include "support/vectors.h"
+
+using namespace airlock;
+
+namespace {
+
+std::filesystem::path root;
+
+void put(const std::string& target, const std::string& name, ByteView data) {
+  const auto dir = root / target;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / ("seed-" + name), std::ios::binary)
+      .write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+}
+
+void put_text(const std::string& target, const std::string& name, const std::string& text) {
+  put(target, name, ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: airlock-fuzz-seeds CORPUS_DIR\n";
+    return 2;
+  }
+  root = argv[1];
+
+  envelope::SignRequest q;
+  q.request_id = envelope::random_request_id();
+  q.created_at = 1'795'000'000;
+  q.deadline = q.created_at + 90;
+  q.manager = test::key("AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax");
+  q.vault = test::key("9WmmvBxK6x2kQhY66XGo29HNYrsySaPef34DTLK3wPk");
+  q.action = "dlmm/open";
+  q.intent_json =
+      R"({"vault":"9WmmvBxK6x2kQhY66XGo29HNYrsySaPef34DTLK3wPk","lowerBinId":0,"upperBinId":140})";
+  for (const char* name : {"two-signers", "lookup-table"}) {
+    envelope::Step step;
+    step.transaction =
+        test::b64(test::vector_named("solana-v0-transactions.json", name).at("unsigned_tx_base64"));
+    step.units_consumed = 200000;
+    step.send_concurrently = true;
+    q.steps.push_back(step);
+  }
+  q.hints.lookup_tables.push_back({q.vault, {{0, q.manager}, {7, q.vault}}});
+  q.hints.tokens.push_back({q.manager, "USDC", 6, "USD Coin"});
+  const Bytes request = envelope::encode_request(q);
+  put("sign_request", "batch", request);
+  put("cbor_value", "request", request);
+
+  envelope::SignResponse signed_response;
+  signed_response.request_id = q.request_id;
+  signed_response.signer = q.manager;
+  signed_response.result = std::vector<Signature>(2);
+  put("sign_response", "signatures", envelope::encode_response(signed_response));
+  envelope::SignResponse refused = signed_response;
+  refused.result = envelope::Refusal{"policy.fee_payer", "fee payer is not the manager"};
+  put("sign_response", "refusal", envelope::encode_response(refused));
+
+  const auto keystone_vector = test::vector_list("keystone-sol.json").at(0);
+  put("keystone", "request", test::hex(keystone_vector.at("request_cbor_hex")));
+  put("keystone", "signature", test::hex(keystone_vector.at("signature_cbor_hex")));
+  put("cbor_value", "keystone", test::hex(keystone_vector.at("request_cbor_hex")));
+  put("cbor_value", "scalars",
+      cbor::encode(cbor::Value::array({cbor::Value::negative(7), cbor::Value::text("x"),
+                                       cbor::Value::boolean(true), cbor::Value::null(),
+                                       cbor::Value::tag(37, cbor::Value::bytes(Bytes(16, 1)))})));
+
+  for (const auto& v : test::vector_list("bc-ur-multipart.json")) {
+    std::string joined;
+    for (const auto& part : v.at("parts")) joined += part.get<std::string>() + "\n";
+    put_text("ur_part", std::to_string(v.at("fragments").get<int>()) + "-fragments", joined);
+  }
+  put_text("ur_part", "keystone", keystone_vector.at("request_ur").get<std::string>());
+
+  auto encoder = dense::Encoder::create(request, dense::ContentType::kSignRequest, 200);
+  Bytes stream;
+  for (std::uint32_t n = 1; n <= encoder->fragment_count() + 3; ++n) {
+    const Bytes frame = encoder->frame(n);
+    stream.push_back(static_cast<std::uint8_t>(frame.size()));
+    stream.insert(stream.end(), frame.begin(), frame.end());
+  }
+  put("dense_frame", "request", stream);
+  Bytes repetitive(3000, 'a');
+  auto deflated =
+      dense::Encoder::create(repetitive, dense::ContentType::kFile, 200, dense::Deflate::kAlways);
+  const Bytes frame = deflated->frame(1);
+  Bytes one{static_cast<std::uint8_t>(frame.size())};
+  one.insert(one.end(), frame.begin(), frame.end());
+  put("dense_frame", "deflated", one);
+
+  auto symbol = qr::encode(Bytes{1, 2, 3}, 1, qr::EcLevel::kL);
+  put("png_image", "qr", image::encode_png(qr::render(*symbol, 1)).value());
+  put("png_image", "tiny", image::encode_png(image::GrayImage(1, 1)).value());
+  std::cout << "seeds written under " << root << "\n";
+  return 0;
+}
