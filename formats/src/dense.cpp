@@ -103,7 +103,8 @@ Result<Encoder> Encoder::create(ByteView payload, ContentType type, std::size_t 
                                            " frames at " + std::to_string(max_frame_bytes) +
                                            " bytes each; choose a larger QR version");
   }
-  return Encoder(type, deflated, carried.size(), fountain::Encoder(carried, fragment, 1));
+  return Encoder(type, deflated, carried.size(),
+                 fountain::Encoder(carried, fragment, 1, fountain::Chooser::kDense));
 }
 
 Bytes Encoder::frame(std::uint32_t seq_num) const {
@@ -126,7 +127,7 @@ bool is_dense_frame(ByteView bytes) noexcept {
   return bytes.size() >= 2 && bytes[0] == kMagic[0] && bytes[1] == kMagic[1];
 }
 
-Decoder::Decoder() : fountain_({kMaxPayloadBytes, kMaxFragments}) {}
+Decoder::Decoder() : fountain_({kMaxPayloadBytes, kMaxFragments}, fountain::Chooser::kDense) {}
 
 Status Decoder::receive(ByteView frame) {
   if (complete()) return {};

@@ -104,12 +104,22 @@ std::uint64_t Xoshiro256::next_int(std::uint64_t low, std::uint64_t high) {
 }
 
 std::vector<std::size_t> choose_fragments(std::uint32_t seq_num, std::size_t seq_len,
-                                          std::uint32_t checksum) {
+                                          std::uint32_t checksum, Chooser chooser) {
   if (seq_num <= seq_len) return {seq_num - 1U};
   Bytes seed;
   append_u32_be(seq_num, seed);
   append_u32_be(checksum, seed);
   Xoshiro256 rng(seed);
+  if (chooser == Chooser::kDense) {
+    std::vector<std::size_t> chosen;
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < seq_len; ++i) {
+      if (i % 64 == 0) bits = rng.next();
+      if ((bits >> (i % 64)) & 1U) chosen.push_back(i);
+    }
+    if (chosen.empty()) chosen.push_back(static_cast<std::size_t>(rng.next_int(0, seq_len - 1)));
+    return chosen;
+  }
   const std::size_t degree = choose_degree(seq_len, rng);
   // The reference shuffles every index and keeps the first `degree`; the draws for later
   // positions do not change earlier ones, so stopping after `degree` picks gives the same set.
@@ -137,10 +147,12 @@ std::size_t nominal_fragment_length(std::size_t message_len, std::size_t min_fra
   return std::max<std::size_t>(length, 1);
 }
 
-Encoder::Encoder(ByteView message, std::size_t max_fragment_len, std::size_t min_fragment_len)
+Encoder::Encoder(ByteView message, std::size_t max_fragment_len, std::size_t min_fragment_len,
+                 Chooser chooser)
     : message_len_(static_cast<std::uint32_t>(message.size())),
       checksum_(crc32(message)),
-      fragment_len_(nominal_fragment_length(message.size(), min_fragment_len, max_fragment_len)) {
+      fragment_len_(nominal_fragment_length(message.size(), min_fragment_len, max_fragment_len)),
+      chooser_(chooser) {
   if (message.empty() || message.size() > UINT32_MAX || max_fragment_len == 0) __builtin_trap();
   for (std::size_t offset = 0; offset < message.size(); offset += fragment_len_) {
     Bytes fragment(fragment_len_, 0);
@@ -157,7 +169,7 @@ Part Encoder::part(std::uint32_t seq_num) const {
   p.message_len = message_len_;
   p.checksum = checksum_;
   p.data.assign(fragment_len_, 0);
-  for (std::size_t index : choose_fragments(seq_num, fragments_.size(), checksum_)) {
+  for (std::size_t index : choose_fragments(seq_num, fragments_.size(), checksum_, chooser_)) {
     for (std::size_t i = 0; i < fragment_len_; ++i) p.data[i] ^= fragments_[index][i];
   }
   return p;
@@ -199,73 +211,61 @@ Status Decoder::receive(const Part& p) {
     message_len_ = p.message_len;
     checksum_ = p.checksum;
     fragment_len_ = p.data.size();
+    pivots_.resize(seq_len_);
   }
   ++parts_received_;
 
-  const auto indexes = choose_fragments(p.seq_num, seq_len_, checksum_);
-  std::set<std::size_t> pending(indexes.begin(), indexes.end());
-  Bytes data = p.data;
-  for (auto it = pending.begin(); it != pending.end();) {
-    if (auto known = simple_.find(*it); known != simple_.end()) {
-      for (std::size_t i = 0; i < fragment_len_; ++i) data[i] ^= known->second[i];
-      it = pending.erase(it);
-    } else {
-      ++it;
+  const std::size_t words = (seq_len_ + 63) / 64;
+  Row row{std::vector<std::uint64_t>(words, 0), p.data};
+  for (std::size_t index : choose_fragments(p.seq_num, seq_len_, checksum_, chooser_)) {
+    row.bits[index / 64] ^= std::uint64_t{1} << (index % 64);
+  }
+  // Reduce by the pivots, lowest bit first; a new lowest bit without a pivot becomes one.
+  for (std::size_t w = 0; w < words; ++w) {
+    while (row.bits[w] != 0) {
+      const auto bit = static_cast<std::size_t>(__builtin_ctzll(row.bits[w]));
+      const std::size_t index = w * 64 + bit;
+      if (!pivots_[index]) {
+        pivots_[index] = std::move(row);
+        ++rank_;
+        return rank_ == seq_len_ ? finish() : Status{};
+      }
+      const Row& pivot = *pivots_[index];
+      for (std::size_t k = w; k < words; ++k) row.bits[k] ^= pivot.bits[k];
+      for (std::size_t i = 0; i < fragment_len_; ++i) row.data[i] ^= pivot.data[i];
     }
   }
-  if (pending.size() == 1) {
-    add_simple(*pending.begin(), std::move(data));
-  } else if (pending.size() > 1) {
-    mixed_.emplace(std::move(pending), std::move(data));
-  }
-  if (simple_.size() == seq_len_) return finish();
-  return {};
+  return {};  // a combination of equations already known
 }
 
-void Decoder::add_simple(std::size_t index, Bytes data) {
-  simple_.emplace(index, std::move(data));
-  reduce_mixed();
-}
-
-// Removes known fragments from every mixed part; a part left with one unknown becomes simple,
-// which may unlock others, so repeat until nothing changes.
-void Decoder::reduce_mixed() {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    std::map<std::set<std::size_t>, Bytes> next;
-    for (auto& [indexes, data] : mixed_) {
-      std::set<std::size_t> left;
-      for (std::size_t index : indexes) {
-        if (auto known = simple_.find(index); known != simple_.end()) {
-          for (std::size_t i = 0; i < fragment_len_; ++i) data[i] ^= known->second[i];
-        } else {
-          left.insert(index);
-        }
-      }
-      if (left.size() == 1) {
-        if (simple_.emplace(*left.begin(), data).second) changed = true;
-      } else if (left.size() > 1) {
-        next.emplace(std::move(left), std::move(data));
-      }
-    }
-    mixed_ = std::move(next);
-  }
-}
-
+// Full rank: back-substitute from the highest pivot down so each row holds one fragment.
 Status Decoder::finish() {
+  const std::size_t words = (seq_len_ + 63) / 64;
+  for (std::size_t i = seq_len_; i-- > 0;) {
+    Row& row = *pivots_[i];
+    for (std::size_t w = i / 64; w < words; ++w) {
+      std::uint64_t higher = row.bits[w];
+      if (w == i / 64) higher &= ~((std::uint64_t{2} << (i % 64)) - 1);  // bits above i only
+      while (higher != 0) {
+        const std::size_t j = w * 64 + static_cast<std::size_t>(__builtin_ctzll(higher));
+        higher &= higher - 1;
+        const Row& solved = *pivots_[j];  // already a single fragment
+        for (std::size_t k = 0; k < fragment_len_; ++k) row.data[k] ^= solved.data[k];
+      }
+    }
+  }
   Bytes joined;
   joined.reserve(static_cast<std::size_t>(seq_len_) * fragment_len_);
-  for (const auto& [index, data] : simple_) joined.insert(joined.end(), data.begin(), data.end());
+  for (const auto& row : pivots_) joined.insert(joined.end(), row->data.begin(), row->data.end());
   joined.resize(message_len_);
   if (crc32(joined) != checksum_) {
-    *this = Decoder(limits_);  // start over: some stored part was corrupt
+    *this = Decoder(limits_, chooser_);  // start over: some stored part was corrupt
     return Error(ErrorCode::kUrChecksum,
                  "reassembled message does not match its CRC-32; a "
                  "part was corrupted, so reading starts over");
   }
   message_ = std::move(joined);
-  mixed_.clear();
+  pivots_.clear();
   return {};
 }
 

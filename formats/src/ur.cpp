@@ -157,7 +157,7 @@ std::string MultipartEncoder::part(std::uint32_t seq_num) const {
          std::to_string(p.seq_len) + "/" + bytewords_encode(encode_part_cbor(p));
 }
 
-Decoder::Decoder() : fountain_({kMaxMessageBytes, kMaxSequenceLength}) {}
+Decoder::Decoder() : fountain_({kMaxMessageBytes, kMaxSequenceLength}, fountain::Chooser::kUr) {}
 
 Status Decoder::receive(std::string_view raw) {
   if (complete()) return {};

@@ -141,3 +141,45 @@ TEST(Dense, EncoderRefusesImpossibleSettings) {
 
 }  // namespace
 }  // namespace airlock::dense
+
+namespace airlock::fountain {
+namespace {
+
+// Joining after the pure fragments have gone by: only mixed parts arrive. Solving them as
+// equations must finish within a few parts of the fragment count.
+TEST(Fountain, SolvesFromMixedPartsAlone) {
+  std::mt19937 rng(23);
+  for (Chooser chooser : {Chooser::kDense, Chooser::kUr}) {
+    for (std::size_t fragments : {3U, 20U, 60U}) {
+      Bytes message(fragments * 50);
+      for (auto& b : message) b = static_cast<std::uint8_t>(rng());
+      const Encoder encoder(message, 50, 1, chooser);
+      ASSERT_EQ(encoder.seq_len(), fragments);
+      Decoder decoder({1 << 20, 4096}, chooser);
+      std::uint32_t used = 0;
+      for (std::uint32_t n = 1000; !decoder.complete() && n < 2000; ++n, ++used) {
+        ASSERT_TRUE(decoder.receive(encoder.part(n)).ok());
+      }
+      ASSERT_TRUE(decoder.complete());
+      EXPECT_EQ(decoder.message(), message);
+      // Dense parts are independent with probability about 1/2 each beyond the rank; UR's
+      // high-degree parts need a few more.
+      EXPECT_LE(used, fragments + (chooser == Chooser::kDense ? 8U : 20U))
+          << (chooser == Chooser::kDense ? "dense" : "ur") << " with " << fragments << " fragments";
+    }
+  }
+}
+
+TEST(Fountain, DenseChooserIsDeterministicAndHalfDense) {
+  const auto a = choose_fragments(500, 64, 0xdeadbeef, Chooser::kDense);
+  EXPECT_EQ(a, choose_fragments(500, 64, 0xdeadbeef, Chooser::kDense));
+  EXPECT_NE(a, choose_fragments(501, 64, 0xdeadbeef, Chooser::kDense));
+  std::size_t total = 0;
+  for (std::uint32_t n = 65; n < 1065; ++n)
+    total += choose_fragments(n, 64, 7, Chooser::kDense).size();
+  EXPECT_NEAR(static_cast<double>(total) / 1000.0, 32.0, 1.0);
+  EXPECT_EQ(choose_fragments(3, 64, 7, Chooser::kDense), std::vector<std::size_t>{2});
+}
+
+}  // namespace
+}  // namespace airlock::fountain

@@ -1,15 +1,21 @@
-// The fountain code of multipart URs (Blockchain Commons BCR-2024-001), used by both the BC-UR
-// framing and airlock's dense framing. A message is cut into seq_len equal fragments (the last
-// zero-padded). Parts 1..seq_len carry one fragment each; every later part carries the XOR of a
-// pseudo-random subset chosen from (seq_num, checksum), so a reader can join at any point and
-// recover from lost frames with a few extra ones.
+// Fountain codes for multipart transfers. A message is cut into seq_len equal fragments (the
+// last zero-padded). Parts 1..seq_len carry one fragment each; every later part carries the XOR
+// of a pseudo-random subset chosen from (seq_num, checksum), so a reader can join at any point
+// and recover from lost frames with a few extra ones.
+//
+// Two choosers pick the subsets:
+//  - kUr: BC-UR's (Blockchain Commons BCR-2024-001), degree drawn with weight 1/degree, for
+//    interoperability;
+//  - kDense: airlock's dense framing, each fragment included with probability 1/2, so that any
+//    seq_len + a few parts received from any starting point determine the message.
+// The decoder solves the parts as linear equations over GF(2) (incremental Gaussian
+// elimination), which decodes as soon as the parts received determine the message, whichever
+// chooser made them.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <set>
 #include <vector>
 
 #include <airlock/common/bytes.h>
@@ -32,9 +38,12 @@ class Xoshiro256 {
   std::uint64_t s_[4]{};
 };
 
+enum class Chooser : std::uint8_t { kUr, kDense };
+
 // The fragment indexes (0-based) that part `seq_num` (1-based) combines.
 [[nodiscard]] std::vector<std::size_t> choose_fragments(std::uint32_t seq_num, std::size_t seq_len,
-                                                        std::uint32_t checksum);
+                                                        std::uint32_t checksum,
+                                                        Chooser chooser = Chooser::kUr);
 
 // The fragment length the reference encoders choose: the smallest count of fragments whose
 // length (message_len / count, rounded up) is at most max_fragment_len.
@@ -54,7 +63,8 @@ class Encoder {
  public:
   // Precondition (checked, traps): message is not empty and fits a u32 length;
   // max_fragment_len >= 1.
-  Encoder(ByteView message, std::size_t max_fragment_len, std::size_t min_fragment_len = 10);
+  Encoder(ByteView message, std::size_t max_fragment_len, std::size_t min_fragment_len = 10,
+          Chooser chooser = Chooser::kUr);
 
   [[nodiscard]] std::uint32_t seq_len() const noexcept {
     return static_cast<std::uint32_t>(fragments_.size());
@@ -67,6 +77,7 @@ class Encoder {
   std::uint32_t message_len_;
   std::uint32_t checksum_;
   std::size_t fragment_len_;
+  Chooser chooser_;
   std::vector<Bytes> fragments_;
 };
 
@@ -78,7 +89,7 @@ struct DecoderLimits {
 
 class Decoder {
  public:
-  explicit Decoder(DecoderLimits limits) : limits_(limits) {}
+  Decoder(DecoderLimits limits, Chooser chooser) : limits_(limits), chooser_(chooser) {}
 
   // Feeds one part. Fails (and changes nothing) for a part that is malformed or does not belong
   // to the message the first accepted part started (ur.inconsistent_part); fails with
@@ -87,22 +98,28 @@ class Decoder {
 
   [[nodiscard]] bool complete() const noexcept { return message_.has_value(); }
   [[nodiscard]] const Bytes& message() const { return *message_; }
-  [[nodiscard]] std::size_t fragments_known() const noexcept { return simple_.size(); }
+  // Progress: independent equations received so far (the message is known at seq_len).
+  [[nodiscard]] std::size_t fragments_known() const noexcept { return rank_; }
   [[nodiscard]] std::size_t seq_len() const noexcept { return seq_len_; }
   [[nodiscard]] std::size_t parts_received() const noexcept { return parts_received_; }
 
  private:
-  void add_simple(std::size_t index, Bytes data);
-  void reduce_mixed();
+  // One equation: the XOR of the fragments whose bits are set equals `data`.
+  struct Row {
+    std::vector<std::uint64_t> bits;
+    Bytes data;
+  };
   Status finish();
 
   DecoderLimits limits_;
+  Chooser chooser_;
   bool started_ = false;
   std::uint32_t seq_len_ = 0, message_len_ = 0, checksum_ = 0;
   std::size_t fragment_len_ = 0;
   std::size_t parts_received_ = 0;
-  std::map<std::size_t, Bytes> simple_;
-  std::map<std::set<std::size_t>, Bytes> mixed_;
+  std::size_t rank_ = 0;
+  // pivots_[i]: an equation whose lowest set bit is i (row echelon form).
+  std::vector<std::optional<Row>> pivots_;
   std::optional<Bytes> message_;
 };
 
