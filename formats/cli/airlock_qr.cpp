@@ -262,6 +262,7 @@ int run_decode(const std::vector<std::string>& args) {
   if (!source.ok()) return report(source.error());
 
   const bool quiet = vm.count("quiet") > 0;
+  const bool live = !quiet && ::isatty(STDERR_FILENO) == 1;  // a redrawn line only on a terminal
   const auto give_up =
       std::chrono::steady_clock::now() + std::chrono::seconds(vm["timeout"].as<int>());
   transfer::Receiver receiver;
@@ -285,7 +286,7 @@ int run_decode(const std::vector<std::string>& args) {
         last_refusal = s.error();
       }
     }
-    if (!quiet) {
+    if (live) {
       const std::size_t total = receiver.fragments_total(), known = receiver.fragments_known();
       std::cerr << "\r\x1b[2K" << known << "/"
                 << (total == 0 ? std::string("?") : std::to_string(total)) << " fragments \u00b7 "
@@ -295,7 +296,7 @@ int run_decode(const std::vector<std::string>& args) {
       std::cerr << std::flush;
     }
   }
-  if (!quiet) std::cerr << "\n";
+  if (live) std::cerr << "\n";
   if (!receiver.complete()) {
     std::string why = "transfer incomplete after " + std::to_string(frames_read) + " frames (" +
                       std::to_string(receiver.fragments_known()) + " of " +
@@ -313,7 +314,8 @@ int run_decode(const std::vector<std::string>& args) {
     return report(s.error());
   if (!quiet) {
     std::cerr << "airlock-qr: wrote " << out.size() << " bytes to " << vm["out"].as<std::string>()
-              << " from " << frames_read << " frames\n";
+              << " from " << frames_read << " frames (" << unreadable
+              << " without a readable code, " << refused << " codes refused)\n";
   }
   return kExitOk;
 }
