@@ -272,8 +272,10 @@ int run_decode(const std::vector<std::string>& args) {
     auto frame = (*source)->next();
     if (!frame.ok()) {
       ++unreadable;
-      if (!quiet)
-        std::cerr << "\nairlock-qr: skipped a frame: " << frame.error().to_string() << "\n";
+      if (!quiet) {
+        std::cerr << (live ? "\n" : "")
+                  << "airlock-qr: skipped a frame: " << frame.error().to_string() << "\n";
+      }
       continue;
     }
     if (!frame->has_value()) break;
