@@ -8,9 +8,9 @@
 #include <sstream>
 #include <thread>
 
-#include <boost/program_options.hpp>
 #include <unistd.h>
 
+#include <airlock/common/cli_options.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/frames.h>
 #include <airlock/formats/html.h>
@@ -21,49 +21,18 @@ using namespace airlock;
 
 namespace {
 
-constexpr int kExitOk = 0, kExitRejected = 1, kExitUsage = 2, kExitIo = 3;
+constexpr std::string_view kProgram = "airlock-qr";
 constexpr std::size_t kMaxInputFile = dense::kMaxPayloadBytes;
 
-int report(const Error& error) {
-  std::cerr << "airlock-qr: " << error.to_string() << "\n";
-  switch (error.code()) {
-    case ErrorCode::kUsage:
-      return kExitUsage;
-    case ErrorCode::kIo:
-      return kExitIo;
-    default:
-      return kExitRejected;
-  }
-}
+int report(const Error& error) { return cli::report(kProgram, error); }
 
-const char* kUsage =
+constexpr std::string_view kUsage =
     "usage: airlock-qr <command> [options]\n\n"
     "commands:\n"
     "  encode   turn a file into QR frames (PNG folder, HTML page or the terminal)\n"
     "  decode   read QR frames (PNG files or folders, a raw stream, a camera) back into the "
     "file\n\n"
     "Run 'airlock-qr <command> --help' for a command's options.\n";
-
-bool parse(const std::vector<std::string>& args, po::options_description& visible,
-           po::options_description& hidden, po::positional_options_description& positional,
-           po::variables_map& vm, int& exit_code) {
-  po::options_description all;
-  all.add(visible).add(hidden);
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    exit_code = report(Error(ErrorCode::kUsage, std::string(e.what()) + " (see --help)"));
-    return false;
-  }
-  if (vm.count("help")) {
-    std::cout << visible
-              << "\nExit codes: 0 done, 1 refused or incomplete, 2 usage, 3 I/O error.\n";
-    exit_code = kExitOk;
-    return false;
-  }
-  return true;
-}
 
 Result<transfer::Options> common_options(const po::variables_map& vm) {
   transfer::Options o;
@@ -118,7 +87,7 @@ int run_encode(const std::vector<std::string>& args) {
   positional.add("input", 1);
   po::variables_map vm;
   int code = 0;
-  if (!parse(args, visible, hidden, positional, vm, code)) return code;
+  if (!cli::parse_options(kProgram, args, visible, hidden, positional, vm, code)) return code;
   if (!vm.count("input"))
     return report(Error(ErrorCode::kUsage, "encode needs a FILE (see --help)"));
   if (!vm.count("png") && !vm.count("html") && !vm.count("terminal")) {
@@ -217,7 +186,7 @@ int run_encode(const std::vector<std::string>& args) {
       std::this_thread::sleep_for(period);
     }
   }
-  return kExitOk;
+  return cli::kExitOk;
 }
 
 int run_decode(const std::vector<std::string>& args) {
@@ -240,7 +209,7 @@ int run_decode(const std::vector<std::string>& args) {
   positional.add("input", -1);
   po::variables_map vm;
   int code = 0;
-  if (!parse(args, visible, hidden, positional, vm, code)) return code;
+  if (!cli::parse_options(kProgram, args, visible, hidden, positional, vm, code)) return code;
   if (!vm.count("out")) return report(Error(ErrorCode::kUsage, "decode needs --out FILE"));
   const int sources =
       (vm.count("input") ? 1 : 0) + (vm.count("raw") ? 1 : 0) + (vm.count("camera") ? 1 : 0);
@@ -319,26 +288,12 @@ int run_decode(const std::vector<std::string>& args) {
               << " from " << frames_read << " frames (" << unreadable
               << " without a readable code, " << refused << " codes refused)\n";
   }
-  return kExitOk;
+  return cli::kExitOk;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    (args.empty() ? std::cerr : std::cout) << kUsage;
-    return args.empty() ? kExitUsage : kExitOk;
-  }
-  const std::string command = args[0];
-  args.erase(args.begin());
-  try {
-    if (command == "encode") return run_encode(args);
-    if (command == "decode") return run_decode(args);
-  } catch (const std::exception& e) {
-    std::cerr << "airlock-qr: internal error: " << e.what() << "\n";
-    return kExitIo;
-  }
-  std::cerr << "airlock-qr: unknown command '" << command << "'\n\n" << kUsage;
-  return kExitUsage;
+  return cli::dispatch(kProgram, kUsage, argc, argv,
+                       {{"encode", run_encode}, {"decode", run_decode}});
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -58,12 +59,17 @@ Status write_atomically(const std::string& path, ByteView data) {
 }
 
 Result<Bytes> read_limited(const std::string& path, std::size_t limit) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error(ErrorCode::kIo, "cannot open '" + path + "'");
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) return Error(ErrorCode::kIo, "cannot open '" + path + "'");
+    in = &file;
+  }
   Bytes data(limit + 1);
-  in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()));
-  if (in.bad()) return Error(ErrorCode::kIo, "cannot read '" + path + "'");
-  data.resize(static_cast<std::size_t>(in.gcount()));
+  in->read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  if (in->bad()) return Error(ErrorCode::kIo, "cannot read '" + path + "'");
+  data.resize(static_cast<std::size_t>(in->gcount()));
   if (data.size() > limit) {
     return Error(ErrorCode::kTooLarge,
                  "'" + path + "' is larger than the limit of " + std::to_string(limit) + " bytes");

@@ -1,15 +1,12 @@
 // airlock-offline: the air-gapped half. Exit codes (docs/cli.md):
 //   0 success, 1 input rejected (the message names the rule), 2 usage error, 3 I/O error.
-#include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 #include <vector>
 
-#include <boost/program_options.hpp>
-
+#include <airlock/common/cli_options.h>
 #include <airlock/common/secret.h>
+#include <airlock/formats/files.h>
 #include <airlock/offline/inspect.h>
 
 namespace po = boost::program_options;
@@ -18,12 +15,9 @@ using airlock::ErrorCode;
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitRejected = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitIo = 3;
+constexpr std::string_view kProgram = "airlock-offline";
 
-constexpr const char* kUsage =
+constexpr std::string_view kUsage =
     "usage: airlock-offline <command> [options]\n"
     "\n"
     "commands:\n"
@@ -31,38 +25,7 @@ constexpr const char* kUsage =
     "\n"
     "Run 'airlock-offline <command> --help' for a command's options.\n";
 
-int report(const Error& error) {
-  std::cerr << "airlock-offline: " << error.to_string() << "\n";
-  switch (error.code()) {
-    case ErrorCode::kUsage:
-      return kExitUsage;
-    case ErrorCode::kIo:
-      return kExitIo;
-    default:
-      return kExitRejected;
-  }
-}
-
-// Reads at most `limit` bytes (plus one, to detect an oversized input) from a file or stdin.
-airlock::Result<airlock::Bytes> read_input(const std::string& path, std::size_t limit) {
-  std::istream* in = &std::cin;
-  std::ifstream file;
-  if (path != "-") {
-    file.open(path, std::ios::binary);
-    if (!file) return Error(ErrorCode::kIo, "cannot open input file '" + path + "'");
-    in = &file;
-  }
-  airlock::Bytes data(limit + 1);
-  in->read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()));
-  if (in->bad()) return Error(ErrorCode::kIo, "cannot read input '" + path + "'");
-  data.resize(static_cast<std::size_t>(in->gcount()));
-  if (data.size() > limit) {
-    return Error(ErrorCode::kTooLarge, "input '" + path + "' is larger than " +
-                                           std::to_string(limit) +
-                                           " bytes; no transaction is that large");
-  }
-  return data;
-}
+int report(const Error& error) { return airlock::cli::report(kProgram, error); }
 
 int run_inspect(const std::vector<std::string>& args) {
   po::options_description options(
@@ -78,21 +41,12 @@ int run_inspect(const std::vector<std::string>& args) {
       "message", "the input is a bare message (the bytes that are signed)");
   po::options_description hidden;
   hidden.add_options()("input", po::value<std::string>()->default_value("-"), "input");
-  po::options_description all;
-  all.add(options).add(hidden);
   po::positional_options_description positional;
   positional.add("input", 1);
-
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return report(Error(ErrorCode::kUsage, std::string(e.what()) + " (see --help)"));
-  }
-  if (vm.count("help")) {
-    std::cout << options << "\nExit codes: 0 shown, 1 input rejected, 2 usage, 3 I/O error.\n";
-    return kExitOk;
+  int exit_code = 0;
+  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, exit_code)) {
+    return exit_code;
   }
   if (vm.count("transaction") && vm.count("message")) {
     return report(Error(ErrorCode::kUsage, "--transaction and --message exclude each other"));
@@ -104,7 +58,7 @@ int run_inspect(const std::vector<std::string>& args) {
                                            : airlock::offline::InputEncoding::kBase64;
 
   const std::string path = vm["input"].as<std::string>();
-  auto raw = read_input(path, airlock::offline::kMaxInspectInputBytes);
+  auto raw = airlock::files::read_limited(path, airlock::offline::kMaxInspectInputBytes);
   if (!raw.ok()) return report(raw.error());
   auto bytes = airlock::offline::decode_inspect_input(*raw, encoding);
   if (!bytes.ok()) return report(bytes.error());
@@ -116,26 +70,12 @@ int run_inspect(const std::vector<std::string>& args) {
   } else {
     std::cout << airlock::offline::inspection_to_text(*inspection);
   }
-  return kExitOk;
+  return airlock::cli::kExitOk;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (auto status = airlock::crypto_init(); !status.ok()) return report(status.error());
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    (args.empty() ? std::cerr : std::cout) << kUsage;
-    return args.empty() ? kExitUsage : kExitOk;
-  }
-  const std::string command = args[0];
-  args.erase(args.begin());
-  try {
-    if (command == "inspect") return run_inspect(args);
-  } catch (const std::exception& e) {
-    std::cerr << "airlock-offline: internal error: " << e.what() << "\n";
-    return kExitIo;
-  }
-  std::cerr << "airlock-offline: unknown command '" << command << "'\n\n" << kUsage;
-  return kExitUsage;
+  return airlock::cli::dispatch(kProgram, kUsage, argc, argv, {{"inspect", run_inspect}});
 }

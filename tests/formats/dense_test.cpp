@@ -4,15 +4,12 @@
 
 #include <airlock/formats/dense.h>
 
+#include "support/helpers.h"
+
 namespace airlock::dense {
 namespace {
 
-Bytes random_bytes(std::size_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  Bytes out(n);
-  for (auto& b : out) b = static_cast<std::uint8_t>(rng());
-  return out;
-}
+using test::random_bytes;
 
 TEST(Dense, RoundTripsWithLossReorderingAndDuplicates) {
   std::mt19937 rng(17);

@@ -10,23 +10,14 @@
 #include <airlock/formats/files.h>
 #include <airlock/formats/image.h>
 
+#include "support/helpers.h"
+
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-};
+using CliRun = airlock::test::CommandResult;
 
 CliRun run(const std::string& args) {
-  CliRun r;
-  FILE* pipe = popen((std::string(AIRLOCK_QR_BIN) + " " + args + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return airlock::test::run_command(std::string(AIRLOCK_QR_BIN) + " " + args);
 }
 
 class QrCli : public ::testing::Test {
@@ -55,7 +46,7 @@ class QrCli : public ::testing::Test {
 TEST_F(QrCli, PngFolderRoundTripSurvivesLostFrames) {
   const std::string data = write_random("in.bin", 9000, 1);
   const CliRun enc = run("encode --png " + path("frames") + " " + path("in.bin"));
-  ASSERT_EQ(enc.exit_code, 0) << enc.out;
+  ASSERT_EQ(enc.exit_code, 0) << enc.output;
   // Lose every third frame, as a camera that misses some would.
   std::vector<std::filesystem::path> frames;
   for (const auto& e : std::filesystem::directory_iterator(dir_ / "frames"))
@@ -64,7 +55,7 @@ TEST_F(QrCli, PngFolderRoundTripSurvivesLostFrames) {
   ASSERT_GE(frames.size(), 10U);
   for (std::size_t i = 0; i < frames.size(); i += 3) std::filesystem::remove(frames[i]);
   const CliRun dec = run("decode -q -o " + path("out.bin") + " " + path("frames"));
-  ASSERT_EQ(dec.exit_code, 0) << dec.out;
+  ASSERT_EQ(dec.exit_code, 0) << dec.output;
   EXPECT_EQ(read("out.bin"), data);
 }
 
@@ -96,15 +87,16 @@ TEST_F(QrCli, RawStreamOnStandardInput) {
   }
   stream.close();
   const CliRun dec = run("decode --raw 400x400 -o " + path("out.bin") + " < " + path("stream.raw"));
-  ASSERT_EQ(dec.exit_code, 0) << dec.out;
+  ASSERT_EQ(dec.exit_code, 0) << dec.output;
   EXPECT_EQ(read("out.bin"), data);
   // The summary counts the blank frames between codes.
-  EXPECT_NE(dec.out.find(" without a readable code"), std::string::npos) << dec.out;
-  EXPECT_EQ(dec.out.find("(0 without a readable code"), std::string::npos) << dec.out;
+  EXPECT_NE(dec.output.find(" without a readable code"), std::string::npos) << dec.output;
+  EXPECT_EQ(dec.output.find("(0 without a readable code"), std::string::npos) << dec.output;
 
   const CliRun empty = run("decode -q --raw 16x16 -o " + path("none.bin") + " < /dev/null");
-  EXPECT_EQ(empty.exit_code, 1) << empty.out;
-  EXPECT_NE(empty.out.find("transfer incomplete after 0 frames"), std::string::npos) << empty.out;
+  EXPECT_EQ(empty.exit_code, 1) << empty.output;
+  EXPECT_NE(empty.output.find("transfer incomplete after 0 frames"), std::string::npos)
+      << empty.output;
 }
 
 TEST_F(QrCli, EnvelopeFilesKeepTheirKindAndBytes) {
@@ -131,16 +123,16 @@ TEST_F(QrCli, ErrorsAreNamedWithExitCodes) {
   EXPECT_EQ(run("encode --png x " + path("missing.bin")).exit_code, 3);
   std::ofstream(path("empty.bin")).close();
   const CliRun empty = run("encode --png " + path("e") + " " + path("empty.bin"));
-  EXPECT_EQ(empty.exit_code, 2) << empty.out;
+  EXPECT_EQ(empty.exit_code, 2) << empty.output;
   EXPECT_EQ(run("decode " + path("frames")).exit_code, 2) << "--out is required";
   EXPECT_EQ(run("decode -o x --raw 10x10").exit_code, 2);
   const CliRun camera = run("decode -o x --camera /dev/airlock-none");
-  EXPECT_EQ(camera.exit_code, 3) << camera.out;
+  EXPECT_EQ(camera.exit_code, 3) << camera.output;
   // Frames of something else: the decoder names what it refused.
   ASSERT_EQ(run("encode --png " + path("a") + " " + path("in.bin")).exit_code, 0);
   std::ofstream(path("a/garbage.png")) << "not a png";
   const CliRun partial = run("decode -q -o " + path("o.bin") + " " + path("a/garbage.png"));
-  EXPECT_EQ(partial.exit_code, 1) << partial.out;
+  EXPECT_EQ(partial.exit_code, 1) << partial.output;
   EXPECT_EQ(run("--help").exit_code, 0);
   EXPECT_EQ(run("encode --help").exit_code, 0);
   EXPECT_EQ(run("decode --help").exit_code, 0);

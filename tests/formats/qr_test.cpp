@@ -8,16 +8,12 @@
 #include <airlock/formats/qr.h>
 
 #include "support/distort.h"
+#include "support/helpers.h"
 
 namespace airlock::qr {
 namespace {
 
-Bytes random_bytes(std::size_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  Bytes out(n);
-  for (auto& b : out) b = static_cast<std::uint8_t>(rng());
-  return out;
-}
+using test::random_bytes;
 
 TEST(Qr, CapacityMatchesTheStandardTable) {
   // Byte-mode capacities from ISO/IEC 18004 Table 7.

@@ -9,15 +9,12 @@
 #include <airlock/formats/frames.h>
 #include <airlock/formats/transfer.h>
 
+#include "support/helpers.h"
+
 namespace airlock::transfer {
 namespace {
 
-Bytes random_bytes(std::size_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  Bytes out(n);
-  for (auto& b : out) b = static_cast<std::uint8_t>(rng());
-  return out;
-}
+using test::random_bytes;
 
 // Renders frames start.. with every 5th lost and feeds what ZXing reads until complete.
 std::size_t frames_to_complete(const Sender& sender, Receiver& receiver, std::uint32_t start) {

@@ -27,7 +27,8 @@ inline constexpr std::string_view kResponseExtension = ".alres";
 // the vault's business). Never leaves a partial file at `path`.
 [[nodiscard]] Status write_atomically(const std::string& path, ByteView data);
 
-// Reads at most `limit` bytes; a larger file is refused without reading it whole.
+// Reads at most `limit` bytes from a file, or from standard input when `path` is "-"; a larger
+// input is refused without reading it whole.
 [[nodiscard]] Result<Bytes> read_limited(const std::string& path, std::size_t limit);
 
 // Magic + CBOR for the given kind.

@@ -1,0 +1,33 @@
+// What every airlock command-line program shares: exit codes, error reporting, and dispatching
+// `program <command> [args]` with --help and unknown commands handled the same way.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <airlock/common/error.h>
+
+namespace airlock::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRejected = 1;  // the input was refused; stderr names the rule
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitIo = 3;
+
+[[nodiscard]] int exit_code_for(const Error& error) noexcept;
+
+// Prints "<program>: <code>: <message>" on stderr and returns the error's exit code.
+int report(std::string_view program, const Error& error);
+
+using Command = std::function<int(const std::vector<std::string>& args)>;
+
+// Runs the command named by argv[1] with the rest of the arguments. No command prints `usage`
+// on stderr (exit 2); --help, -h and help print it on stdout (exit 0); an unknown command, and
+// an exception escaping a command, are reported under the program's name.
+int dispatch(std::string_view program, std::string_view usage, int argc, char** argv,
+             const std::map<std::string, Command, std::less<>>& commands);
+
+}  // namespace airlock::cli

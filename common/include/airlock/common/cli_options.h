@@ -1,0 +1,38 @@
+// Boost.Program_options parsing with airlock's conventions. Header-only: included by the
+// command-line programs, which link Boost.Program_options themselves.
+#pragma once
+
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include <airlock/common/cli.h>
+
+namespace airlock::cli {
+
+// Parses `args`; on a usage error reports it and sets `exit_code`; on --help prints the visible
+// options and the exit codes and sets `exit_code` to 0. Returns true when the command should run.
+inline bool parse_options(std::string_view program, const std::vector<std::string>& args,
+                          const boost::program_options::options_description& visible,
+                          const boost::program_options::options_description& hidden,
+                          const boost::program_options::positional_options_description& positional,
+                          boost::program_options::variables_map& vm, int& exit_code) {
+  namespace po = boost::program_options;
+  po::options_description all;
+  all.add(visible).add(hidden);
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    exit_code = report(program, Error(ErrorCode::kUsage, std::string(e.what()) + " (see --help)"));
+    return false;
+  }
+  if (vm.count("help")) {
+    std::cout << visible << "\nExit codes: 0 done, 1 input refused, 2 usage error, 3 I/O error.\n";
+    exit_code = kExitOk;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace airlock::cli

@@ -1,0 +1,49 @@
+#include <exception>
+#include <iostream>
+
+#include <airlock/common/cli.h>
+
+namespace airlock::cli {
+
+int exit_code_for(const Error& error) noexcept {
+  switch (error.code()) {
+    case ErrorCode::kUsage:
+      return kExitUsage;
+    case ErrorCode::kIo:
+      return kExitIo;
+    default:
+      return kExitRejected;
+  }
+}
+
+int report(std::string_view program, const Error& error) {
+  std::cerr << program << ": " << error.to_string() << "\n";
+  return exit_code_for(error);
+}
+
+int dispatch(std::string_view program, std::string_view usage, int argc, char** argv,
+             const std::map<std::string, Command, std::less<>>& commands) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << usage;
+    return kExitUsage;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << usage;
+    return kExitOk;
+  }
+  const auto command = commands.find(args[0]);
+  if (command == commands.end()) {
+    std::cerr << program << ": unknown command '" << args[0] << "'\n\n" << usage;
+    return kExitUsage;
+  }
+  args.erase(args.begin());
+  try {
+    return command->second(args);
+  } catch (const std::exception& e) {
+    std::cerr << program << ": internal error: " << e.what() << "\n";
+    return kExitIo;
+  }
+}
+
+}  // namespace airlock::cli

@@ -1,0 +1,22 @@
+// Small helpers shared by the test programs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <airlock/common/bytes.h>
+
+namespace airlock::test {
+
+// n pseudo-random bytes, the same for the same seed.
+Bytes random_bytes(std::size_t n, std::uint32_t seed);
+
+struct CommandResult {
+  int exit_code = -1;  // -1 when the command did not exit normally
+  std::string output;  // standard output and standard error, interleaved
+};
+
+// Runs a shell command line and captures what it prints.
+CommandResult run_command(const std::string& command_line);
+
+}  // namespace airlock::test
