@@ -1,0 +1,70 @@
+// airlock-apisim: a local, spec-faithful twin of the Manager Bot API (docs/apisim.md).
+#include <csignal>
+#include <iostream>
+
+#include <airlock/apisim/server.h>
+#include <airlock/common/cli_options.h>
+#include <airlock/common/secret.h>
+
+namespace po = boost::program_options;
+using namespace airlock;
+
+namespace {
+apisim::Server* running = nullptr;
+void on_signal(int) {
+  if (running) running->stop();
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  constexpr std::string_view kProgram = "airlock-apisim";
+  if (auto s = crypto_init(); !s.ok()) return cli::report(kProgram, s.error());
+  po::options_description options(
+      "usage: airlock-apisim [options]\n\n"
+      "Serves the Manager Bot API under /api/external/v1, a minimal Solana JSON-RPC under /rpc "
+      "and\n"
+      "the control API under /_sim, on a loopback address.\n\noptions");
+  options.add_options()("help,h", "show this help")(
+      "listen", po::value<std::string>()->default_value("127.0.0.1:8899"),
+      "HOST:PORT to serve on (loopback only)")("fixtures", po::value<std::string>(),
+                                               "fixtures file (default: the demo fixtures)")(
+      "seed", po::value<std::uint64_t>(),
+      "seed for derived keys and blockhashes (overrides the fixtures')")(
+      "control-token", po::value<std::string>()->default_value("airlock-sim"),
+      "secret for the /_sim control API")("frozen-clock",
+                                          "time moves only through POST /_sim/clock (for tests)")(
+      "confirm-ms", po::value<std::int64_t>()->default_value(800),
+      "milliseconds from send to landing");
+  po::options_description hidden;
+  po::positional_options_description positional;
+  po::variables_map vm;
+  int code = 0;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!cli::parse_options(kProgram, args, options, hidden, positional, vm, code)) return code;
+
+  const std::string fixtures = vm.count("fixtures") ? vm["fixtures"].as<std::string>()
+                                                    : std::string(AIRLOCK_APISIM_DEMO_FIXTURES);
+  auto world = apisim::load_world_file(fixtures);
+  if (!world.ok()) return cli::report(kProgram, world.error());
+  if (vm.count("seed")) world->seed = vm["seed"].as<std::uint64_t>();
+  apisim::ServiceOptions service_options;
+  service_options.control_token = vm["control-token"].as<std::string>();
+  service_options.frozen_clock = vm.count("frozen-clock") > 0;
+  service_options.confirm_delay_ms = vm["confirm-ms"].as<std::int64_t>();
+  apisim::Service service(std::move(world).value(), service_options);
+
+  const std::string listen = vm["listen"].as<std::string>();
+  const auto colon = listen.rfind(':');
+  if (colon == std::string::npos)
+    return cli::report(kProgram, Error(ErrorCode::kUsage, "--listen must be HOST:PORT"));
+  const std::string host = listen.substr(0, colon);
+  const int port = std::atoi(listen.substr(colon + 1).c_str());
+  apisim::Server server(service);
+  running = &server;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::cerr << "airlock-apisim: serving http://" << listen << "/api/external/v1 (fixtures "
+            << fixtures << ")\n";
+  if (auto s = server.run(host, port); !s.ok()) return cli::report(kProgram, s.error());
+  return cli::kExitOk;
+}

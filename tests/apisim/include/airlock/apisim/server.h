@@ -1,0 +1,43 @@
+// The twin's HTTP server: cpp-httplib on a loopback address, every request handed to Service.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <airlock/apisim/service.h>
+#include <airlock/common/error.h>
+
+namespace httplib {
+class Server;
+}
+
+namespace airlock::apisim {
+
+class Server {
+ public:
+  explicit Server(Service& service);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds host:port (port 0 picks a free one) and serves on a background thread. Only loopback
+  // hosts are accepted: the twin is for tests and demos on this machine.
+  [[nodiscard]] Status start(const std::string& host, int port);
+  [[nodiscard]] int port() const noexcept { return port_; }
+  // Serves on the calling thread until stop() (from a signal handler or another thread).
+  [[nodiscard]] Status run(const std::string& host, int port);
+  void stop();
+
+ private:
+  void install_routes();
+
+  Service& service_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+[[nodiscard]] bool is_loopback_host(const std::string& host);
+
+}  // namespace airlock::apisim
