@@ -337,32 +337,38 @@ Steps swap_steps(BuildContext& ctx, Vault& v, const PublicKey& from, const Publi
   const PublicKey strategy =
       existing ? existing->address : derive_address("strategy", v.address, ctx.engine.nonce++);
 
-  StepSpec spec;
-  spec.instruction = sweep ? "aggregator_sweep" : "aggregator_swap";
-  spec.accounts = base_accounts(v, ctx.key);
-  spec.accounts.w(strategy);
-  if (!sweep) spec.accounts.r(from).r(to);
-  if (sweep) spec.accounts.r(from);
-  spec.accounts.w(token_account(v, from))
-      .w(token_account(v, to))
-      .r(key_of(kJupiterProgram))
-      .r(key_of(programs::kToken));
-  for (const auto& meta : route.accounts) spec.accounts.metas.push_back(meta);
-  Borsh args;
-  if (sweep) {
-    args.key(from).u64(amount).u16(bps).bytes(route.data);
-  } else {
-    args.key(from).key(to).u64(amount).u64(min_out).u16(bps).bytes(route.data);
-  }
-  spec.args = args.data();
-  spec.units = 180'000 + 90'000 * static_cast<std::uint64_t>(route.hops);
-  spec.tables.push_back(route.table);
-  TRY_API(step, make_step(ctx, std::move(spec)));
-
   // A two-hop route leaves no room for the strategy's setup or close in the same transaction:
-  // the step does what fits and `next` asks for the rest (spec 3.4).
+  // the step does what fits and `next` asks for the rest (spec 3.4). Setting up alone is the
+  // strategy-creation instruction; the swap itself comes in the follow-up.
   const bool setup_only = opens && route.hops == 2;
   const bool close_later = !sweep && sells_all && route.hops == 2;
+  StepSpec spec;
+  if (setup_only) {
+    spec = StepSpec("aggregator_initialize", base_accounts(v, ctx.key), Borsh().key(target).data());
+    spec.accounts.w(strategy).r(target).r(key_of(programs::kSystem));
+  } else {
+    spec.instruction = sweep ? "aggregator_sweep" : "aggregator_swap";
+    spec.accounts = base_accounts(v, ctx.key);
+    spec.accounts.w(strategy);
+    if (!sweep) spec.accounts.r(from).r(to);
+    if (sweep) spec.accounts.r(from);
+    spec.accounts.w(token_account(v, from))
+        .w(token_account(v, to))
+        .r(key_of(kJupiterProgram))
+        .r(key_of(programs::kToken));
+    for (const auto& meta : route.accounts) spec.accounts.metas.push_back(meta);
+    Borsh args;
+    if (sweep) {
+      args.key(from).u64(amount).u16(bps).bytes(route.data);
+    } else {
+      args.key(from).key(to).u64(amount).u64(min_out).u16(bps).bytes(route.data);
+    }
+    spec.args = args.data();
+    spec.units = 180'000 + 90'000 * static_cast<std::uint64_t>(route.hops);
+    spec.tables.push_back(route.table);
+  }
+  TRY_API(step, make_step(ctx, std::move(spec)));
+
   if (setup_only) {
     step.next = std::make_pair(std::string("aggregator/swap"), ctx.body);
   } else if (close_later) {

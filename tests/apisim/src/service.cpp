@@ -77,8 +77,9 @@ class Api {
     // Per-IP limits come before the API key (spec 8); nothing is taken until the request passes.
     const Limits ip_limits = {{"edge:" + q_.remote_ip, {20, 1000}},
                               {"ip:" + q_.remote_ip, {60, kMinute}}};
-    if (e_.take_tokens(ip_limits, false))
-      return error_response(429, "RateLimited", "rate limit exhausted for this address");
+    if (auto exhausted = e_.take_tokens(ip_limits, false)) {
+      return error_response(429, "RateLimited", "rate limit exhausted: " + *exhausted);
+    }
 
     auto key = authenticate();
     if (auto* err = std::get_if<ApiError>(&key)) return error_response(*err);

@@ -1,0 +1,97 @@
+#include "conformance_support.h"
+
+#include <airlock/common/secret.h>
+
+namespace airlock::apisim::test {
+
+void Twin::SetUp() {
+  ASSERT_TRUE(crypto_init().ok());
+  auto world = load_world_file(AIRLOCK_APISIM_DEMO_FIXTURES);
+  ASSERT_TRUE(world.ok()) << world.error().to_string();
+  ServiceOptions options;
+  options.frozen_clock = true;
+  options.confirm_delay_ms = 0;
+  service_ = std::make_unique<Service>(std::move(world).value(), options);
+  server_ = std::make_unique<Server>(*service_);
+  ASSERT_TRUE(server_->start("127.0.0.1", 0).ok());
+  client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+  client_->set_read_timeout(10, 0);
+  auto seed = from_hex(kManagerSeed, 32);
+  auto kp = Keypair::from_seed(*seed);
+  ASSERT_TRUE(kp.ok());
+  manager_.emplace(std::move(kp).value());
+}
+
+void Twin::TearDown() {
+  client_.reset();
+  if (server_) server_->stop();
+}
+
+namespace {
+Reply to_reply(const httplib::Result& r) {
+  Reply out;
+  if (!r) return out;
+  out.status = r->status;
+  out.headers = r->headers;
+  out.body = json::parse(r->body, nullptr, false);
+  return out;
+}
+}  // namespace
+
+Reply Twin::get(const std::string& path, const char* key) {
+  httplib::Headers headers;
+  if (key != nullptr) headers.emplace("Authorization", std::string("Bearer ") + key);
+  return to_reply(client_->Get(api(path), headers));
+}
+
+Reply Twin::post(const std::string& path, const json& body, const char* key) {
+  return post_raw(path, body.dump(), key);
+}
+
+Reply Twin::post_raw(const std::string& path, const std::string& body, const char* key) {
+  httplib::Headers headers;
+  if (key != nullptr) headers.emplace("Authorization", std::string("Bearer ") + key);
+  return to_reply(client_->Post(api(path), headers, body, "application/json"));
+}
+
+Reply Twin::control(const std::string& path, const json& body) {
+  httplib::Headers headers{{"X-Sim-Token", "airlock-sim"}};
+  return to_reply(client_->Post(path, headers, body.dump(), "application/json"));
+}
+
+json Twin::counters() {
+  httplib::Headers headers{{"X-Sim-Token", "airlock-sim"}};
+  return to_reply(client_->Get("/_sim/counters", headers)).body;
+}
+
+Transaction Twin::tx_of(const json& step) {
+  auto wire = from_base64(step.at("transaction").get<std::string>(), kMaxTransactionBytes);
+  EXPECT_TRUE(wire.ok());
+  auto tx = parse_transaction(*wire);
+  EXPECT_TRUE(tx.ok()) << tx.error().to_string();
+  return tx.value();
+}
+
+json Twin::signed_send_body(const json& step) {
+  Transaction tx = tx_of(step);
+  EXPECT_TRUE(sign_transaction(tx, *manager_).ok());
+  return {{"transaction", to_base64(serialize_transaction(tx))}, {"ticket", step.at("ticket")}};
+}
+
+std::string Twin::send_and_confirm(const json& step) {
+  const bool onboard = step.value("simulation", json::object()).value("deferred", false) &&
+                       tx_of(step).message.instructions.size() == 1;
+  const Reply sent = post(onboard ? "/transactions/perp/onboard/submit" : "/transactions/send",
+                          signed_send_body(step));
+  EXPECT_EQ(sent.status, 200) << sent.body.dump();
+  if (sent.status != 200) return "send-failed";
+  for (int i = 0; i < 10; ++i) {
+    const Reply s =
+        get("/transactions/status?receipt=" + sent.body.at("receipt").get<std::string>());
+    if (s.body.value("status", "") != "pending") return s.body.value("status", "");
+    advance(2000);
+  }
+  return "pending";
+}
+
+}  // namespace airlock::apisim::test

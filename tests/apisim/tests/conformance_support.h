@@ -1,0 +1,64 @@
+// A running twin on a loopback port with a frozen clock, and a client that speaks to it.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <airlock/apisim/server.h>
+#include <airlock/common/ed25519.h>
+#include <airlock/common/transaction.h>
+
+namespace airlock::apisim::test {
+
+using json = nlohmann::json;
+
+inline constexpr const char* kDemoKey = "hv1_demo_demo_secret_0123456789abcdefghijklmnopqrstuv";
+inline constexpr const char* kReadonlyKey = "hv1_readonly_readonly_secret_0123456789abcdefghijklmn";
+inline constexpr const char* kVault = "CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT";
+inline constexpr const char* kOtherVault = "Ansv9pZfqJNfXP3cbsSBVDhvKAYLt7dTkhhM2FwFyGnT";
+inline constexpr const char* kUsdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+inline constexpr const char* kSol = "So11111111111111111111111111111111111111112";
+inline constexpr const char* kJup = "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN";
+inline constexpr const char* kSolUsdcPool = "8cGAuKv4FsExxYQE3XZUSGydbig6t2o28E3iSppYi1ht";
+// The demo manager's seed (the signer of ../shared/vectors/solana-v0-transactions.json).
+inline constexpr const char* kManagerSeed =
+    "cdf9fcd6e2e229d88b015fc793d36111e1a71d4b4ef3eafc4ab2576036e9e76b";
+
+struct Reply {
+  int status = 0;
+  json body;
+  httplib::Headers headers;
+};
+
+class Twin : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  Reply get(const std::string& path, const char* key = kDemoKey);
+  Reply post(const std::string& path, const json& body, const char* key = kDemoKey);
+  Reply post_raw(const std::string& path, const std::string& body, const char* key = kDemoKey);
+  Reply control(const std::string& path, const json& body = json::object());
+  void advance(std::int64_t ms) { control("/_sim/clock", {{"advanceMs", ms}}); }
+  json counters();
+
+  // Signs a build step's transaction with the manager key; returns the send body.
+  json signed_send_body(const json& step);
+  // Build, sign, send and poll one step until it leaves `pending`; returns the final status.
+  std::string send_and_confirm(const json& step);
+  // Every step of a build response, whether one step or a batch.
+  static std::vector<json> steps_of(const json& build) {
+    const json& r = build.at("result");
+    return r.is_array() ? r.get<std::vector<json>>() : std::vector<json>{r};
+  }
+  static Transaction tx_of(const json& step);
+  static std::string api(const std::string& path) { return std::string(kApiPrefix) + path; }
+
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<httplib::Client> client_;
+  std::optional<Keypair> manager_;
+};
+
+}  // namespace airlock::apisim::test
