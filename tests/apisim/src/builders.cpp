@@ -558,9 +558,30 @@ std::vector<BinRange> chunks(const BinRange& r) {
   return out;
 }
 
-// The share of `total` that `part` bins of `whole` bins carry; the last chunk takes the rest.
-std::uint64_t share(std::uint64_t total, std::size_t part, std::size_t whole) {
-  return static_cast<std::uint64_t>(static_cast<unsigned __int128>(total) * part / whole);
+struct Chunk {
+  BinRange range;
+  std::uint64_t x = 0, y = 0;
+};
+
+// Transaction-sized chunks of a range with the amounts split by bin count; the last chunk takes
+// the rounding remainder, so the chunks add up to the totals exactly.
+std::vector<Chunk> split_amounts(const BinRange& whole, std::uint64_t x, std::uint64_t y) {
+  const auto share = [&](std::uint64_t total, const BinRange& r) {
+    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(total) * r.count() /
+                                      whole.count());
+  };
+  std::vector<Chunk> out;
+  std::uint64_t x_left = x, y_left = y;
+  const auto ranges = chunks(whole);
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const bool last = i + 1 == ranges.size();
+    const std::uint64_t cx = last ? x_left : share(x, ranges[i]);
+    const std::uint64_t cy = last ? y_left : share(y, ranges[i]);
+    x_left -= cx;
+    y_left -= cy;
+    out.push_back({ranges[i], cx, cy});
+  }
+  return out;
 }
 
 Strategy new_strategy(Engine& e, Vault& vault, const PublicKey& address, const char* type) {
@@ -632,16 +653,9 @@ Steps build_dlmm_open(BuildContext& ctx, Vault& v) {
   }
   TRY_API(xy, amounts_xy(ctx.body, v, *pool));
   const BinRange whole{static_cast<int>(lower), static_cast<int>(upper_exclusive - 1)};
-  const auto parts = chunks(whole);
+  const auto parts = split_amounts(whole, xy.first, xy.second);
   std::vector<BuiltStep> steps;
-  std::uint64_t x_left = xy.first, y_left = xy.second;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const BinRange r = parts[i];
-    const bool last = i + 1 == parts.size();
-    const std::uint64_t x = last ? x_left : share(xy.first, r.count(), whole.count());
-    const std::uint64_t y = last ? y_left : share(xy.second, r.count(), whole.count());
-    x_left -= x;
-    y_left -= y;
+  for (const auto& [r, x, y] : parts) {
     auto position_key = ctx.engine.derived_keypair("position", v.address, ctx.engine.nonce++);
     const PublicKey position = position_key->public_key();
     const PublicKey strategy = derive_address("strategy", v.address, ctx.engine.nonce++);
@@ -692,16 +706,9 @@ Steps fund_position(BuildContext& ctx, Vault& v, const char* instruction, bool r
     return validation("lowerBinId", "the range must lie inside the position");
   }
   TRY_API(xy, amounts_xy(ctx.body, v, *pool));
-  const auto parts = chunks(whole);
+  const auto parts = split_amounts(whole, xy.first, xy.second);
   std::vector<BuiltStep> steps;
-  std::uint64_t x_left = xy.first, y_left = xy.second;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const BinRange r = parts[i];
-    const bool last = i + 1 == parts.size();
-    const std::uint64_t x = last ? x_left : share(xy.first, r.count(), whole.count());
-    const std::uint64_t y = last ? y_left : share(xy.second, r.count(), whole.count());
-    x_left -= x;
-    y_left -= y;
+  for (const auto& [r, x, y] : parts) {
     StepSpec spec{instruction, pool_accounts(v, ctx.key, *s, r),
                   strategy_args(x, y, pool->active_bin_id, static_cast<int>(max_slip), r, shape),
                   220'000};
