@@ -1,0 +1,34 @@
+// Deriving the manager key: BIP39 mnemonics and SLIP-0010 Ed25519 paths (what common wallets
+// use for Solana, default m/44'/501'/0'/0'), and Solana CLI keypair files. Every secret stays in
+// SecretBytes; errors never contain secret material.
+#pragma once
+
+#include <string_view>
+
+#include <airlock/common/ed25519.h>
+#include <airlock/common/error.h>
+#include <airlock/common/secret.h>
+#include <airlock/formats/keystone.h>
+
+namespace airlock::offline {
+
+inline constexpr std::string_view kDefaultDerivationPath = "m/44'/501'/0'/0'";
+// PBKDF2-HMAC-SHA512 with 2048 rounds, as BIP39 fixes it.
+inline constexpr unsigned kBip39Rounds = 2048;
+
+// The 64-byte BIP39 seed. The mnemonic must be 12, 15, 18, 21 or 24 words of the English list
+// with a valid checksum (single spaces or any whitespace between words). The passphrase is
+// taken as ASCII: non-ASCII would need Unicode NFKD normalisation, which this build does not
+// do, so it is refused rather than silently deriving a different key.
+[[nodiscard]] Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic,
+                                                   std::string_view passphrase);
+
+// SLIP-0010 for Ed25519: the 32-byte key at `path`. Ed25519 allows only hardened levels.
+[[nodiscard]] Result<SecretBytes> derive_ed25519(const SecretBytes& seed,
+                                                 const keystone::DerivationPath& path);
+
+// A Solana CLI keypair file: a JSON array of 64 numbers, secret seed then public key. The public
+// half must match the key the seed makes.
+[[nodiscard]] Result<SecretBytes> seed_from_solana_keypair_json(std::string_view json_text);
+
+}  // namespace airlock::offline

@@ -1,0 +1,60 @@
+// The keystore: one file holding the manager key, encrypted under a passphrase.
+//
+// File (JSON): {"header": "<header JSON text>", "ciphertext": "<base64>"}. The header text names
+// the format version, the KDF (Argon2id, libsodium crypto_pwhash) with its limits and salt, the
+// cipher (XChaCha20-Poly1305) and nonce, the public key, and where the key came from (generated,
+// a BIP39 mnemonic and path, or a Solana CLI keypair file). The exact header bytes are the
+// AEAD's associated data, so any change to them makes decryption fail. The plaintext is the
+// 32-byte Ed25519 seed.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <airlock/common/ed25519.h>
+#include <airlock/common/error.h>
+#include <airlock/common/secret.h>
+
+namespace airlock::offline {
+
+inline constexpr int kKeystoreVersion = 1;
+
+struct KdfLimits {
+  unsigned long long opslimit;
+  std::size_t memlimit;
+};
+// Writing uses the moderate limits (about 0.7 s and 256 MiB); reading refuses anything weaker
+// than interactive, so a tampered or careless file cannot make the passphrase cheap to guess.
+[[nodiscard]] KdfLimits default_kdf_limits();
+[[nodiscard]] KdfLimits minimum_kdf_limits();
+
+struct KeyOrigin {
+  std::string source;               // "generated", "bip39", "solana-keypair-file"
+  std::optional<std::string> path;  // BIP39 derivation path
+};
+
+struct KeystoreInfo {
+  PublicKey public_key;
+  KeyOrigin origin;
+  std::string created;  // ISO 8601 UTC
+  KdfLimits kdf{};
+};
+
+// Encrypts `seed` (32 bytes) under `passphrase` and writes the file atomically with mode 0600.
+// Refuses to overwrite an existing file.
+[[nodiscard]] Status write_keystore(const std::string& path, const SecretBytes& seed,
+                                    const SecretBytes& passphrase, const KeyOrigin& origin,
+                                    KdfLimits limits);
+
+// The header, without the passphrase (for `pubkey`). Fails on a malformed file.
+[[nodiscard]] Result<KeystoreInfo> read_keystore_info(const std::string& path);
+
+// Decrypts the key. A wrong passphrase and an altered file are the same failure to the AEAD:
+// "cannot decrypt: wrong passphrase, or the file was altered". The public key in the header
+// must match the decrypted seed's.
+[[nodiscard]] Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passphrase);
+
+// A fresh 32-byte seed from the operating system's random source.
+[[nodiscard]] Result<SecretBytes> generate_seed();
+
+}  // namespace airlock::offline

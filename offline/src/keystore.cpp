@@ -1,0 +1,200 @@
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <sodium.h>
+#include <sys/stat.h>
+
+#include <airlock/formats/files.h>
+#include <airlock/offline/keystore.h>
+
+namespace airlock::offline {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kMaxKeystoreBytes = 16384;
+constexpr const char* kKdfId = "argon2id13";
+constexpr const char* kCipherId = "xchacha20poly1305-ietf";
+
+Error malformed(const std::string& rule) {
+  return Error(ErrorCode::kEnvelopeBadValue, "keystore: " + rule);
+}
+
+std::string utc_now() {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+struct Parsed {
+  std::string header_text;
+  json header;
+  Bytes ciphertext;
+};
+
+Result<Parsed> parse_file(const std::string& path) {
+  AIRLOCK_TRY(raw, files::read_limited(path, kMaxKeystoreBytes));
+  const json file = json::parse(raw.begin(), raw.end(), nullptr, false);
+  if (file.is_discarded() || !file.is_object() || !file.contains("header") ||
+      !file["header"].is_string() || !file.contains("ciphertext") ||
+      !file["ciphertext"].is_string()) {
+    return malformed("'" + path + "' is not an airlock keystore ({header, ciphertext})");
+  }
+  Parsed p;
+  p.header_text = file["header"];
+  p.header = json::parse(p.header_text, nullptr, false);
+  if (p.header.is_discarded() || !p.header.is_object())
+    return malformed("header: is not a JSON object");
+  if (p.header.value("airlock_keystore", 0) != kKeystoreVersion) {
+    return malformed("header.airlock_keystore: version " +
+                     p.header.value("airlock_keystore", json(nullptr)).dump() +
+                     " is not supported; this build reads version 1");
+  }
+  auto ct = from_base64(file["ciphertext"].get<std::string>(), 256);
+  if (!ct.ok()) return malformed("ciphertext: " + ct.error().message());
+  p.ciphertext = std::move(ct).value();
+  return p;
+}
+
+Result<KeystoreInfo> info_of(const json& h) {
+  KeystoreInfo info;
+  if (!h.contains("kdf") || h["kdf"].value("id", "") != kKdfId)
+    return malformed("header.kdf.id: must be argon2id13");
+  if (!h["kdf"].contains("opslimit") || !h["kdf"]["opslimit"].is_number_unsigned() ||
+      !h["kdf"].contains("memlimit") || !h["kdf"]["memlimit"].is_number_unsigned()) {
+    return malformed("header.kdf: opslimit and memlimit must be unsigned integers");
+  }
+  info.kdf = {h["kdf"]["opslimit"].get<unsigned long long>(),
+              h["kdf"]["memlimit"].get<std::size_t>()};
+  if (h.value("cipher", json::object()).value("id", "") != kCipherId)
+    return malformed("header.cipher.id: must be xchacha20poly1305-ietf");
+  auto key = public_key_from_base58(h.value("public_key", ""));
+  if (!key.ok()) return malformed("header.public_key: " + key.error().message());
+  info.public_key = key.value();
+  info.origin.source = h.value("origin", json::object()).value("source", "");
+  if (h["origin"].contains("path") && h["origin"]["path"].is_string())
+    info.origin.path = h["origin"]["path"].get<std::string>();
+  info.created = h.value("created", "");
+  return info;
+}
+
+}  // namespace
+
+KdfLimits default_kdf_limits() {
+  return {crypto_pwhash_OPSLIMIT_MODERATE, crypto_pwhash_MEMLIMIT_MODERATE};
+}
+KdfLimits minimum_kdf_limits() {
+  return {crypto_pwhash_OPSLIMIT_INTERACTIVE, crypto_pwhash_MEMLIMIT_INTERACTIVE};
+}
+
+Result<SecretBytes> generate_seed() {
+  AIRLOCK_TRY(seed, SecretBytes::allocate(32));
+  randombytes_buf(seed.bytes().data(), 32);
+  return seed;
+}
+
+Status write_keystore(const std::string& path, const SecretBytes& seed,
+                      const SecretBytes& passphrase, const KeyOrigin& origin, KdfLimits limits) {
+  if (auto s = crypto_init(); !s.ok()) return s.error();
+  if (seed.size() != 32) return Error(ErrorCode::kWrongLength, "seed: must be 32 bytes");
+  if (passphrase.size() < 8)
+    return Error(ErrorCode::kUsage, "passphrase: must be at least 8 characters");
+  const KdfLimits minimum = minimum_kdf_limits();
+  if (limits.opslimit < minimum.opslimit || limits.memlimit < minimum.memlimit) {
+    return Error(ErrorCode::kUsage, "kdf: limits below libsodium's interactive level are refused");
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec))
+    return Error(ErrorCode::kIo, "'" + path + "' exists; a keystore is never overwritten");
+  AIRLOCK_TRY(keypair, Keypair::from_seed(seed.bytes()));
+
+  std::uint8_t salt[crypto_pwhash_SALTBYTES];
+  std::uint8_t nonce[crypto_aead_xchacha20poly1305_ietf_NPUBBYTES];
+  randombytes_buf(salt, sizeof salt);
+  randombytes_buf(nonce, sizeof nonce);
+  json header = {
+      {"airlock_keystore", kKeystoreVersion},
+      {"kdf",
+       {{"id", kKdfId},
+        {"opslimit", limits.opslimit},
+        {"memlimit", limits.memlimit},
+        {"salt", to_base64(ByteView(salt, sizeof salt))}}},
+      {"cipher", {{"id", kCipherId}, {"nonce", to_base64(ByteView(nonce, sizeof nonce))}}},
+      {"public_key", to_base58(keypair.public_key())},
+      {"origin", origin.path ? json{{"source", origin.source}, {"path", *origin.path}}
+                             : json{{"source", origin.source}}},
+      {"created", utc_now()}};
+  const std::string header_text = header.dump();
+
+  AIRLOCK_TRY(key, SecretBytes::allocate(crypto_aead_xchacha20poly1305_ietf_KEYBYTES));
+  if (crypto_pwhash(key.bytes().data(), key.size(),
+                    reinterpret_cast<const char*>(passphrase.bytes().data()), passphrase.size(),
+                    salt, limits.opslimit, limits.memlimit, crypto_pwhash_ALG_ARGON2ID13) != 0) {
+    return Error(ErrorCode::kOutOfSecureMemory, "Argon2id could not allocate its memory");
+  }
+  Bytes ciphertext(32 + crypto_aead_xchacha20poly1305_ietf_ABYTES);
+  unsigned long long written = 0;
+  crypto_aead_xchacha20poly1305_ietf_encrypt(
+      ciphertext.data(), &written, seed.bytes().data(), 32,
+      reinterpret_cast<const std::uint8_t*>(header_text.data()), header_text.size(), nullptr, nonce,
+      key.bytes().data());
+  const std::string file =
+      json{{"header", header_text}, {"ciphertext", to_base64(ciphertext)}}.dump(1) + "\n";
+  return files::write_atomically(
+      path, ByteView(reinterpret_cast<const std::uint8_t*>(file.data()), file.size()));
+}
+
+Result<KeystoreInfo> read_keystore_info(const std::string& path) {
+  AIRLOCK_TRY(parsed, parse_file(path));
+  return info_of(parsed.header);
+}
+
+Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passphrase) {
+  if (auto s = crypto_init(); !s.ok()) return s.error();
+  AIRLOCK_TRY(parsed, parse_file(path));
+  AIRLOCK_TRY(info, info_of(parsed.header));
+  const KdfLimits minimum = minimum_kdf_limits();
+  if (info.kdf.opslimit < minimum.opslimit || info.kdf.memlimit < minimum.memlimit) {
+    return malformed("header.kdf: limits below the interactive level are refused");
+  }
+  auto salt = from_base64(parsed.header["kdf"].value("salt", ""), crypto_pwhash_SALTBYTES);
+  auto nonce = from_base64(parsed.header["cipher"].value("nonce", ""),
+                           crypto_aead_xchacha20poly1305_ietf_NPUBBYTES);
+  if (!salt.ok() || salt->size() != crypto_pwhash_SALTBYTES)
+    return malformed("header.kdf.salt: must be 16 bytes of base64");
+  if (!nonce.ok() || nonce->size() != crypto_aead_xchacha20poly1305_ietf_NPUBBYTES) {
+    return malformed("header.cipher.nonce: must be 24 bytes of base64");
+  }
+  if (parsed.ciphertext.size() != 32 + crypto_aead_xchacha20poly1305_ietf_ABYTES)
+    return malformed("ciphertext: wrong length");
+  AIRLOCK_TRY(key, SecretBytes::allocate(crypto_aead_xchacha20poly1305_ietf_KEYBYTES));
+  if (crypto_pwhash(key.bytes().data(), key.size(),
+                    reinterpret_cast<const char*>(passphrase.bytes().data()), passphrase.size(),
+                    salt->data(), info.kdf.opslimit, info.kdf.memlimit,
+                    crypto_pwhash_ALG_ARGON2ID13) != 0) {
+    return Error(ErrorCode::kOutOfSecureMemory, "Argon2id could not allocate its memory");
+  }
+  AIRLOCK_TRY(seed, SecretBytes::allocate(32));
+  unsigned long long got = 0;
+  if (crypto_aead_xchacha20poly1305_ietf_decrypt(
+          seed.bytes().data(), &got, nullptr, parsed.ciphertext.data(), parsed.ciphertext.size(),
+          reinterpret_cast<const std::uint8_t*>(parsed.header_text.data()),
+          parsed.header_text.size(), nonce->data(), key.bytes().data()) != 0 ||
+      got != 32) {
+    return Error(ErrorCode::kEnvelopeBadValue,
+                 "keystore: cannot decrypt: wrong passphrase, or the file was altered");
+  }
+  AIRLOCK_TRY(keypair, Keypair::from_seed(seed.bytes()));
+  if (keypair.public_key() != info.public_key) {
+    return malformed("header.public_key: does not match the decrypted key");
+  }
+  return keypair;
+}
+
+}  // namespace airlock::offline

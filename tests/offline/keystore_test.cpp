@@ -1,0 +1,220 @@
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+
+#include <airlock/common/hash.h>
+#include <airlock/offline/derivation.h>
+#include <airlock/offline/keystore.h>
+
+#include "../../offline/src/bip39_words.h"
+#include "support/vectors.h"
+
+namespace airlock::offline {
+namespace {
+
+SecretBytes secret_of(std::string_view text) {
+  auto s = SecretBytes::allocate(text.size());
+  std::copy(text.begin(), text.end(), s->bytes().begin());
+  return std::move(s).value();
+}
+
+TEST(Bip39, WordListIsTheStandardOne) {
+  std::string joined;
+  for (auto w : kBip39Words) joined += std::string(w) + "\n";
+  EXPECT_EQ(
+      to_hex(sha256(ByteView(reinterpret_cast<const std::uint8_t*>(joined.data()), joined.size()))
+                 .view()),
+      "2f5eed53a4727b4bf8880d8f3f199efc90e58503646d9ff8eff3a2ed3b24dbda");
+}
+
+TEST(Bip39, SeedsAndPathsMatchTheVectors) {
+  const auto vectors = test::vector_list("solana-mnemonic-keys.json");
+  ASSERT_GE(vectors.size(), 6U);
+  for (const auto& v : vectors) {
+    const std::string mnemonic = v.at("mnemonic"), passphrase = v.at("passphrase");
+    auto seed = mnemonic_to_seed(mnemonic, passphrase);
+    ASSERT_TRUE(seed.ok()) << seed.error().to_string();
+    EXPECT_EQ(to_hex(seed->bytes()), v.at("seed_hex").get<std::string>())
+        << mnemonic.substr(0, 20) << " / " << passphrase;
+    for (const auto& d : v.at("derived")) {
+      auto path = keystone::DerivationPath::parse(d.at("path").get<std::string>());
+      ASSERT_TRUE(path.ok());
+      auto key = derive_ed25519(*seed, *path);
+      ASSERT_TRUE(key.ok()) << key.error().to_string();
+      EXPECT_EQ(to_hex(key->bytes()), d.at("secret_seed_hex").get<std::string>()) << d.at("path");
+      auto keypair = Keypair::from_seed(key->bytes());
+      EXPECT_EQ(to_base58(keypair->public_key()), d.at("pubkey").get<std::string>())
+          << d.at("path");
+    }
+    // The Solana CLI without a path takes the first 32 bytes of the seed.
+    auto cli = Keypair::from_seed(seed->bytes().first(32));
+    EXPECT_EQ(to_base58(cli->public_key()), v.at("solana_cli_no_path_pubkey").get<std::string>());
+  }
+}
+
+TEST(Bip39, RefusesBadMnemonicsWithTheRule) {
+  const std::string good =
+      "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon "
+      "about";
+  EXPECT_TRUE(mnemonic_to_seed("  " + good + "\n", "").ok()) << "surrounding whitespace is fine";
+  struct Case {
+    std::string mnemonic, passphrase, message;
+  };
+  const Case cases[] = {
+      {"abandon abandon abandon", "", "12, 15, 18, 21 or 24 words"},
+      {"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon "
+       "abandon",
+       "", "checksum"},
+      {"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon "
+       "abuot",
+       "", "word 12"},
+      {"Abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon "
+       "about",
+       "", "word 1"},
+      {good, "p\xc3\xa4ss", "ASCII"},
+  };
+  for (const auto& c : cases) {
+    auto seed = mnemonic_to_seed(c.mnemonic, c.passphrase);
+    ASSERT_FALSE(seed.ok()) << c.mnemonic;
+    EXPECT_NE(seed.error().message().find(c.message), std::string::npos) << seed.error().message();
+    EXPECT_EQ(seed.error().message().find("abandon"), std::string::npos)
+        << "no mnemonic word in an error";
+  }
+  auto seed = mnemonic_to_seed(good, "");
+  auto unhardened = derive_ed25519(*seed, keystone::DerivationPath::parse("m/44'/501'/0").value());
+  ASSERT_FALSE(unhardened.ok());
+  EXPECT_NE(unhardened.error().message().find("hardened"), std::string::npos);
+}
+
+TEST(SolanaKeypairFile, ParsesAndChecksThePublicHalf) {
+  const Bytes seed = test::hex("cdf9fcd6e2e229d88b015fc793d36111e1a71d4b4ef3eafc4ab2576036e9e76b");
+  auto keypair = Keypair::from_seed(seed);
+  std::string json = "[";
+  for (std::size_t i = 0; i < 64; ++i) {
+    json += std::to_string(i < 32 ? seed[i] : keypair->public_key().bytes[i - 32]) +
+            (i < 63 ? "," : "]");
+  }
+  auto parsed = seed_from_solana_keypair_json(json + "\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  EXPECT_EQ(Bytes(parsed->bytes().begin(), parsed->bytes().end()), seed);
+
+  std::string wrong_public = json;
+  wrong_public.replace(wrong_public.rfind(','), std::string::npos, ",7]");
+  EXPECT_NE(seed_from_solana_keypair_json(wrong_public).error().message().find("public half"),
+            std::string::npos);
+  for (const char* bad : {"", "[]", "[1,2,3]", "{\"a\":1}", "[256,1]", "[1,,2]", "[-1]"}) {
+    auto r = seed_from_solana_keypair_json(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message().find("64 numbers"), std::string::npos);
+  }
+  EXPECT_FALSE(seed_from_solana_keypair_json(json + " [").ok()) << "trailing content";
+}
+
+class KeystoreFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        std::filesystem::temp_directory_path() / ("airlock-keystore-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / "manager.key").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  void write(const SecretBytes& seed) {
+    ASSERT_TRUE(write_keystore(path_, seed, secret_of("correct horse battery"),
+                               {"generated", std::nullopt}, minimum_kdf_limits())
+                    .ok());
+  }
+  nlohmann::json load() {
+    std::ifstream in(path_);
+    return nlohmann::json::parse(in);
+  }
+  void save(const nlohmann::json& j) { std::ofstream(path_) << j.dump(); }
+
+  std::filesystem::path dir_;
+  std::string path_;
+};
+
+TEST_F(KeystoreFile, RoundTripsWithMode0600AndNeverOverwrites) {
+  auto seed = generate_seed();
+  ASSERT_TRUE(seed.ok());
+  write(*seed);
+  struct stat st {};
+  ASSERT_EQ(stat(path_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600U);
+  auto info = read_keystore_info(path_);
+  ASSERT_TRUE(info.ok()) << info.error().to_string();
+  auto keypair = open_keystore(path_, secret_of("correct horse battery"));
+  ASSERT_TRUE(keypair.ok()) << keypair.error().to_string();
+  EXPECT_EQ(keypair->public_key(), info->public_key);
+  EXPECT_EQ(keypair->public_key(), Keypair::from_seed(seed->bytes())->public_key());
+  const auto again = write_keystore(path_, *seed, secret_of("correct horse battery"),
+                                    {"generated", std::nullopt}, minimum_kdf_limits());
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().message().find("never overwritten"), std::string::npos);
+  // The file holds no secret in the clear.
+  std::ifstream in(path_);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find(to_hex(seed->bytes())), std::string::npos);
+  EXPECT_EQ(text.find(to_base64(seed->bytes())), std::string::npos);
+}
+
+TEST_F(KeystoreFile, WrongPassphraseAndEveryTamperingFail) {
+  auto seed = generate_seed();
+  write(*seed);
+  auto wrong = open_keystore(path_, secret_of("correct horse batterz"));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message().find("wrong passphrase, or the file was altered"),
+            std::string::npos);
+
+  const auto original = load();
+  auto tampered = original;
+  auto header = nlohmann::json::parse(original["header"].get<std::string>());
+  header["created"] = "2020-01-01T00:00:00Z";
+  tampered["header"] = header.dump();
+  save(tampered);
+  EXPECT_FALSE(open_keystore(path_, secret_of("correct horse battery")).ok())
+      << "the header is authenticated";
+
+  header = nlohmann::json::parse(original["header"].get<std::string>());
+  header["kdf"]["opslimit"] = 1;
+  tampered["header"] = header.dump();
+  save(tampered);
+  auto weak = open_keystore(path_, secret_of("correct horse battery"));
+  ASSERT_FALSE(weak.ok());
+  EXPECT_NE(weak.error().message().find("interactive"), std::string::npos);
+
+  tampered = original;
+  std::string ct = original["ciphertext"];
+  ct[3] = ct[3] == 'A' ? 'B' : 'A';
+  tampered["ciphertext"] = ct;
+  save(tampered);
+  EXPECT_FALSE(open_keystore(path_, secret_of("correct horse battery")).ok());
+
+  save(nlohmann::json{{"hello", 1}});
+  EXPECT_NE(read_keystore_info(path_).error().message().find("not an airlock keystore"),
+            std::string::npos);
+  save(original);
+  EXPECT_TRUE(open_keystore(path_, secret_of("correct horse battery")).ok());
+}
+
+TEST_F(KeystoreFile, ShortPassphraseAndWeakLimitsAreRefusedWhenWriting) {
+  auto seed = generate_seed();
+  EXPECT_EQ(write_keystore(path_, *seed, secret_of("short"), {"generated", std::nullopt},
+                           minimum_kdf_limits())
+                .error()
+                .code(),
+            ErrorCode::kUsage);
+  EXPECT_EQ(write_keystore(path_, *seed, secret_of("long enough passphrase"),
+                           {"generated", std::nullopt}, {1, 8192})
+                .error()
+                .code(),
+            ErrorCode::kUsage);
+  EXPECT_FALSE(std::filesystem::exists(path_));
+}
+
+}  // namespace
+}  // namespace airlock::offline
