@@ -1,0 +1,25 @@
+// Reading secrets (passphrases, mnemonics) without echo and without ever holding them outside
+// SecretBytes: from the controlling terminal, or from a file descriptor for unattended use.
+// Never from a command-line argument, which other users can read in the process list.
+#pragma once
+
+#include <string_view>
+
+#include <airlock/common/error.h>
+#include <airlock/common/secret.h>
+
+namespace airlock::offline {
+
+// Longest secret line accepted (a 24-word mnemonic is under 220 characters).
+inline constexpr std::size_t kMaxSecretLine = 1024;
+
+// One line from `fd`, without its line ending.
+[[nodiscard]] Result<SecretBytes> read_secret_line(int fd);
+
+// Prompts on /dev/tty with echo off and reads one line.
+[[nodiscard]] Result<SecretBytes> prompt_secret(std::string_view prompt);
+
+// For `fd` >= 0 reads from it; otherwise prompts (twice when `confirm`, which must match).
+[[nodiscard]] Result<SecretBytes> obtain_secret(int fd, std::string_view prompt, bool confirm);
+
+}  // namespace airlock::offline
