@@ -94,6 +94,10 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "qr.encode_failed";
     case ErrorCode::kImageInvalid:
       return "image.invalid";
+    case ErrorCode::kIdlInvalid:
+      return "idl.invalid";
+    case ErrorCode::kIdlUndecodable:
+      return "idl.undecodable";
   }
   return "unknown";
 }

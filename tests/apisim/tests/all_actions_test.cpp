@@ -5,6 +5,7 @@
 #include <set>
 
 #include <airlock/common/hash.h>
+#include <airlock/offline/idl.h>
 
 #include "conformance_support.h"
 
@@ -68,6 +69,22 @@ class AllActions : public Twin {
         EXPECT_EQ(Bytes(ix.data.begin(), ix.data.begin() + 8), expected.discriminator) << action;
         EXPECT_GE(ix.accounts.size(), expected.accounts)
             << action << ": fewer accounts than the IDL names";
+        // The offline half's interpreter decodes every argument, exactly, with the same IDL;
+        // a route argument holds Jupiter `route` data that the Jupiter IDL decodes in turn.
+        auto decoded = offline::decode_instruction(vault_idl, ix.data);
+        EXPECT_TRUE(decoded.ok()) << action << ": "
+                                  << (decoded.ok() ? "" : decoded.error().to_string());
+        if (decoded.ok() && decoded->args.contains("route")) {
+          auto route = from_hex(decoded->args["route"].get<std::string>(), 4096);
+          auto nested = offline::decode_instruction(jupiter_idl, *route);
+          EXPECT_TRUE(nested.ok())
+              << action << ": " << (nested.ok() ? "" : nested.error().to_string());
+          if (nested.ok()) {
+            EXPECT_EQ(nested->instruction->name, "route");
+            EXPECT_FALSE(nested->args["route_plan"].empty());
+            ++routes_decoded;
+          }
+        }
       }
       EXPECT_EQ(send_and_confirm(step), "confirmed") << action;
     }
@@ -77,7 +94,10 @@ class AllActions : public Twin {
   json strategies() { return get(std::string("/vaults/") + kVault + "/strategies").body["data"]; }
 
   std::map<std::string, IdlInstruction> idl = load_idl();
+  offline::Idl vault_idl = offline::load_idl_file(AIRLOCK_VAULT_IDL).value();
+  offline::Idl jupiter_idl = offline::load_idl_file(AIRLOCK_JUPITER_IDL).value();
   std::set<std::string> covered;
+  int routes_decoded = 0;
 };
 
 TEST_F(AllActions, EveryBuilderProducesATransactionTheIdlDescribesAndThatConfirms) {
@@ -209,6 +229,7 @@ TEST_F(AllActions, EveryBuilderProducesATransactionTheIdlDescribesAndThatConfirm
   for (const auto& action : covered) missing.erase(instruction_name(action));
   EXPECT_TRUE(missing.empty()) << "not exercised: " << json(missing).dump();
   EXPECT_EQ(covered.size(), 28U);
+  EXPECT_GE(routes_decoded, 3) << "swap, sweep and zap swap carry Jupiter routes";
   EXPECT_GT(get(std::string("/vaults/") + vault + "/nav").body["data"].size(), 20U)
       << "every confirmed write records a NAV point";
   EXPECT_FALSE(get(std::string("/vaults/") + vault + "/strategy-history").body["data"].empty());

@@ -69,6 +69,9 @@ enum class ErrorCode : std::uint16_t {
   kFrameInvalid,
   kQrEncodeFailed,
   kImageInvalid,
+  // Instruction decoding (offline/idl.h, offline/decode.h).
+  kIdlInvalid,
+  kIdlUndecodable,
 };
 
 // The stable snake_case name of a code, e.g. "message.no_writable_fee_payer".

@@ -1,0 +1,102 @@
+// Anchor IDLs, interpreted strictly, to decode any program's instruction data into named
+// arguments and named accounts.
+//
+// Accepted: spec 0.1.0 JSON (instructions with explicit 8-byte discriminators, accounts with
+// writable/signer flags, types under "types" referenced as {"defined": {"name": ...}}) and
+// legacy IDLs (no discriminators: sha256("global:<name>")[..8]; isMut/isSigner; "defined": name).
+//
+// Decoding is all or nothing: the data must start with a known discriminator and be consumed
+// exactly; vectors and strings are bounded by the bytes that remain, nesting by a depth limit;
+// bools must be 0 or 1, option tags 0 or 1, enum tags in range, strings valid UTF-8. Anything
+// else is "undecodable", and the offline half refuses what it cannot decode.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <airlock/common/bytes.h>
+#include <airlock/common/error.h>
+
+namespace airlock::offline {
+
+// Nesting of vectors, options, arrays and defined types one value may have.
+inline constexpr std::size_t kMaxIdlDepth = 16;
+// Largest IDL file read; the biggest public ones are a few hundred KB.
+inline constexpr std::size_t kMaxIdlFileBytes = 4 << 20;
+
+struct IdlType;
+using IdlTypePtr = std::shared_ptr<const IdlType>;
+
+struct IdlField {
+  std::string name;  // empty for tuple fields
+  IdlTypePtr type;
+};
+
+struct IdlType {
+  enum class Kind { kPrimitive, kOption, kVec, kArray, kDefined };
+  Kind kind = Kind::kPrimitive;
+  std::string primitive;   // bool, u8..u128, i8..i128, pubkey, string, bytes
+  IdlTypePtr inner;        // option, vec, array
+  std::size_t length = 0;  // array
+  std::string defined;     // defined type name
+};
+
+struct IdlVariant {
+  std::string name;
+  std::vector<IdlField> fields;
+};
+
+struct IdlTypeDef {
+  std::string name;
+  bool is_enum = false;
+  std::vector<IdlField> fields;      // struct
+  std::vector<IdlVariant> variants;  // enum
+};
+
+struct IdlAccount {
+  std::string name;
+  bool writable = false;
+  bool signer = false;
+  bool optional = false;
+};
+
+struct IdlInstruction {
+  std::string name;
+  Bytes discriminator;
+  std::vector<IdlAccount> accounts;
+  std::vector<IdlField> args;
+};
+
+struct Idl {
+  PublicKey program;
+  std::string name;
+  std::vector<IdlInstruction> instructions;
+  std::map<std::string, IdlTypeDef> types;
+};
+
+// Parses an IDL. `fallback_program` is used when the file names no address (legacy IDLs).
+// Errors name the path inside the file (instructions[3].args[1].type: ...).
+[[nodiscard]] Result<Idl> parse_idl(const nlohmann::json& idl,
+                                    const std::optional<PublicKey>& fallback_program = {});
+[[nodiscard]] Result<Idl> load_idl_file(const std::string& path);
+
+struct DecodedInstruction {
+  const IdlInstruction* instruction = nullptr;
+  // Arguments by name. Integers wider than 53 bits are strings (JSON numbers lose precision),
+  // public keys base58, bytes hex, enums {"variant": name, ...fields}.
+  nlohmann::ordered_json args;
+};
+
+// Decodes instruction data with the IDL. Fails with idl.undecodable naming what was wrong.
+[[nodiscard]] Result<DecodedInstruction> decode_instruction(const Idl& idl, ByteView data);
+
+// The instruction named `name` of an IDL, or nullptr.
+[[nodiscard]] const IdlInstruction* find_instruction(const Idl& idl, std::string_view name);
+
+}  // namespace airlock::offline

@@ -1,0 +1,538 @@
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include <airlock/common/hash.h>
+#include <airlock/offline/idl.h>
+
+namespace airlock::offline {
+namespace {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+Error invalid(const std::string& path, const std::string& rule) {
+  return Error(ErrorCode::kIdlInvalid, "idl: " + path + ": " + rule);
+}
+Error undecodable(const std::string& where, const std::string& rule) {
+  return Error(ErrorCode::kIdlUndecodable, where + ": " + rule);
+}
+
+const std::set<std::string, std::less<>> kPrimitives = {
+    "bool", "u8",   "i8",   "u16",    "i16",    "u32",   "i32", "u64",
+    "i64",  "u128", "i128", "pubkey", "string", "bytes", "f32", "f64"};
+
+std::size_t primitive_size(std::string_view p) {
+  if (p == "bool" || p == "u8" || p == "i8") return 1;
+  if (p == "u16" || p == "i16") return 2;
+  if (p == "u32" || p == "i32" || p == "f32") return 4;
+  if (p == "u64" || p == "i64" || p == "f64") return 8;
+  if (p == "u128" || p == "i128") return 16;
+  if (p == "pubkey") return 32;
+  return 4;  // string and bytes: at least their u32 length
+}
+
+Result<IdlTypePtr> parse_type(const json& t, const std::string& path, int depth = 0) {
+  if (depth > static_cast<int>(kMaxIdlDepth)) return invalid(path, "type nests too deeply");
+  auto out = std::make_shared<IdlType>();
+  if (t.is_string()) {
+    std::string name = t.get<std::string>();
+    if (name == "publicKey") name = "pubkey";  // legacy spelling
+    if (kPrimitives.count(name) == 0) return invalid(path, "unknown type '" + name + "'");
+    out->primitive = name;
+    return IdlTypePtr(out);
+  }
+  if (!t.is_object() || t.size() != 1)
+    return invalid(path, "must be a type name or one of {option, vec, array, defined}");
+  if (t.contains("option") || t.contains("vec")) {
+    const bool option = t.contains("option");
+    out->kind = option ? IdlType::Kind::kOption : IdlType::Kind::kVec;
+    AIRLOCK_TRY(inner, parse_type(option ? t["option"] : t["vec"],
+                                  path + (option ? ".option" : ".vec"), depth + 1));
+    out->inner = inner;
+    return IdlTypePtr(out);
+  }
+  if (t.contains("array")) {
+    const json& a = t["array"];
+    if (!a.is_array() || a.size() != 2 || !a[1].is_number_unsigned())
+      return invalid(path + ".array", "must be [type, length]");
+    out->kind = IdlType::Kind::kArray;
+    AIRLOCK_TRY(inner, parse_type(a[0], path + ".array[0]", depth + 1));
+    out->inner = inner;
+    out->length = a[1].get<std::size_t>();
+    if (out->length > 65536) return invalid(path + ".array", "length over 65536");
+    return IdlTypePtr(out);
+  }
+  if (t.contains("defined")) {
+    out->kind = IdlType::Kind::kDefined;
+    const json& d = t["defined"];
+    if (d.is_string()) {
+      out->defined = d.get<std::string>();
+    } else if (d.is_object() && d.contains("name") && d["name"].is_string()) {
+      out->defined = d["name"].get<std::string>();
+    } else {
+      return invalid(path + ".defined", "must name a type");
+    }
+    return IdlTypePtr(out);
+  }
+  return invalid(path, "unknown type form " + t.dump());
+}
+
+Result<std::vector<IdlField>> parse_fields(const json& fields, const std::string& path) {
+  std::vector<IdlField> out;
+  if (!fields.is_array()) return invalid(path, "must be an array");
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const std::string p = path + "[" + std::to_string(i) + "]";
+    IdlField f;
+    if (fields[i].is_object() && fields[i].contains("type")) {  // named field
+      if (!fields[i].contains("name") || !fields[i]["name"].is_string())
+        return invalid(p + ".name", "must be a string");
+      f.name = fields[i]["name"];
+      AIRLOCK_TRY(type, parse_type(fields[i]["type"], p + ".type"));
+      f.type = type;
+    } else {  // tuple field: a bare type
+      AIRLOCK_TRY(type, parse_type(fields[i], p));
+      f.type = type;
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void flatten_accounts(const json& accounts, std::vector<IdlAccount>& out,
+                      const std::string& prefix) {
+  for (const auto& a : accounts) {
+    if (a.contains("accounts") && a["accounts"].is_array()) {  // a nested group
+      flatten_accounts(a["accounts"], out, prefix + a.value("name", std::string()) + ".");
+      continue;
+    }
+    IdlAccount acc;
+    acc.name = prefix + a.value("name", std::string("?"));
+    acc.writable = a.value("writable", a.value("isMut", false));
+    acc.signer = a.value("signer", a.value("isSigner", false));
+    acc.optional = a.value("optional", a.value("isOptional", false));
+    out.push_back(acc);
+  }
+}
+
+// ---- decoding ----
+
+class Cursor {
+ public:
+  explicit Cursor(ByteView data) : data_(data) {}
+  bool take(std::size_t n, const std::uint8_t*& out) {
+    if (n > data_.size() - pos_) return false;
+    out = data_.data() + pos_;
+    pos_ += n;
+    return true;
+  }
+  std::size_t remaining() const { return data_.size() - pos_; }
+  std::size_t position() const { return pos_; }
+
+ private:
+  ByteView data_;
+  std::size_t pos_ = 0;
+};
+
+bool valid_utf8(const std::uint8_t* s, std::size_t n) {
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned c = s[i];
+    std::size_t len = 0;
+    unsigned min = 0, cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((c & 0xe0) == 0xc0) {
+      len = 2;
+      min = 0x80;
+      cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      len = 3;
+      min = 0x800;
+      cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      len = 4;
+      min = 0x10000;
+      cp = c & 0x07;
+    } else
+      return false;
+    if (i + len > n) return false;
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3fU);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += len;
+  }
+  return true;
+}
+
+class Decoder {
+ public:
+  Decoder(const Idl& idl, ByteView data) : idl_(idl), in_(data) {}
+
+  Result<ojson> value(const IdlType& t, const std::string& where, std::size_t depth) {
+    if (depth > kMaxIdlDepth)
+      return undecodable(where, "nests deeper than " + std::to_string(kMaxIdlDepth));
+    switch (t.kind) {
+      case IdlType::Kind::kPrimitive:
+        return primitive(t.primitive, where);
+      case IdlType::Kind::kOption: {
+        AIRLOCK_TRY(tag, byte(where));
+        if (tag == 0) return ojson(nullptr);
+        if (tag != 1)
+          return undecodable(where, "option tag " + std::to_string(tag) + " is neither 0 nor 1");
+        return value(*t.inner, where, depth + 1);
+      }
+      case IdlType::Kind::kVec: {
+        AIRLOCK_TRY(count, le(4, where));
+        const std::size_t min = min_size(*t.inner, 0);
+        if (count > in_.remaining() / std::max<std::size_t>(min, 1) || count > 65536) {
+          return undecodable(where, "vector of " + std::to_string(count) +
+                                        " items cannot fit the " + std::to_string(in_.remaining()) +
+                                        " bytes left");
+        }
+        ojson out = ojson::array();
+        for (std::uint64_t i = 0; i < count; ++i) {
+          AIRLOCK_TRY(item, value(*t.inner, where + "[" + std::to_string(i) + "]", depth + 1));
+          out.push_back(std::move(item));
+        }
+        return out;
+      }
+      case IdlType::Kind::kArray: {
+        if (t.inner->kind == IdlType::Kind::kPrimitive && t.inner->primitive == "u8") {
+          const std::uint8_t* p = nullptr;
+          if (!in_.take(t.length, p))
+            return undecodable(where, "ends inside a " + std::to_string(t.length) + "-byte array");
+          return ojson(to_hex(ByteView(p, t.length)));
+        }
+        ojson out = ojson::array();
+        for (std::size_t i = 0; i < t.length; ++i) {
+          AIRLOCK_TRY(item, value(*t.inner, where + "[" + std::to_string(i) + "]", depth + 1));
+          out.push_back(std::move(item));
+        }
+        return out;
+      }
+      case IdlType::Kind::kDefined:
+        return defined(t.defined, where, depth + 1);
+    }
+    return undecodable(where, "unknown type");
+  }
+
+  bool at_end() const { return in_.remaining() == 0; }
+  std::size_t position() const { return in_.position(); }
+
+ private:
+  Result<std::uint64_t> le(std::size_t n, const std::string& where) {
+    const std::uint8_t* p = nullptr;
+    if (!in_.take(n, p))
+      return undecodable(where, "ends before its " + std::to_string(n) + " bytes");
+    std::uint64_t v = 0;
+    for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+    return v;
+  }
+  Result<std::uint8_t> byte(const std::string& where) {
+    AIRLOCK_TRY(v, le(1, where));
+    return static_cast<std::uint8_t>(v);
+  }
+
+  Result<ojson> primitive(const std::string& p, const std::string& where) {
+    if (p == "bool") {
+      AIRLOCK_TRY(b, byte(where));
+      if (b > 1)
+        return undecodable(where, "bool byte " + std::to_string(b) + " is neither 0 nor 1");
+      return ojson(b == 1);
+    }
+    if (p == "pubkey") {
+      const std::uint8_t* k = nullptr;
+      if (!in_.take(32, k)) return undecodable(where, "ends inside a public key");
+      return ojson(to_base58(ByteView(k, 32)));
+    }
+    if (p == "string" || p == "bytes") {
+      AIRLOCK_TRY(len, le(4, where));
+      const std::uint8_t* s = nullptr;
+      if (len > in_.remaining() || !in_.take(len, s)) {
+        return undecodable(where,
+                           std::to_string(len) + "-byte " + p + " cannot fit the bytes left");
+      }
+      if (p == "bytes") return ojson(to_hex(ByteView(s, len)));
+      if (!valid_utf8(s, len)) return undecodable(where, "string is not valid UTF-8");
+      return ojson(std::string(reinterpret_cast<const char*>(s), len));
+    }
+    if (p == "u128" || p == "i128") {
+      AIRLOCK_TRY(lo, le(8, where));
+      AIRLOCK_TRY(hi, le(8, where));
+      unsigned __int128 v = (static_cast<unsigned __int128>(hi) << 64) | lo;
+      bool negative = false;
+      if (p == "i128" && (hi >> 63) != 0) {
+        negative = true;
+        v = ~v + 1;
+      }
+      std::string digits;
+      do {
+        digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+        v /= 10;
+      } while (v != 0);
+      return ojson((negative ? "-" : "") + digits);
+    }
+    if (p == "f32" || p == "f64") {
+      AIRLOCK_TRY(bits, le(p == "f32" ? 4 : 8, where));
+      if (p == "f32") {
+        float f = 0;
+        const auto b32 = static_cast<std::uint32_t>(bits);
+        std::memcpy(&f, &b32, 4);
+        return ojson(static_cast<double>(f));
+      }
+      double d = 0;
+      std::memcpy(&d, &bits, 8);
+      return ojson(d);
+    }
+    const std::size_t n = primitive_size(p);
+    AIRLOCK_TRY(v, le(n, where));
+    const bool is_signed = p[0] == 'i';
+    if (is_signed) {
+      const std::int64_t s = n == 8 ? static_cast<std::int64_t>(v)
+                                    : static_cast<std::int64_t>(v << (64 - 8 * n)) >> (64 - 8 * n);
+      if (n == 8) return ojson(std::to_string(s));
+      return ojson(s);
+    }
+    if (n == 8) return ojson(std::to_string(v));  // beyond 2^53 JSON numbers lose precision
+    return ojson(v);
+  }
+
+  Result<ojson> defined(const std::string& name, const std::string& where, std::size_t depth) {
+    auto it = idl_.types.find(name);
+    if (it == idl_.types.end())
+      return undecodable(where, "type '" + name + "' is not defined in the IDL");
+    const IdlTypeDef& def = it->second;
+    if (!def.is_enum) return fields(def.fields, where, depth);
+    AIRLOCK_TRY(tag, byte(where));
+    if (tag >= def.variants.size()) {
+      return undecodable(where, "enum " + name + " has no variant " + std::to_string(tag) +
+                                    " (it has " + std::to_string(def.variants.size()) + ")");
+    }
+    const IdlVariant& v = def.variants[tag];
+    ojson out = {{"variant", v.name}};
+    if (!v.fields.empty()) {
+      AIRLOCK_TRY(f, fields(v.fields, where + "." + v.name, depth));
+      out["fields"] = f;
+    }
+    return out;
+  }
+
+  Result<ojson> fields(const std::vector<IdlField>& fs, const std::string& where,
+                       std::size_t depth) {
+    ojson out = ojson::object();
+    for (std::size_t i = 0; i < fs.size(); ++i) {
+      const std::string key = fs[i].name.empty() ? std::to_string(i) : fs[i].name;
+      AIRLOCK_TRY(v, value(*fs[i].type, where + "." + key, depth));
+      out[key] = std::move(v);
+    }
+    return out;
+  }
+
+  std::size_t min_size(const IdlType& t, std::size_t depth) const {
+    if (depth > kMaxIdlDepth) return 1;
+    switch (t.kind) {
+      case IdlType::Kind::kPrimitive:
+        return primitive_size(t.primitive);
+      case IdlType::Kind::kOption:
+        return 1;
+      case IdlType::Kind::kVec:
+        return 4;
+      case IdlType::Kind::kArray:
+        return t.length * min_size(*t.inner, depth + 1);
+      case IdlType::Kind::kDefined: {
+        auto it = idl_.types.find(t.defined);
+        if (it == idl_.types.end()) return 1;
+        if (it->second.is_enum) return 1;
+        std::size_t sum = 0;
+        for (const auto& f : it->second.fields) sum += min_size(*f.type, depth + 1);
+        return sum;
+      }
+    }
+    return 1;
+  }
+
+  const Idl& idl_;
+  Cursor in_;
+};
+
+}  // namespace
+
+Result<Idl> parse_idl(const json& j, const std::optional<PublicKey>& fallback_program) {
+  if (!j.is_object()) return invalid("(root)", "must be a JSON object");
+  Idl idl;
+  std::string address;
+  if (j.contains("address") && j["address"].is_string()) address = j["address"];
+  if (address.empty() && j.contains("metadata") && j["metadata"].is_object() &&
+      j["metadata"].contains("address")) {
+    address = j["metadata"]["address"];
+  }
+  if (!address.empty()) {
+    auto key = public_key_from_base58(address);
+    if (!key.ok()) return invalid("address", key.error().message());
+    idl.program = key.value();
+  } else if (fallback_program) {
+    idl.program = *fallback_program;
+  } else {
+    return invalid("address", "the IDL names no program address");
+  }
+  idl.name = j.contains("metadata") && j["metadata"].is_object()
+                 ? j["metadata"].value("name", j.value("name", std::string()))
+                 : j.value("name", std::string());
+  if (j.contains("types")) {
+    if (!j["types"].is_array()) return invalid("types", "must be an array");
+    for (std::size_t i = 0; i < j["types"].size(); ++i) {
+      const json& t = j["types"][i];
+      const std::string path = "types[" + std::to_string(i) + "]";
+      if (!t.contains("name") || !t["name"].is_string() || !t.contains("type") ||
+          !t["type"].is_object()) {
+        return invalid(path, "must have a name and a type");
+      }
+      IdlTypeDef def;
+      def.name = t["name"];
+      const std::string kind = t["type"].value("kind", "");
+      if (kind == "struct") {
+        AIRLOCK_TRY(fields,
+                    parse_fields(t["type"].value("fields", json::array()), path + ".type.fields"));
+        def.fields = std::move(fields);
+      } else if (kind == "enum") {
+        def.is_enum = true;
+        const json& variants = t["type"].value("variants", json::array());
+        if (!variants.is_array() || variants.empty() || variants.size() > 256)
+          return invalid(path + ".type.variants", "must list 1 to 256 variants");
+        for (std::size_t v = 0; v < variants.size(); ++v) {
+          IdlVariant variant;
+          variant.name = variants[v].value("name", std::string("?"));
+          if (variants[v].contains("fields")) {
+            AIRLOCK_TRY(fields,
+                        parse_fields(variants[v]["fields"],
+                                     path + ".type.variants[" + std::to_string(v) + "].fields"));
+            variant.fields = std::move(fields);
+          }
+          def.variants.push_back(std::move(variant));
+        }
+      } else {
+        return invalid(path + ".type.kind", "'" + kind + "' is not supported (struct or enum)");
+      }
+      idl.types[def.name] = std::move(def);
+    }
+  }
+  if (!j.contains("instructions") || !j["instructions"].is_array())
+    return invalid("instructions", "must be an array");
+  for (std::size_t i = 0; i < j["instructions"].size(); ++i) {
+    const json& ix = j["instructions"][i];
+    const std::string path = "instructions[" + std::to_string(i) + "]";
+    IdlInstruction out;
+    if (!ix.contains("name") || !ix["name"].is_string())
+      return invalid(path + ".name", "must be a string");
+    out.name = ix["name"];
+    if (ix.contains("discriminator")) {
+      if (!ix["discriminator"].is_array() || ix["discriminator"].empty() ||
+          ix["discriminator"].size() > 32) {
+        return invalid(path + ".discriminator", "must be an array of bytes");
+      }
+      for (const auto& b : ix["discriminator"]) {
+        if (!b.is_number_unsigned() || b.get<unsigned>() > 255)
+          return invalid(path + ".discriminator", "must be an array of bytes");
+        out.discriminator.push_back(b.get<std::uint8_t>());
+      }
+    } else {  // legacy: sha256("global:<snake_case name>")
+      std::string snake;
+      for (char c : out.name) {
+        if (std::isupper(static_cast<unsigned char>(c))) {
+          snake += '_';
+          snake += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        } else {
+          snake += c;
+        }
+      }
+      const std::string preimage = "global:" + snake;
+      const Hash h =
+          sha256(ByteView(reinterpret_cast<const std::uint8_t*>(preimage.data()), preimage.size()));
+      out.discriminator.assign(h.bytes.begin(), h.bytes.begin() + 8);
+    }
+    if (ix.contains("accounts")) flatten_accounts(ix["accounts"], out.accounts, "");
+    AIRLOCK_TRY(args, parse_fields(ix.value("args", json::array()), path + ".args"));
+    out.args = std::move(args);
+    for (const auto& other : idl.instructions) {
+      if (other.discriminator == out.discriminator)
+        return invalid(path + ".discriminator", "repeats " + other.name + "'s");
+    }
+    idl.instructions.push_back(std::move(out));
+  }
+  // Every defined type an instruction or type uses must exist.
+  std::function<Status(const IdlType&, const std::string&)> check =
+      [&](const IdlType& t, const std::string& path) -> Status {
+    if (t.kind == IdlType::Kind::kDefined && idl.types.count(t.defined) == 0)
+      return invalid(path, "uses undefined type '" + t.defined + "'");
+    if (t.inner) return check(*t.inner, path);
+    return {};
+  };
+  for (const auto& ix : idl.instructions) {
+    for (const auto& a : ix.args)
+      AIRLOCK_CHECK(check(*a.type, "instructions." + ix.name + ".args." + a.name));
+  }
+  for (const auto& [name, def] : idl.types) {
+    for (const auto& f : def.fields) AIRLOCK_CHECK(check(*f.type, "types." + name));
+    for (const auto& v : def.variants) {
+      for (const auto& f : v.fields) AIRLOCK_CHECK(check(*f.type, "types." + name + "." + v.name));
+    }
+  }
+  return idl;
+}
+
+Result<Idl> load_idl_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(ErrorCode::kIo, "cannot open IDL '" + path + "'");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.size() > kMaxIdlFileBytes) return invalid(path, "larger than 4 MiB");
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) return invalid(path, "is not valid JSON");
+  auto idl = parse_idl(j);
+  if (!idl.ok()) return Error(idl.error().code(), idl.error().message() + " (in " + path + ")");
+  return idl;
+}
+
+const IdlInstruction* find_instruction(const Idl& idl, std::string_view name) {
+  for (const auto& ix : idl.instructions) {
+    if (ix.name == name) return &ix;
+  }
+  return nullptr;
+}
+
+Result<DecodedInstruction> decode_instruction(const Idl& idl, ByteView data) {
+  const IdlInstruction* match = nullptr;
+  for (const auto& ix : idl.instructions) {
+    if (data.size() >= ix.discriminator.size() &&
+        std::equal(ix.discriminator.begin(), ix.discriminator.end(), data.begin())) {
+      match = &ix;
+      break;
+    }
+  }
+  if (match == nullptr) {
+    return undecodable(idl.name.empty() ? "instruction" : idl.name,
+                       "data starts with no discriminator the IDL knows (" +
+                           to_hex(data.first(std::min<std::size_t>(8, data.size()))) + ")");
+  }
+  Decoder d(idl, data.subspan(match->discriminator.size()));
+  DecodedInstruction out;
+  out.instruction = match;
+  out.args = ojson::object();
+  for (const auto& arg : match->args) {
+    AIRLOCK_TRY(v, d.value(*arg.type, match->name + "." + arg.name, 0));
+    out.args[arg.name] = std::move(v);
+  }
+  if (!d.at_end()) {
+    return undecodable(match->name,
+                       "arguments end at byte " +
+                           std::to_string(d.position() + match->discriminator.size()) +
+                           " but the data has more; refusing to guess what the rest means");
+  }
+  return out;
+}
+
+}  // namespace airlock::offline
