@@ -35,6 +35,36 @@ std::string describe_char(char c) {
 
 }  // namespace
 
+bool is_valid_utf8(ByteView s) noexcept {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const unsigned c = s[i];
+    std::size_t len = 0;
+    unsigned min = 0, cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((c & 0xe0) == 0xc0) {
+      len = 2, min = 0x80, cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      len = 3, min = 0x800, cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      len = 4, min = 0x10000, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + len > s.size()) return false;
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3fU);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += len;
+  }
+  return true;
+}
+
 std::string to_hex(ByteView bytes) {
   if (bytes.empty()) return {};  // libsodium's arguments are declared non-null
   std::string out(bytes.size() * 2 + 1, '\0');

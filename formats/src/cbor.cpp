@@ -255,42 +255,6 @@ const cbor_callbacks kCallbacks = [] {
   return cb;
 }();
 
-// RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
-bool valid_utf8(const unsigned char* s, std::size_t n) {
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned c = s[i];
-    std::size_t len = 0;
-    unsigned min = 0, cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    if ((c & 0xe0) == 0xc0) {
-      len = 2;
-      min = 0x80;
-      cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      len = 3;
-      min = 0x800;
-      cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      len = 4;
-      min = 0x10000;
-      cp = c & 0x07;
-    } else
-      return false;
-    if (i + len > n) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((s[i + k] & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (s[i + k] & 0x3fU);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += len;
-  }
-  return true;
-}
-
 class StrictDecoder {
  public:
   StrictDecoder(ByteView input, const DecodeLimits& limits) : in_(input), limits_(limits) {}
@@ -373,7 +337,7 @@ class StrictDecoder {
       case Event::kBytes:
         return Value::bytes(Bytes(e.data, e.data + e.length));
       case Event::kText:
-        if (!valid_utf8(e.data, e.length)) {
+        if (!is_valid_utf8(ByteView(e.data, e.length))) {
           return Error(ErrorCode::kCborMalformed,
                        "CBOR text string at offset " + std::to_string(at) + " is not valid UTF-8");
         }

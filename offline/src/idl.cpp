@@ -134,41 +134,6 @@ class Cursor {
   std::size_t pos_ = 0;
 };
 
-bool valid_utf8(const std::uint8_t* s, std::size_t n) {
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned c = s[i];
-    std::size_t len = 0;
-    unsigned min = 0, cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    if ((c & 0xe0) == 0xc0) {
-      len = 2;
-      min = 0x80;
-      cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      len = 3;
-      min = 0x800;
-      cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      len = 4;
-      min = 0x10000;
-      cp = c & 0x07;
-    } else
-      return false;
-    if (i + len > n) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((s[i + k] & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (s[i + k] & 0x3fU);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += len;
-  }
-  return true;
-}
-
 class Decoder {
  public:
   Decoder(const Idl& idl, ByteView data) : idl_(idl), in_(data) {}
@@ -258,7 +223,7 @@ class Decoder {
                            std::to_string(len) + "-byte " + p + " cannot fit the bytes left");
       }
       if (p == "bytes") return ojson(to_hex(ByteView(s, len)));
-      if (!valid_utf8(s, len)) return undecodable(where, "string is not valid UTF-8");
+      if (!is_valid_utf8(ByteView(s, len))) return undecodable(where, "string is not valid UTF-8");
       return ojson(std::string(reinterpret_cast<const char*>(s), len));
     }
     if (p == "u128" || p == "i128") {

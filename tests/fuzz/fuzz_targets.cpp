@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include <airlock/common/accounts.h>
 #include <airlock/common/shortvec.h>
 #include <airlock/common/transaction.h>
@@ -12,6 +14,7 @@
 #include <airlock/formats/image.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/formats/ur.h>
+#include <airlock/offline/idl.h>
 #include <airlock/offline/inspect.h>
 
 namespace airlock::fuzz {
@@ -140,6 +143,33 @@ int png_image(const std::uint8_t* data, std::size_t size) {
   if (img.ok()) {
     require(img->pixels.size() ==
             static_cast<std::size_t>(img->width) * static_cast<std::size_t>(img->height));
+  }
+  return 0;
+}
+
+// Input: any text, parsed as an IDL; when it parses, every instruction's discriminator decodes
+// (or is refused) without harm.
+int idl_file(const std::uint8_t* data, std::size_t size) {
+  const auto j = nlohmann::json::parse(data, data + size, nullptr, false);
+  if (j.is_discarded()) return 0;
+  PublicKey fallback;
+  auto idl = offline::parse_idl(j, fallback);
+  if (!idl.ok()) return 0;
+  for (const auto& ix : idl->instructions) {
+    Bytes probe = ix.discriminator;
+    probe.insert(probe.end(), data, data + std::min<std::size_t>(size, 64));
+    (void)offline::decode_instruction(*idl, probe);
+  }
+  return 0;
+}
+
+// Input: instruction data for the shipped vault and Jupiter IDLs.
+int idl_decode(const std::uint8_t* data, std::size_t size) {
+  static const offline::Idl vault = offline::load_idl_file(AIRLOCK_FUZZ_IDL_DIR "/airlock_vault.json").value();
+  static const offline::Idl jupiter = offline::load_idl_file(AIRLOCK_FUZZ_IDL_DIR "/jupiter_v6.json").value();
+  for (const offline::Idl* idl : {&vault, &jupiter}) {
+    auto decoded = offline::decode_instruction(*idl, view(data, size));
+    if (decoded.ok()) require(decoded->instruction != nullptr && !decoded->args.dump().empty());
   }
   return 0;
 }

@@ -28,6 +28,8 @@ int keystone(const std::uint8_t* data, std::size_t size);
 int ur_part(const std::uint8_t* data, std::size_t size);
 int dense_frame(const std::uint8_t* data, std::size_t size);
 int png_image(const std::uint8_t* data, std::size_t size);
+int idl_file(const std::uint8_t* data, std::size_t size);
+int idl_decode(const std::uint8_t* data, std::size_t size);
 
 // Test names print the target's name, not its bytes.
 inline void PrintTo(const NamedTarget& target, std::ostream* os) { *os << target.name; }
@@ -37,6 +39,8 @@ inline constexpr NamedTarget kTargets[] = {
     {"inspect_input", inspect_input}, {"cbor_value", cbor_value}, {"sign_request", sign_request},
     {"sign_response", sign_response}, {"keystone", keystone},     {"ur_part", ur_part},
     {"dense_frame", dense_frame},     {"png_image", png_image},
+    {"idl_file", idl_file},
+    {"idl_decode", idl_decode},
 };
 
 }  // namespace airlock::fuzz

@@ -655,7 +655,10 @@ Steps build_dlmm_open(BuildContext& ctx, Vault& v) {
   const BinRange whole{static_cast<int>(lower), static_cast<int>(upper_exclusive - 1)};
   const auto parts = split_amounts(whole, xy.first, xy.second);
   std::vector<BuiltStep> steps;
-  for (const auto& [r, x, y] : parts) {
+  for (const Chunk& chunk : parts) {
+    // Plain copies: lambdas below capture them (clang 14 cannot capture structured bindings).
+    const BinRange r = chunk.range;
+    const std::uint64_t x = chunk.x, y = chunk.y;
     auto position_key = ctx.engine.derived_keypair("position", v.address, ctx.engine.nonce++);
     const PublicKey position = position_key->public_key();
     const PublicKey strategy = derive_address("strategy", v.address, ctx.engine.nonce++);
@@ -708,7 +711,10 @@ Steps fund_position(BuildContext& ctx, Vault& v, const char* instruction, bool r
   TRY_API(xy, amounts_xy(ctx.body, v, *pool));
   const auto parts = split_amounts(whole, xy.first, xy.second);
   std::vector<BuiltStep> steps;
-  for (const auto& [r, x, y] : parts) {
+  for (const Chunk& chunk : parts) {
+    // Plain copies: lambdas below capture them (clang 14 cannot capture structured bindings).
+    const BinRange r = chunk.range;
+    const std::uint64_t x = chunk.x, y = chunk.y;
     StepSpec spec{instruction, pool_accounts(v, ctx.key, *s, r),
                   strategy_args(x, y, pool->active_bin_id, static_cast<int>(max_slip), r, shape),
                   220'000};

@@ -74,6 +74,9 @@ template <std::size_t N>
 // whitespace. Rejects input that would decode to more than max_bytes before allocating.
 [[nodiscard]] Result<Bytes> from_base64(std::string_view text, std::size_t max_bytes);
 
+// RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
+[[nodiscard]] bool is_valid_utf8(ByteView bytes) noexcept;
+
 // Copies the first N bytes of a view. Precondition: view.size() >= N (checked: a shorter view
 // aborts rather than read past its end).
 template <std::size_t N>
