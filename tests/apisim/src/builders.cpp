@@ -994,7 +994,11 @@ Steps build_dlmm_zap_out_swap(BuildContext& ctx, Vault& v) {
   }
   TRY_API(bps, slippage(ctx.body, v));
   TRY_API(source, zap_source(ctx.body["sources"][0]));
-  const auto [mint, before, close_when_empty] = source;
+  // Plain copies rather than structured bindings: the lambda below captures them,
+  // which clang 14 (the fuzz preset) does not allow for bindings.
+  const PublicKey mint = std::get<0>(source);
+  const std::uint64_t before = std::get<1>(source);
+  const bool close_when_empty = std::get<2>(source);
   const std::uint64_t balance = v.balances[mint];
   if (balance < before)
     return conflict("ZapBalanceChanged", "the vault balance fell below balanceBefore");
