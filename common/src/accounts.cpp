@@ -30,7 +30,42 @@ bool demoted(const Message& m, std::size_t index, const std::optional<PublicKey>
   return invoked_as_program(m, index) && !upgradeable_loader_present;
 }
 
+std::uint64_t little_endian(ByteView bytes) {
+  std::uint64_t v = 0;
+  for (std::size_t i = bytes.size(); i-- > 0;) v = (v << 8) | bytes[i];
+  return v;
+}
+
+Error bad_table(const std::string& rule) {
+  return Error(ErrorCode::kLookupTableAccount, "lookup table account: " + rule);
+}
+
 }  // namespace
+
+Result<LookupTableAccount> parse_lookup_table_account(ByteView data) {
+  constexpr std::size_t kMetaSize = 56;
+  constexpr std::size_t kMaxAddresses = 256;
+  if (data.size() < kMetaSize) {
+    return bad_table("is " + std::to_string(data.size()) +
+                     " bytes, shorter than the 56-byte metadata");
+  }
+  if (little_endian(data.subspan(0, 4)) != 1) return bad_table("type field is not 1 (LookupTable)");
+  if ((data.size() - kMetaSize) % 32 != 0) {
+    return bad_table("address area of " + std::to_string(data.size() - kMetaSize) +
+                     " bytes is not a whole number of 32-byte keys");
+  }
+  if ((data.size() - kMetaSize) / 32 > kMaxAddresses)
+    return bad_table("holds more than 256 addresses");
+  LookupTableAccount out;
+  out.deactivation_slot = little_endian(data.subspan(4, 8));
+  const std::uint8_t has_authority = data[21];
+  if (has_authority > 1) return bad_table("authority option tag is neither 0 nor 1");
+  if (has_authority == 1) out.authority = fixed_from_view<32>(data.subspan(22, 32));
+  for (std::size_t at = kMetaSize; at < data.size(); at += 32) {
+    out.addresses.push_back(fixed_from_view<32>(data.subspan(at, 32)));
+  }
+  return out;
+}
 
 Result<std::vector<AccountRole>> account_roles(const Message& m,
                                                std::span<const LoadedTable> tables) {

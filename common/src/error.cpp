@@ -52,6 +52,8 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "transaction.not_a_signer";
     case ErrorCode::kLookupIndexOutOfRange:
       return "lookup.index_out_of_range";
+    case ErrorCode::kLookupTableAccount:
+      return "lookup.table_account";
     case ErrorCode::kCryptoUnavailable:
       return "crypto.unavailable";
     case ErrorCode::kOutOfSecureMemory:

@@ -146,5 +146,65 @@ TEST(DurableNonce, NotANonceWhenAnyConditionFails) {
   EXPECT_FALSE(durable_nonce(simple_message()).has_value());
 }
 
+// The Address Lookup Table program's account layout, written out field by field.
+Bytes table_account(std::uint32_t type, std::uint64_t deactivation,
+                    std::optional<PublicKey> authority, std::size_t count) {
+  Bytes d;
+  const auto le = [&](std::uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) d.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  };
+  le(type, 4);
+  le(deactivation, 8);
+  le(1234, 8);     // last extended slot
+  d.push_back(3);  // its start index
+  d.push_back(authority ? 1 : 0);
+  const PublicKey a = authority.value_or(PublicKey{});
+  d.insert(d.end(), a.bytes.begin(), a.bytes.end());
+  le(0, 2);
+  for (std::size_t i = 0; i < count; ++i) {
+    const PublicKey k = numbered_key(static_cast<std::uint8_t>(i));
+    d.insert(d.end(), k.bytes.begin(), k.bytes.end());
+  }
+  return d;
+}
+
+TEST(LookupTableAccount, ParsesMetadataAndAddresses) {
+  auto frozen = parse_lookup_table_account(table_account(1, UINT64_MAX, std::nullopt, 3));
+  ASSERT_TRUE(frozen.ok()) << frozen.error().to_string();
+  EXPECT_TRUE(frozen->active());
+  EXPECT_FALSE(frozen->authority.has_value());
+  ASSERT_EQ(frozen->addresses.size(), 3U);
+  EXPECT_EQ(frozen->addresses[2], numbered_key(2));
+
+  auto owned = parse_lookup_table_account(table_account(1, 99, numbered_key(9), 0));
+  ASSERT_TRUE(owned.ok());
+  EXPECT_FALSE(owned->active());
+  EXPECT_EQ(owned->deactivation_slot, 99U);
+  EXPECT_EQ(owned->authority, numbered_key(9));
+  EXPECT_TRUE(owned->addresses.empty());
+}
+
+TEST(LookupTableAccount, RefusesWhatTheProgramWouldNotStore) {
+  const auto code = [](const Bytes& b) {
+    auto r = parse_lookup_table_account(b);
+    return r.ok() ? std::string("ok") : r.error().message();
+  };
+  EXPECT_NE(code(table_account(0, UINT64_MAX, std::nullopt, 1)).find("type"), std::string::npos);
+  Bytes ragged = table_account(1, UINT64_MAX, std::nullopt, 1);
+  ragged.pop_back();
+  EXPECT_NE(code(ragged).find("32-byte"), std::string::npos);
+  EXPECT_NE(code(Bytes(55, 0)).find("shorter"), std::string::npos);
+  Bytes bad_tag = table_account(1, UINT64_MAX, std::nullopt, 1);
+  bad_tag[21] = 2;
+  EXPECT_NE(code(bad_tag).find("option tag"), std::string::npos);
+  Bytes too_many = table_account(1, UINT64_MAX, std::nullopt, 256);
+  EXPECT_EQ(code(too_many), "ok");
+  too_many.insert(too_many.end(), 32, 7);
+  EXPECT_NE(code(too_many).find("256"), std::string::npos);
+  auto failed = parse_lookup_table_account(Bytes(10, 0));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code(), ErrorCode::kLookupTableAccount);
+}
+
 }  // namespace
 }  // namespace airlock

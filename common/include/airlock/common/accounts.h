@@ -21,6 +21,18 @@ struct LoadedTable {
   std::vector<PublicKey> addresses;
 };
 
+// An address lookup table account as the Address Lookup Table program stores it: 56 bytes of
+// metadata (u32 type 1, deactivation slot, last extended slot and start index, optional
+// authority, padding), then the addresses, 32 bytes each. Fails with lookup.table_account
+// naming the rule broken.
+struct LookupTableAccount {
+  std::uint64_t deactivation_slot = 0;  // UINT64_MAX while active
+  std::optional<PublicKey> authority;   // none: the table is frozen
+  std::vector<PublicKey> addresses;
+  [[nodiscard]] bool active() const noexcept { return deactivation_slot == UINT64_MAX; }
+};
+[[nodiscard]] Result<LookupTableAccount> parse_lookup_table_account(ByteView data);
+
 enum class AccountOrigin : std::uint8_t {
   kStatic,          // one of the message's static keys
   kLookupWritable,  // loaded from a table through a writable index

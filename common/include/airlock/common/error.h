@@ -44,6 +44,7 @@ enum class ErrorCode : std::uint16_t {
   kNotASigner,
   // Lookup tables supplied for resolution.
   kLookupIndexOutOfRange,
+  kLookupTableAccount,
   // Cryptography and the environment.
   kCryptoUnavailable,
   kOutOfSecureMemory,
