@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include <airlock/common/bytes.h>
@@ -18,5 +19,20 @@ struct CommandResult {
 
 // Runs a shell command line and captures what it prints.
 CommandResult run_command(const std::string& command_line);
+
+// A fresh private folder under the system's temporary directory, removed with its contents
+// when the object goes away.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& prefix);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+  [[nodiscard]] std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace airlock::test

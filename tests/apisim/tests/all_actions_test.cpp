@@ -6,11 +6,14 @@
 
 #include <airlock/common/hash.h>
 #include <airlock/offline/idl.h>
+#include <airlock/offline/review.h>
 
 #include "conformance_support.h"
 
 namespace airlock::apisim::test {
 namespace {
+
+constexpr const char* kPhoenix = "PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY";
 
 struct IdlInstruction {
   std::string name;
@@ -49,6 +52,17 @@ class AllActions : public Twin {
     EXPECT_EQ(built.status, 200) << action << ": " << built.body.dump();
     if (built.status != 200) return {};
     covered.insert(action);
+    // The offline review of what the twin built, as an honest online half would request it,
+    // under a policy that allows this world: nothing is refused.
+    const auto request = request_of(action, body, built.body);
+    auto policy = demo_policy(request, "allow_vault_initialize = true");
+    policy.programs.insert(public_key_from_base58(kPhoenix).value());
+    policy.vaults.insert(request.vault);
+    const auto review =
+        offline::review_request(request, policy, decoders, manager_->public_key(), now_s());
+    for (const auto& refusal : review.refusals)
+      ADD_FAILURE() << action << ": " << refusal.code << ": " << refusal.message;
+    if (!review.refused()) reviewed.insert(action);
     const auto steps = steps_of(built.body);
     for (const auto& step : steps) {
       const Transaction tx = tx_of(step);
@@ -97,6 +111,12 @@ class AllActions : public Twin {
   offline::Idl vault_idl = offline::load_idl_file(AIRLOCK_VAULT_IDL).value();
   offline::Idl jupiter_idl = offline::load_idl_file(AIRLOCK_JUPITER_IDL).value();
   std::set<std::string> covered;
+  std::set<std::string> reviewed;
+  offline::DecoderRegistry decoders = [] {
+    offline::DecoderRegistry d;
+    EXPECT_TRUE(d.add_idl_folder(AIRLOCK_IDL_DIR).ok());
+    return d;
+  }();
   int routes_decoded = 0;
 };
 
@@ -229,6 +249,7 @@ TEST_F(AllActions, EveryBuilderProducesATransactionTheIdlDescribesAndThatConfirm
   for (const auto& action : covered) missing.erase(instruction_name(action));
   EXPECT_TRUE(missing.empty()) << "not exercised: " << json(missing).dump();
   EXPECT_EQ(covered.size(), 28U);
+  EXPECT_EQ(reviewed, covered) << "the offline review passed every action's honest build";
   EXPECT_GE(routes_decoded, 3) << "swap, sweep and zap swap carry Jupiter routes";
   EXPECT_GT(get(std::string("/vaults/") + vault + "/nav").body["data"].size(), 20U)
       << "every confirmed write records a NAV point";

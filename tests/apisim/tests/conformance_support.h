@@ -8,6 +8,8 @@
 #include <airlock/apisim/server.h>
 #include <airlock/common/ed25519.h>
 #include <airlock/common/transaction.h>
+#include <airlock/formats/envelope.h>
+#include <airlock/offline/policy.h>
 
 namespace airlock::apisim::test {
 
@@ -54,6 +56,19 @@ class Twin : public ::testing::Test {
   }
   static Transaction tx_of(const json& step);
   static std::string api(const std::string& path) { return std::string(kApiPrefix) + path; }
+
+  // The twin's clock, unix seconds.
+  std::int64_t now_s() {
+    return control("/_sim/clock", {{"advanceMs", 0}}).body["nowMs"].get<std::int64_t>() / 1000;
+  }
+  // A table's addresses as the /rpc endpoint serves them (what the online half would fetch).
+  std::vector<PublicKey> fetch_table(const PublicKey& table);
+  // The sign request the online half would make from a build response: the steps, the body as
+  // intent, a 90 s deadline and a hint for every lookup table the steps use.
+  envelope::SignRequest request_of(const std::string& action, const json& body, const json& built);
+  // A policy for the demo world: its manager and vault, the programs its builders use, every
+  // table `request` loads pinned as /rpc serves it, and the given extra TOML lines.
+  offline::Policy demo_policy(const envelope::SignRequest& request, const std::string& extra = "");
 
   std::unique_ptr<Service> service_;
   std::unique_ptr<Server> server_;

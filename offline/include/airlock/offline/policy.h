@@ -1,0 +1,45 @@
+// The offline policy: what this machine will sign. A TOML file (docs/policy.md, with a
+// commented example in offline/policy.example.toml). Safe defaults refuse: an empty policy
+// allows no vault, no program, no unpinned lookup table and no durable nonce.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <airlock/common/accounts.h>
+#include <airlock/common/bytes.h>
+#include <airlock/common/error.h>
+
+namespace airlock::offline {
+
+struct ActionRule {
+  bool allowed = true;
+  bool auto_approve = false;                      // sign without asking, when nothing warns
+  std::optional<std::uint16_t> max_slippage_bps;  // a ceiling stricter than the request's own
+};
+
+struct Policy {
+  PublicKey manager;
+  std::set<PublicKey> vaults;
+  std::set<PublicKey> programs;
+  std::vector<LoadedTable> pinned_tables;  // full contents, index by index
+  bool allow_unverified_lookup_tables = false;
+  bool allow_durable_nonce = false;
+  bool allow_vault_initialize = false;  // vault/initialize names a vault not yet in `vaults`
+  std::uint64_t max_priority_fee_lamports = 0;  // compute-unit price x limit; 0 refuses any
+  // Per-action rules; an action with no entry is allowed, never auto-approved.
+  std::map<std::string, ActionRule, std::less<>> actions;
+
+  [[nodiscard]] const LoadedTable* pinned(const PublicKey& table) const;
+  [[nodiscard]] ActionRule rule(std::string_view action) const;
+};
+
+// Parses and checks the policy; errors name the key and the rule ("policy: vaults[1]: ...").
+[[nodiscard]] Result<Policy> parse_policy(std::string_view toml_text);
+[[nodiscard]] Result<Policy> load_policy_file(const std::string& path);
+
+}  // namespace airlock::offline

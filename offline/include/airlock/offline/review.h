@@ -1,0 +1,53 @@
+// Reviewing a sign request before anything is signed: every step parsed, every account and
+// instruction decoded, every rule of the policy applied, and the decoded arguments compared with
+// the build request (the intent). The online half is assumed compromised, so a yes rests only on
+// what the bytes show; hints (lookup-table contents, token symbols) are used for display only,
+// unless the policy pins a table's contents.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <airlock/common/accounts.h>
+#include <airlock/common/transaction.h>
+#include <airlock/formats/envelope.h>
+#include <airlock/offline/decode.h>
+#include <airlock/offline/policy.h>
+
+namespace airlock::offline {
+
+// A reason to refuse (code "policy.*" or "intent.*") or to warn ("warn.*").
+struct Finding {
+  std::string code;
+  std::string message;
+  std::optional<std::size_t> step;
+};
+
+struct StepReview {
+  std::size_t index = 0;
+  Transaction tx;
+  Hash message_hash;
+  std::vector<AccountRole> roles;
+  std::vector<std::optional<Decoded>> instructions;  // nullopt: undecodable
+  std::optional<DurableNonceUse> nonce;
+  std::uint64_t priority_fee_lamports = 0;  // compute-unit price x limit
+  std::uint64_t compute_unit_limit = 0;
+};
+
+struct Review {
+  std::vector<StepReview> steps;
+  std::vector<Finding> refusals;
+  std::vector<Finding> warnings;
+  bool auto_approvable = false;  // the policy auto-approves the action and nothing warns
+
+  [[nodiscard]] bool refused() const noexcept { return !refusals.empty(); }
+};
+
+// `signer` is the keystore's key; `now_unix` the offline clock.
+[[nodiscard]] Review review_request(const envelope::SignRequest& request, const Policy& policy,
+                                    const DecoderRegistry& decoders, const PublicKey& signer,
+                                    std::int64_t now_unix);
+
+}  // namespace airlock::offline

@@ -1,0 +1,163 @@
+#include <toml++/toml.h>
+
+#include <airlock/formats/files.h>
+#include <airlock/offline/policy.h>
+
+namespace airlock::offline {
+namespace {
+
+constexpr std::size_t kMaxPolicyBytes = 1 << 20;
+
+Error bad(const std::string& key, const std::string& rule) {
+  return Error(ErrorCode::kUsage, "policy: " + key + ": " + rule);
+}
+
+Result<PublicKey> key_at(const toml::node* node, const std::string& where) {
+  if (node == nullptr || !node->is_string())
+    return bad(where, "must be a base58 public key string");
+  auto key = public_key_from_base58(node->as_string()->get());
+  if (!key.ok()) return bad(where, key.error().message());
+  return key.value();
+}
+
+Result<std::set<PublicKey>> key_set(const toml::table& t, const char* name) {
+  std::set<PublicKey> out;
+  const toml::node* node = t.get(name);
+  if (node == nullptr) return out;
+  const toml::array* array = node->as_array();
+  if (array == nullptr) return bad(name, "must be an array of public keys");
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    AIRLOCK_TRY(key, key_at(array->get(i), std::string(name) + "[" + std::to_string(i) + "]"));
+    out.insert(key);
+  }
+  return out;
+}
+
+Result<bool> flag(const toml::table& t, const char* name, bool fallback, const std::string& where) {
+  const toml::node* node = t.get(name);
+  if (node == nullptr) return fallback;
+  if (!node->is_boolean()) return bad(where + name, "must be true or false");
+  return node->as_boolean()->get();
+}
+
+}  // namespace
+
+const LoadedTable* Policy::pinned(const PublicKey& table) const {
+  for (const auto& t : pinned_tables) {
+    if (t.table == table) return &t;
+  }
+  return nullptr;
+}
+
+ActionRule Policy::rule(std::string_view action) const {
+  auto it = actions.find(action);
+  return it == actions.end() ? ActionRule{} : it->second;
+}
+
+Result<Policy> parse_policy(std::string_view text) {
+  toml::table t;
+  try {
+    t = toml::parse(text);
+  } catch (const toml::parse_error& e) {
+    return Error(ErrorCode::kUsage, std::string("policy: not valid TOML at line ") +
+                                        std::to_string(e.source().begin.line) + ": " +
+                                        std::string(e.description()));
+  }
+  static const std::set<std::string> kKnown = {"version",
+                                               "manager",
+                                               "vaults",
+                                               "programs",
+                                               "lookup_tables",
+                                               "allow_unverified_lookup_tables",
+                                               "allow_durable_nonce",
+                                               "allow_vault_initialize",
+                                               "max_priority_fee_lamports",
+                                               "actions"};
+  for (const auto& [k, v] : t) {
+    if (kKnown.count(std::string(k.str())) == 0)
+      return bad(std::string(k.str()), "unknown setting; this version does not understand it");
+  }
+  if (t["version"].value<std::int64_t>() != 1) return bad("version", "must be 1");
+  Policy p;
+  AIRLOCK_TRY(manager, key_at(t.get("manager"), "manager"));
+  p.manager = manager;
+  AIRLOCK_TRY(vaults, key_set(t, "vaults"));
+  p.vaults = std::move(vaults);
+  AIRLOCK_TRY(allowed_programs, key_set(t, "programs"));
+  p.programs = std::move(allowed_programs);
+  AIRLOCK_TRY(unverified, flag(t, "allow_unverified_lookup_tables", false, ""));
+  p.allow_unverified_lookup_tables = unverified;
+  AIRLOCK_TRY(nonce, flag(t, "allow_durable_nonce", false, ""));
+  p.allow_durable_nonce = nonce;
+  AIRLOCK_TRY(init, flag(t, "allow_vault_initialize", false, ""));
+  p.allow_vault_initialize = init;
+  if (const toml::node* fee = t.get("max_priority_fee_lamports")) {
+    if (!fee->is_integer() || fee->as_integer()->get() < 0)
+      return bad("max_priority_fee_lamports", "must be a non-negative integer");
+    p.max_priority_fee_lamports = static_cast<std::uint64_t>(fee->as_integer()->get());
+  }
+  if (const toml::node* tables = t.get("lookup_tables")) {
+    const toml::array* array = tables->as_array();
+    if (array == nullptr)
+      return bad("lookup_tables", "must be an array of tables ([[lookup_tables]])");
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const std::string where = "lookup_tables[" + std::to_string(i) + "]";
+      const toml::table* entry = array->get(i)->as_table();
+      if (entry == nullptr) return bad(where, "must be a table with address and addresses");
+      LoadedTable pinned;
+      AIRLOCK_TRY(address, key_at(entry->get("address"), where + ".address"));
+      pinned.table = address;
+      const toml::array* addresses =
+          entry->get("addresses") ? entry->get("addresses")->as_array() : nullptr;
+      if (addresses == nullptr || addresses->empty() || addresses->size() > 256) {
+        return bad(where + ".addresses",
+                   "must list the table's full contents, 1 to 256 keys in order");
+      }
+      for (std::size_t k = 0; k < addresses->size(); ++k) {
+        AIRLOCK_TRY(a, key_at(addresses->get(k), where + ".addresses[" + std::to_string(k) + "]"));
+        pinned.addresses.push_back(a);
+      }
+      if (p.pinned(pinned.table) != nullptr) return bad(where + ".address", "is pinned twice");
+      p.pinned_tables.push_back(std::move(pinned));
+    }
+  }
+  if (const toml::node* actions = t.get("actions")) {
+    const toml::table* table = actions->as_table();
+    if (table == nullptr) return bad("actions", "must be a table of [actions.\"name\"] sections");
+    for (const auto& [name, node] : *table) {
+      const std::string where = "actions.\"" + std::string(name.str()) + "\".";
+      const toml::table* entry = node.as_table();
+      if (entry == nullptr) return bad(where, "must be a table");
+      for (const auto& [k, v] : *entry) {
+        const std::string key(k.str());
+        if (key != "allowed" && key != "auto_approve" && key != "max_slippage_bps")
+          return bad(where + key, "unknown setting");
+      }
+      ActionRule rule;
+      AIRLOCK_TRY(allowed, flag(*entry, "allowed", true, where));
+      rule.allowed = allowed;
+      AIRLOCK_TRY(auto_approve, flag(*entry, "auto_approve", false, where));
+      rule.auto_approve = auto_approve;
+      if (const toml::node* slip = entry->get("max_slippage_bps")) {
+        if (!slip->is_integer() || slip->as_integer()->get() < 0 ||
+            slip->as_integer()->get() > 10000) {
+          return bad(where + "max_slippage_bps", "must be 0 to 10000");
+        }
+        rule.max_slippage_bps = static_cast<std::uint16_t>(slip->as_integer()->get());
+      }
+      p.actions.emplace(std::string(name.str()), rule);
+    }
+  }
+  return p;
+}
+
+Result<Policy> load_policy_file(const std::string& path) {
+  AIRLOCK_TRY(bytes, files::read_limited(path, kMaxPolicyBytes));
+  auto policy =
+      parse_policy(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  if (!policy.ok())
+    return Error(policy.error().code(), policy.error().message() + " (in " + path + ")");
+  return policy;
+}
+
+}  // namespace airlock::offline

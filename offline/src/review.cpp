@@ -1,0 +1,653 @@
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include <airlock/common/hash.h>
+#include <airlock/common/programs.h>
+#include <airlock/offline/review.h>
+
+namespace airlock::offline {
+namespace {
+
+using json = nlohmann::ordered_json;  // one type on both sides of every comparison
+using ojson = nlohmann::ordered_json;
+
+constexpr std::string_view kVaultProgram = "AirLockVau1t1111111111111111111111111111111";
+
+// Which vault-program instructions each action may build (the twin's IDL, docs/apisim.md).
+const std::map<std::string, std::set<std::string>, std::less<>>& expected_instructions() {
+  static const std::map<std::string, std::set<std::string>, std::less<>> table = [] {
+    std::map<std::string, std::set<std::string>, std::less<>> t;
+    for (const char* action : {"aggregator/initialize",
+                               "aggregator/swap",
+                               "aggregator/sweep",
+                               "dlmm/initialize",
+                               "dlmm/open",
+                               "dlmm/add",
+                               "dlmm/remove",
+                               "dlmm/flip",
+                               "dlmm/claim-fee",
+                               "dlmm/zap-out",
+                               "dlmm/close",
+                               "dlmm/extend",
+                               "dlmm/add-range",
+                               "dlmm/zap-out/swap",
+                               "dlmm/limit-order/place",
+                               "dlmm/limit-order/cancel",
+                               "perp/initialize",
+                               "perp/onboard",
+                               "perp/deposit",
+                               "perp/withdraw",
+                               "perp/order",
+                               "perp/cancel",
+                               "perp/sweep",
+                               "vault/initialize",
+                               "vault/update",
+                               "vault/claim-fee",
+                               "vault/close",
+                               "strategy/close"}) {
+      std::string name = action;
+      std::replace(name.begin(), name.end(), '/', '_');
+      std::replace(name.begin(), name.end(), '-', '_');
+      t[action] = {name};
+    }
+    t["aggregator/swap"].insert("aggregator_initialize");  // a two-hop setup step (spec 3.4)
+    return t;
+  }();
+  return table;
+}
+
+class Reviewer {
+ public:
+  Reviewer(const envelope::SignRequest& q, const Policy& p, const DecoderRegistry& d,
+           const PublicKey& signer, std::int64_t now)
+      : q_(q), policy_(p), decoders_(d), signer_(signer), now_(now) {
+    intent_ = json::parse(q.intent_json, nullptr, false);
+  }
+
+  Review run() {
+    request_checks();
+    for (std::size_t i = 0; i < q_.steps.size(); ++i) step(i);
+    if (review_.refusals.empty()) {
+      try {
+        intent_across_steps();
+      } catch (const std::exception& e) {
+        refuse("intent.unreadable",
+               std::string("the build request's totals cannot be read: ") + e.what());
+      }
+    }
+    const ActionRule rule = policy_.rule(q_.action);
+    review_.auto_approvable =
+        rule.auto_approve && review_.refusals.empty() && review_.warnings.empty();
+    return std::move(review_);
+  }
+
+ private:
+  void refuse(std::string code, std::string message,
+              std::optional<std::size_t> step = std::nullopt) {
+    review_.refusals.push_back({std::move(code), std::move(message), step});
+  }
+  void warn(std::string code, std::string message, std::optional<std::size_t> step = std::nullopt) {
+    for (const auto& w : review_.warnings) {
+      if (w.code == code && w.message == message) return;
+    }
+    review_.warnings.push_back({std::move(code), std::move(message), step});
+  }
+
+  void request_checks() {
+    if (q_.manager != policy_.manager)
+      refuse("policy.manager", "the request is for manager " + to_base58(q_.manager) +
+                                   ", not this policy's " + to_base58(policy_.manager));
+    if (signer_ != policy_.manager)
+      refuse("policy.manager",
+             "the keystore's key " + to_base58(signer_) + " is not the policy's manager");
+    if (expected_instructions().count(q_.action) == 0)
+      refuse("policy.action_unknown",
+             "action '" + q_.action + "' is not a builder action this version knows");
+    if (!policy_.rule(q_.action).allowed)
+      refuse("policy.action_not_allowed", "the policy does not allow " + q_.action);
+    if (q_.action == "vault/initialize") {
+      if (!policy_.allow_vault_initialize)
+        refuse("policy.vault_not_allowed", "the policy does not allow creating vaults");
+    } else if (policy_.vaults.count(q_.vault) == 0) {
+      refuse("policy.vault_not_allowed",
+             "vault " + to_base58(q_.vault) + " is not in the policy's vaults");
+    }
+    if (now_ > static_cast<std::int64_t>(q_.deadline)) {
+      refuse("policy.deadline_passed",
+             "the deadline passed " +
+                 std::to_string(now_ - static_cast<std::int64_t>(q_.deadline)) +
+                 " s ago by this machine's clock; the tickets are dead");
+    }
+    if (intent_.is_discarded() || !intent_.is_object())
+      refuse("intent.unreadable", "the build request body is not a JSON object");
+  }
+
+  // Lookup tables: pinned contents are trusted; hints only when the policy allows unverified ones.
+  std::vector<LoadedTable> tables_for(const Message& m, std::size_t index) {
+    std::vector<LoadedTable> tables;
+    for (const auto& lookup : m.lookups) {
+      const LoadedTable* pinned = policy_.pinned(lookup.table);
+      const envelope::LookupTableHint* hint = nullptr;
+      for (const auto& h : q_.hints.lookup_tables) {
+        if (h.table == lookup.table) hint = &h;
+      }
+      if (pinned != nullptr) {
+        if (hint != nullptr) {
+          for (const auto& [i, address] : hint->entries) {
+            if (i >= pinned->addresses.size() || pinned->addresses[i] != address) {
+              refuse("policy.lookup_table_mismatch",
+                     "the hint for table " + to_base58(lookup.table) + " index " +
+                         std::to_string(i) + " contradicts the pinned contents",
+                     index);
+              break;
+            }
+          }
+        }
+        tables.push_back(*pinned);
+        continue;
+      }
+      if (!policy_.allow_unverified_lookup_tables) {
+        refuse("policy.lookup_table_unpinned",
+               "lookup table " + to_base58(lookup.table) + " is not pinned in the policy", index);
+        continue;
+      }
+      warn("warn.unverified_lookup_table",
+           "accounts of table " + to_base58(lookup.table) +
+               " are known only from the online half's hints",
+           index);
+      // Every index the message loads must be hinted: a gap would show a made-up key.
+      const auto hinted = [&](std::uint8_t i) {
+        return hint != nullptr && std::any_of(hint->entries.begin(), hint->entries.end(),
+                                              [&](const auto& e) { return e.first == i; });
+      };
+      const bool complete =
+          std::all_of(lookup.writable_indexes.begin(), lookup.writable_indexes.end(), hinted) &&
+          std::all_of(lookup.readonly_indexes.begin(), lookup.readonly_indexes.end(), hinted);
+      if (!complete) {
+        refuse("policy.lookup_hint_incomplete",
+               "the accounts loaded from table " + to_base58(lookup.table) +
+                   " are not all named by the request's hints",
+               index);
+        continue;
+      }
+      {
+        LoadedTable from_hint{lookup.table, {}};
+        std::size_t max_index = 0;
+        for (const auto& [i, a] : hint->entries) max_index = std::max<std::size_t>(max_index, i);
+        from_hint.addresses.resize(max_index + 1);
+        for (const auto& [i, a] : hint->entries) from_hint.addresses[i] = a;
+        tables.push_back(std::move(from_hint));
+      }
+    }
+    return tables;
+  }
+
+  void step(std::size_t index) {
+    StepReview s;
+    s.index = index;
+    auto tx = parse_transaction(q_.steps[index].transaction);
+    if (!tx.ok()) {
+      refuse("policy.unparsable",
+             "step " + std::to_string(index + 1) + ": " + tx.error().to_string(), index);
+      review_.steps.push_back(std::move(s));
+      return;
+    }
+    s.tx = std::move(tx).value();
+    const Message& m = s.tx.message;
+    if (m.version != MessageVersion::kV0)
+      refuse("policy.unparsable", "only version-0 messages are signed", index);
+    s.message_hash = sha256(serialize_message(m));
+    if (m.fee_payer() != policy_.manager) {
+      refuse("policy.fee_payer",
+             "the fee payer is " + to_base58(m.fee_payer()) + ", not the manager", index);
+    }
+    for (std::size_t i = 1; i < m.header.num_required_signatures; ++i) {
+      if (m.static_keys[i] == policy_.manager)
+        refuse("policy.signer_slot",
+               "the manager would sign in slot " + std::to_string(i) + ", not as fee payer", index);
+    }
+    // Signatures already present (new position, vault or order accounts) must be valid; other
+    // empty slots are only for co-signers the action is known to have (the perp venue).
+    const auto checks = check_signatures(s.tx);
+    for (std::size_t i = 1; i < checks.size(); ++i) {
+      if (checks[i].state == SignatureState::kInvalid) {
+        refuse("policy.invalid_presignature",
+               "the signature of " + to_base58(checks[i].signer) + " does not verify", index);
+      } else if (checks[i].state == SignatureState::kEmpty && q_.action != "perp/onboard") {
+        refuse(
+            "policy.missing_signature",
+            to_base58(checks[i].signer) + " must sign too, and this machine does not hold its key",
+            index);
+      }
+    }
+    s.nonce = durable_nonce(m);
+    if (s.nonce) {
+      if (policy_.allow_durable_nonce) {
+        warn("warn.durable_nonce",
+             "uses durable nonce " + to_base58(s.nonce->nonce_account) + ": it never expires",
+             index);
+      } else {
+        refuse("policy.durable_nonce",
+               "uses a durable nonce (it would never expire); the policy refuses them", index);
+      }
+    }
+    const auto tables = tables_for(m, index);
+    auto roles = account_roles(m, tables);
+    if (!roles.ok()) {
+      refuse("policy.lookup_table_mismatch", roles.error().message(), index);
+    } else {
+      s.roles = std::move(roles).value();
+    }
+    std::uint64_t price = 0;
+    for (std::size_t i = 0; i < m.instructions.size(); ++i) {
+      const auto& ix = m.instructions[i];
+      const PublicKey& program = m.static_keys[ix.program_index];
+      if (policy_.programs.count(program) == 0) {
+        refuse("policy.program_not_allowed",
+               "instruction " + std::to_string(i + 1) + " calls " + to_base58(program) +
+                   (programs::well_known_name(program)
+                        ? " (" + std::string(*programs::well_known_name(program)) + ")"
+                        : "") +
+                   ", which the policy does not allow",
+               index);
+      }
+      auto decoded = decoders_.decode(program, ix.data, ix.accounts.size());
+      if (!decoded.ok()) {
+        refuse("policy.undecodable",
+               "instruction " + std::to_string(i + 1) + ": " + decoded.error().message(), index);
+        s.instructions.emplace_back(std::nullopt);
+        continue;
+      }
+      const Decoded& d = *decoded;
+      if (d.program == "Compute Budget Program") {
+        if (d.instruction == "set_compute_unit_limit")
+          s.compute_unit_limit = d.args["units"].get<std::uint64_t>();
+        if (d.instruction == "set_compute_unit_price")
+          price = std::stoull(d.args["micro_lamports"].get<std::string>());
+      }
+      dangerous(s, d, ix, index);
+      s.instructions.emplace_back(std::move(decoded).value());
+    }
+    const std::uint64_t limit = s.compute_unit_limit == 0
+                                    ? 200'000 * std::max<std::size_t>(1, m.instructions.size())
+                                    : s.compute_unit_limit;
+    s.priority_fee_lamports = static_cast<std::uint64_t>(
+        (static_cast<unsigned __int128>(price) * limit + 999'999) / 1'000'000);
+    if (s.priority_fee_lamports > policy_.max_priority_fee_lamports) {
+      refuse("policy.priority_fee",
+             "the priority fee of up to " + std::to_string(s.priority_fee_lamports) +
+                 " lamports is over the policy's " +
+                 std::to_string(policy_.max_priority_fee_lamports),
+             index);
+    }
+    vault_checks(s, index);
+    review_.steps.push_back(std::move(s));
+  }
+
+  std::optional<PublicKey> account_key(const StepReview& s, const CompiledInstruction& ix,
+                                       std::size_t position) const {
+    if (position >= ix.accounts.size() || ix.accounts[position] >= s.roles.size())
+      return std::nullopt;
+    return s.roles[ix.accounts[position]].key;
+  }
+
+  // Instructions that move authority or funds away from the manager are flagged first.
+  void dangerous(const StepReview& s, const Decoded& d, const CompiledInstruction& ix,
+                 std::size_t index) {
+    const auto named = [&](std::string_view name) -> std::optional<PublicKey> {
+      for (std::size_t i = 0; i < d.account_names.size(); ++i) {
+        if (d.account_names[i] == name) return account_key(s, ix, i);
+      }
+      return std::nullopt;
+    };
+    const bool token = d.program == "SPL Token Program" || d.program == "SPL Token-2022 Program";
+    if (token && d.instruction == "set_authority")
+      warn("warn.authority_change",
+           "token set_authority moves " + d.args["authority_type"].dump() + " authority", index);
+    if (token && (d.instruction == "approve" || d.instruction == "approve_checked"))
+      warn("warn.approval",
+           "token approve lets a delegate spend " + d.args["amount"].get<std::string>() +
+               " base units",
+           index);
+    if (token && d.instruction == "close_account")
+      warn("warn.close", "token close_account closes an account", index);
+    if (token && (d.instruction == "transfer" || d.instruction == "transfer_checked") &&
+        named("owner") == policy_.manager) {
+      warn("warn.transfer_from_manager", "a token transfer spends from the manager's own account",
+           index);
+    }
+    if (d.program == "System Program") {
+      if ((d.instruction == "transfer" || d.instruction == "transfer_with_seed") &&
+          named("from") == policy_.manager) {
+        warn(
+            "warn.transfer_from_manager",
+            "a transfer of " + d.args["lamports"].get<std::string>() + " lamports from the manager",
+            index);
+      }
+      if (d.instruction == "assign" || d.instruction == "assign_with_seed" ||
+          d.instruction == "authorize_nonce_account") {
+        warn("warn.authority_change",
+             "System " + d.instruction + " changes an account's owner or authority", index);
+      }
+      if (d.instruction == "withdraw_nonce_account")
+        warn("warn.transfer_from_manager", "withdraws from a nonce account", index);
+    }
+  }
+
+  // The vault the request names must be a static key of the vault-program instruction, and
+  // that instruction must be one the action builds.
+  void vault_checks(StepReview& s, std::size_t index) {
+    const PublicKey& vault_program = programs::key(kVaultProgram);
+    const Message& m = s.tx.message;
+    std::size_t vault_ixs = 0;
+    for (std::size_t i = 0; i < m.instructions.size(); ++i) {
+      const auto& ix = m.instructions[i];
+      const PublicKey& program = m.static_keys[ix.program_index];
+      const bool perp_onboard =
+          q_.action == "perp/onboard" &&
+          program == programs::key("PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY");
+      if (program != vault_program && !perp_onboard) continue;
+      ++vault_ixs;
+      if (q_.action != "vault/initialize") {
+        if (ix.accounts.empty() || ix.accounts[0] >= m.static_keys.size() ||
+            m.static_keys[ix.accounts[0]] != q_.vault) {
+          refuse("policy.vault_not_static",
+                 "the vault instruction's vault account is not the request's vault as a static key",
+                 index);
+        }
+      }
+      if (i >= s.instructions.size() || !s.instructions[i]) continue;
+      const Decoded& d = *s.instructions[i];
+      const auto& expected = expected_instructions();
+      auto it = expected.find(q_.action);
+      if (it != expected.end() && it->second.count(d.instruction) == 0) {
+        refuse("intent.instruction", "the action " + q_.action + " does not build " + d.instruction,
+               index);
+      }
+      // The decoded arguments follow the IDL, so their shapes are known; the request body is
+      // whatever the online half sent. Anything unexpected in either is a refusal, not a crash.
+      try {
+        per_step_intent(d, index);
+      } catch (const std::exception& e) {
+        refuse("intent.unreadable",
+               std::string("the build request does not match the instruction's shape: ") + e.what(),
+               index);
+      }
+    }
+    if (vault_ixs != 1)
+      refuse("intent.instruction",
+             "a step must hold exactly one vault-program instruction, not " +
+                 std::to_string(vault_ixs),
+             index);
+  }
+
+  // ---- intent: the decoded arguments against the build request body ----
+
+  std::string text(const char* field) const {
+    return intent_.contains(field) && intent_[field].is_string() ? intent_[field].get<std::string>()
+                                                                 : std::string();
+  }
+  std::optional<std::int64_t> integer(const char* field) const {
+    if (intent_.contains(field) && intent_[field].is_number_integer())
+      return intent_[field].get<std::int64_t>();
+    return std::nullopt;
+  }
+  static std::uint64_t u64(const ojson& v) {
+    return v.is_string() ? std::stoull(v.get<std::string>()) : v.get<std::uint64_t>();
+  }
+
+  void expect_equal(const std::string& code, const std::string& what, const std::string& got,
+                    const std::string& want, std::size_t index) {
+    if (got != want)
+      refuse(code, what + ": the transaction has " + got + ", the request asked for " + want,
+             index);
+  }
+
+  void expect_slippage(const ojson& bps, std::size_t index) {
+    const auto asked = integer("slippageBps");
+    std::uint64_t ceiling = asked ? static_cast<std::uint64_t>(*asked) : 0;
+    if (const auto rule = policy_.rule(q_.action).max_slippage_bps)
+      ceiling = std::min<std::uint64_t>(ceiling, *rule);
+    if (u64(bps) > ceiling)
+      refuse("intent.slippage",
+             "slippage of " + std::to_string(u64(bps)) + " bps is above the " +
+                 std::to_string(ceiling) + " bps allowed",
+             index);
+  }
+
+  void per_step_intent(const Decoded& d, std::size_t index) {
+    const ojson& a = d.args;
+    const std::string& action = q_.action;
+    if (d.instruction == "aggregator_swap") {
+      expect_equal("intent.mint", "source mint", a["source_mint"], text("sourceMint"), index);
+      expect_equal("intent.mint", "destination mint", a["destination_mint"],
+                   text("destinationMint"), index);
+      expect_equal("intent.amount", "amount", a["amount"], text("amount"), index);
+      expect_slippage(a["slippage_bps"], index);
+      route_intent(d, index, text("amount"));
+    } else if (d.instruction == "aggregator_initialize") {
+      expect_equal("intent.mint", "strategy token", a["target_mint"],
+                   action == "aggregator/swap" ? text("destinationMint") : text("mint"), index);
+      if (action == "aggregator/swap" &&
+          (!q_.steps[index].next_action || *q_.steps[index].next_action != "aggregator/swap")) {
+        refuse("intent.instruction",
+               "a swap step that only sets up a strategy must be followed by the swap itself",
+               index);
+      }
+    } else if (d.instruction == "aggregator_sweep") {
+      expect_equal("intent.mint", "mint", a["mint"], text("mint"), index);
+      expect_slippage(a["slippage_bps"], index);
+      route_intent(d, index, a["amount"]);
+    } else if (d.instruction == "dlmm_zap_out_swap") {
+      const json source = intent_.contains("sources") && intent_["sources"].is_array() &&
+                                  !intent_["sources"].empty()
+                              ? intent_["sources"][0]
+                              : json::object();
+      expect_equal("intent.mint", "source mint", a["source_mint"], source.value("mint", ""), index);
+      expect_equal("intent.amount", "balance before", a["balance_before"],
+                   source.value("balanceBefore", ""), index);
+      if (a["close_when_empty"] != source.value("closeWhenEmpty", false))
+        refuse("intent.flag", "closeWhenEmpty differs from the request", index);
+      expect_slippage(a["slippage_bps"], index);
+      route_intent(d, index, std::nullopt);
+    } else if (d.instruction == "dlmm_flip") {
+      for (const auto& [arg, field] : std::vector<std::pair<const char*, const char*>>{
+               {"from_bin_id", "lowerBinId"},
+               {"to_bin_id", "upperBinId"},
+               {"active_id", "activeBinId"},
+               {"max_active_bin_slippage", "maxActiveBinSlippage"}}) {
+        if (!integer(field) || a[arg].get<std::int64_t>() != *integer(field))
+          refuse("intent.bins", std::string(field) + " differs from the request", index);
+      }
+    } else if (d.instruction == "dlmm_remove") {
+      if (!integer("bpsToRemove") ||
+          a["bps_to_remove"].get<std::int64_t>() != *integer("bpsToRemove"))
+        refuse("intent.amount", "bpsToRemove differs from the request", index);
+      inside_subrange(a["from_bin_id"].get<std::int64_t>(), a["to_bin_id"].get<std::int64_t>(),
+                      index);
+    } else if (d.instruction == "dlmm_open" || d.instruction == "dlmm_add" ||
+               d.instruction == "dlmm_add_range") {
+      shapes_and_slippage(a, index);
+      range_sums_.push_back({a["strategy"]["min_bin_id"].get<std::int64_t>(),
+                             a["strategy"]["max_bin_id"].get<std::int64_t>(), u64(a["amount_x"]),
+                             u64(a["amount_y"])});
+      if (d.instruction != "dlmm_open")
+        inside_subrange(a["strategy"]["min_bin_id"].get<std::int64_t>(),
+                        a["strategy"]["max_bin_id"].get<std::int64_t>(), index);
+    } else if (d.instruction == "dlmm_zap_out") {
+      expect_slippage(a["slippage_bps"], index);
+    } else if (d.instruction == "dlmm_extend") {
+      const auto upper = integer("upperBinId");
+      const std::int64_t last =
+          a["lower_bin_id"].get<std::int64_t>() + a["width"].get<std::int64_t>() - 1;
+      if (!upper || last > *upper)
+        refuse("intent.bins",
+               "extends to bin " + std::to_string(last) + ", past the requested upperBinId", index);
+    } else if (d.instruction == "dlmm_limit_order_place") {
+      const std::string side = text("side");
+      if ((a["side"]["variant"] == "Bid") != (side == "bid"))
+        refuse("intent.side", "the order side differs from the request", index);
+      const json bins = intent_.value("bins", json::array());
+      if (!bins.is_array() || bins.size() != a["bins"].size()) {
+        refuse("intent.bins", "the order's bins differ from the request", index);
+      } else {
+        for (std::size_t i = 0; i < bins.size(); ++i) {
+          if (a["bins"][i]["bin_id"].get<std::int64_t>() != bins[i].value("binId", INT64_MIN) ||
+              a["bins"][i]["amount"] != bins[i].value("amount", "")) {
+            refuse("intent.bins", "bin " + std::to_string(i) + " differs from the request", index);
+          }
+        }
+      }
+    } else if (d.instruction == "perp_deposit" || d.instruction == "perp_withdraw") {
+      expect_equal("intent.amount", "amount", a["amount"], text("amount"), index);
+    } else if (d.instruction == "perp_order") {
+      const ojson& o = a["order"];
+      if ((o["side"]["variant"] == "Long") != (text("side") == "long"))
+        refuse("intent.side", "the order side differs from the request", index);
+      if (!intent_.contains("reduceOnly") || o["reduce_only"] != intent_["reduceOnly"])
+        refuse("intent.flag", "reduceOnly differs from the request", index);
+      const json order = intent_.value("order", json::object());
+      const std::string want = order.value("type", "") == "market" ? "ImmediateOrCancel"
+                               : order.value("postOnly", false)    ? "PostOnly"
+                                                                   : "Limit";
+      if (o["order_type"]["variant"] != want)
+        refuse("intent.order_type", "the order type differs from the request", index);
+      warn("warn.unverifiable",
+           "the order's size in base lots and price in ticks follow market parameters this machine "
+           "cannot check",
+           index);
+    } else if (d.instruction == "perp_cancel") {
+      const json orders = intent_.value("orders", json());
+      const bool all = orders.is_string() && orders.get<std::string>() == "all";
+      if (all != a["orders"].empty())
+        refuse("intent.orders", "the cancelled orders differ from the request", index);
+      if (!all && orders.is_array() && orders.size() == a["orders"].size()) {
+        for (std::size_t i = 0; i < orders.size(); ++i) {
+          if (a["orders"][i]["price_in_ticks"] != orders[i].value("priceInTicks", "") ||
+              a["orders"][i]["order_sequence_number"] !=
+                  orders[i].value("orderSequenceNumber", "")) {
+            refuse("intent.orders", "order " + std::to_string(i) + " differs from the request",
+                   index);
+          }
+        }
+      } else if (!all) {
+        refuse("intent.orders", "the cancelled orders differ from the request", index);
+      }
+    } else if (d.instruction == "vault_update") {
+      const ojson& u = a["update"];
+      struct Field {
+        const char *arg, *field, *code;
+      };
+      for (const Field& f : {Field{"deposit_cap", "depositCap", "intent.amount"},
+                             Field{"min_deposit", "minDeposit", "intent.amount"},
+                             Field{"min_withdrawal_shares", "minWithdrawalShares", "intent.amount"},
+                             Field{"paused", "paused", "intent.flag"},
+                             Field{"management_fee_bps", "managementFeeBps", "intent.fee"},
+                             Field{"performance_fee_bps", "performanceFeeBps", "intent.fee"}}) {
+        // An option the request leaves out must stay None; one it sets must carry its value.
+        const bool asked = intent_.contains(f.field);
+        if (asked != !u[f.arg].is_null() || (asked && u[f.arg] != intent_[f.field]))
+          refuse(f.code, std::string(f.field) + " differs from the request", index);
+      }
+      if (!u["paused"].is_null() && !u["paused"].get<bool>())
+        warn("warn.unpause", "lifts the vault's pause", index);
+    } else if (d.instruction == "vault_initialize") {
+      const ojson& p = a["params"];
+      for (const auto& [arg, field] : std::vector<std::pair<const char*, const char*>>{
+               {"deposit_cap", "depositCap"},
+               {"min_deposit", "minDeposit"},
+               {"min_withdrawal_shares", "minWithdrawalShares"}}) {
+        if (p[arg] != intent_.value(field, json()))
+          refuse("intent.amount", std::string(field) + " differs from the request", index);
+      }
+      if (p["management_fee_bps"] != intent_.value("managementFeeBps", json()) ||
+          p["performance_fee_bps"] != intent_.value("performanceFeeBps", json())) {
+        refuse("intent.fee", "the fees differ from the request", index);
+      }
+    }
+  }
+
+  // A nested Jupiter route must spend what the vault instruction says, within the slippage.
+  void route_intent(const Decoded& d, std::size_t index, const std::optional<std::string>& amount) {
+    auto it = d.nested.find("route");
+    if (it == d.nested.end()) {
+      refuse("policy.undecodable",
+             "the swap's route is not a Jupiter route this machine can decode", index);
+      return;
+    }
+    const ojson& r = it->second.args;
+    if (amount && r.contains("in_amount") && r["in_amount"] != *amount)
+      refuse("intent.amount",
+             "the route spends " + r["in_amount"].get<std::string>() + ", not " + *amount, index);
+    if (r.contains("slippage_bps")) expect_slippage(r["slippage_bps"], index);
+  }
+
+  void shapes_and_slippage(const ojson& a, std::size_t index) {
+    static const std::map<std::string, std::string> kShapes = {
+        {"spot", "Spot"}, {"curve", "Curve"}, {"bidAsk", "BidAsk"}};
+    auto shape = kShapes.find(text("shape"));
+    if (shape == kShapes.end() || a["strategy"]["shape"]["variant"] != shape->second)
+      refuse("intent.shape", "the liquidity shape differs from the request", index);
+    if (!integer("maxActiveBinSlippage") ||
+        a["max_active_bin_slippage"].get<std::int64_t>() != *integer("maxActiveBinSlippage")) {
+      refuse("intent.bins", "maxActiveBinSlippage differs from the request", index);
+    }
+  }
+
+  void inside_subrange(std::int64_t lower, std::int64_t upper, std::size_t index) {
+    const auto lo = integer("lowerBinId"), hi = integer("upperBinId");
+    if (lo && hi && (lower < *lo || upper > *hi))
+      refuse("intent.bins",
+             "bins " + std::to_string(lower) + "-" + std::to_string(upper) +
+                 " lie outside the requested range",
+             index);
+  }
+
+  // dlmm/open, add, add-range: the steps' ranges tile the requested range and their amounts add
+  // up to the requested totals exactly.
+  void intent_across_steps() {
+    if (range_sums_.empty()) return;
+    std::uint64_t x = 0, y = 0;
+    std::sort(range_sums_.begin(), range_sums_.end());
+    for (std::size_t i = 0; i < range_sums_.size(); ++i) {
+      x += range_sums_[i].x;
+      y += range_sums_[i].y;
+      if (i > 0 && range_sums_[i].lower != range_sums_[i - 1].upper + 1)
+        refuse("intent.bins", "the steps' bin ranges leave a gap or overlap");
+    }
+    expect_equal("intent.amount", "total amountX", std::to_string(x), text("amountX"), 0);
+    expect_equal("intent.amount", "total amountY", std::to_string(y), text("amountY"), 0);
+    if (q_.action == "dlmm/open") {
+      const auto lo = integer("lowerBinId"), hi = integer("upperBinId");  // upper is exclusive here
+      if (!lo || !hi || range_sums_.front().lower != *lo || range_sums_.back().upper != *hi - 1) {
+        refuse("intent.bins", "the positions do not cover exactly the requested bins");
+      }
+    }
+  }
+
+  struct RangeSum {
+    std::int64_t lower, upper;
+    std::uint64_t x, y;
+    bool operator<(const RangeSum& o) const { return lower < o.lower; }
+  };
+
+  const envelope::SignRequest& q_;
+  const Policy& policy_;
+  const DecoderRegistry& decoders_;
+  PublicKey signer_;
+  std::int64_t now_;
+  json intent_;
+  std::vector<RangeSum> range_sums_;
+  Review review_;
+};
+
+}  // namespace
+
+Review review_request(const envelope::SignRequest& request, const Policy& policy,
+                      const DecoderRegistry& decoders, const PublicKey& signer,
+                      std::int64_t now_unix) {
+  return Reviewer(request, policy, decoders, signer, now_unix).run();
+}
+
+}  // namespace airlock::offline

@@ -1,0 +1,221 @@
+// The offline review against requests the twin really builds: what the policy allows passes
+// with nothing to report, and every kind of tampering or policy gap is refused by its rule.
+#include <algorithm>
+
+#include <airlock/offline/review.h>
+
+#include "conformance_support.h"
+
+namespace airlock::apisim::test {
+namespace {
+
+bool has(const std::vector<offline::Finding>& findings, const std::string& code) {
+  return std::any_of(findings.begin(), findings.end(),
+                     [&](const offline::Finding& f) { return f.code == code; });
+}
+
+std::string listed(const std::vector<offline::Finding>& findings) {
+  std::string out;
+  for (const auto& f : findings) out += f.code + ": " + f.message + "\n";
+  return out;
+}
+
+class ReviewTest : public Twin {
+ protected:
+  void SetUp() override {
+    Twin::SetUp();
+    ASSERT_TRUE(decoders.add_idl_folder(AIRLOCK_IDL_DIR).ok());
+  }
+
+  envelope::SignRequest build(const std::string& action, const json& body) {
+    const Reply built = post("/transactions/" + action, body);
+    EXPECT_EQ(built.status, 200) << built.body.dump();
+    return request_of(action, body, built.body);
+  }
+
+  offline::Review review(const envelope::SignRequest& q, const offline::Policy& policy) {
+    return offline::review_request(q, policy, decoders, manager_->public_key(), now_s());
+  }
+
+  json swap_body(const char* amount = "5000000", int slippage = 50) {
+    return {{"vault", kVault},
+            {"sourceMint", kUsdc},
+            {"destinationMint", kJup},
+            {"amount", amount},
+            {"slippageBps", slippage}};
+  }
+
+  offline::DecoderRegistry decoders;
+};
+
+TEST_F(ReviewTest, ASwapThePolicyAllowsPassesAndIsFullyDecoded) {
+  const auto q = build("aggregator/swap", swap_body());
+  ASSERT_FALSE(q.steps.empty());
+  const auto r = review(q, demo_policy(q));
+  EXPECT_FALSE(r.refused()) << listed(r.refusals);
+  EXPECT_TRUE(r.warnings.empty()) << listed(r.warnings);
+  EXPECT_FALSE(r.auto_approvable) << "no action rule says auto_approve";
+  ASSERT_EQ(r.steps.size(), q.steps.size());
+  const auto& last = r.steps.back();
+  ASSERT_FALSE(last.instructions.empty());
+  ASSERT_TRUE(last.instructions.back().has_value());
+  EXPECT_EQ(last.instructions.back()->instruction, "aggregator_swap");
+  EXPECT_TRUE(last.instructions.back()->nested.count("route"));
+  for (const auto& role : last.roles)
+    EXPECT_TRUE(role.key.has_value()) << "pinned tables resolve every account";
+}
+
+TEST_F(ReviewTest, AutoApprovalNeedsTheRuleAndACleanReview) {
+  const auto q = build("aggregator/swap", swap_body());
+  const auto policy = demo_policy(q, "[actions.\"aggregator/swap\"]\nauto_approve = true");
+  EXPECT_TRUE(review(q, policy).auto_approvable);
+  const auto loose = demo_policy(q, "allow_unverified_lookup_tables = true");
+  auto unpinned = loose;
+  unpinned.pinned_tables.clear();
+  unpinned.actions["aggregator/swap"].auto_approve = true;
+  const auto r = review(q, unpinned);
+  EXPECT_FALSE(r.refused()) << listed(r.refusals);
+  EXPECT_TRUE(has(r.warnings, "warn.unverified_lookup_table"));
+  EXPECT_FALSE(r.auto_approvable) << "a warning always needs a person";
+}
+
+TEST_F(ReviewTest, AnIntentThatDiffersFromTheTransactionIsRefused) {
+  const auto q = build("aggregator/swap", swap_body("5000000"));
+  auto lied = q;
+  lied.intent_json = swap_body("4000000").dump();  // the operator is shown a smaller amount
+  EXPECT_TRUE(has(review(lied, demo_policy(q)).refusals, "intent.amount"));
+
+  auto other_mint = q;
+  json body = swap_body();
+  body["destinationMint"] = kSol;
+  other_mint.intent_json = body.dump();
+  EXPECT_TRUE(has(review(other_mint, demo_policy(q)).refusals, "intent.mint"));
+
+  auto not_json = q;
+  not_json.intent_json = "[1,2]";
+  EXPECT_TRUE(has(review(not_json, demo_policy(q)).refusals, "intent.unreadable"));
+
+  auto wrong_types = q;
+  json odd = swap_body();
+  odd["slippageBps"] = "fifty";
+  wrong_types.intent_json = odd.dump();
+  EXPECT_TRUE(review(wrong_types, demo_policy(q)).refused());
+}
+
+TEST_F(ReviewTest, SlippageAboveThePolicyCeilingIsRefused) {
+  const auto q = build("aggregator/swap", swap_body("5000000", 300));
+  EXPECT_FALSE(review(q, demo_policy(q)).refused());
+  const auto strict = demo_policy(q, "[actions.\"aggregator/swap\"]\nmax_slippage_bps = 100");
+  const auto r = review(q, strict);
+  EXPECT_TRUE(has(r.refusals, "intent.slippage")) << listed(r.refusals);
+}
+
+TEST_F(ReviewTest, TheTransactionMustBeTheActionTheRequestNames) {
+  const json body = {{"vault", kVault}, {"depositCap", "20000000000000"}};
+  auto q = build("vault/update", body);
+  EXPECT_FALSE(review(q, demo_policy(q)).refused()) << listed(review(q, demo_policy(q)).refusals);
+  q.action = "vault/claim-fee";  // the same bytes under a milder name
+  EXPECT_TRUE(has(review(q, demo_policy(q)).refusals, "intent.instruction"));
+  q.action = "vault/drain";
+  EXPECT_TRUE(has(review(q, demo_policy(q)).refusals, "policy.action_unknown"));
+}
+
+TEST_F(ReviewTest, PolicyGapsAreRefusedByName) {
+  const auto q = build("aggregator/swap", swap_body());
+  const auto base = demo_policy(q);
+
+  auto no_vault = base;
+  no_vault.vaults.clear();
+  EXPECT_TRUE(has(review(q, no_vault).refusals, "policy.vault_not_allowed"));
+
+  auto no_compute_budget = base;
+  no_compute_budget.programs.erase(
+      public_key_from_base58("ComputeBudget111111111111111111111111111111").value());
+  EXPECT_TRUE(has(review(q, no_compute_budget).refusals, "policy.program_not_allowed"));
+
+  auto stingy = base;
+  stingy.max_priority_fee_lamports = 0;
+  const auto fee = review(q, stingy);
+  EXPECT_GT(fee.steps.back().priority_fee_lamports, 0U) << "every twin step sets a unit price";
+  EXPECT_TRUE(has(fee.refusals, "policy.priority_fee"));
+
+  auto unpinned = base;
+  unpinned.pinned_tables.clear();
+  EXPECT_TRUE(has(review(q, unpinned).refusals, "policy.lookup_table_unpinned"));
+
+  auto forbidden = base;
+  forbidden.actions["aggregator/swap"].allowed = false;
+  EXPECT_TRUE(has(review(q, forbidden).refusals, "policy.action_not_allowed"));
+
+  auto other_manager = base;
+  other_manager.manager = public_key_from_base58(kOtherVault).value();
+  EXPECT_TRUE(has(review(q, other_manager).refusals, "policy.manager"));
+}
+
+TEST_F(ReviewTest, HintsThatContradictPinnedTablesOrLeaveGapsAreRefused) {
+  const auto q = build("aggregator/swap", swap_body());
+  ASSERT_FALSE(q.hints.lookup_tables.empty()) << "the swap's route uses a lookup table";
+  const auto policy = demo_policy(q);
+
+  auto swapped = q;
+  auto& entries = swapped.hints.lookup_tables[0].entries;
+  ASSERT_GE(entries.size(), 2U);
+  std::swap(entries[0].second, entries[1].second);
+  EXPECT_TRUE(has(review(swapped, policy).refusals, "policy.lookup_table_mismatch"));
+
+  auto loose = policy;
+  loose.pinned_tables.clear();
+  loose.allow_unverified_lookup_tables = true;
+  auto gaps = q;
+  gaps.hints.lookup_tables[0].entries.pop_back();
+  gaps.hints.lookup_tables[0].entries.erase(gaps.hints.lookup_tables[0].entries.begin());
+  EXPECT_TRUE(has(review(gaps, loose).refusals, "policy.lookup_hint_incomplete"));
+}
+
+TEST_F(ReviewTest, APassedDeadlineIsRefusedByTheOfflineClock) {
+  const auto q = build("aggregator/swap", swap_body());
+  const auto policy = demo_policy(q);
+  const auto late = offline::review_request(q, policy, decoders, manager_->public_key(),
+                                            static_cast<std::int64_t>(q.deadline) + 1);
+  EXPECT_TRUE(has(late.refusals, "policy.deadline_passed"));
+  const auto on_time = offline::review_request(q, policy, decoders, manager_->public_key(),
+                                               static_cast<std::int64_t>(q.deadline));
+  EXPECT_FALSE(has(on_time.refusals, "policy.deadline_passed"));
+}
+
+TEST_F(ReviewTest, ABatchMustDeliverExactlyTheRequestedTotals) {
+  const json body = {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4800},
+                     {"upperBinId", 5000}, {"amountX", "200000000"},   {"amountY", "30000000"},
+                     {"shape", "spot"},    {"maxActiveBinSlippage", 5}};
+  const auto q = build("dlmm/open", body);
+  ASSERT_GE(q.steps.size(), 2U) << "200 bins take several positions";
+  const auto policy = demo_policy(q);
+  const auto r = review(q, policy);
+  EXPECT_FALSE(r.refused()) << listed(r.refusals);
+
+  auto more = q;
+  json asked = body;
+  asked["amountX"] = "200000001";
+  more.intent_json = asked.dump();
+  EXPECT_TRUE(has(review(more, policy).refusals, "intent.amount"));
+
+  auto dropped = q;  // a step left out: the rest no longer add up
+  dropped.steps.pop_back();
+  EXPECT_TRUE(review(dropped, policy).refused());
+
+  auto shape = q;
+  asked = body;
+  asked["shape"] = "curve";
+  shape.intent_json = asked.dump();
+  EXPECT_TRUE(has(review(shape, policy).refusals, "intent.shape"));
+}
+
+TEST_F(ReviewTest, AlteredBytesAreRefused) {
+  const auto q = build("aggregator/swap", swap_body());
+  auto truncated = q;
+  truncated.steps.back().transaction.resize(truncated.steps.back().transaction.size() / 2);
+  EXPECT_TRUE(has(review(truncated, demo_policy(q)).refusals, "policy.unparsable"));
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test

@@ -1,0 +1,87 @@
+// The policy file: safe defaults, every setting read, and every mistake named by key and rule.
+#include <gtest/gtest.h>
+
+#include <airlock/offline/policy.h>
+
+namespace airlock::offline {
+namespace {
+
+constexpr const char* kHead =
+    "version = 1\nmanager = \"AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax\"\n";
+
+std::string error_of(const std::string& text) {
+  auto p = parse_policy(text);
+  return p.ok() ? std::string("ok") : p.error().message();
+}
+
+TEST(Policy, TheExampleParsesAndMeansWhatItSays) {
+  auto p = load_policy_file(AIRLOCK_POLICY_EXAMPLE);
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  EXPECT_EQ(to_base58(p->manager), "AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax");
+  EXPECT_EQ(p->vaults.size(), 1U);
+  EXPECT_EQ(p->programs.size(), 2U);
+  EXPECT_EQ(p->max_priority_fee_lamports, 100000U);
+  EXPECT_EQ(p->rule("aggregator/swap").max_slippage_bps, 100);
+  EXPECT_TRUE(p->rule("aggregator/swap").allowed);
+  EXPECT_FALSE(p->rule("vault/close").allowed);
+  EXPECT_FALSE(p->rule("dlmm/open").auto_approve) << "no section: allowed, never automatic";
+}
+
+TEST(Policy, DefaultsRefuse) {
+  auto p = parse_policy(kHead);
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  EXPECT_TRUE(p->vaults.empty());
+  EXPECT_TRUE(p->programs.empty());
+  EXPECT_FALSE(p->allow_unverified_lookup_tables);
+  EXPECT_FALSE(p->allow_durable_nonce);
+  EXPECT_FALSE(p->allow_vault_initialize);
+  EXPECT_EQ(p->max_priority_fee_lamports, 0U);
+}
+
+TEST(Policy, PinnedTablesKeepTheirOrder) {
+  const std::string text =
+      std::string(kHead) +
+      "[[lookup_tables]]\naddress = \"CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT\"\n"
+      "addresses = [\"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v\", "
+      "\"So11111111111111111111111111111111111111112\"]\n";
+  auto p = parse_policy(text);
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  const auto* table =
+      p->pinned(public_key_from_base58("CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT").value());
+  ASSERT_NE(table, nullptr);
+  ASSERT_EQ(table->addresses.size(), 2U);
+  EXPECT_EQ(to_base58(table->addresses[1]), "So11111111111111111111111111111111111111112");
+  EXPECT_NE(error_of(text + text.substr(std::string(kHead).size())).find("pinned twice"),
+            std::string::npos);
+}
+
+TEST(Policy, MistakesNameTheKeyAndTheRule) {
+  const std::string head = kHead;
+  const std::string vault = "\"CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT\"";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"manager = \"AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax\"", "version: must be 1"},
+      {"version = 2\n", "version: must be 1"},
+      {"version = 1\n", "manager:"},
+      {"version = 1\nmanager = \"not-a-key\"", "manager:"},
+      {head + "vaults = [" + vault + ", 7]", "vaults[1]"},
+      {head + "vaults = " + vault, "vaults: must be an array"},
+      {head + "allow_durable_nonce = \"yes\"", "allow_durable_nonce: must be true or false"},
+      {head + "max_priority_fee_lamports = -1", "max_priority_fee_lamports"},
+      // A misspelt setting must not silently fall back to its default.
+      {head + "alow_durable_nonce = true", "alow_durable_nonce: unknown setting"},
+      {head + "[actions.\"aggregator/swap\"]\nmax_slippage_bps = 10001",
+       "max_slippage_bps: must be 0 to 10000"},
+      {head + "[actions.\"aggregator/swap\"]\nauto_aprove = true", "auto_aprove: unknown setting"},
+      {head + "[[lookup_tables]]\naddress = " + vault + "\naddresses = []",
+       "lookup_tables[0].addresses"},
+      {"version = 1\nmanager = ", "not valid TOML at line 2"},
+  };
+  for (const auto& [text, expected] : cases) {
+    EXPECT_NE(error_of(text).find(expected), std::string::npos)
+        << "policy:\n"
+        << text << "\nerror: " << error_of(text);
+  }
+}
+
+}  // namespace
+}  // namespace airlock::offline
