@@ -1,0 +1,77 @@
+// The audit log: one line of JSON per decision (signed, refused, declined), each line bound to
+// the one before by a SHA-256 chain, so an entry cannot be removed, reordered or edited without
+// `airlock-offline log verify` finding the break. The head hash travels back in every sign
+// response, so the online side can record which log state each answer came from.
+//
+// Line format (docs/audit-log.md):
+//   {"seq":N,"time":UNIX,"prev":HEX,...fields...,"hash":HEX}
+// where hash = SHA-256(prev bytes || the line's text up to, and without, `,"hash":...`, then
+// "}"). The first entry's prev is 32 zero bytes.
+//
+// The log holds no secret: request ids, actions, accounts, message hashes, signatures.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <airlock/common/bytes.h>
+#include <airlock/common/error.h>
+#include <airlock/formats/envelope.h>
+
+namespace airlock::offline {
+
+enum class Decision { kSigned, kRefused, kDeclined, kReissued };
+
+[[nodiscard]] const char* decision_name(Decision d) noexcept;
+
+struct AuditEntry {
+  std::uint64_t seq = 0;  // 1, 2, ...; filled by append
+  std::int64_t time = 0;  // unix seconds, offline clock
+  Hash prev{};            // filled by append
+  envelope::RequestId request_id{};
+  std::string action;
+  PublicKey manager;
+  PublicKey vault;
+  Decision decision = Decision::kRefused;
+  std::vector<std::string> codes;     // refusal or warning codes
+  std::vector<Hash> message_hashes;   // SHA-256 of each step's message, in request order
+  std::vector<Signature> signatures;  // for signed and reissued entries
+  Hash hash{};                        // filled by append
+};
+
+// An open, verified log, locked against other writers for as long as it is open.
+class AuditLog {
+ public:
+  // Creates the file (mode 0600) when it does not exist. Reads and verifies every line first:
+  // a broken chain, a malformed line or a torn last line is an error naming the line, and
+  // nothing is appended to a log that does not verify.
+  [[nodiscard]] static Result<AuditLog> open(const std::string& path);
+
+  AuditLog(AuditLog&& other) noexcept;
+  AuditLog& operator=(AuditLog&& other) noexcept;
+  AuditLog(const AuditLog&) = delete;
+  AuditLog& operator=(const AuditLog&) = delete;
+  ~AuditLog();
+
+  [[nodiscard]] const Hash& head() const noexcept { return head_; }
+  [[nodiscard]] const std::vector<AuditEntry>& entries() const noexcept { return entries_; }
+  // The latest entry for this request id that signed (signed or reissued), if any.
+  [[nodiscard]] const AuditEntry* signed_entry(const envelope::RequestId& id) const;
+
+  // Fills seq, prev and hash, writes the line and flushes it to disk before returning.
+  [[nodiscard]] Result<Hash> append(AuditEntry entry);
+
+ private:
+  AuditLog(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_ = -1;
+  std::string path_;
+  Hash head_{};
+  std::vector<AuditEntry> entries_;
+};
+
+// Reads and checks a log without locking or changing it (for `log verify`).
+[[nodiscard]] Result<std::vector<AuditEntry>> verify_audit_log(const std::string& path);
+
+}  // namespace airlock::offline

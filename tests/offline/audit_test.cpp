@@ -1,0 +1,154 @@
+// The audit log: entries chain, survive reopening, and any removal, reordering, edit or torn
+// line is found and named; a locked log cannot be opened twice.
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include <airlock/common/hash.h>
+#include <airlock/offline/audit.h>
+
+#include "support/helpers.h"
+
+namespace airlock::offline {
+namespace {
+
+AuditEntry entry(std::uint8_t n, Decision decision) {
+  AuditEntry e;
+  e.time = 1'800'000'000 + n;
+  e.request_id.fill(n);
+  e.action = "aggregator/swap";
+  e.manager.bytes.fill(1);
+  e.vault.bytes.fill(2);
+  e.decision = decision;
+  if (decision == Decision::kRefused) e.codes = {"policy.fee_payer"};
+  e.message_hashes = {sha256(Bytes{n})};
+  if (decision == Decision::kSigned) e.signatures.push_back(Signature{});
+  return e;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines,
+                 bool final_newline = true) {
+  std::ofstream out(path, std::ios::trunc);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out << lines[i] << (i + 1 < lines.size() || final_newline ? "\n" : "");
+}
+
+std::string verify_error(const std::string& path) {
+  auto r = verify_audit_log(path);
+  return r.ok() ? "ok" : r.error().message();
+}
+
+class AuditTest : public ::testing::Test {
+ protected:
+  // Three entries: signed, refused, signed.
+  void SetUp() override {
+    auto log = AuditLog::open(path);
+    ASSERT_TRUE(log.ok()) << log.error().to_string();
+    EXPECT_EQ(log->head(), Hash{}) << "an empty log's head is zero";
+    for (const std::uint8_t n : {std::uint8_t{1}, std::uint8_t{2}, std::uint8_t{3}}) {
+      auto head = log->append(entry(n, n == 2 ? Decision::kRefused : Decision::kSigned));
+      ASSERT_TRUE(head.ok()) << head.error().to_string();
+      heads.push_back(*head);
+    }
+  }
+
+  test::ScratchDir dir{"airlock-audit"};
+  std::string path = dir.file("audit.log");
+  std::vector<Hash> heads;
+};
+
+TEST_F(AuditTest, EntriesChainAndSurviveReopening) {
+  auto log = AuditLog::open(path);
+  ASSERT_TRUE(log.ok()) << log.error().to_string();
+  ASSERT_EQ(log->entries().size(), 3U);
+  EXPECT_EQ(log->head(), heads.back());
+  EXPECT_EQ(log->entries()[1].prev, heads[0]);
+  EXPECT_EQ(log->entries()[2].prev, heads[1]);
+  EXPECT_EQ(log->entries()[1].codes, std::vector<std::string>{"policy.fee_payer"});
+  envelope::RequestId id;
+  id.fill(3);
+  ASSERT_NE(log->signed_entry(id), nullptr);
+  EXPECT_EQ(log->signed_entry(id)->seq, 3U);
+  id.fill(2);
+  EXPECT_EQ(log->signed_entry(id), nullptr) << "a refusal is not a signature";
+  EXPECT_EQ(verify_error(path), "ok");
+  // The hash is SHA-256 over prev || the line without its hash field, as docs/audit-log.md says.
+  const auto lines = lines_of(path);
+  const std::string body = lines[0].substr(0, lines[0].rfind(",\"hash\":")) + "}";
+  Bytes data(32, 0);
+  data.insert(data.end(), body.begin(), body.end());
+  EXPECT_EQ(sha256(data), heads[0]);
+  EXPECT_EQ(std::filesystem::status(path).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
+TEST_F(AuditTest, ALogInUseCannotBeOpenedAgain) {
+  auto first = AuditLog::open(path);
+  ASSERT_TRUE(first.ok());
+  auto second = AuditLog::open(path);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().message().find("in use"), std::string::npos);
+}
+
+TEST_F(AuditTest, RemovedReorderedOrEditedEntriesAreFound) {
+  const auto lines = lines_of(path);
+  ASSERT_EQ(lines.size(), 3U);
+
+  write_lines(path, {lines[0], lines[2]});
+  EXPECT_NE(verify_error(path).find("line 2"), std::string::npos) << verify_error(path);
+
+  write_lines(path, {lines[1], lines[0], lines[2]});
+  EXPECT_NE(verify_error(path).find("line 1"), std::string::npos);
+
+  write_lines(path, {lines[1], lines[2]});  // the first entry dropped: seq and prev both show it
+  EXPECT_NE(verify_error(path).find("line 1"), std::string::npos);
+
+  std::string edited = lines[1];
+  edited.replace(edited.find("policy.fee_payer"), 16, "policy.fee_payeR");
+  write_lines(path, {lines[0], edited, lines[2]});
+  EXPECT_NE(verify_error(path).find("altered"), std::string::npos) << verify_error(path);
+
+  std::string spaced = lines[0];
+  spaced.insert(1, " ");
+  write_lines(path, {spaced, lines[1], lines[2]});
+  EXPECT_NE(verify_error(path).find("canonical"), std::string::npos) << verify_error(path);
+
+  write_lines(path, {lines[0], lines[1], "{}"});
+  EXPECT_NE(verify_error(path).find("line 3"), std::string::npos);
+
+  // Cutting the tail of the log is only caught against a head recorded elsewhere: every sign
+  // response carries the head, which is why it is sent back.
+  write_lines(path, {lines[0], lines[1]});
+  auto cut = verify_audit_log(path);
+  ASSERT_TRUE(cut.ok());
+  EXPECT_NE(cut->back().hash, heads.back());
+}
+
+TEST_F(AuditTest, ATornLastLineStopsSigningUntilRemoved) {
+  auto lines = lines_of(path);
+  lines[2].resize(lines[2].size() / 2);
+  write_lines(path, lines, false);
+  auto log = AuditLog::open(path);
+  ASSERT_FALSE(log.ok());
+  EXPECT_NE(log.error().message().find("incomplete"), std::string::npos) << log.error().message();
+  lines.pop_back();
+  write_lines(path, lines);
+  auto repaired = AuditLog::open(path);
+  ASSERT_TRUE(repaired.ok()) << repaired.error().to_string();
+  EXPECT_EQ(repaired->head(), heads[1]);
+  auto next = repaired->append(entry(4, Decision::kDeclined));
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(repaired->entries().back().seq, 3U);
+  EXPECT_EQ(verify_error(path), "ok");
+}
+
+}  // namespace
+}  // namespace airlock::offline
