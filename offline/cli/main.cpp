@@ -1,10 +1,15 @@
 // airlock-offline: the air-gapped half. Exit codes (docs/cli.md):
 //   0 success, 1 input rejected (the message names the rule), 2 usage error, 3 I/O error.
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <sodium.h>
+#include <unistd.h>
 
 #include <airlock/common/cli_options.h>
 #include <airlock/common/secret.h>
@@ -13,6 +18,8 @@
 #include <airlock/offline/inspect.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/secret_input.h>
+#include <airlock/offline/signing.h>
+#include <airlock/offline/summary.h>
 
 namespace po = boost::program_options;
 using airlock::Error;
@@ -30,6 +37,8 @@ constexpr std::string_view kUsage =
     "  init      create a new manager key in a keystore file\n"
     "  import    put an existing key (Solana CLI keypair file or BIP39 mnemonic) in a keystore\n"
     "  pubkey    print the manager public key of a keystore\n"
+    "  sign      review a sign request against the policy, ask, sign, and write the response\n"
+    "  log       verify the audit log's chain\n"
     "\n"
     "Run 'airlock-offline <command> --help' for a command's options.\n";
 
@@ -219,11 +228,187 @@ int run_pubkey(const std::vector<std::string>& args) {
   return airlock::cli::kExitOk;
 }
 
+// One short answer line from a descriptor (not a secret). Empty on end of input.
+airlock::Result<std::string> read_answer(int fd) {
+  std::string line;
+  char c = 0;
+  while (line.size() < 64) {
+    const ssize_t n = ::read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error(ErrorCode::kIo, "cannot read the answer");
+    if (n == 0 || c == '\n') break;
+    line.push_back(c);
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return line;
+}
+
+// Asks on the controlling terminal, or reads the answer from `fd`. Only "yes" signs.
+bool ask(int fd, std::size_t steps) {
+  const std::string question = "Sign " + std::to_string(steps) +
+                               " transaction(s)? Type yes to sign, anything else declines: ";
+  int in = fd;
+  if (fd < 0) {
+    in = ::open("/dev/tty", O_RDWR | O_CLOEXEC);
+    if (in < 0) {
+      std::cerr << "airlock-offline: no terminal to ask on; declining (use --confirm-fd)\n";
+      return false;
+    }
+    (void)!::write(in, question.data(), question.size());
+  } else {
+    std::cerr << question;
+  }
+  auto answer = read_answer(in);
+  if (fd < 0) ::close(in);
+  if (fd >= 0) std::cerr << "\n";
+  return answer.ok() && *answer == "yes";
+}
+
+int run_sign(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-offline sign --keystore FILE --policy FILE --audit-log FILE --out FILE "
+      "REQUEST\n\n"
+      "Reviews a sign request (an .alreq file, or - for standard input) against the policy,\n"
+      "shows what it would sign, asks, signs every step, records the decision in the audit log\n"
+      "and writes the response (.alres) for the online half: the signatures, or the refusal and\n"
+      "its reasons. Exit 0 when signed, 1 when refused or declined (the response is still\n"
+      "written).\n\noptions");
+  options.add_options()("help,h", "show this help")(
+      "keystore", po::value<std::string>()->required(), "keystore file")(
+      "policy", po::value<std::string>()->required(), "policy file (docs/policy.md)")(
+      "audit-log", po::value<std::string>()->required(),
+      "audit log; created when missing (docs/audit-log.md)")(
+      "out,o", po::value<std::string>()->required(), "where to write the response")(
+      "idl-dir", po::value<std::string>()->default_value(AIRLOCK_DEFAULT_IDL_DIR),
+      "folder of Anchor IDL files for the programs to decode")(
+      "passphrase-fd", po::value<int>()->default_value(-1),
+      "read the keystore passphrase from this file descriptor instead of the terminal")(
+      "confirm-fd", po::value<int>()->default_value(-1),
+      "read the yes/no answer from this file descriptor instead of the terminal")(
+      "json", "print the summary as JSON instead of text");
+  po::options_description hidden;
+  hidden.add_options()("request", po::value<std::string>(), "request");
+  po::positional_options_description positional;
+  positional.add("request", 1);
+  po::variables_map vm;
+  int code = 0;
+  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
+    return code;
+  if (!vm.count("request")) return report(Error(ErrorCode::kUsage, "sign needs a REQUEST file"));
+
+  auto file = airlock::files::read_limited(vm["request"].as<std::string>(),
+                                           airlock::envelope::kMaxRequestBytes + 16);
+  if (!file.ok()) return report(file.error());
+  auto unwrapped = airlock::files::unwrap_envelope(*file);
+  if (!unwrapped.ok()) return report(unwrapped.error());
+  if (unwrapped->first != airlock::files::EnvelopeKind::kRequest)
+    return report(Error(ErrorCode::kUsage, "the file holds a sign response, not a request"));
+  auto request = airlock::envelope::decode_request(unwrapped->second);
+  if (!request.ok()) return report(request.error());
+  auto policy = airlock::offline::load_policy_file(vm["policy"].as<std::string>());
+  if (!policy.ok()) return report(policy.error());
+  airlock::offline::DecoderRegistry decoders;
+  if (auto s = decoders.add_idl_folder(vm["idl-dir"].as<std::string>()); !s.ok())
+    return report(s.error());
+  auto log = airlock::offline::AuditLog::open(vm["audit-log"].as<std::string>());
+  if (!log.ok()) return report(log.error());
+
+  const bool json = vm.count("json") > 0;
+  bool shown = false;
+  const auto show = [&](const std::string& summary, const airlock::offline::Review& review) {
+    if (json) {
+      std::cout << airlock::offline::summary_json(*request, review).dump(2) << "\n";
+    } else {
+      std::cout << summary;
+    }
+    std::cout << std::flush;
+    shown = true;
+  };
+  const int confirm_fd = vm["confirm-fd"].as<int>();
+  const int passphrase_fd = vm["passphrase-fd"].as<int>();
+  airlock::offline::SigningContext context{
+      *policy,
+      decoders,
+      *log,
+      vm["keystore"].as<std::string>(),
+      [&](const std::string& summary, const airlock::offline::Review& review) {
+        show(summary, review);
+        return ask(confirm_fd, request->steps.size());
+      },
+      [&] {
+        return airlock::offline::obtain_secret(passphrase_fd, "Keystore passphrase: ", false);
+      },
+      [] {
+        return static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                             std::chrono::system_clock::now().time_since_epoch())
+                                             .count());
+      }};
+  auto outcome = airlock::offline::process_request(*request, context);
+  if (!outcome.ok()) return report(outcome.error());
+  const auto decision = outcome->decision;
+  if (!shown && decision != airlock::offline::Decision::kReissued)
+    show(outcome->summary, outcome->review);
+  const auto bytes =
+      airlock::files::wrap_envelope(airlock::files::EnvelopeKind::kResponse,
+                                    airlock::envelope::encode_response(outcome->response));
+  if (auto s = airlock::files::write_atomically(vm["out"].as<std::string>(), bytes); !s.ok())
+    return report(s.error());
+  std::cerr << "airlock-offline: " << airlock::offline::decision_name(decision) << "; audit head "
+            << airlock::to_hex(outcome->response.audit_head.view()) << "; response written to "
+            << vm["out"].as<std::string>() << "\n";
+  if (const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome->response.result)) {
+    std::cerr << "airlock-offline: " << refusal->code << ": " << refusal->reason << "\n";
+    return airlock::cli::kExitRejected;
+  }
+  return airlock::cli::kExitOk;
+}
+
+int run_log(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-offline log verify --audit-log FILE [--head HEX]\n\n"
+      "Checks every entry's hash chain. With --head (from a sign response), also checks that\n"
+      "the entry with that hash is still in the log, which finds a log cut short.\n\noptions");
+  options.add_options()("help,h", "show this help")(
+      "audit-log", po::value<std::string>()->required(), "audit log file")(
+      "head", po::value<std::string>(), "a head hash the log must contain");
+  po::options_description hidden;
+  hidden.add_options()("action", po::value<std::string>(), "action");
+  po::positional_options_description positional;
+  positional.add("action", 1);
+  po::variables_map vm;
+  int code = 0;
+  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
+    return code;
+  if (!vm.count("action") || vm["action"].as<std::string>() != "verify")
+    return report(Error(ErrorCode::kUsage, "log needs the action: verify"));
+  auto entries = airlock::offline::verify_audit_log(vm["audit-log"].as<std::string>());
+  if (!entries.ok()) {
+    std::cerr << "airlock-offline: the audit log does not verify\n";
+    return report(Error(ErrorCode::kUsage, entries.error().message()));
+  }
+  const airlock::Hash head = entries->empty() ? airlock::Hash{} : entries->back().hash;
+  if (vm.count("head")) {
+    const std::string wanted = vm["head"].as<std::string>();
+    const bool found = std::any_of(entries->begin(), entries->end(), [&](const auto& e) {
+      return airlock::to_hex(e.hash.view()) == wanted;
+    });
+    if (!found) {
+      return report(Error(ErrorCode::kUsage, "head " + wanted +
+                                                 " is not in the log: entries were removed "
+                                                 "from its end, or it is another log"));
+    }
+  }
+  std::cout << entries->size() << " entries verify; head " << airlock::to_hex(head.view()) << "\n";
+  return airlock::cli::kExitOk;
+}
+
 int main(int argc, char** argv) {
   if (auto status = airlock::crypto_init(); !status.ok()) return report(status.error());
   return airlock::cli::dispatch(kProgram, kUsage, argc, argv,
                                 {{"inspect", run_inspect},
                                  {"init", run_init},
                                  {"import", run_import},
-                                 {"pubkey", run_pubkey}});
+                                 {"pubkey", run_pubkey},
+                                 {"sign", run_sign},
+                                 {"log", run_log}});
 }

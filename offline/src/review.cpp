@@ -581,6 +581,20 @@ class Reviewer {
       refuse("intent.amount",
              "the route spends " + r["in_amount"].get<std::string>() + ", not " + *amount, index);
     if (r.contains("slippage_bps")) expect_slippage(r["slippage_bps"], index);
+    // The floor on what the vault receives must follow from the quote and the slippage; a lower
+    // one would let the swap be sandwiched. (The quote itself comes from the online half: this
+    // machine holds no prices.)
+    if (d.args.contains("minimum_out") && r.contains("quoted_out_amount")) {
+      const auto quoted = static_cast<unsigned __int128>(u64(r["quoted_out_amount"]));
+      const std::uint64_t bps = std::min<std::uint64_t>(u64(d.args["slippage_bps"]), 10'000);
+      const auto floor = static_cast<std::uint64_t>(quoted * (10'000 - bps) / 10'000);
+      if (u64(d.args["minimum_out"]) < floor) {
+        refuse("intent.minimum_out",
+               "minimum_out " + std::to_string(u64(d.args["minimum_out"])) + " is below " +
+                   std::to_string(floor) + ", the route's quote less the slippage",
+               index);
+      }
+    }
   }
 
   void shapes_and_slippage(const ojson& a, std::size_t index) {

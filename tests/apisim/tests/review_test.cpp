@@ -210,6 +210,22 @@ TEST_F(ReviewTest, ABatchMustDeliverExactlyTheRequestedTotals) {
   EXPECT_TRUE(has(review(shape, policy).refusals, "intent.shape"));
 }
 
+TEST_F(ReviewTest, AMinimumOutBelowTheQuoteLessSlippageIsRefused) {
+  const auto q = build("aggregator/swap", swap_body());
+  const auto policy = demo_policy(q);
+  ASSERT_FALSE(review(q, policy).refused());
+  auto lowered = q;
+  auto tx = parse_transaction(lowered.steps.back().transaction);
+  ASSERT_TRUE(tx.ok());
+  // aggregator_swap data: discriminator, source and destination mints, amount, minimum_out.
+  auto& data = tx->message.instructions.back().data;
+  ASSERT_GE(data.size(), 88U);
+  std::fill(data.begin() + 80, data.begin() + 88, std::uint8_t{0});
+  lowered.steps.back().transaction = serialize_transaction(*tx);
+  const auto r = review(lowered, policy);
+  EXPECT_TRUE(has(r.refusals, "intent.minimum_out")) << listed(r.refusals);
+}
+
 TEST_F(ReviewTest, AlteredBytesAreRefused) {
   const auto q = build("aggregator/swap", swap_body());
   auto truncated = q;

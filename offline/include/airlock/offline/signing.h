@@ -1,0 +1,49 @@
+// One sign request, start to finish: the replay check against the audit log, the review, the
+// operator's answer, the key, the signatures, the log entry and the response. Every decision
+// (signed, refused, declined, reissued) is in the log before the response exists, and every
+// path ends in a response the online half can read.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <airlock/common/error.h>
+#include <airlock/common/secret.h>
+#include <airlock/formats/envelope.h>
+#include <airlock/offline/audit.h>
+#include <airlock/offline/decode.h>
+#include <airlock/offline/policy.h>
+#include <airlock/offline/review.h>
+
+namespace airlock::offline {
+
+struct SigningContext {
+  const Policy& policy;
+  const DecoderRegistry& decoders;
+  AuditLog& log;
+  std::string keystore_path;
+  // Shows the summary and returns true only on an explicit yes. Not called when the policy
+  // auto-approves a clean review.
+  std::function<bool(const std::string& summary, const Review& review)> confirm;
+  // Asked only once the operator said yes.
+  std::function<Result<SecretBytes>()> passphrase;
+  std::function<std::int64_t()> clock;  // unix seconds
+};
+
+struct SigningOutcome {
+  Decision decision = Decision::kRefused;
+  envelope::SignResponse response;
+  Review review;
+  std::string summary;
+};
+
+// Fails (without a response) only when the keystore, log or passphrase fail: then nothing was
+// decided and nothing recorded. A wrong passphrase is such a failure: ask again.
+[[nodiscard]] Result<SigningOutcome> process_request(const envelope::SignRequest& request,
+                                                     SigningContext& context);
+
+// The refusal sent back for a review's refusals: the first code, and every reason joined.
+[[nodiscard]] envelope::Refusal refusal_of(const std::vector<Finding>& refusals);
+
+}  // namespace airlock::offline

@@ -1,0 +1,24 @@
+// What the operator reads before saying yes: the request, then every step's instructions with
+// their accounts and arguments as decoded from the bytes, then warnings and refusals. Keys are
+// always printed in full: a shortened key is one an attacker can grind a look-alike for.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <airlock/formats/envelope.h>
+#include <airlock/offline/review.h>
+
+namespace airlock::offline {
+
+// Plain text, one line per fact; `now_unix` words the deadline ("in 74 s").
+[[nodiscard]] std::string render_summary(const envelope::SignRequest& request, const Review& review,
+                                         std::int64_t now_unix);
+
+// The same content for tools.
+[[nodiscard]] nlohmann::ordered_json summary_json(const envelope::SignRequest& request,
+                                                  const Review& review);
+
+}  // namespace airlock::offline

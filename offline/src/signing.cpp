@@ -1,0 +1,128 @@
+#include <airlock/common/ed25519.h>
+#include <airlock/common/hash.h>
+#include <airlock/offline/keystore.h>
+#include <airlock/offline/signing.h>
+#include <airlock/offline/summary.h>
+
+namespace airlock::offline {
+namespace {
+
+AuditEntry entry_for(const envelope::SignRequest& q, Decision decision, std::int64_t now) {
+  AuditEntry e;
+  e.time = now;
+  e.request_id = q.request_id;
+  e.action = q.action;
+  e.manager = q.manager;
+  e.vault = q.vault;
+  e.decision = decision;
+  return e;
+}
+
+std::vector<Hash> message_hashes(const envelope::SignRequest& q) {
+  std::vector<Hash> out;
+  for (const auto& step : q.steps) {
+    auto tx = parse_transaction(step.transaction);
+    out.push_back(tx.ok() ? sha256(serialize_message(tx->message)) : sha256(step.transaction));
+  }
+  return out;
+}
+
+}  // namespace
+
+envelope::Refusal refusal_of(const std::vector<Finding>& refusals) {
+  envelope::Refusal r;
+  r.code = refusals.empty() ? "policy.refused" : refusals.front().code;
+  for (const auto& f : refusals) {
+    std::string part =
+        f.code + (f.step ? " (step " + std::to_string(*f.step + 1) + ")" : "") + ": " + f.message;
+    if (!r.reason.empty()) part = "; " + part;
+    if (r.reason.size() + part.size() > envelope::kMaxRefusalReasonChars) {
+      r.reason += r.reason.size() + 4 <= envelope::kMaxRefusalReasonChars ? "; …" : "";
+      break;
+    }
+    r.reason += part;
+  }
+  return r;
+}
+
+Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningContext& c) {
+  AIRLOCK_TRY(info, read_keystore_info(c.keystore_path));
+  SigningOutcome out;
+  out.response.request_id = q.request_id;
+  out.response.signer = info.public_key;
+  const auto hashes = message_hashes(q);
+
+  const auto finish = [&](AuditEntry entry,
+                          std::variant<std::vector<Signature>, envelope::Refusal> result)
+      -> Result<SigningOutcome> {
+    out.decision = entry.decision;
+    entry.message_hashes = hashes;
+    if (const auto* sigs = std::get_if<std::vector<Signature>>(&result)) entry.signatures = *sigs;
+    AIRLOCK_TRY(head, c.log.append(std::move(entry)));
+    out.response.result = std::move(result);
+    out.response.audit_head = head;
+    return std::move(out);
+  };
+
+  // The same request id again: a lost response is sent again from the log (the signatures are
+  // already out); the same id over other transactions is refused.
+  if (const AuditEntry* earlier = c.log.signed_entry(q.request_id)) {
+    if (earlier->message_hashes == hashes) {
+      AuditEntry e = entry_for(q, Decision::kReissued, c.clock());
+      return finish(std::move(e), earlier->signatures);
+    }
+    AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
+    e.codes = {"policy.replay"};
+    return finish(std::move(e),
+                  envelope::Refusal{"policy.replay", "request id already signed (audit entry " +
+                                                         std::to_string(earlier->seq) +
+                                                         ") for other transactions"});
+  }
+
+  out.review = review_request(q, c.policy, c.decoders, info.public_key, c.clock());
+  out.summary = render_summary(q, out.review, c.clock());
+  if (out.review.refused()) {
+    AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
+    for (const auto& f : out.review.refusals) e.codes.push_back(f.code);
+    return finish(std::move(e), refusal_of(out.review.refusals));
+  }
+  std::vector<std::string> warnings;
+  for (const auto& w : out.review.warnings) warnings.push_back(w.code);
+  if (!out.review.auto_approvable && !c.confirm(out.summary, out.review)) {
+    AuditEntry e = entry_for(q, Decision::kDeclined, c.clock());
+    e.codes = warnings;
+    return finish(std::move(e),
+                  envelope::Refusal{"operator.declined", "the operator declined to sign"});
+  }
+  // Time passes while a person reads: the deadline is checked again.
+  if (c.clock() > static_cast<std::int64_t>(q.deadline)) {
+    AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
+    e.codes = {"policy.deadline_passed"};
+    return finish(std::move(e),
+                  envelope::Refusal{"policy.deadline_passed",
+                                    "the deadline passed while waiting for the answer"});
+  }
+
+  AIRLOCK_TRY(passphrase, c.passphrase());
+  AIRLOCK_TRY(key, open_keystore(c.keystore_path, passphrase));
+  if (key.public_key() != c.policy.manager) {
+    return Error(ErrorCode::kUsage, "the keystore's key " + to_base58(key.public_key()) +
+                                        " is not the policy's manager");
+  }
+  std::vector<Signature> signatures;
+  for (const auto& step : out.review.steps) {
+    const Bytes message = serialize_message(step.tx.message);
+    Signature sig = key.sign(message);
+    // A signature that does not verify (a fault in memory or the library) never leaves.
+    if (!verify_signature(key.public_key(), message, sig)) {
+      return Error(ErrorCode::kCryptoUnavailable,
+                   "a fresh signature did not verify; nothing was signed");
+    }
+    signatures.push_back(sig);
+  }
+  AuditEntry e = entry_for(q, Decision::kSigned, c.clock());
+  e.codes = warnings;
+  return finish(std::move(e), std::move(signatures));
+}
+
+}  // namespace airlock::offline

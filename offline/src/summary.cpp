@@ -1,0 +1,192 @@
+#include <sstream>
+
+#include <airlock/common/programs.h>
+#include <airlock/offline/summary.h>
+
+namespace airlock::offline {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// The runtime's base fee per signature.
+constexpr std::uint64_t kLamportsPerSignature = 5000;
+
+std::string request_id_hex(const envelope::RequestId& id) {
+  return to_hex(ByteView(id.data(), id.size()));
+}
+
+// A key with what is known about it: a well-known program name, or a token symbol from the
+// hints (marked as such: hints come from the online half).
+std::string describe_key(const PublicKey& key, const envelope::SignRequest& q) {
+  std::string out = to_base58(key);
+  if (auto name = programs::well_known_name(key)) return out + " (" + std::string(*name) + ")";
+  for (const auto& t : q.hints.tokens) {
+    if (t.mint == key) return out + " (token " + t.symbol + " per the online half)";
+  }
+  if (key == q.manager) return out + " (manager)";
+  if (key == q.vault) return out + " (vault)";
+  return out;
+}
+
+std::string flags(const AccountRole& role) {
+  std::string f;
+  if (role.signer) f += "signer";
+  if (role.writable) f += f.empty() ? "writable" : ", writable";
+  if (role.origin != AccountOrigin::kStatic)
+    f += f.empty() ? "from a lookup table" : ", from a lookup table";
+  return f.empty() ? "read-only" : f;
+}
+
+std::uint64_t signatures_needed(const StepReview& s) {
+  return s.tx.message.header.num_required_signatures;
+}
+
+ojson findings_json(const std::vector<Finding>& findings) {
+  ojson out = ojson::array();
+  for (const auto& f : findings) {
+    ojson j = {{"code", f.code}, {"message", f.message}};
+    if (f.step) j["step"] = *f.step + 1;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+void render_findings(std::ostringstream& out, const char* title, const char* mark,
+                     const std::vector<Finding>& findings) {
+  if (findings.empty()) return;
+  out << "\n" << title << "\n";
+  for (const auto& f : findings) {
+    out << "  " << mark << " " << f.code;
+    if (f.step) out << " (step " << *f.step + 1 << ")";
+    out << ": " << f.message << "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_summary(const envelope::SignRequest& q, const Review& r, std::int64_t now) {
+  std::ostringstream out;
+  out << "Sign request " << request_id_hex(q.request_id) << "\n";
+  out << "  action    " << q.action << "\n";
+  out << "  manager   " << to_base58(q.manager) << "\n";
+  out << "  vault     " << to_base58(q.vault) << "\n";
+  const auto left = static_cast<std::int64_t>(q.deadline) - now;
+  out << "  deadline  "
+      << (left >= 0 ? "in " + std::to_string(left) + " s" : std::to_string(-left) + " s ago")
+      << " (unix " << q.deadline << ")\n";
+  out << "  request   " << q.intent_json << "\n";
+  out << "  steps     " << q.steps.size() << "\n";
+  for (const auto& s : r.steps) {
+    out << "\nStep " << s.index + 1 << " of " << q.steps.size() << "  message sha256 "
+        << to_hex(s.message_hash.view()) << "\n";
+    if (s.tx.message.instructions.empty() && s.roles.empty()) {
+      out << "  (not readable; see the refusals)\n";
+      continue;
+    }
+    out << "  fee       " << signatures_needed(s) * kLamportsPerSignature
+        << " lamports base + up to " << s.priority_fee_lamports << " priority\n";
+    if (s.nonce)
+      out << "  NEVER EXPIRES: durable nonce " << to_base58(s.nonce->nonce_account) << "\n";
+    if (q.steps[s.index].next_action)
+      out << "  then      a follow-up build of " << *q.steps[s.index].next_action << "\n";
+    const Message& m = s.tx.message;
+    for (std::size_t i = 0; i < m.instructions.size(); ++i) {
+      const auto& ix = m.instructions[i];
+      const PublicKey& program = m.static_keys[ix.program_index];
+      const auto& d = i < s.instructions.size() ? s.instructions[i] : std::nullopt;
+      out << "  " << i + 1 << ". "
+          << (d ? d->program + ": " + d->instruction : "UNDECODED call of " + to_base58(program))
+          << "\n";
+      for (std::size_t a = 0; a < ix.accounts.size(); ++a) {
+        const std::size_t index = ix.accounts[a];
+        const std::string name = d && a < d->account_names.size()
+                                     ? d->account_names[a]
+                                     : "account " + std::to_string(a + 1);
+        out << "       " << name << ": ";
+        if (index < s.roles.size() && s.roles[index].key) {
+          out << describe_key(*s.roles[index].key, q) << " [" << flags(s.roles[index]) << "]\n";
+        } else {
+          out << "unknown key (lookup table not resolved)\n";
+        }
+      }
+      if (d) {
+        for (const auto& [name, value] : d->args.items()) {
+          if (d->nested.count(name)) continue;
+          out << "       " << name << " = "
+              << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+        }
+        for (const auto& [name, nested] : d->nested) {
+          out << "       " << name << " = " << nested.program << ": " << nested.instruction << "\n";
+          for (const auto& [arg, value] : nested.args.items()) {
+            out << "         " << arg << " = "
+                << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+          }
+        }
+      } else {
+        out << "       data = " << to_hex(ix.data) << "\n";
+      }
+    }
+  }
+  render_findings(out, "Warnings", "!", r.warnings);
+  render_findings(out, "Refused", "x", r.refusals);
+  if (!r.refused()) out << "\nNothing refused: " << q.steps.size() << " transaction(s) to sign.\n";
+  return out.str();
+}
+
+ojson summary_json(const envelope::SignRequest& q, const Review& r) {
+  ojson j;
+  j["request_id"] = request_id_hex(q.request_id);
+  j["action"] = q.action;
+  j["manager"] = to_base58(q.manager);
+  j["vault"] = to_base58(q.vault);
+  j["deadline"] = q.deadline;
+  j["intent"] = ojson::parse(q.intent_json, nullptr, false);
+  if (j["intent"].is_discarded()) j["intent"] = q.intent_json;
+  j["steps"] = ojson::array();
+  for (const auto& s : r.steps) {
+    ojson step = {
+        {"message_sha256", to_hex(s.message_hash.view())},
+        {"priority_fee_lamports", s.priority_fee_lamports},
+        {"durable_nonce", s.nonce ? ojson(to_base58(s.nonce->nonce_account)) : ojson(nullptr)},
+        {"instructions", ojson::array()}};
+    const Message& m = s.tx.message;
+    for (std::size_t i = 0; i < m.instructions.size(); ++i) {
+      const auto& ix = m.instructions[i];
+      ojson entry = {{"program", to_base58(m.static_keys[ix.program_index])}};
+      const auto& d = i < s.instructions.size() ? s.instructions[i] : std::nullopt;
+      entry["accounts"] = ojson::array();
+      for (std::size_t a = 0; a < ix.accounts.size(); ++a) {
+        const std::size_t index = ix.accounts[a];
+        ojson account;
+        if (d && a < d->account_names.size()) account["name"] = d->account_names[a];
+        account["key"] = index < s.roles.size() && s.roles[index].key
+                             ? ojson(to_base58(*s.roles[index].key))
+                             : ojson(nullptr);
+        if (index < s.roles.size()) {
+          account["signer"] = s.roles[index].signer;
+          account["writable"] = s.roles[index].writable;
+        }
+        entry["accounts"].push_back(std::move(account));
+      }
+      if (d) {
+        entry["decoded"] = {
+            {"program", d->program}, {"instruction", d->instruction}, {"args", d->args}};
+        for (const auto& [name, nested] : d->nested) {
+          entry["decoded"]["nested"][name] = {{"program", nested.program},
+                                              {"instruction", nested.instruction},
+                                              {"args", nested.args}};
+        }
+      } else {
+        entry["data_hex"] = to_hex(ix.data);
+      }
+      step["instructions"].push_back(std::move(entry));
+    }
+    j["steps"].push_back(std::move(step));
+  }
+  j["warnings"] = findings_json(r.warnings);
+  j["refusals"] = findings_json(r.refusals);
+  j["auto_approvable"] = r.auto_approvable;
+  return j;
+}
+
+}  // namespace airlock::offline

@@ -1,0 +1,238 @@
+// Signing end to end against the twin: a request the twin built is reviewed, approved, signed
+// with the keystore's key, recorded, and the signatures land when sent. Replays, declines,
+// refusals and wrong passphrases each end the way docs/policy.md and docs/audit-log.md say.
+#include <algorithm>
+#include <cstring>
+
+#include <airlock/formats/files.h>
+#include <airlock/offline/keystore.h>
+#include <airlock/offline/signing.h>
+
+#include "conformance_support.h"
+#include "support/helpers.h"
+
+namespace airlock::apisim::test {
+namespace {
+
+SecretBytes secret_of(std::string_view text) {
+  auto s = SecretBytes::allocate(text.size());
+  EXPECT_TRUE(s.ok());
+  std::memcpy(s->bytes().data(), text.data(), text.size());
+  return std::move(s).value();
+}
+
+class SigningTest : public Twin {
+ protected:
+  void SetUp() override {
+    Twin::SetUp();
+    ASSERT_TRUE(decoders.add_idl_folder(AIRLOCK_IDL_DIR).ok());
+    auto seed = from_hex(kManagerSeed, 32);
+    SecretBytes secret =
+        secret_of(std::string_view(reinterpret_cast<const char*>(seed->data()), seed->size()));
+    ASSERT_TRUE(offline::write_keystore(keystore, secret, secret_of("correct horse"),
+                                        {"generated", std::nullopt}, offline::minimum_kdf_limits())
+                    .ok());
+    auto opened = offline::AuditLog::open(dir.file("audit.log"));
+    ASSERT_TRUE(opened.ok()) << opened.error().to_string();
+    log.emplace(std::move(opened).value());
+  }
+
+  envelope::SignRequest swap_request() {
+    const json body = {{"vault", kVault},
+                       {"sourceMint", kUsdc},
+                       {"destinationMint", kJup},
+                       {"amount", "5000000"},
+                       {"slippageBps", 50}};
+    const Reply built = post("/transactions/aggregator/swap", body);
+    EXPECT_EQ(built.status, 200) << built.body.dump();
+    last_build = built.body;
+    return request_of("aggregator/swap", body, built.body);
+  }
+
+  Result<offline::SigningOutcome> process(const envelope::SignRequest& q,
+                                          const offline::Policy& policy) {
+    offline::SigningContext context{policy,
+                                    decoders,
+                                    *log,
+                                    keystore,
+                                    [&](const std::string& summary, const offline::Review&) {
+                                      ++asked;
+                                      last_summary = summary;
+                                      return answer;
+                                    },
+                                    [&]() -> Result<SecretBytes> { return secret_of(passphrase); },
+                                    [&] { return now_s(); }};
+    return offline::process_request(q, context);
+  }
+
+  airlock::test::ScratchDir dir{"airlock-signing"};
+  std::string keystore = dir.file("manager.keystore");
+  std::optional<offline::AuditLog> log;
+  offline::DecoderRegistry decoders;
+  json last_build;
+  bool answer = true;
+  std::string passphrase = "correct horse";
+  int asked = 0;
+  std::string last_summary;
+};
+
+TEST_F(SigningTest, AnApprovedRequestIsSignedRecordedAndLands) {
+  const auto q = swap_request();
+  auto outcome = process(q, demo_policy(q));
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->decision, offline::Decision::kSigned);
+  EXPECT_EQ(asked, 1);
+  EXPECT_NE(last_summary.find("aggregator_swap"), std::string::npos) << last_summary;
+  EXPECT_NE(last_summary.find(to_base58(q.vault)), std::string::npos) << "keys appear in full";
+  const auto* sigs = std::get_if<std::vector<Signature>>(&outcome->response.result);
+  ASSERT_NE(sigs, nullptr);
+  ASSERT_EQ(sigs->size(), q.steps.size());
+  EXPECT_EQ(outcome->response.signer, manager_->public_key());
+  EXPECT_EQ(outcome->response.audit_head, log->head());
+  ASSERT_EQ(log->entries().size(), 1U);
+  EXPECT_EQ(log->entries()[0].signatures, *sigs);
+
+  // The online half puts each signature in slot 0 and sends: the twin checks and lands them.
+  const auto steps = steps_of(last_build);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    Transaction tx = tx_of(steps[i]);
+    tx.signatures[0] = (*sigs)[i];
+    const Reply sent = post(
+        "/transactions/send",
+        {{"transaction", to_base64(serialize_transaction(tx))}, {"ticket", steps[i]["ticket"]}});
+    ASSERT_EQ(sent.status, 200) << sent.body.dump();
+    advance(2000);
+    const Reply status =
+        get("/transactions/status?receipt=" + sent.body["receipt"].get<std::string>());
+    EXPECT_EQ(status.body.value("status", ""), "confirmed") << status.body.dump();
+  }
+}
+
+TEST_F(SigningTest, TheSameRequestAgainIsReissuedFromTheLogAndAnotherUnderItsIdIsRefused) {
+  const auto q = swap_request();
+  const auto policy = demo_policy(q);
+  auto first = process(q, policy);
+  ASSERT_TRUE(first.ok());
+  passphrase = "not needed";  // a reissue does not open the keystore
+  auto again = process(q, policy);
+  ASSERT_TRUE(again.ok()) << again.error().to_string();
+  EXPECT_EQ(again->decision, offline::Decision::kReissued);
+  EXPECT_EQ(std::get<std::vector<Signature>>(again->response.result),
+            std::get<std::vector<Signature>>(first->response.result));
+  EXPECT_EQ(asked, 1) << "a reissue asks nothing";
+
+  auto other = swap_request();
+  other.request_id = q.request_id;
+  auto replay = process(other, demo_policy(other));
+  ASSERT_TRUE(replay.ok());
+  EXPECT_EQ(replay->decision, offline::Decision::kRefused);
+  EXPECT_EQ(std::get<envelope::Refusal>(replay->response.result).code, "policy.replay");
+  EXPECT_EQ(log->entries().size(), 3U);
+  EXPECT_TRUE(offline::verify_audit_log(dir.file("audit.log")).ok());
+}
+
+TEST_F(SigningTest, DeclinedRefusedAndAutoApprovedRequestsEndAsRecorded) {
+  auto q = swap_request();
+  answer = false;
+  auto declined = process(q, demo_policy(q));
+  ASSERT_TRUE(declined.ok());
+  EXPECT_EQ(declined->decision, offline::Decision::kDeclined);
+  EXPECT_EQ(std::get<envelope::Refusal>(declined->response.result).code, "operator.declined");
+
+  q = swap_request();
+  auto policy = demo_policy(q);
+  policy.vaults.clear();
+  auto refused = process(q, policy);
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->decision, offline::Decision::kRefused);
+  const auto& refusal = std::get<envelope::Refusal>(refused->response.result);
+  EXPECT_EQ(refusal.code, "policy.vault_not_allowed");
+  EXPECT_NE(refusal.reason.find(to_base58(q.vault)), std::string::npos) << refusal.reason;
+  EXPECT_EQ(log->entries().back().codes, std::vector<std::string>{"policy.vault_not_allowed"});
+
+  q = swap_request();
+  answer = false;  // not asked at all
+  const int asked_before = asked;
+  auto automatic = process(q, demo_policy(q, "[actions.\"aggregator/swap\"]\nauto_approve = true"));
+  ASSERT_TRUE(automatic.ok());
+  EXPECT_EQ(automatic->decision, offline::Decision::kSigned);
+  EXPECT_EQ(asked, asked_before);
+  EXPECT_EQ(log->entries().size(), 3U);
+}
+
+TEST_F(SigningTest, AWrongPassphraseDecidesNothing) {
+  const auto q = swap_request();
+  passphrase = "wrong horse";
+  auto outcome = process(q, demo_policy(q));
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_NE(outcome.error().message().find("wrong passphrase"), std::string::npos);
+  EXPECT_TRUE(log->entries().empty()) << "nothing recorded: the request can be tried again";
+}
+
+TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
+  const auto q = swap_request();
+  const auto policy_text = [&] {
+    std::string t =
+        "version = 1\nmanager = \"" + to_base58(manager_->public_key()) + "\"\nvaults = [\"" +
+        kVault +
+        "\"]\nprograms = [\"AirLockVau1t1111111111111111111111111111111\", "
+        "\"ComputeBudget111111111111111111111111111111\"]\nmax_priority_fee_lamports = 100000\n"
+        "allow_unverified_lookup_tables = true\n";
+    return t;
+  }();
+  ASSERT_TRUE(
+      files::write_atomically(
+          dir.file("policy.toml"),
+          ByteView(reinterpret_cast<const std::uint8_t*>(policy_text.data()), policy_text.size()))
+          .ok());
+  ASSERT_TRUE(files::write_atomically(
+                  dir.file("req.alreq"),
+                  files::wrap_envelope(files::EnvelopeKind::kRequest, envelope::encode_request(q)))
+                  .ok());
+  ASSERT_TRUE(files::write_atomically(dir.file("pass"), Bytes{'c', 'o', 'r', 'r', 'e', 'c', 't',
+                                                              ' ', 'h', 'o', 'r', 's', 'e', '\n'})
+                  .ok());
+  ASSERT_TRUE(files::write_atomically(dir.file("yes"), Bytes{'y', 'e', 's', '\n'}).ok());
+  log.reset();  // the command takes the log's lock
+  const std::string common = std::string(AIRLOCK_OFFLINE_BIN) + " sign --keystore " + keystore +
+                             " --policy " + dir.file("policy.toml") + " --audit-log " +
+                             dir.file("audit.log") + " --passphrase-fd 3 --confirm-fd 4 " +
+                             dir.file("req.alreq") + " 3<" + dir.file("pass") + " 4<" +
+                             dir.file("yes");
+  const auto signed_run = airlock::test::run_command(common + " --out " + dir.file("res.alres"));
+  EXPECT_EQ(signed_run.exit_code, 0) << signed_run.output;
+  EXPECT_NE(signed_run.output.find("warn.unverified_lookup_table"), std::string::npos)
+      << signed_run.output;
+  EXPECT_NE(signed_run.output.find("signed; audit head"), std::string::npos) << signed_run.output;
+  auto file = files::read_limited(dir.file("res.alres"), 8192);
+  ASSERT_TRUE(file.ok());
+  auto unwrapped = files::unwrap_envelope(*file);
+  ASSERT_TRUE(unwrapped.ok());
+  auto response = envelope::decode_response(unwrapped->second);
+  ASSERT_TRUE(response.ok()) << response.error().to_string();
+  EXPECT_EQ(response->request_id, q.request_id);
+  EXPECT_EQ(std::get<std::vector<Signature>>(response->result).size(), q.steps.size());
+
+  const auto verify = airlock::test::run_command(
+      std::string(AIRLOCK_OFFLINE_BIN) + " log verify --audit-log " + dir.file("audit.log") +
+      " --head " + to_hex(response->audit_head.view()));
+  EXPECT_EQ(verify.exit_code, 0) << verify.output;
+  EXPECT_NE(verify.output.find("1 entries verify"), std::string::npos) << verify.output;
+
+  // A request for a vault the policy does not list: refused, exit 1, the refusal still written.
+  auto other = swap_request();
+  other.vault = public_key_from_base58(kOtherVault).value();
+  ASSERT_TRUE(files::write_atomically(dir.file("req.alreq"),
+                                      files::wrap_envelope(files::EnvelopeKind::kRequest,
+                                                           envelope::encode_request(other)))
+                  .ok());
+  const auto refused_run =
+      airlock::test::run_command(common + " --out " + dir.file("refused.alres"));
+  EXPECT_EQ(refused_run.exit_code, 1) << refused_run.output;
+  EXPECT_NE(refused_run.output.find("policy.vault_not_allowed"), std::string::npos)
+      << refused_run.output;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("refused.alres")));
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test
