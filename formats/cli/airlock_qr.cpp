@@ -14,6 +14,7 @@
 #include <airlock/formats/files.h>
 #include <airlock/formats/frames.h>
 #include <airlock/formats/html.h>
+#include <airlock/formats/qr_io.h>
 #include <airlock/formats/transfer.h>
 
 namespace po = boost::program_options;
@@ -103,16 +104,10 @@ int run_encode(const std::vector<std::string>& args) {
   const std::string input = vm["input"].as<std::string>();
   auto data = files::read_limited(input, kMaxInputFile);
   if (!data.ok()) return report(data.error());
-  transfer::Content content{dense::ContentType::kFile, *data};
-  if (auto envelope = files::unwrap_envelope(*data); envelope.ok()) {
-    content = {envelope->first == files::EnvelopeKind::kRequest ? dense::ContentType::kSignRequest
-                                                                : dense::ContentType::kSignResponse,
-               envelope->second};
-  }
-  auto sender = transfer::Sender::create(content, *options);
+  auto sender = transfer::Sender::create(qr_io::content_of_file(*data), *options);
   if (!sender.ok()) return report(sender.error());
   std::uint32_t count = vm["frames"].as<std::uint32_t>();
-  if (count == 0) count = sender->fragment_count() == 1 ? 1 : 2 * sender->fragment_count();
+  if (count == 0) count = qr_io::default_frame_count(*sender);
   std::cerr << "airlock-qr: " << data->size() << " bytes in " << sender->fragment_count()
             << " fragments, " << (options->framing == transfer::Framing::kDense ? "dense" : "BC-UR")
             << " framing, QR version <= " << options->max_version << " level "
@@ -120,29 +115,13 @@ int run_encode(const std::vector<std::string>& args) {
 
   std::vector<Bytes> pngs;
   if (vm.count("png") || vm.count("html")) {
-    for (std::uint32_t n = 1; n <= count; ++n) {
-      auto symbol = sender->symbol(n);
-      if (!symbol.ok()) return report(symbol.error());
-      auto png = image::encode_png(qr::render(*symbol, scale));
-      if (!png.ok()) return report(png.error());
-      pngs.push_back(std::move(png).value());
-    }
+    auto rendered = qr_io::render_pngs(*sender, count, scale);
+    if (!rendered.ok()) return report(rendered.error());
+    pngs = std::move(rendered).value();
   }
   if (vm.count("png")) {
     const std::string dir = vm["png"].as<std::string>();
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec)
-      return report(Error(ErrorCode::kIo, "cannot create folder '" + dir + "': " + ec.message()));
-    for (std::size_t i = 0; i < pngs.size(); ++i) {
-      std::ostringstream name;
-      name << "frame-" << std::setw(4) << std::setfill('0') << i + 1 << ".png";
-      if (auto s =
-              files::write_atomically((std::filesystem::path(dir) / name.str()).string(), pngs[i]);
-          !s.ok()) {
-        return report(s.error());
-      }
-    }
+    if (auto s = qr_io::write_png_folder(pngs, dir); !s.ok()) return report(s.error());
     std::cerr << "airlock-qr: wrote " << pngs.size() << " frames to " << dir << "\n";
   }
   if (vm.count("html")) {
@@ -160,31 +139,12 @@ int run_encode(const std::vector<std::string>& args) {
     std::cerr << "airlock-qr: wrote " << path << " (" << pngs.size() << " frames)\n";
   }
   if (vm.count("terminal")) {
-    const bool light = vm.count("light-terminal") > 0;
-    const auto stop =
-        std::chrono::steady_clock::now() + std::chrono::seconds(vm["seconds"].as<int>());
-    const auto period = std::chrono::milliseconds(1000 / fps);
-    std::size_t lines = 0;
-    for (std::uint32_t n = 1; std::chrono::steady_clock::now() < stop; ++n) {
-      auto symbol = sender->symbol(n);
-      if (!symbol.ok()) return report(symbol.error());
-      const std::string art = qr::render_terminal(*symbol, light);
-      if (lines > 0) std::cout << "\x1b[" << lines << "A";  // back to the top of the last frame
-      std::cout << art;
-      std::ostringstream status;
-      status << "frame " << n << " \u00b7 " << sender->fragment_count() << " fragments";
-      if (vm.count("deadline")) {
-        const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
-        const auto left = static_cast<long long>(vm["deadline"].as<std::uint64_t>()) - now;
-        status << " \u00b7 "
-               << (left >= 0 ? std::to_string(left) + " s left" : std::string("deadline passed"));
-      }
-      std::cout << "\x1b[2K" << status.str() << "\n" << std::flush;
-      lines = static_cast<std::size_t>(std::count(art.begin(), art.end(), '\n')) + 1;
-      std::this_thread::sleep_for(period);
-    }
+    qr_io::TerminalOptions terminal;
+    terminal.fps = fps;
+    terminal.seconds = vm["seconds"].as<int>();
+    terminal.light = vm.count("light-terminal") > 0;
+    if (vm.count("deadline")) terminal.deadline_unix = vm["deadline"].as<std::uint64_t>();
+    if (auto s = qr_io::animate_terminal(*sender, terminal); !s.ok()) return report(s.error());
   }
   return cli::kExitOk;
 }
@@ -211,82 +171,26 @@ int run_decode(const std::vector<std::string>& args) {
   int code = 0;
   if (!cli::parse_options(kProgram, args, visible, hidden, positional, vm, code)) return code;
   if (!vm.count("out")) return report(Error(ErrorCode::kUsage, "decode needs --out FILE"));
-  const int sources =
-      (vm.count("input") ? 1 : 0) + (vm.count("raw") ? 1 : 0) + (vm.count("camera") ? 1 : 0);
-  if (sources != 1)
-    return report(Error(ErrorCode::kUsage, "give exactly one of: INPUT files, --raw, --camera"));
-
-  Result<std::unique_ptr<frames::FrameSource>> source = Error(ErrorCode::kUsage, "no source");
-  if (vm.count("input")) {
-    source = frames::open_png_files(vm["input"].as<std::vector<std::string>>());
-  } else if (vm.count("raw")) {
-    auto size = frames::parse_size(vm["raw"].as<std::string>());
-    if (!size.ok()) return report(size.error());
-    source = frames::open_raw_stream(STDIN_FILENO, size->first, size->second);
-  } else {
-    auto size = frames::parse_size(vm["size"].as<std::string>());
-    if (!size.ok()) return report(size.error());
-    source = frames::open_camera(vm["camera"].as<std::string>(), size->first, size->second);
-  }
+  qr_io::SourceSpec spec;
+  if (vm.count("input")) spec.files = vm["input"].as<std::vector<std::string>>();
+  if (vm.count("raw")) spec.raw_size = vm["raw"].as<std::string>();
+  if (vm.count("camera")) spec.camera = vm["camera"].as<std::string>();
+  spec.camera_size = vm["size"].as<std::string>();
+  auto source = qr_io::open_source(spec);
   if (!source.ok()) return report(source.error());
 
   const bool quiet = vm.count("quiet") > 0;
-  const bool live = !quiet && ::isatty(STDERR_FILENO) == 1;  // a redrawn line only on a terminal
-  const auto give_up =
-      std::chrono::steady_clock::now() + std::chrono::seconds(vm["timeout"].as<int>());
-  transfer::Receiver receiver;
-  std::size_t frames_read = 0, unreadable = 0, refused = 0;
-  std::optional<Error> last_refusal;
-  while (!receiver.complete() && std::chrono::steady_clock::now() < give_up) {
-    auto frame = (*source)->next();
-    if (!frame.ok()) {
-      ++unreadable;
-      if (!quiet) {
-        std::cerr << (live ? "\n" : "")
-                  << "airlock-qr: skipped a frame: " << frame.error().to_string() << "\n";
-      }
-      continue;
-    }
-    if (!frame->has_value()) break;
-    ++frames_read;
-    const auto codes = qr::read(**frame);
-    if (codes.empty()) ++unreadable;
-    for (const auto& c : codes) {
-      if (auto s = receiver.receive(c); !s.ok()) {
-        ++refused;
-        last_refusal = s.error();
-      }
-    }
-    if (live) {
-      const std::size_t total = receiver.fragments_total(), known = receiver.fragments_known();
-      std::cerr << "\r\x1b[2K" << known << "/"
-                << (total == 0 ? std::string("?") : std::to_string(total)) << " fragments \u00b7 "
-                << frames_read << " frames \u00b7 " << unreadable << " unreadable";
-      if (total > known && !receiver.complete())
-        std::cerr << " \u00b7 ~" << (total - known) * 11 / 10 + 1 << " more frames";
-      std::cerr << std::flush;
-    }
-  }
-  if (live) std::cerr << "\n";
-  if (!receiver.complete()) {
-    std::string why = "transfer incomplete after " + std::to_string(frames_read) + " frames (" +
-                      std::to_string(receiver.fragments_known()) + " of " +
-                      std::to_string(receiver.fragments_total()) + " fragments)";
-    if (last_refusal) why += "; last refused code: " + last_refusal->to_string();
-    return report(Error(ErrorCode::kFrameInvalid, why));
-  }
-  const auto& content = receiver.result();
-  Bytes out = content.bytes;
-  if (content.type == dense::ContentType::kSignRequest)
-    out = files::wrap_envelope(files::EnvelopeKind::kRequest, content.bytes);
-  if (content.type == dense::ContentType::kSignResponse)
-    out = files::wrap_envelope(files::EnvelopeKind::kResponse, content.bytes);
+  qr_io::ReceiveStats stats;
+  auto content = qr_io::receive(**source, std::chrono::seconds(vm["timeout"].as<int>()), kProgram,
+                                quiet, stats);
+  if (!content.ok()) return report(content.error());
+  const Bytes out = qr_io::file_bytes(*content);
   if (auto s = files::write_atomically(vm["out"].as<std::string>(), out); !s.ok())
     return report(s.error());
   if (!quiet) {
     std::cerr << "airlock-qr: wrote " << out.size() << " bytes to " << vm["out"].as<std::string>()
-              << " from " << frames_read << " frames (" << unreadable
-              << " without a readable code, " << refused << " codes refused)\n";
+              << " from " << stats.frames << " frames (" << stats.unreadable
+              << " without a readable code, " << stats.refused << " codes refused)\n";
   }
   return cli::kExitOk;
 }

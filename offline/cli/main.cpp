@@ -1,6 +1,7 @@
 // airlock-offline: the air-gapped half. Exit codes (docs/cli.md):
 //   0 success, 1 input rejected (the message names the rule), 2 usage error, 3 I/O error.
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include <airlock/common/cli_options.h>
 #include <airlock/common/secret.h>
 #include <airlock/formats/files.h>
+#include <airlock/formats/qr_io.h>
 #include <airlock/offline/derivation.h>
 #include <airlock/offline/inspect.h>
 #include <airlock/offline/keystore.h>
@@ -243,10 +245,11 @@ airlock::Result<std::string> read_answer(int fd) {
   return line;
 }
 
-// Asks on the controlling terminal, or reads the answer from `fd`. Only "yes" signs.
+// Asks on the controlling terminal, or reads the answer from `fd`. Only y or yes signs; anything
+// else, an empty line included, declines.
 bool ask(int fd, std::size_t steps) {
-  const std::string question = "Sign " + std::to_string(steps) +
-                               " transaction(s)? Type yes to sign, anything else declines: ";
+  const std::string question =
+      "Sign all " + std::to_string(steps) + " transaction(s) above? [y/N] ";
   int in = fd;
   if (fd < 0) {
     in = ::open("/dev/tty", O_RDWR | O_CLOEXEC);
@@ -261,30 +264,49 @@ bool ask(int fd, std::size_t steps) {
   auto answer = read_answer(in);
   if (fd < 0) ::close(in);
   if (fd >= 0) std::cerr << "\n";
-  return answer.ok() && *answer == "yes";
+  if (!answer.ok()) return false;
+  std::string a = *answer;
+  std::transform(a.begin(), a.end(), a.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return a == "y" || a == "yes";
 }
 
 int run_sign(const std::vector<std::string>& args) {
   po::options_description options(
-      "usage: airlock-offline sign --keystore FILE --policy FILE --audit-log FILE --out FILE "
-      "REQUEST\n\n"
-      "Reviews a sign request (an .alreq file, or - for standard input) against the policy,\n"
-      "shows what it would sign, asks, signs every step, records the decision in the audit log\n"
-      "and writes the response (.alres) for the online half: the signatures, or the refusal and\n"
-      "its reasons. Exit 0 when signed, 1 when refused or declined (the response is still\n"
-      "written).\n\noptions");
+      "usage: airlock-offline sign --keystore FILE --policy FILE --audit-log FILE\n"
+      "                            (REQUEST | --qr IMAGE... | --raw WxH | --camera DEVICE)\n"
+      "                            (--out FILE | --qr-png DIR | --qr-terminal)...\n\n"
+      "Reviews a sign request against the policy, shows what it would sign, asks once for the\n"
+      "whole batch, signs every step, records the decision in the audit log and answers with a\n"
+      "response for the online half: the signatures, or the refusal and its reasons. The request\n"
+      "is an .alreq file (- for standard input) or QR codes: PNG images or folders, a raw gray\n"
+      "frame stream on standard input, or a camera. The response goes to a file, PNG frames or\n"
+      "the terminal. Exit 0 when signed, 1 when refused or declined (the response is still\n"
+      "given).\n\noptions");
   options.add_options()("help,h", "show this help")(
       "keystore", po::value<std::string>()->required(), "keystore file")(
       "policy", po::value<std::string>()->required(), "policy file (docs/policy.md)")(
       "audit-log", po::value<std::string>()->required(),
       "audit log; created when missing (docs/audit-log.md)")(
-      "out,o", po::value<std::string>()->required(), "where to write the response")(
+      "out,o", po::value<std::string>(), "write the response file (.alres) here")(
+      "qr", po::value<std::vector<std::string>>()->multitoken(),
+      "read the request from these QR images (PNG files or folders)")(
+      "raw", po::value<std::string>(),
+      "read the request from WIDTHxHEIGHT gray frames on standard input")(
+      "camera", po::value<std::string>(), "read the request from a V4L2 camera")(
+      "size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
+      "timeout", po::value<int>()->default_value(90),
+      "give up reading QR frames after this many seconds")(
+      "qr-png", po::value<std::string>(), "write the response as QR frames into this folder")(
+      "qr-terminal", "show the response as animated QR codes in this terminal")(
+      "qr-seconds", po::value<int>()->default_value(60), "how long --qr-terminal animates")(
       "idl-dir", po::value<std::string>()->default_value(AIRLOCK_DEFAULT_IDL_DIR),
       "folder of Anchor IDL files for the programs to decode")(
       "passphrase-fd", po::value<int>()->default_value(-1),
       "read the keystore passphrase from this file descriptor instead of the terminal")(
       "confirm-fd", po::value<int>()->default_value(-1),
       "read the yes/no answer from this file descriptor instead of the terminal")(
+      "auto-approve",
+      "sign without asking where the policy marks the action auto_approve and nothing warns")(
       "json", "print the summary as JSON instead of text");
   po::options_description hidden;
   hidden.add_options()("request", po::value<std::string>(), "request");
@@ -294,10 +316,38 @@ int run_sign(const std::vector<std::string>& args) {
   int code = 0;
   if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
     return code;
-  if (!vm.count("request")) return report(Error(ErrorCode::kUsage, "sign needs a REQUEST file"));
-
-  auto file = airlock::files::read_limited(vm["request"].as<std::string>(),
-                                           airlock::envelope::kMaxRequestBytes + 16);
+  if (!vm.count("out") && !vm.count("qr-png") && !vm.count("qr-terminal")) {
+    return report(
+        Error(ErrorCode::kUsage,
+              "choose where the response goes: --out FILE, --qr-png DIR or --qr-terminal"));
+  }
+  const int request_sources = (vm.count("request") ? 1 : 0) + (vm.count("qr") ? 1 : 0) +
+                              (vm.count("raw") ? 1 : 0) + (vm.count("camera") ? 1 : 0);
+  if (request_sources != 1) {
+    return report(Error(ErrorCode::kUsage,
+                        "give the request exactly once: a REQUEST file, --qr, --raw or --camera"));
+  }
+  airlock::Result<airlock::Bytes> file = Error(ErrorCode::kUsage, "no request");
+  if (vm.count("request")) {
+    file = airlock::files::read_limited(vm["request"].as<std::string>(),
+                                        airlock::envelope::kMaxRequestBytes + 16);
+  } else {
+    airlock::qr_io::SourceSpec spec;
+    if (vm.count("qr")) spec.files = vm["qr"].as<std::vector<std::string>>();
+    if (vm.count("raw")) spec.raw_size = vm["raw"].as<std::string>();
+    if (vm.count("camera")) spec.camera = vm["camera"].as<std::string>();
+    spec.camera_size = vm["size"].as<std::string>();
+    auto source = airlock::qr_io::open_source(spec);
+    if (!source.ok()) return report(source.error());
+    airlock::qr_io::ReceiveStats stats;
+    auto content = airlock::qr_io::receive(**source, std::chrono::seconds(vm["timeout"].as<int>()),
+                                           kProgram, false, stats);
+    if (!content.ok()) return report(content.error());
+    if (content->type != airlock::dense::ContentType::kSignRequest)
+      return report(
+          Error(ErrorCode::kUsage, "the QR codes carry something other than a sign request"));
+    file = airlock::qr_io::file_bytes(*content);
+  }
   if (!file.ok()) return report(file.error());
   auto unwrapped = airlock::files::unwrap_envelope(*file);
   if (!unwrapped.ok()) return report(unwrapped.error());
@@ -331,6 +381,7 @@ int run_sign(const std::vector<std::string>& args) {
       decoders,
       *log,
       vm["keystore"].as<std::string>(),
+      vm.count("auto-approve") > 0,
       [&](const std::string& summary, const airlock::offline::Review& review) {
         show(summary, review);
         return ask(confirm_fd, request->steps.size());
@@ -348,14 +399,36 @@ int run_sign(const std::vector<std::string>& args) {
   const auto decision = outcome->decision;
   if (!shown && decision != airlock::offline::Decision::kReissued)
     show(outcome->summary, outcome->review);
-  const auto bytes =
-      airlock::files::wrap_envelope(airlock::files::EnvelopeKind::kResponse,
-                                    airlock::envelope::encode_response(outcome->response));
-  if (auto s = airlock::files::write_atomically(vm["out"].as<std::string>(), bytes); !s.ok())
-    return report(s.error());
+  const airlock::Bytes cbor = airlock::envelope::encode_response(outcome->response);
   std::cerr << "airlock-offline: " << airlock::offline::decision_name(decision) << "; audit head "
-            << airlock::to_hex(outcome->response.audit_head.view()) << "; response written to "
-            << vm["out"].as<std::string>() << "\n";
+            << airlock::to_hex(outcome->response.audit_head.view()) << "\n";
+  if (vm.count("out")) {
+    const auto bytes = airlock::files::wrap_envelope(airlock::files::EnvelopeKind::kResponse, cbor);
+    if (auto s = airlock::files::write_atomically(vm["out"].as<std::string>(), bytes); !s.ok())
+      return report(s.error());
+    std::cerr << "airlock-offline: response written to " << vm["out"].as<std::string>() << "\n";
+  }
+  if (vm.count("qr-png") || vm.count("qr-terminal")) {
+    auto sender = airlock::transfer::Sender::create(
+        {airlock::dense::ContentType::kSignResponse, cbor}, airlock::transfer::Options{});
+    if (!sender.ok()) return report(sender.error());
+    if (vm.count("qr-png")) {
+      auto pngs =
+          airlock::qr_io::render_pngs(*sender, airlock::qr_io::default_frame_count(*sender), 6);
+      if (!pngs.ok()) return report(pngs.error());
+      if (auto s = airlock::qr_io::write_png_folder(*pngs, vm["qr-png"].as<std::string>()); !s.ok())
+        return report(s.error());
+      std::cerr << "airlock-offline: response written as " << pngs->size() << " QR frame(s) to "
+                << vm["qr-png"].as<std::string>() << "\n";
+    }
+    if (vm.count("qr-terminal")) {
+      airlock::qr_io::TerminalOptions terminal;
+      terminal.seconds = vm["qr-seconds"].as<int>();
+      terminal.deadline_unix = request->deadline;
+      if (auto s = airlock::qr_io::animate_terminal(*sender, terminal); !s.ok())
+        return report(s.error());
+    }
+  }
   if (const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome->response.result)) {
     std::cerr << "airlock-offline: " << refusal->code << ": " << refusal->reason << "\n";
     return airlock::cli::kExitRejected;

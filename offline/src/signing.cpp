@@ -88,7 +88,8 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   }
   std::vector<std::string> warnings;
   for (const auto& w : out.review.warnings) warnings.push_back(w.code);
-  if (!out.review.auto_approvable && !c.confirm(out.summary, out.review)) {
+  const bool automatic = c.auto_approve && out.review.auto_approvable;
+  if (!automatic && !c.confirm(out.summary, out.review)) {
     AuditEntry e = entry_for(q, Decision::kDeclined, c.clock());
     e.codes = warnings;
     return finish(std::move(e),

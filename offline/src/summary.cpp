@@ -37,6 +37,14 @@ std::string flags(const AccountRole& role) {
   return f.empty() ? "read-only" : f;
 }
 
+// Lamports as SOL, exactly: nine decimals with trailing zeros dropped.
+std::string sol(std::uint64_t lamports) {
+  std::string fraction = std::to_string(lamports % 1'000'000'000);
+  fraction.insert(0, 9 - fraction.size(), '0');
+  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  return std::to_string(lamports / 1'000'000'000) + (fraction.empty() ? "" : "." + fraction);
+}
+
 std::uint64_t signatures_needed(const StepReview& s) {
   return s.tx.message.header.num_required_signatures;
 }
@@ -76,6 +84,9 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
       << " (unix " << q.deadline << ")\n";
   out << "  request   " << q.intent_json << "\n";
   out << "  steps     " << q.steps.size() << "\n";
+  // What needs attention comes before the detail.
+  render_findings(out, "Refused", "x", r.refusals);
+  render_findings(out, "Warnings", "!", r.warnings);
   for (const auto& s : r.steps) {
     out << "\nStep " << s.index + 1 << " of " << q.steps.size() << "  message sha256 "
         << to_hex(s.message_hash.view()) << "\n";
@@ -83,8 +94,15 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
       out << "  (not readable; see the refusals)\n";
       continue;
     }
-    out << "  fee       " << signatures_needed(s) * kLamportsPerSignature
-        << " lamports base + up to " << s.priority_fee_lamports << " priority\n";
+    const std::uint64_t base = signatures_needed(s) * kLamportsPerSignature;
+    out << "  fee       at most " << sol(base + s.priority_fee_lamports) << " SOL (" << base
+        << " lamports base + up to " << s.priority_fee_lamports << " priority)\n";
+    out << "  signers  ";
+    for (const auto& role : s.roles) {
+      if (role.signer && role.key)
+        out << " " << describe_key(*role.key, q) << (role.fee_payer ? " [fee payer]" : "");
+    }
+    out << "\n";
     if (s.nonce)
       out << "  NEVER EXPIRES: durable nonce " << to_base58(s.nonce->nonce_account) << "\n";
     if (q.steps[s.index].next_action)
@@ -127,9 +145,13 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
       }
     }
   }
-  render_findings(out, "Warnings", "!", r.warnings);
-  render_findings(out, "Refused", "x", r.refusals);
-  if (!r.refused()) out << "\nNothing refused: " << q.steps.size() << " transaction(s) to sign.\n";
+  if (r.refused()) {
+    out << "\nRefused (" << r.refusals.size()
+        << " reason(s), listed at the top): nothing will be signed.\n";
+  } else {
+    out << "\nNothing refused: " << q.steps.size() << " transaction(s) to sign, "
+        << r.warnings.size() << " warning(s).\n";
+  }
   return out.str();
 }
 

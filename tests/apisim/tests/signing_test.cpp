@@ -4,7 +4,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include <poll.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <airlock/formats/files.h>
+#include <airlock/formats/qr_io.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/signing.h>
 
@@ -55,6 +61,7 @@ class SigningTest : public Twin {
                                     decoders,
                                     *log,
                                     keystore,
+                                    auto_approve,
                                     [&](const std::string& summary, const offline::Review&) {
                                       ++asked;
                                       last_summary = summary;
@@ -65,12 +72,42 @@ class SigningTest : public Twin {
     return offline::process_request(q, context);
   }
 
+  void write_text(const std::string& name, const std::string& text) {
+    ASSERT_TRUE(files::write_atomically(
+                    dir.file(name),
+                    ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()))
+                    .ok());
+  }
+
+  // A policy file that accepts unpinned tables, the passphrase and the operator's answer.
+  void write_command_inputs(const std::string& reply) {
+    write_text("policy.toml",
+               "version = 1\nmanager = \"" + to_base58(manager_->public_key()) +
+                   "\"\nvaults = [\"" + kVault +
+                   "\"]\nprograms = [\"AirLockVau1t1111111111111111111111111111111\", "
+                   "\"ComputeBudget111111111111111111111111111111\"]\n"
+                   "max_priority_fee_lamports = 100000\n"
+                   "allow_unverified_lookup_tables = true\n");
+    write_text("pass", passphrase + "\n");
+    write_text("answer", reply + "\n");
+  }
+
+  // airlock-offline sign with the test's keystore, policy and log; the passphrase and the
+  // answer on descriptors 3 and 4. Ends with a space: append the request and outputs.
+  std::string sign_command() {
+    return std::string(AIRLOCK_OFFLINE_BIN) + " sign --keystore " + keystore + " --policy " +
+           dir.file("policy.toml") + " --audit-log " + dir.file("audit.log") +
+           " --passphrase-fd 3 --confirm-fd 4 3<" + dir.file("pass") + " 4<" + dir.file("answer") +
+           " ";
+  }
+
   airlock::test::ScratchDir dir{"airlock-signing"};
   std::string keystore = dir.file("manager.keystore");
   std::optional<offline::AuditLog> log;
   offline::DecoderRegistry decoders;
   json last_build;
   bool answer = true;
+  bool auto_approve = false;
   std::string passphrase = "correct horse";
   int asked = 0;
   std::string last_summary;
@@ -150,14 +187,32 @@ TEST_F(SigningTest, DeclinedRefusedAndAutoApprovedRequestsEndAsRecorded) {
   EXPECT_NE(refusal.reason.find(to_base58(q.vault)), std::string::npos) << refusal.reason;
   EXPECT_EQ(log->entries().back().codes, std::vector<std::string>{"policy.vault_not_allowed"});
 
+  // The policy allows auto-approval, but without --auto-approve the operator is still asked.
   q = swap_request();
-  answer = false;  // not asked at all
-  const int asked_before = asked;
-  auto automatic = process(q, demo_policy(q, "[actions.\"aggregator/swap\"]\nauto_approve = true"));
+  const auto automatic_policy =
+      demo_policy(q, "[actions.\"aggregator/swap\"]\nauto_approve = true");
+  answer = false;
+  int asked_before = asked;
+  auto still_asked = process(q, automatic_policy);
+  ASSERT_TRUE(still_asked.ok());
+  EXPECT_EQ(still_asked->decision, offline::Decision::kDeclined);
+  EXPECT_EQ(asked, asked_before + 1);
+
+  q = swap_request();
+  auto_approve = true;  // and now not asked at all
+  asked_before = asked;
+  auto automatic = process(q, automatic_policy);
   ASSERT_TRUE(automatic.ok());
   EXPECT_EQ(automatic->decision, offline::Decision::kSigned);
   EXPECT_EQ(asked, asked_before);
-  EXPECT_EQ(log->entries().size(), 3U);
+
+  q = swap_request();  // --auto-approve where the policy does not allow it: asked
+  asked_before = asked;
+  auto not_allowed = process(q, demo_policy(q));
+  ASSERT_TRUE(not_allowed.ok());
+  EXPECT_EQ(not_allowed->decision, offline::Decision::kDeclined);
+  EXPECT_EQ(asked, asked_before + 1);
+  EXPECT_EQ(log->entries().size(), 5U);
 }
 
 TEST_F(SigningTest, AWrongPassphraseDecidesNothing) {
@@ -171,34 +226,13 @@ TEST_F(SigningTest, AWrongPassphraseDecidesNothing) {
 
 TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
   const auto q = swap_request();
-  const auto policy_text = [&] {
-    std::string t =
-        "version = 1\nmanager = \"" + to_base58(manager_->public_key()) + "\"\nvaults = [\"" +
-        kVault +
-        "\"]\nprograms = [\"AirLockVau1t1111111111111111111111111111111\", "
-        "\"ComputeBudget111111111111111111111111111111\"]\nmax_priority_fee_lamports = 100000\n"
-        "allow_unverified_lookup_tables = true\n";
-    return t;
-  }();
-  ASSERT_TRUE(
-      files::write_atomically(
-          dir.file("policy.toml"),
-          ByteView(reinterpret_cast<const std::uint8_t*>(policy_text.data()), policy_text.size()))
-          .ok());
   ASSERT_TRUE(files::write_atomically(
                   dir.file("req.alreq"),
                   files::wrap_envelope(files::EnvelopeKind::kRequest, envelope::encode_request(q)))
                   .ok());
-  ASSERT_TRUE(files::write_atomically(dir.file("pass"), Bytes{'c', 'o', 'r', 'r', 'e', 'c', 't',
-                                                              ' ', 'h', 'o', 'r', 's', 'e', '\n'})
-                  .ok());
-  ASSERT_TRUE(files::write_atomically(dir.file("yes"), Bytes{'y', 'e', 's', '\n'}).ok());
+  write_command_inputs("yes");
   log.reset();  // the command takes the log's lock
-  const std::string common = std::string(AIRLOCK_OFFLINE_BIN) + " sign --keystore " + keystore +
-                             " --policy " + dir.file("policy.toml") + " --audit-log " +
-                             dir.file("audit.log") + " --passphrase-fd 3 --confirm-fd 4 " +
-                             dir.file("req.alreq") + " 3<" + dir.file("pass") + " 4<" +
-                             dir.file("yes");
+  const std::string common = sign_command() + dir.file("req.alreq");
   const auto signed_run = airlock::test::run_command(common + " --out " + dir.file("res.alres"));
   EXPECT_EQ(signed_run.exit_code, 0) << signed_run.output;
   EXPECT_NE(signed_run.output.find("warn.unverified_lookup_table"), std::string::npos)
@@ -232,6 +266,106 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
   EXPECT_NE(refused_run.output.find("policy.vault_not_allowed"), std::string::npos)
       << refused_run.output;
   EXPECT_TRUE(std::filesystem::exists(dir.file("refused.alres")));
+}
+
+TEST_F(SigningTest, TheCommandLineReadsTheRequestFromQrImagesAndAnswersInQrImages) {
+  const auto q = swap_request();
+  // The online half's side of the gap: the request as dense QR frames, as PNG files.
+  auto sender = transfer::Sender::create(
+      {dense::ContentType::kSignRequest, envelope::encode_request(q)}, transfer::Options{});
+  ASSERT_TRUE(sender.ok()) << sender.error().to_string();
+  auto pngs = qr_io::render_pngs(*sender, qr_io::default_frame_count(*sender), 4);
+  ASSERT_TRUE(pngs.ok());
+  ASSERT_TRUE(qr_io::write_png_folder(*pngs, dir.file("request-frames")).ok());
+
+  write_command_inputs("y");
+  log.reset();
+  const auto run =
+      airlock::test::run_command(sign_command() + "--qr " + dir.file("request-frames") +
+                                 " --qr-png " + dir.file("response-frames"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+
+  // Back on the online side: read the response frames and check every signature.
+  auto source = qr_io::open_source({{dir.file("response-frames")}, std::nullopt, std::nullopt});
+  ASSERT_TRUE(source.ok());
+  qr_io::ReceiveStats stats;
+  auto content = qr_io::receive(**source, std::chrono::seconds(30), "test", true, stats);
+  ASSERT_TRUE(content.ok()) << content.error().to_string();
+  EXPECT_EQ(content->type, dense::ContentType::kSignResponse);
+  auto response = envelope::decode_response(content->bytes);
+  ASSERT_TRUE(response.ok()) << response.error().to_string();
+  const auto& sigs = std::get<std::vector<Signature>>(response->result);
+  ASSERT_EQ(sigs.size(), q.steps.size());
+  for (std::size_t i = 0; i < sigs.size(); ++i) {
+    auto tx = parse_transaction(q.steps[i].transaction);
+    ASSERT_TRUE(tx.ok());
+    EXPECT_TRUE(verify_signature(manager_->public_key(), serialize_message(tx->message), sigs[i]));
+  }
+}
+
+// Runs `command` on a fresh pseudo-terminal, answering each prompt when it appears; returns the
+// exit code and everything the terminal showed. Bounded: 60 s in all.
+std::pair<int, std::string> run_on_terminal(
+    const std::string& command, std::vector<std::pair<std::string, std::string>> answers) {
+  int master = -1;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string screen;
+  std::size_t next = 0, seen = 0;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < give_up) {
+    pollfd p{master, POLLIN, 0};
+    if (::poll(&p, 1, 200) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = ::read(master, buffer, sizeof buffer);
+    if (n <= 0) break;  // the child closed the terminal
+    screen.append(buffer, static_cast<std::size_t>(n));
+    if (next < answers.size() && screen.find(answers[next].first, seen) != std::string::npos) {
+      seen = screen.find(answers[next].first, seen) + answers[next].first.size();
+      const std::string line = answers[next].second + "\n";
+      EXPECT_EQ(::write(master, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+      ++next;
+    }
+  }
+  ::close(master);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, screen};
+}
+
+TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) {
+  const auto q = swap_request();
+  write_command_inputs("unused");
+  ASSERT_TRUE(files::write_atomically(
+                  dir.file("req.alreq"),
+                  files::wrap_envelope(files::EnvelopeKind::kRequest, envelope::encode_request(q)))
+                  .ok());
+  log.reset();
+  const std::string command = std::string(AIRLOCK_OFFLINE_BIN) + " sign --keystore " + keystore +
+                              " --policy " + dir.file("policy.toml") + " --audit-log " +
+                              dir.file("audit.log") + " --out " + dir.file("res.alres") + " " +
+                              dir.file("req.alreq");
+  const auto [code, screen] =
+      run_on_terminal(command, {{"[y/N]", "y"}, {"passphrase: ", "correct horse"}});
+  EXPECT_EQ(code, 0) << screen;
+  EXPECT_NE(screen.find("aggregator_swap"), std::string::npos) << "the summary came first";
+  EXPECT_LT(screen.find("aggregator_swap"), screen.find("[y/N]"));
+  EXPECT_NE(screen.find("signed; audit head"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("correct horse"), std::string::npos) << "the passphrase was echoed";
+
+  // A new request; a plain Enter declines and the key is never asked for.
+  const auto second = swap_request();
+  ASSERT_TRUE(files::write_atomically(dir.file("req.alreq"),
+                                      files::wrap_envelope(files::EnvelopeKind::kRequest,
+                                                           envelope::encode_request(second)))
+                  .ok());
+  const auto [declined, declined_screen] = run_on_terminal(command, {{"[y/N]", ""}});
+  EXPECT_EQ(declined, 1) << declined_screen;
+  EXPECT_NE(declined_screen.find("operator.declined"), std::string::npos) << declined_screen;
+  EXPECT_EQ(declined_screen.find("passphrase"), std::string::npos) << declined_screen;
 }
 
 }  // namespace

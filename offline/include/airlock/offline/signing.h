@@ -23,8 +23,11 @@ struct SigningContext {
   const DecoderRegistry& decoders;
   AuditLog& log;
   std::string keystore_path;
-  // Shows the summary and returns true only on an explicit yes. Not called when the policy
-  // auto-approves a clean review.
+  // The operator asked for unattended signing (--auto-approve). Honoured only where the policy
+  // marks the action auto_approve and the review has no warning.
+  bool auto_approve = false;
+  // Shows the summary and returns true only on an explicit yes. Not called when the request is
+  // auto-approved.
   std::function<bool(const std::string& summary, const Review& review)> confirm;
   // Asked only once the operator said yes.
   std::function<Result<SecretBytes>()> passphrase;

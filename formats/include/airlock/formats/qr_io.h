@@ -1,0 +1,69 @@
+// QR in and out for the command-line programs: opening a frame source from what the user
+// named, reading frames until a transfer completes (with a progress line), and showing a
+// transfer as PNG frames, an HTML page or an animation in the terminal. airlock-qr and
+// airlock-offline sign share these, so both read and show codes the same way.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <airlock/common/error.h>
+#include <airlock/formats/files.h>
+#include <airlock/formats/frames.h>
+#include <airlock/formats/transfer.h>
+
+namespace airlock::qr_io {
+
+// Exactly one of: PNG files or folders, a raw stream on standard input, a camera.
+struct SourceSpec {
+  std::vector<std::string> files;
+  std::optional<std::string> raw_size;  // "WIDTHxHEIGHT"
+  std::optional<std::string> camera;    // device path
+  std::string camera_size = "1280x720";
+};
+
+[[nodiscard]] Result<std::unique_ptr<frames::FrameSource>> open_source(const SourceSpec& spec);
+
+struct ReceiveStats {
+  std::size_t frames = 0;
+  std::size_t unreadable = 0;  // frames without a readable code
+  std::size_t refused = 0;     // codes that were neither framing, or inconsistent
+};
+
+// Reads frames until the transfer completes; fails when the source ends or `timeout` passes
+// first, saying how far it got. `program` prefixes progress on stderr; `quiet` silences it.
+[[nodiscard]] Result<transfer::Content> receive(frames::FrameSource& source,
+                                                std::chrono::seconds timeout,
+                                                std::string_view program, bool quiet,
+                                                ReceiveStats& stats);
+
+// Content as the file airlock writes for it (envelopes wrapped with their magic), and back.
+[[nodiscard]] Bytes file_bytes(const transfer::Content& content);
+[[nodiscard]] transfer::Content content_of_file(ByteView file);
+
+// Frames 1..count rendered as PNG images.
+[[nodiscard]] Result<std::vector<Bytes>> render_pngs(const transfer::Sender& sender,
+                                                     std::uint32_t count, int scale);
+// frame-0001.png ... in `folder` (created if needed).
+[[nodiscard]] Status write_png_folder(const std::vector<Bytes>& pngs, const std::string& folder);
+
+struct TerminalOptions {
+  int fps = 8;
+  int seconds = 120;
+  std::optional<std::uint64_t> deadline_unix;  // counted down in the status line
+  bool light = false;                          // light terminal background
+};
+
+// Animates the frames on standard output until `seconds` pass.
+[[nodiscard]] Status animate_terminal(const transfer::Sender& sender,
+                                      const TerminalOptions& options);
+
+// The frame count to show by default: one for a single frame, else twice the fragments
+// (enough for heavy loss).
+[[nodiscard]] std::uint32_t default_frame_count(const transfer::Sender& sender);
+
+}  // namespace airlock::qr_io

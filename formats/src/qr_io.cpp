@@ -1,0 +1,151 @@
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+#include <airlock/formats/image.h>
+#include <airlock/formats/qr_io.h>
+
+namespace airlock::qr_io {
+
+Result<std::unique_ptr<frames::FrameSource>> open_source(const SourceSpec& spec) {
+  const int given = (spec.files.empty() ? 0 : 1) + (spec.raw_size ? 1 : 0) + (spec.camera ? 1 : 0);
+  if (given != 1) {
+    return Error(ErrorCode::kUsage,
+                 "give exactly one frame source: image files, a raw stream or a camera");
+  }
+  if (!spec.files.empty()) return frames::open_png_files(spec.files);
+  if (spec.raw_size) {
+    AIRLOCK_TRY(size, frames::parse_size(*spec.raw_size));
+    return frames::open_raw_stream(STDIN_FILENO, size.first, size.second);
+  }
+  AIRLOCK_TRY(size, frames::parse_size(spec.camera_size));
+  return frames::open_camera(*spec.camera, size.first, size.second);
+}
+
+Result<transfer::Content> receive(frames::FrameSource& source, std::chrono::seconds timeout,
+                                  std::string_view program, bool quiet, ReceiveStats& stats) {
+  const bool live = !quiet && ::isatty(STDERR_FILENO) == 1;  // a redrawn line only on a terminal
+  const auto give_up = std::chrono::steady_clock::now() + timeout;
+  transfer::Receiver receiver;
+  std::optional<Error> last_refusal;
+  while (!receiver.complete() && std::chrono::steady_clock::now() < give_up) {
+    auto frame = source.next();
+    if (!frame.ok()) {
+      ++stats.unreadable;
+      if (!quiet) {
+        std::cerr << (live ? "\n" : "") << program
+                  << ": skipped a frame: " << frame.error().to_string() << "\n";
+      }
+      continue;
+    }
+    if (!frame->has_value()) break;
+    ++stats.frames;
+    const auto codes = qr::read(**frame);
+    if (codes.empty()) ++stats.unreadable;
+    for (const auto& c : codes) {
+      if (auto s = receiver.receive(c); !s.ok()) {
+        ++stats.refused;
+        last_refusal = s.error();
+      }
+    }
+    if (live) {
+      const std::size_t total = receiver.fragments_total(), known = receiver.fragments_known();
+      std::cerr << "\r\x1b[2K" << known << "/"
+                << (total == 0 ? std::string("?") : std::to_string(total)) << " fragments \u00b7 "
+                << stats.frames << " frames \u00b7 " << stats.unreadable << " unreadable";
+      if (total > known && !receiver.complete())
+        std::cerr << " \u00b7 ~" << (total - known) * 11 / 10 + 1 << " more frames";
+      std::cerr << std::flush;
+    }
+  }
+  if (live) std::cerr << "\n";
+  if (!receiver.complete()) {
+    std::string why = "transfer incomplete after " + std::to_string(stats.frames) + " frames (" +
+                      std::to_string(receiver.fragments_known()) + " of " +
+                      std::to_string(receiver.fragments_total()) + " fragments)";
+    if (last_refusal) why += "; last refused code: " + last_refusal->to_string();
+    return Error(ErrorCode::kFrameInvalid, why);
+  }
+  return receiver.result();
+}
+
+Bytes file_bytes(const transfer::Content& content) {
+  switch (content.type) {
+    case dense::ContentType::kSignRequest:
+      return files::wrap_envelope(files::EnvelopeKind::kRequest, content.bytes);
+    case dense::ContentType::kSignResponse:
+      return files::wrap_envelope(files::EnvelopeKind::kResponse, content.bytes);
+    default:
+      return content.bytes;
+  }
+}
+
+transfer::Content content_of_file(ByteView file) {
+  if (auto envelope = files::unwrap_envelope(file); envelope.ok()) {
+    return {envelope->first == files::EnvelopeKind::kRequest ? dense::ContentType::kSignRequest
+                                                             : dense::ContentType::kSignResponse,
+            envelope->second};
+  }
+  return {dense::ContentType::kFile, Bytes(file.begin(), file.end())};
+}
+
+Result<std::vector<Bytes>> render_pngs(const transfer::Sender& sender, std::uint32_t count,
+                                       int scale) {
+  std::vector<Bytes> pngs;
+  for (std::uint32_t n = 1; n <= count; ++n) {
+    AIRLOCK_TRY(symbol, sender.symbol(n));
+    AIRLOCK_TRY(png, image::encode_png(qr::render(symbol, scale)));
+    pngs.push_back(std::move(png));
+  }
+  return pngs;
+}
+
+Status write_png_folder(const std::vector<Bytes>& pngs, const std::string& folder) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) return Error(ErrorCode::kIo, "cannot create folder '" + folder + "': " + ec.message());
+  for (std::size_t i = 0; i < pngs.size(); ++i) {
+    std::ostringstream name;
+    name << "frame-" << std::setw(4) << std::setfill('0') << i + 1 << ".png";
+    AIRLOCK_CHECK(
+        files::write_atomically((std::filesystem::path(folder) / name.str()).string(), pngs[i]));
+  }
+  return {};
+}
+
+Status animate_terminal(const transfer::Sender& sender, const TerminalOptions& options) {
+  const auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(options.seconds);
+  const auto period = std::chrono::milliseconds(1000 / std::max(1, options.fps));
+  std::size_t lines = 0;
+  for (std::uint32_t n = 1; std::chrono::steady_clock::now() < stop; ++n) {
+    AIRLOCK_TRY(symbol, sender.symbol(n));
+    const std::string art = qr::render_terminal(symbol, options.light);
+    if (lines > 0) std::cout << "\x1b[" << lines << "A";  // back to the top of the last frame
+    std::cout << art;
+    std::ostringstream status;
+    status << "frame " << n << " \u00b7 " << sender.fragment_count() << " fragments";
+    if (options.deadline_unix) {
+      const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+      const auto left = static_cast<long long>(*options.deadline_unix) - now;
+      status << " \u00b7 "
+             << (left >= 0 ? std::to_string(left) + " s left" : std::string("deadline passed"));
+    }
+    std::cout << "\x1b[2K" << status.str() << "\n" << std::flush;
+    lines = static_cast<std::size_t>(std::count(art.begin(), art.end(), '\n')) + 1;
+    std::this_thread::sleep_for(period);
+  }
+  return {};
+}
+
+std::uint32_t default_frame_count(const transfer::Sender& sender) {
+  return sender.fragment_count() == 1 ? 1 : 2 * sender.fragment_count();
+}
+
+}  // namespace airlock::qr_io
