@@ -51,13 +51,15 @@ int run_inspect(const std::vector<std::string>& args) {
       "usage: airlock-offline inspect [options] [FILE|-]\n\n"
       "Shows the structure of a transaction or message read from FILE (or standard input):\n"
       "version, header, fee payer, every account with its role and origin, the blockhash,\n"
-      "each instruction, lookups, signatures checked against the message, and durable-nonce "
-      "use.\n\noptions");
+      "each instruction decoded where a built-in decoder or an IDL knows its program, lookups,\n"
+      "signatures checked against the message, and durable-nonce use.\n\noptions");
   options.add_options()("help,h", "show this help")(
       "json", "print one JSON object instead of text")("binary",
                                                        "the input is raw bytes, not base64")(
       "transaction", "the input must be a transaction (default: a transaction if it parses)")(
-      "message", "the input is a bare message (the bytes that are signed)");
+      "message", "the input is a bare message (the bytes that are signed)")(
+      "idl-dir", po::value<std::string>()->default_value(AIRLOCK_DEFAULT_IDL_DIR),
+      "folder of Anchor IDL files for decoding instructions of other programs");
   po::options_description hidden;
   hidden.add_options()("input", po::value<std::string>()->default_value("-"), "input");
   po::positional_options_description positional;
@@ -83,6 +85,10 @@ int run_inspect(const std::vector<std::string>& args) {
   if (!bytes.ok()) return report(bytes.error());
   auto inspection = airlock::offline::inspect_bytes(*bytes, kind);
   if (!inspection.ok()) return report(inspection.error());
+  airlock::offline::DecoderRegistry decoders;
+  if (auto s = decoders.add_idl_folder(vm["idl-dir"].as<std::string>()); !s.ok())
+    return report(s.error());
+  airlock::offline::decode_instructions(*inspection, decoders);
 
   if (vm.count("json")) {
     std::cout << airlock::offline::inspection_to_json(*inspection).dump(2) << "\n";

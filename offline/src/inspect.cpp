@@ -90,6 +90,42 @@ Result<Inspection> inspect_bytes(ByteView bytes, InputKind kind) {
   return out;
 }
 
+void decode_instructions(Inspection& in, const DecoderRegistry& decoders) {
+  const Message& m = in.transaction.message;
+  in.decoded.clear();
+  in.decode_errors.clear();
+  for (const auto& ix : m.instructions) {
+    auto d = decoders.decode(m.static_keys[ix.program_index], ix.data, ix.accounts.size());
+    in.decode_errors.push_back(d.ok() ? std::string() : d.error().message());
+    in.decoded.push_back(d.ok() ? std::optional<Decoded>(std::move(d).value()) : std::nullopt);
+  }
+}
+
+namespace {
+
+nlohmann::ordered_json decoded_json(const Decoded& d) {
+  nlohmann::ordered_json j = {{"program", d.program},
+                              {"instruction", d.instruction},
+                              {"accounts", d.account_names},
+                              {"args", d.args}};
+  for (const auto& [name, nested] : d.nested) j["nested"][name] = decoded_json(nested);
+  return j;
+}
+
+void decoded_text(std::ostringstream& out, const Decoded& d, const std::string& indent) {
+  for (const auto& [name, value] : d.args.items()) {
+    if (d.nested.count(name)) continue;
+    out << indent << name << " = " << (value.is_string() ? value.get<std::string>() : value.dump())
+        << "\n";
+  }
+  for (const auto& [name, nested] : d.nested) {
+    out << indent << name << " = " << nested.program << ": " << nested.instruction << "\n";
+    decoded_text(out, nested, indent + "  ");
+  }
+}
+
+}  // namespace
+
 nlohmann::ordered_json inspection_to_json(const Inspection& in) {
   using json = nlohmann::ordered_json;
   const Message& m = in.transaction.message;
@@ -125,7 +161,8 @@ nlohmann::ordered_json inspection_to_json(const Inspection& in) {
   }
 
   out["instructions"] = json::array();
-  for (const auto& ix : m.instructions) {
+  for (std::size_t i = 0; i < m.instructions.size(); ++i) {
+    const auto& ix = m.instructions[i];
     json j;
     const PublicKey& program = m.static_keys[ix.program_index];
     j["program"] = to_base58(program);
@@ -133,6 +170,8 @@ nlohmann::ordered_json inspection_to_json(const Inspection& in) {
     if (auto name = programs::well_known_name(program)) j["program_name"] = *name;
     j["accounts"] = ix.accounts;
     j["data_hex"] = to_hex(ix.data);
+    if (i < in.decoded.size() && in.decoded[i]) j["decoded"] = decoded_json(*in.decoded[i]);
+    if (i < in.decode_errors.size() && !in.decoded[i]) j["decode_error"] = in.decode_errors[i];
     out["instructions"].push_back(std::move(j));
   }
 
@@ -217,6 +256,18 @@ std::string inspection_to_text(const Inspection& in) {
     if (auto name = programs::well_known_name(program)) out << " (" << *name << ")";
     out << "\n      accounts " << index_list(ix.accounts) << "\n      data (" << ix.data.size()
         << " bytes) " << (ix.data.empty() ? "-" : to_hex(ix.data)) << "\n";
+    if (i < in.decoded.size() && in.decoded[i]) {
+      const Decoded& d = *in.decoded[i];
+      out << "      decoded  " << d.program << ": " << d.instruction << "\n";
+      for (std::size_t a = 0; a < ix.accounts.size() && a < d.account_names.size(); ++a) {
+        const std::size_t index = ix.accounts[a];
+        out << "        " << d.account_names[a] << ": "
+            << (index < in.accounts.size() ? key_text(in.accounts[index].key) : "?") << "\n";
+      }
+      decoded_text(out, d, "        ");
+    } else if (i < in.decode_errors.size()) {
+      out << "      undecodable: " << in.decode_errors[i] << "\n";
+    }
   }
 
   if (!m.lookups.empty()) {

@@ -47,6 +47,35 @@ TEST_F(InspectCli, PrintsJsonForAFile) {
   EXPECT_EQ(j["signatures"][1]["status"], "valid");
 }
 
+TEST_F(InspectCli, DecodesInstructionsOfKnownPrograms) {
+  const auto path =
+      write("tx.b64", vector_field("compute-budget-and-memo", "unsigned_tx_base64") + "\n");
+  const CliRun text = run("inspect " + path);
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("decoded  Compute Budget Program: set_compute_unit_limit\n"
+                             "        units = 400000"),
+            std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find("decoded  Memo Program: memo\n        text = airlock vector"),
+            std::string::npos)
+      << text.output;
+
+  const CliRun json = run("inspect --json " + path);
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const auto j = nlohmann::json::parse(json.output);
+  EXPECT_EQ(j["instructions"][1]["decoded"]["instruction"], "set_compute_unit_price");
+  EXPECT_EQ(j["instructions"][1]["decoded"]["args"]["micro_lamports"], "25000");
+
+  // A program no decoder knows is shown as such, never guessed.
+  const auto unknown = write("lt.b64", vector_field("lookup-table", "unsigned_tx_base64") + "\n");
+  const CliRun u = run("inspect --json " + unknown);
+  ASSERT_EQ(u.exit_code, 0) << u.output;
+  const auto uj = nlohmann::json::parse(u.output);
+  EXPECT_FALSE(uj["instructions"][1].contains("decoded"));
+  EXPECT_NE(uj["instructions"][1]["decode_error"].get<std::string>().find("unknown"),
+            std::string::npos);
+}
+
 TEST_F(InspectCli, ReadsStdinAndRawBytes) {
   const auto b64 = vector_field("transfer", "signed_tx_base64");
   const auto text_path = write("tx.b64", b64);

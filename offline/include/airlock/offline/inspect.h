@@ -14,6 +14,7 @@
 #include <airlock/common/bytes.h>
 #include <airlock/common/error.h>
 #include <airlock/common/transaction.h>
+#include <airlock/offline/decode.h>
 
 namespace airlock::offline {
 
@@ -40,6 +41,9 @@ struct Inspection {
   std::vector<AccountRole> accounts;
   std::optional<DurableNonceUse> nonce;
   std::vector<SignatureCheck> signatures;  // empty for a bare message
+  // Filled by decode_instructions: per instruction, the decoding or why there is none.
+  std::vector<std::optional<Decoded>> decoded;
+  std::vector<std::string> decode_errors;
 };
 
 // Turns the input text or bytes into wire bytes.
@@ -48,12 +52,16 @@ struct Inspection {
 // Parses, sanitizes and examines the wire bytes.
 [[nodiscard]] Result<Inspection> inspect_bytes(ByteView bytes, InputKind kind);
 
+// Decodes every instruction with the built-in decoders and the registry's IDLs.
+void decode_instructions(Inspection& inspection, const DecoderRegistry& decoders);
+
 // The machine form. Keys: kind, size, version, header {required_signatures, readonly_signed,
 // readonly_unsigned}, fee_payer, static_keys, recent_blockhash, message_sha256, accounts
 // [{index, key|null, origin, lookup?, table_index?, signer, writable, writable_requested,
 // fee_payer, invoked}], instructions [{program, program_index, program_name?, accounts,
-// data_hex}], lookups [{table, writable, readonly}], signatures [{key, status}],
-// durable_nonce (null or {account, account_index, authority}).
+// data_hex, decoded? {program, instruction, accounts, args, nested?} | decode_error?}], lookups
+// [{table, writable, readonly}], signatures [{key, status}], durable_nonce (null or {account,
+// account_index, authority}).
 [[nodiscard]] nlohmann::ordered_json inspection_to_json(const Inspection& inspection);
 
 // The human form.
