@@ -92,6 +92,14 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "ur.inconsistent_part";
     case ErrorCode::kFrameInvalid:
       return "frame.invalid";
+    case ErrorCode::kApiKeyInvalid:
+      return "api.key_invalid";
+    case ErrorCode::kHttp:
+      return "api.http";
+    case ErrorCode::kApi:
+      return "api.error";
+    case ErrorCode::kResponseMismatch:
+      return "response.mismatch";
     case ErrorCode::kQrEncodeFailed:
       return "qr.encode_failed";
     case ErrorCode::kImageInvalid:

@@ -314,14 +314,9 @@ int run_sign(const std::vector<std::string>& args) {
       "auto-approve",
       "sign without asking where the policy marks the action auto_approve and nothing warns")(
       "json", "print the summary as JSON instead of text");
-  po::options_description hidden;
-  hidden.add_options()("request", po::value<std::string>(), "request");
-  po::positional_options_description positional;
-  positional.add("request", 1);
   po::variables_map vm;
   int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
-    return code;
+  if (!airlock::cli::parse_options(kProgram, args, options, "request", vm, code)) return code;
   if (!vm.count("out") && !vm.count("qr-png") && !vm.count("qr-terminal")) {
     return report(
         Error(ErrorCode::kUsage,
@@ -450,14 +445,9 @@ int run_log(const std::vector<std::string>& args) {
   options.add_options()("help,h", "show this help")(
       "audit-log", po::value<std::string>()->required(), "audit log file")(
       "head", po::value<std::string>(), "a head hash the log must contain");
-  po::options_description hidden;
-  hidden.add_options()("action", po::value<std::string>(), "action");
-  po::positional_options_description positional;
-  positional.add("action", 1);
   po::variables_map vm;
   int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
-    return code;
+  if (!airlock::cli::parse_options(kProgram, args, options, "action", vm, code)) return code;
   if (!vm.count("action") || vm["action"].as<std::string>() != "verify")
     return report(Error(ErrorCode::kUsage, "log needs the action: verify"));
   auto entries = airlock::offline::verify_audit_log(vm["audit-log"].as<std::string>());

@@ -3,6 +3,8 @@
 // refusals and wrong passphrases each end the way docs/policy.md and docs/audit-log.md say.
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <thread>
 
 #include <poll.h>
 #include <pty.h>
@@ -366,6 +368,48 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
   EXPECT_EQ(declined, 1) << declined_screen;
   EXPECT_NE(declined_screen.find("operator.declined"), std::string::npos) << declined_screen;
   EXPECT_EQ(declined_screen.find("passphrase"), std::string::npos) << declined_screen;
+}
+
+TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr) {
+  write_command_inputs("y");
+  write_text("api.key", std::string(kDemoKey) + "\n");
+  log.reset();
+  const std::string base = "http://127.0.0.1:" + std::to_string(server_->port());
+  const json body = {{"vault", kVault},
+                     {"sourceMint", kUsdc},
+                     {"destinationMint", kJup},
+                     {"amount", "5000000"},
+                     {"slippageBps", 50}};
+  const json before = counters();
+  // The online half builds, writes the request as QR frames and waits for the answer's frames.
+  airlock::test::CommandResult online_run;
+  std::thread online([&] {
+    online_run = airlock::test::run_command(
+        std::string(AIRLOCK_ONLINE_BIN) + " act aggregator/swap --api " + base +
+        std::string(kApiPrefix) + " --api-key-file " + dir.file("api.key") + " --rpc " + base +
+        "/rpc --body '" + body.dump() + "' --request-png " + dir.file("request-frames") +
+        " --response-qr " + dir.file("response-frames"));
+  });
+  // The offline half reads the request frames once they are all written.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < give_up &&
+         !std::filesystem::exists(dir.file("request-frames/frame-0001.png"))) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the folder is written at once
+  const auto offline_run = airlock::test::run_command(
+      sign_command() + "--qr " + dir.file("request-frames") + " --qr-png " +
+      dir.file("response-frames.tmp") + " && mv " + dir.file("response-frames.tmp") + " " +
+      dir.file("response-frames"));
+  online.join();
+  EXPECT_EQ(offline_run.exit_code, 0) << offline_run.output;
+  EXPECT_EQ(online_run.exit_code, 0) << online_run.output;
+  EXPECT_NE(online_run.output.find("step 1 confirmed"), std::string::npos) << online_run.output;
+  EXPECT_NE(online_run.output.find("aggregator/swap done"), std::string::npos) << online_run.output;
+  const json after = counters();
+  EXPECT_EQ(after["builds"].get<int>() - before["builds"].get<int>(), 1) << after.dump();
+  EXPECT_EQ(after["sends"].get<int>() - before["sends"].get<int>(), 1) << after.dump();
+  EXPECT_EQ(after["landed"].get<int>() - before["landed"].get<int>(), 1) << after.dump();
 }
 
 }  // namespace

@@ -35,4 +35,17 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
   return true;
 }
 
+// The common case: the visible options and one optional positional string argument `name`.
+inline bool parse_options(std::string_view program, const std::vector<std::string>& args,
+                          const boost::program_options::options_description& visible,
+                          const char* name, boost::program_options::variables_map& vm,
+                          int& exit_code) {
+  namespace po = boost::program_options;
+  po::options_description hidden;
+  hidden.add_options()(name, po::value<std::string>(), name);
+  po::positional_options_description positional;
+  positional.add(name, 1);
+  return parse_options(program, args, visible, hidden, positional, vm, exit_code);
+}
+
 }  // namespace airlock::cli

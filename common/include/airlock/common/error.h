@@ -73,6 +73,11 @@ enum class ErrorCode : std::uint16_t {
   // Instruction decoding (offline/idl.h, offline/decode.h).
   kIdlInvalid,
   kIdlUndecodable,
+  // The online half (online/).
+  kApiKeyInvalid,     // not hv1_<id>_<secret>, or unreadable
+  kHttp,              // the request could not be made or the reply was not JSON
+  kApi,               // the service answered with its error envelope
+  kResponseMismatch,  // a sign response that does not answer its request
 };
 
 // The stable snake_case name of a code, e.g. "message.no_writable_fee_payer".

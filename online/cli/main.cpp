@@ -1,0 +1,290 @@
+// airlock-online: the networked half. Exit codes (docs/cli.md): 0 done, 1 refused or failed
+// (the message names why), 2 usage error, 3 I/O error.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include <airlock/common/cli_options.h>
+#include <airlock/formats/files.h>
+#include <airlock/formats/qr_io.h>
+#include <airlock/online/api.h>
+#include <airlock/online/round.h>
+
+namespace po = boost::program_options;
+using namespace airlock;
+
+namespace {
+
+constexpr std::string_view kProgram = "airlock-online";
+
+constexpr std::string_view kUsage =
+    "usage: airlock-online <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  act   build an action, have the offline half sign it, send it and follow it to the end\n"
+    "  get   one read of the API (GET), printed as JSON\n"
+    "\n"
+    "The API key comes from AIRLOCK_API_KEY or --api-key-file, never from an argument.\n"
+    "Run 'airlock-online <command> --help' for a command's options.\n";
+
+int report(const Error& error) { return cli::report(kProgram, error); }
+
+std::int64_t now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void api_options(po::options_description& options) {
+  options.add_options()("help,h", "show this help")(
+      "api", po::value<std::string>()->required(),
+      "the API's base URL, ending in /api/external/v1")(
+      "api-key-file", po::value<std::string>(),
+      "read the API key from this file (default: the AIRLOCK_API_KEY environment variable)");
+}
+
+Result<online::ApiClient> client_from(const po::variables_map& vm) {
+  std::optional<std::string> file;
+  if (vm.count("api-key-file")) file = vm["api-key-file"].as<std::string>();
+  AIRLOCK_TRY(key, online::ApiKey::load(file));
+  return online::ApiClient::create(vm["api"].as<std::string>(), std::move(key));
+}
+
+Error api_error(const std::string& what, const online::Reply& reply) {
+  return Error(ErrorCode::kApi, what + ": HTTP " + std::to_string(reply.failure->status) + " " +
+                                    reply.failure->code + ": " + reply.failure->message);
+}
+
+int run_get(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-online get --api URL PATH\n\n"
+      "Performs one read, e.g. /vaults/<vault>/holdings, and prints the reply.\n\noptions");
+  api_options(options);
+  po::variables_map vm;
+  int code = 0;
+  if (!cli::parse_options(kProgram, args, options, "path", vm, code)) return code;
+  if (!vm.count("path")) return report(Error(ErrorCode::kUsage, "get needs a PATH"));
+  auto client = client_from(vm);
+  if (!client.ok()) return report(client.error());
+  auto reply = client->get(vm["path"].as<std::string>());
+  if (!reply.ok()) return report(reply.error());
+  if (reply->failure) return report(api_error("GET " + vm["path"].as<std::string>(), *reply));
+  std::cout << reply->body.dump(2) << "\n";
+  return cli::kExitOk;
+}
+
+// Where the request goes and the response comes from.
+struct Transport {
+  std::optional<std::string> request_file, request_png, response_file, response_qr;
+};
+
+Status write_request(const Transport& t, const envelope::SignRequest& q) {
+  const Bytes cbor = envelope::encode_request(q);
+  if (t.request_file) {
+    AIRLOCK_CHECK(files::write_atomically(
+        *t.request_file, files::wrap_envelope(files::EnvelopeKind::kRequest, cbor)));
+  }
+  if (t.request_png) {
+    AIRLOCK_TRY(sender, transfer::Sender::create({dense::ContentType::kSignRequest, cbor},
+                                                 transfer::Options{}));
+    AIRLOCK_TRY(pngs, qr_io::render_pngs(sender, qr_io::default_frame_count(sender), 4));
+    // A fresh folder per round, so frames of an earlier request are never mixed in.
+    std::error_code ec;
+    std::filesystem::remove_all(*t.request_png, ec);
+    AIRLOCK_CHECK(qr_io::write_png_folder(pngs, *t.request_png));
+    std::cerr << "airlock-online: request as " << pngs.size() << " QR frame(s) in "
+              << *t.request_png << "\n";
+  }
+  return {};
+}
+
+// The response for this request, once it is complete; nullopt while it is not there yet.
+std::optional<envelope::SignResponse> try_response(const Transport& t,
+                                                   const envelope::RequestId& id) {
+  Bytes cbor;
+  if (t.response_file) {
+    if (!std::filesystem::exists(*t.response_file)) return std::nullopt;
+    auto file = files::read_limited(*t.response_file, envelope::kMaxResponseBytes + 16);
+    if (!file.ok()) return std::nullopt;
+    auto unwrapped = files::unwrap_envelope(*file);
+    if (!unwrapped.ok() || unwrapped->first != files::EnvelopeKind::kResponse) return std::nullopt;
+    cbor = unwrapped->second;
+  } else {
+    if (!std::filesystem::is_directory(*t.response_qr)) return std::nullopt;
+    auto source = frames::open_png_files({*t.response_qr});
+    if (!source.ok()) return std::nullopt;
+    qr_io::ReceiveStats stats;
+    auto content = qr_io::receive(**source, std::chrono::seconds(10), kProgram, true, stats);
+    if (!content.ok() || content->type != dense::ContentType::kSignResponse) return std::nullopt;
+    cbor = content->bytes;
+  }
+  auto response = envelope::decode_response(cbor);
+  if (!response.ok() || response->request_id != id) return std::nullopt;  // another round's
+  return std::move(response).value();
+}
+
+// Polls a receipt every 2 s (the spec's floor) until it leaves pending/unknown.
+Result<online::Reply> wait_for_receipt(online::ApiClient& client, const std::string& receipt,
+                                       std::int64_t give_up_at) {
+  for (;;) {
+    AIRLOCK_TRY(reply, client.status(receipt));
+    if (reply.failure) return reply;
+    const std::string status = reply.body.value("status", "");
+    if (status != "pending" && status != "unknown") return reply;
+    if (now_s() > give_up_at) {
+      return Error(ErrorCode::kApi, "receipt " + receipt + " still " + status +
+                                        " after its blockhash should have expired; poll it again "
+                                        "before doing anything else");
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+  }
+}
+
+enum class RoundEnd { kDone, kRebuild };
+
+// Sends the signed steps in order: a step without sendConcurrently alone, a run with it as a
+// group, each waited on until confirmed (spec 4.15). Any failure stops everything.
+Result<RoundEnd> send_all(online::ApiClient& client, const online::Round& round,
+                          const std::vector<Transaction>& signed_txs, std::int64_t built_at) {
+  const bool submit = round.action == "perp/onboard";
+  std::size_t i = 0;
+  while (i < signed_txs.size()) {
+    std::size_t end = i + 1;
+    if (round.steps[i].value("sendConcurrently", false)) {
+      while (end < signed_txs.size() && round.steps[end].value("sendConcurrently", false)) ++end;
+    }
+    std::vector<std::pair<std::size_t, std::string>> receipts;
+    for (std::size_t k = i; k < end; ++k) {
+      const std::int64_t left = built_at + online::kTicketSeconds - now_s();
+      auto sent = client.send(to_base64(serialize_transaction(signed_txs[k])),
+                              round.steps[k]["ticket"].get<std::string>(), submit);
+      if (!sent.ok()) return sent.error();
+      if (sent->failure) {
+        if (sent->failure->code == "InvalidTicket") {
+          std::cerr << "airlock-online: step " << k + 1
+                    << ": the ticket is no longer valid; building again\n";
+          return RoundEnd::kRebuild;
+        }
+        return api_error("send step " + std::to_string(k + 1), *sent);
+      }
+      std::cerr << "airlock-online: step " << k + 1 << " of " << signed_txs.size() << " sent with "
+                << left << " s left on its ticket: " << sent->body.value("status", "")
+                << ", signature " << sent->body.value("signature", "") << "\n";
+      receipts.emplace_back(k, sent->body.value("receipt", ""));
+    }
+    for (const auto& [k, receipt] : receipts) {
+      // The blockhash lives about 150 slots (~60-90 s); two minutes bounds the wait.
+      auto status = wait_for_receipt(client, receipt, now_s() + 120);
+      if (!status.ok()) return status.error();
+      if (status->failure) return api_error("status of step " + std::to_string(k + 1), *status);
+      const std::string s = status->body.value("status", "");
+      if (s != "confirmed") {
+        return Error(ErrorCode::kApi, "step " + std::to_string(k + 1) + " " + s +
+                                          (status->body.contains("code")
+                                               ? ": " + status->body.value("code", "") + ": " +
+                                                     status->body.value("message", "")
+                                               : std::string()) +
+                                          "; read the current state before building the rest");
+      }
+      std::cerr << "airlock-online: step " << k + 1 << " confirmed\n";
+    }
+    i = end;
+  }
+  return RoundEnd::kDone;
+}
+
+int run_act(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-online act ACTION --api URL --body JSON\n"
+      "                          (--request-out FILE | --request-png DIR)...\n"
+      "                          (--response FILE | --response-qr DIR)\n\n"
+      "Builds ACTION (e.g. aggregator/swap) with the JSON body, hands the sign request to the\n"
+      "offline half, waits for its response until the request's deadline, verifies every\n"
+      "signature, sends the steps in the order the API gives (groups together, barriers alone),\n"
+      "follows each receipt to confirmed, and builds each `next` follow-up the same way.\n\n"
+      "options");
+  api_options(options);
+  options.add_options()("body", po::value<std::string>(), "the builder request body, JSON")(
+      "rpc", po::value<std::string>(),
+      "a Solana RPC URL to fetch lookup tables from, sent to the offline half as hints")(
+      "request-out", po::value<std::string>(), "write each sign request to this file")(
+      "request-png", po::value<std::string>(), "write each sign request as QR frames here")(
+      "response", po::value<std::string>(), "wait for the response file here")(
+      "response-qr", po::value<std::string>(), "wait for the response as QR frames here")(
+      "max-rounds", po::value<int>()->default_value(8),
+      "stop after this many signing rounds (follow-ups and rebuilds included)");
+  po::variables_map vm;
+  int code = 0;
+  if (!cli::parse_options(kProgram, args, options, "action", vm, code)) return code;
+  if (!vm.count("action")) return report(Error(ErrorCode::kUsage, "act needs an ACTION"));
+  if (!vm.count("body")) return report(Error(ErrorCode::kUsage, "act needs --body JSON"));
+  Transport t;
+  if (vm.count("request-out")) t.request_file = vm["request-out"].as<std::string>();
+  if (vm.count("request-png")) t.request_png = vm["request-png"].as<std::string>();
+  if (vm.count("response")) t.response_file = vm["response"].as<std::string>();
+  if (vm.count("response-qr")) t.response_qr = vm["response-qr"].as<std::string>();
+  if (!t.request_file && !t.request_png)
+    return report(Error(ErrorCode::kUsage, "choose --request-out FILE or --request-png DIR"));
+  if (t.response_file.has_value() == t.response_qr.has_value())
+    return report(Error(ErrorCode::kUsage, "choose one of --response FILE and --response-qr DIR"));
+  online::json body = online::json::parse(vm["body"].as<std::string>(), nullptr, false);
+  if (!body.is_object()) return report(Error(ErrorCode::kUsage, "--body must be a JSON object"));
+  std::optional<std::string> rpc;
+  if (vm.count("rpc")) rpc = vm["rpc"].as<std::string>();
+  auto client = client_from(vm);
+  if (!client.ok()) return report(client.error());
+
+  std::string action = vm["action"].as<std::string>();
+  for (int round_no = 1; round_no <= vm["max-rounds"].as<int>(); ++round_no) {
+    auto built = client->build(action, body);
+    if (!built.ok()) return report(built.error());
+    if (built->failure) return report(api_error("build " + action, *built));
+    const std::int64_t built_at = now_s();
+    auto round = online::prepare_round(action, body, built->body, rpc, built_at);
+    if (!round.ok()) return report(round.error());
+    std::cerr << "airlock-online: built " << action << ": " << round->steps.size()
+              << " step(s); the offline half must answer within "
+              << round->request.deadline - static_cast<std::uint64_t>(built_at) << " s\n";
+    if (auto s = write_request(t, round->request); !s.ok()) return report(s.error());
+
+    std::optional<envelope::SignResponse> response;
+    while (!(response = try_response(t, round->request.request_id))) {
+      if (now_s() > static_cast<std::int64_t>(round->request.deadline)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    if (!response) {
+      std::cerr << "airlock-online: no response before the deadline; building again\n";
+      continue;
+    }
+    auto answer = online::apply_response(*round, *response);
+    if (!answer.ok()) return report(answer.error());
+    if (answer->refusal) {
+      return report(Error(ErrorCode::kApi, "the offline half refused: " + answer->refusal->code +
+                                               ": " + answer->refusal->reason));
+    }
+    if (now_s() >= built_at + online::kTicketSeconds) {
+      std::cerr << "airlock-online: the signatures came back after the tickets expired; building "
+                   "again\n";
+      continue;
+    }
+    auto sent = send_all(*client, *round, answer->signed_transactions, built_at);
+    if (!sent.ok()) return report(sent.error());
+    if (*sent == RoundEnd::kRebuild) continue;
+    const online::json& last = round->steps.back();
+    if (!last.contains("next")) {
+      std::cerr << "airlock-online: " << action << " done\n";
+      return cli::kExitOk;
+    }
+    action = last["next"]["path"].get<std::string>();
+    body = last["next"]["body"];
+    std::cerr << "airlock-online: follow-up " << action << "\n";
+  }
+  return report(Error(ErrorCode::kApi, "stopped after --max-rounds signing rounds"));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cli::dispatch(kProgram, kUsage, argc, argv, {{"act", run_act}, {"get", run_get}});
+}

@@ -1,0 +1,104 @@
+// The Manager Bot API client (../shared/manager-bot-api.md) over libcurl: the API key, the
+// transport rules (HTTPS, or plain HTTP only to this machine), the error envelope as a typed
+// error, and the retry rules of part 7 for reads and builds.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <airlock/common/error.h>
+#include <airlock/common/secret.h>
+
+namespace airlock::online {
+
+using json = nlohmann::json;
+
+// `hv1_<id>_<secret>`: id 1-48 and secret 32-128 characters of [A-Za-z0-9_-] (spec 2.1). Held in
+// secret memory; only the id is ever printed.
+class ApiKey {
+ public:
+  [[nodiscard]] static Result<ApiKey> parse(std::string_view text);
+  // From the file when given, else from the environment variable AIRLOCK_API_KEY. One line;
+  // surrounding whitespace is ignored.
+  [[nodiscard]] static Result<ApiKey> load(const std::optional<std::string>& file);
+
+  [[nodiscard]] const std::string& id() const noexcept { return id_; }
+  // "Authorization: Bearer hv1_...", for the request only.
+  [[nodiscard]] std::string header() const;
+
+ private:
+  ApiKey(SecretBytes key, std::string id) : key_(std::move(key)), id_(std::move(id)) {}
+  SecretBytes key_;
+  std::string id_;
+};
+
+// The error envelope of a non-2xx answer.
+struct ApiFailure {
+  int status = 0;
+  std::string code;     // e.g. "InvalidTicket"
+  std::string message;  // for people
+};
+
+struct Reply {
+  int status = 0;
+  json body;
+  std::optional<ApiFailure> failure;  // set for every status outside 200-299
+};
+
+struct ClientOptions {
+  std::chrono::milliseconds timeout{20'000};
+  int max_attempts = 5;  // reads and builds on 429/503
+  std::chrono::milliseconds first_delay{500};
+  // Sleeps between retries (replaceable in tests).
+  std::function<void(std::chrono::milliseconds)> sleep;
+};
+
+class ApiClient {
+ public:
+  // `base_url` ends with /api/external/v1. Refuses plain HTTP except to 127.0.0.1, ::1 or
+  // localhost.
+  [[nodiscard]] static Result<ApiClient> create(std::string base_url, ApiKey key,
+                                                ClientOptions options = {});
+
+  // A read: GET with the query already encoded into `path`. Retried on 429 and 503.
+  [[nodiscard]] Result<Reply> get(const std::string& path);
+  // A build: POST /transactions/{action}. Retried on 429 and 503 (a build changes nothing).
+  [[nodiscard]] Result<Reply> build(const std::string& action, const json& body);
+  // Send or perp onboarding submit: never retried here (an unanswered send may have landed).
+  [[nodiscard]] Result<Reply> send(const std::string& transaction_base64, const std::string& ticket,
+                                   bool perp_onboard_submit);
+  // GET /transactions/status for a receipt.
+  [[nodiscard]] Result<Reply> status(const std::string& receipt);
+
+  [[nodiscard]] const std::string& base_url() const noexcept { return base_url_; }
+
+ private:
+  ApiClient(std::string base_url, ApiKey key, ClientOptions options)
+      : base_url_(std::move(base_url)), key_(std::move(key)), options_(std::move(options)) {}
+  Result<Reply> once(const char* method, const std::string& path, const std::string* body);
+  Result<Reply> with_retries(const char* method, const std::string& path, const std::string* body);
+
+  std::string base_url_;
+  ApiKey key_;
+  ClientOptions options_;
+};
+
+// Checks a URL for the transport rule: https://, or http:// to this machine only.
+[[nodiscard]] Status check_transport(const std::string& url);
+
+// A JSON-RPC call to a Solana RPC node (for lookup tables). Same transport rule.
+[[nodiscard]] Result<json> rpc_call(const std::string& rpc_url, const std::string& method,
+                                    const json& params,
+                                    std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
+// The spec's request limits, checked before anything is sent.
+inline constexpr std::size_t kMaxBodyBytes = 16384;
+inline constexpr std::size_t kMaxUrlChars = 4096;
+
+}  // namespace airlock::online

@@ -1,0 +1,46 @@
+// One signing round of an action: the build reply turned into a sign request for the offline
+// half (with lookup-table hints fetched from an RPC node when one is given), and the offline
+// half's response checked and applied: the request id, the signer, and every signature
+// verified against its message before any transaction may be sent.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <airlock/common/transaction.h>
+#include <airlock/formats/envelope.h>
+#include <airlock/online/api.h>
+
+namespace airlock::online {
+
+// Margin kept between the request's deadline and the tickets' expiry, for sending.
+inline constexpr std::int64_t kSendMarginSeconds = 5;
+inline constexpr std::int64_t kTicketSeconds = 90;
+
+struct Round {
+  std::string action;
+  json body;
+  std::vector<json> steps;  // the build reply's steps, in order
+  std::vector<Transaction> transactions;
+  envelope::SignRequest request;
+};
+
+// `built_at` is the online clock when the build reply arrived (unix seconds).
+[[nodiscard]] Result<Round> prepare_round(const std::string& action, const json& body,
+                                          const json& build_reply,
+                                          const std::optional<std::string>& rpc_url,
+                                          std::int64_t built_at);
+
+struct Answer {
+  std::optional<envelope::Refusal> refusal;  // the offline half said no
+  std::vector<Transaction> signed_transactions;
+};
+
+// Fails with response.mismatch when the response answers another request, comes from another
+// key, has the wrong number of signatures, or any signature does not verify.
+[[nodiscard]] Result<Answer> apply_response(const Round& round,
+                                            const envelope::SignResponse& response);
+
+}  // namespace airlock::online

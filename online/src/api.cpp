@@ -1,0 +1,235 @@
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <curl/curl.h>
+#include <sodium.h>
+
+#include <airlock/online/api.h>
+
+namespace airlock::online {
+namespace {
+
+bool key_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
+
+void curl_global() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::size_t collect(char* data, std::size_t size, std::size_t count, void* out) {
+  static_cast<std::string*>(out)->append(data, size * count);
+  return size * count;
+}
+
+// One HTTP exchange. The key header, when given, is passed to libcurl and nowhere else.
+Result<std::pair<int, std::string>> exchange(const char* method, const std::string& url,
+                                             const std::vector<std::string>& headers,
+                                             const std::string* body,
+                                             std::chrono::milliseconds timeout) {
+  AIRLOCK_CHECK(check_transport(url));
+  if (url.size() > kMaxUrlChars)
+    return Error(ErrorCode::kUsage, "request URL is longer than 4096 characters");
+  curl_global();
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) return Error(ErrorCode::kHttp, "cannot start an HTTP request");
+  curl_slist* list = nullptr;
+  for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
+  std::string reply;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);  // a redirect could leave the checked host
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (body != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body->size()));
+  }
+  const CURLcode rc = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(list);  // holds the Authorization header; freed at once
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK) {
+    return Error(ErrorCode::kHttp, std::string(method) + " " + url.substr(0, url.find('?')) + ": " +
+                                       curl_easy_strerror(rc));
+  }
+  return std::make_pair(static_cast<int>(status), std::move(reply));
+}
+
+}  // namespace
+
+Result<ApiKey> ApiKey::parse(std::string_view text) {
+  const auto bad = [](const std::string& rule) {
+    return Error(ErrorCode::kApiKeyInvalid, "API key: " + rule);
+  };
+  if (text.substr(0, 4) != "hv1_") return bad("must start with hv1_");
+  const std::string_view rest = text.substr(4);
+  const std::size_t sep = rest.find('_');
+  if (sep == std::string_view::npos) return bad("must be hv1_<id>_<secret>");
+  // The id cannot contain '_' unambiguously only if the secret is the remainder: the spec lets
+  // both use '_', so the id is everything up to the first '_' after hv1_.
+  const std::string_view id = rest.substr(0, sep), secret = rest.substr(sep + 1);
+  if (id.empty() || id.size() > 48) return bad("the id must be 1 to 48 characters");
+  if (secret.size() < 32 || secret.size() > 128)
+    return bad("the secret must be 32 to 128 characters");
+  for (char c : rest) {
+    if (!key_char(c)) return bad("only A-Z, a-z, 0-9, '-' and '_' are allowed");
+  }
+  AIRLOCK_TRY(secret_bytes, SecretBytes::allocate(text.size()));
+  std::memcpy(secret_bytes.bytes().data(), text.data(), text.size());
+  return ApiKey(std::move(secret_bytes), std::string(id));
+}
+
+Result<ApiKey> ApiKey::load(const std::optional<std::string>& file) {
+  std::string text;
+  if (file) {
+    std::ifstream in(*file);
+    if (!in) return Error(ErrorCode::kIo, "cannot read the API key file " + *file);
+    std::getline(in, text);
+  } else {
+    const char* env = std::getenv("AIRLOCK_API_KEY");
+    if (env == nullptr)
+      return Error(ErrorCode::kApiKeyInvalid,
+                   "no API key: set AIRLOCK_API_KEY or give --api-key-file");
+    text = env;
+  }
+  const auto first = text.find_first_not_of(" \t\r\n");
+  const auto last = text.find_last_not_of(" \t\r\n");
+  auto key = first == std::string::npos
+                 ? parse("")
+                 : parse(std::string_view(text).substr(first, last - first + 1));
+  sodium_memzero(text.data(), text.size());
+  return key;
+}
+
+std::string ApiKey::header() const {
+  return "Authorization: Bearer " +
+         std::string(reinterpret_cast<const char*>(key_.bytes().data()), key_.size());
+}
+
+Status check_transport(const std::string& url) {
+  if (url.rfind("https://", 0) == 0) return {};
+  if (url.rfind("http://", 0) == 0) {
+    const std::string rest = url.substr(7);
+    for (const char* host : {"127.0.0.1", "localhost", "[::1]"}) {
+      const std::size_t n = std::strlen(host);
+      if (rest.compare(0, n, host) == 0 && (rest.size() == n || rest[n] == ':' || rest[n] == '/'))
+        return {};
+    }
+    return Error(ErrorCode::kUsage, "refusing plain HTTP to " + url.substr(0, url.find('/', 7)) +
+                                        ": use https:// (plain http only to this machine)");
+  }
+  return Error(ErrorCode::kUsage, "the URL must start with https:// (or http:// to this machine)");
+}
+
+Result<ApiClient> ApiClient::create(std::string base_url, ApiKey key, ClientOptions options) {
+  while (!base_url.empty() && base_url.back() == '/') base_url.pop_back();
+  AIRLOCK_CHECK(check_transport(base_url));
+  if (!options.sleep)
+    options.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+  return ApiClient(std::move(base_url), std::move(key), std::move(options));
+}
+
+Result<Reply> ApiClient::once(const char* method, const std::string& path,
+                              const std::string* body) {
+  if (body != nullptr && body->size() > kMaxBodyBytes) {
+    return Error(ErrorCode::kUsage, "request body is " + std::to_string(body->size()) +
+                                        " bytes; the API accepts at most 16384");
+  }
+  std::vector<std::string> headers = {key_.header(), "Accept: application/json"};
+  if (body != nullptr) headers.emplace_back("Content-Type: application/json");
+  auto answer = exchange(method, base_url_ + path, headers, body, options_.timeout);
+  for (auto& h : headers) sodium_memzero(h.data(), h.size());
+  if (!answer.ok()) return answer.error();
+  Reply r;
+  r.status = answer->first;
+  r.body = json::parse(answer->second, nullptr, false);
+  const bool ok = r.status >= 200 && r.status < 300;
+  if (ok && r.body.is_discarded())
+    return Error(ErrorCode::kHttp, std::string(method) + " " + path + ": the reply is not JSON");
+  if (!ok) {
+    ApiFailure f{r.status, "", ""};
+    if (r.body.is_object() && r.body.contains("error") && r.body["error"].is_object()) {
+      f.code = r.body["error"].value("code", "");
+      f.message = r.body["error"].value("message", "");
+    } else {
+      f.code = "HTTP" + std::to_string(r.status);  // e.g. an edge proxy's non-JSON 413 or 429
+      f.message = "a reply without the API's error envelope";
+    }
+    r.failure = std::move(f);
+  }
+  return r;
+}
+
+Result<Reply> ApiClient::with_retries(const char* method, const std::string& path,
+                                      const std::string* body) {
+  std::chrono::milliseconds delay = options_.first_delay;
+  for (int attempt = 1;; ++attempt) {
+    AIRLOCK_TRY(reply, once(method, path, body));
+    const bool retryable = reply.failure && (reply.status == 429 || reply.status == 503);
+    if (!retryable || attempt >= options_.max_attempts) return reply;
+    // Growing delay with jitter, so many clients do not retry in step.
+    const auto jitter = std::chrono::milliseconds(
+        randombytes_uniform(static_cast<std::uint32_t>(delay.count() / 2 + 1)));
+    options_.sleep(delay + jitter);
+    delay *= 2;
+  }
+}
+
+Result<Reply> ApiClient::get(const std::string& path) { return with_retries("GET", path, nullptr); }
+
+Result<Reply> ApiClient::build(const std::string& action, const json& body) {
+  if (body.contains("payer"))
+    return Error(ErrorCode::kUsage, "body.payer: the API refuses a payer in a builder body");
+  const std::string text = body.dump();
+  return with_retries("POST", "/transactions/" + action, &text);
+}
+
+Result<Reply> ApiClient::send(const std::string& transaction_base64, const std::string& ticket,
+                              bool perp_onboard_submit) {
+  const std::string text = json{{"transaction", transaction_base64}, {"ticket", ticket}}.dump();
+  return once("POST",
+              perp_onboard_submit ? "/transactions/perp/onboard/submit" : "/transactions/send",
+              &text);
+}
+
+Result<Reply> ApiClient::status(const std::string& receipt) {
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) return Error(ErrorCode::kHttp, "cannot start an HTTP request");
+  char* escaped = curl_easy_escape(curl, receipt.data(), static_cast<int>(receipt.size()));
+  const std::string query = escaped ? escaped : "";
+  curl_free(escaped);
+  curl_easy_cleanup(curl);
+  return with_retries("GET", "/transactions/status?receipt=" + query, nullptr);
+}
+
+Result<json> rpc_call(const std::string& rpc_url, const std::string& method, const json& params,
+                      std::chrono::milliseconds timeout) {
+  const std::string body =
+      json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}.dump();
+  AIRLOCK_TRY(answer,
+              exchange("POST", rpc_url, {"Content-Type: application/json"}, &body, timeout));
+  const json reply = json::parse(answer.second, nullptr, false);
+  if (answer.first != 200 || !reply.is_object()) {
+    return Error(ErrorCode::kHttp, "RPC " + method + ": HTTP " + std::to_string(answer.first));
+  }
+  if (reply.contains("error"))
+    return Error(ErrorCode::kHttp, "RPC " + method + ": " + reply["error"].dump());
+  if (!reply.contains("result")) return Error(ErrorCode::kHttp, "RPC " + method + ": no result");
+  return reply["result"];
+}
+
+}  // namespace airlock::online

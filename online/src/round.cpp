@@ -1,0 +1,139 @@
+#include <algorithm>
+
+#include <airlock/common/accounts.h>
+#include <airlock/common/bytes.h>
+#include <airlock/online/round.h>
+
+namespace airlock::online {
+namespace {
+
+Error mismatch(const std::string& what) {
+  return Error(ErrorCode::kResponseMismatch, "sign response: " + what);
+}
+
+// Every table the steps load, fetched once from the RPC node.
+Result<std::vector<envelope::LookupTableHint>> table_hints(const std::vector<Transaction>& txs,
+                                                           const std::string& rpc_url) {
+  std::vector<envelope::LookupTableHint> hints;
+  for (const auto& tx : txs) {
+    for (const auto& lookup : tx.message.lookups) {
+      if (std::any_of(hints.begin(), hints.end(),
+                      [&](const auto& h) { return h.table == lookup.table; }))
+        continue;
+      AIRLOCK_TRY(result,
+                  rpc_call(rpc_url, "getAccountInfo",
+                           json::array({to_base58(lookup.table), {{"encoding", "base64"}}})));
+      if (!result.is_object() || !result.contains("value") || result["value"].is_null()) {
+        return Error(ErrorCode::kHttp,
+                     "lookup table " + to_base58(lookup.table) + " does not exist on the RPC node");
+      }
+      const json& data = result["value"]["data"];
+      if (!data.is_array() || data.size() != 2 || !data[0].is_string()) {
+        return Error(ErrorCode::kHttp,
+                     "lookup table " + to_base58(lookup.table) + ": unexpected account data shape");
+      }
+      AIRLOCK_TRY(bytes, from_base64(data[0].get<std::string>(), 56 + 256 * 32));
+      AIRLOCK_TRY(account, parse_lookup_table_account(bytes));
+      envelope::LookupTableHint hint{lookup.table, {}};
+      for (std::size_t i = 0; i < account.addresses.size(); ++i) {
+        hint.entries.emplace_back(static_cast<std::uint8_t>(i), account.addresses[i]);
+      }
+      hints.push_back(std::move(hint));
+    }
+  }
+  return hints;
+}
+
+}  // namespace
+
+Result<Round> prepare_round(const std::string& action, const json& body, const json& build_reply,
+                            const std::optional<std::string>& rpc_url, std::int64_t built_at) {
+  if (!build_reply.is_object() || !build_reply.contains("result"))
+    return Error(ErrorCode::kHttp, "build reply has no result");
+  Round round;
+  round.action = action;
+  round.body = body;
+  const json& result = build_reply["result"];
+  round.steps = result.is_array() ? result.get<std::vector<json>>() : std::vector<json>{result};
+  if (round.steps.empty() || round.steps.size() > envelope::kMaxSteps) {
+    return Error(ErrorCode::kHttp, "build reply has " + std::to_string(round.steps.size()) +
+                                       " steps; 1 to 32 can be signed");
+  }
+  envelope::SignRequest& q = round.request;
+  q.request_id = envelope::random_request_id();
+  q.created_at = static_cast<std::uint64_t>(built_at);
+  q.deadline = static_cast<std::uint64_t>(built_at + kTicketSeconds - kSendMarginSeconds);
+  q.action = action;
+  q.intent_json = body.dump();
+  for (std::size_t i = 0; i < round.steps.size(); ++i) {
+    const json& step = round.steps[i];
+    if (!step.contains("transaction") || !step["transaction"].is_string() ||
+        !step.contains("ticket")) {
+      return Error(ErrorCode::kHttp,
+                   "build step " + std::to_string(i + 1) + " lacks its transaction or ticket");
+    }
+    AIRLOCK_TRY(wire, from_base64(step["transaction"].get<std::string>(), kMaxTransactionBytes));
+    AIRLOCK_TRY(tx, parse_transaction(wire));
+    if (i == 0) q.manager = tx.message.fee_payer();
+    envelope::Step s;
+    s.transaction = std::move(wire);
+    s.send_concurrently = step.value("sendConcurrently", false);
+    const json simulation = step.value("simulation", json::object());
+    s.deferred = simulation.value("deferred", false);
+    if (simulation.contains("unitsConsumed") && simulation["unitsConsumed"].is_number_unsigned()) {
+      s.units_consumed = simulation["unitsConsumed"].get<std::uint64_t>();
+    }
+    if (step.contains("next") && step["next"].is_object() && step["next"].contains("path")) {
+      s.next_action = step["next"]["path"].get<std::string>();
+    }
+    q.steps.push_back(std::move(s));
+    round.transactions.push_back(std::move(tx));
+  }
+  const std::string vault = build_reply.value("vault", body.value("vault", std::string()));
+  AIRLOCK_TRY(vault_key, public_key_from_base58(vault));
+  q.vault = vault_key;
+  if (rpc_url) {
+    AIRLOCK_TRY(hints, table_hints(round.transactions, *rpc_url));
+    q.hints.lookup_tables = std::move(hints);
+  }
+  return round;
+}
+
+Result<Answer> apply_response(const Round& round, const envelope::SignResponse& response) {
+  const envelope::SignRequest& q = round.request;
+  if (response.request_id != q.request_id) return mismatch("it answers another request id");
+  if (response.signer != q.manager) {
+    return mismatch("signed by " + to_base58(response.signer) + ", not the manager " +
+                    to_base58(q.manager));
+  }
+  Answer answer;
+  if (const auto* refusal = std::get_if<envelope::Refusal>(&response.result)) {
+    answer.refusal = *refusal;
+    return answer;
+  }
+  const auto& signatures = std::get<std::vector<Signature>>(response.result);
+  if (signatures.size() != round.transactions.size()) {
+    return mismatch(std::to_string(signatures.size()) + " signatures for " +
+                    std::to_string(round.transactions.size()) + " steps");
+  }
+  for (std::size_t i = 0; i < signatures.size(); ++i) {
+    Transaction tx = round.transactions[i];
+    // Signing keeps the signatures already there (spec 4.15.7); the manager's goes in slot 0.
+    tx.signatures[0] = signatures[i];
+    const auto checks = check_signatures(tx);
+    if (checks[0].state != SignatureState::kValid) {
+      return mismatch("the signature for step " + std::to_string(i + 1) +
+                      " does not verify against its message");
+    }
+    for (std::size_t k = 1; k < checks.size(); ++k) {
+      if (checks[k].state == SignatureState::kInvalid) {
+        return mismatch("step " + std::to_string(i + 1) + " carries an invalid signature of " +
+                        to_base58(checks[k].signer));
+      }
+    }
+    answer.signed_transactions.push_back(std::move(tx));
+  }
+  return answer;
+}
+
+}  // namespace airlock::online
