@@ -89,10 +89,18 @@ Status write_request(const Transport& t, const envelope::SignRequest& q) {
     AIRLOCK_TRY(sender, transfer::Sender::create({dense::ContentType::kSignRequest, cbor},
                                                  transfer::Options{}));
     AIRLOCK_TRY(pngs, qr_io::render_pngs(sender, qr_io::default_frame_count(sender), 4));
-    // A fresh folder per round, so frames of an earlier request are never mixed in.
+    // A fresh folder per round, so frames of an earlier request are never mixed in; written
+    // beside and renamed into place, so a reader never sees half the frames.
+    const std::string staging = *t.request_png + ".partial";
     std::error_code ec;
+    std::filesystem::remove_all(staging, ec);
+    AIRLOCK_CHECK(qr_io::write_png_folder(pngs, staging));
     std::filesystem::remove_all(*t.request_png, ec);
-    AIRLOCK_CHECK(qr_io::write_png_folder(pngs, *t.request_png));
+    std::filesystem::rename(staging, *t.request_png, ec);
+    if (ec) {
+      return Error(ErrorCode::kIo,
+                   "cannot move the request frames into " + *t.request_png + ": " + ec.message());
+    }
     std::cerr << "airlock-online: request as " << pngs.size() << " QR frame(s) in "
               << *t.request_png << "\n";
   }

@@ -67,8 +67,8 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
   q.intent_json = body.dump();
   for (std::size_t i = 0; i < round.steps.size(); ++i) {
     const json& step = round.steps[i];
-    if (!step.contains("transaction") || !step["transaction"].is_string() ||
-        !step.contains("ticket")) {
+    if (!step.is_object() || !step.contains("transaction") || !step["transaction"].is_string() ||
+        !step.contains("ticket") || !step["ticket"].is_string()) {
       return Error(ErrorCode::kHttp,
                    "build step " + std::to_string(i + 1) + " lacks its transaction or ticket");
     }

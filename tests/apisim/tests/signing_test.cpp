@@ -393,10 +393,9 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
   // The offline half reads the request frames once they are all written.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < give_up &&
-         !std::filesystem::exists(dir.file("request-frames/frame-0001.png"))) {
+         !std::filesystem::exists(dir.file("request-frames"))) {  // renamed into place whole
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the folder is written at once
   const auto offline_run = airlock::test::run_command(
       sign_command() + "--qr " + dir.file("request-frames") + " --qr-png " +
       dir.file("response-frames.tmp") + " && mv " + dir.file("response-frames.tmp") + " " +
