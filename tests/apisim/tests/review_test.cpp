@@ -2,6 +2,8 @@
 // with nothing to report, and every kind of tampering or policy gap is refused by its rule.
 #include <algorithm>
 
+#include <airlock/common/message_builder.h>
+#include <airlock/common/programs.h>
 #include <airlock/offline/review.h>
 
 #include "conformance_support.h"
@@ -231,6 +233,132 @@ TEST_F(ReviewTest, AlteredBytesAreRefused) {
   auto truncated = q;
   truncated.steps.back().transaction.resize(truncated.steps.back().transaction.size() / 2);
   EXPECT_TRUE(has(review(truncated, demo_policy(q)).refusals, "policy.unparsable"));
+}
+
+// The instructions of a message without lookups, with their accounts' roles as the header
+// gives them: what a builder would have passed to compile the message.
+std::vector<Instruction> decompile(const Message& m) {
+  const auto roles = account_roles(m).value();
+  std::vector<Instruction> out;
+  for (const auto& ix : m.instructions) {
+    Instruction i{m.static_keys[ix.program_index], {}, ix.data};
+    for (const auto index : ix.accounts) {
+      i.accounts.push_back(
+          {m.static_keys[index], roles[index].signer, roles[index].writable_requested});
+    }
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+PublicKey key_of(std::string_view base58) { return public_key_from_base58(base58).value(); }
+
+// One request per rule, each made from an honest vault/update build by changing exactly what
+// the rule is about; each must be refused (or warned) by that rule's code.
+TEST_F(ReviewTest, EachRuleRefusesItsOwnTamperedRequest) {
+  const json body = {{"vault", kVault}, {"depositCap", "20000000000000"}};
+  const auto honest = build("vault/update", body);
+  const auto policy = demo_policy(honest);
+  ASSERT_FALSE(review(honest, policy).refused()) << listed(review(honest, policy).refusals);
+  const Transaction tx = parse_transaction(honest.steps[0].transaction).value();
+  ASSERT_TRUE(tx.message.lookups.empty());
+  const PublicKey manager = manager_->public_key();
+  const PublicKey stranger = key_of(kOtherVault);
+  const Keypair cosigner = Keypair::from_seed(Bytes(32, 7)).value();
+  const Hash blockhash = tx.message.recent_blockhash;
+
+  // Recompiles the step from (changed) instructions, optionally with another fee payer and
+  // lookup tables, and wraps it in a copy of the honest request.
+  const auto with = [&](std::vector<Instruction> ixs, const PublicKey& payer,
+                        std::vector<LoadedTable> tables = {}) {
+    auto m = compile_v0_message(payer, ixs, blockhash, tables);
+    EXPECT_TRUE(m.ok()) << m.error().to_string();
+    auto q = honest;
+    q.steps[0].transaction = serialize_transaction(unsigned_transaction(std::move(m).value()));
+    return q;
+  };
+  const auto ixs = decompile(tx.message);
+  const Instruction& vault_ix = ixs.back();
+  struct Case {
+    const char* name;
+    envelope::SignRequest request;
+    const char* code;
+    bool warning = false;
+  };
+  std::vector<Case> cases;
+
+  // The fee payer is someone else; the manager still signs, in another slot.
+  cases.push_back({"fee payer", with(ixs, stranger), "policy.fee_payer"});
+  cases.push_back({"signer slot", with(ixs, stranger), "policy.signer_slot"});
+
+  // A durable nonce advanced first: refused by default.
+  auto nonce_ixs = ixs;
+  Bytes advance = {4, 0, 0, 0};
+  nonce_ixs.insert(nonce_ixs.begin(),
+                   Instruction{key_of(programs::kSystem),
+                               {{stranger, false, true},
+                                {key_of(programs::kSysvarRecentBlockhashes), false, false},
+                                {manager, true, false}},
+                               advance});
+  cases.push_back({"durable nonce", with(nonce_ixs, manager), "policy.durable_nonce"});
+
+  // Another signer the offline half holds no key for.
+  auto cosigned = ixs;
+  cosigned.back().accounts.push_back({cosigner.public_key(), true, false});
+  cases.push_back({"missing signature", with(cosigned, manager), "policy.missing_signature"});
+
+  // That signer's slot filled with a signature that does not verify.
+  auto presigned = with(cosigned, manager);
+  {
+    auto t = parse_transaction(presigned.steps[0].transaction).value();
+    t.signatures[1] = cosigner.sign(Bytes{1, 2, 3});  // over other bytes
+    presigned.steps[0].transaction = serialize_transaction(t);
+  }
+  cases.push_back({"invalid presignature", presigned, "policy.invalid_presignature"});
+
+  // The vault account reached through a lookup table instead of as a static key.
+  const LoadedTable table{key_of("8cGAuKv4FsExxYQE3XZUSGydbig6t2o28E3iSppYi1ht"), {key_of(kVault)}};
+  auto via_table = with(ixs, manager, {table});
+  auto pinned = policy;
+  pinned.pinned_tables.push_back(table);
+  cases.push_back({"vault not static", via_table, "policy.vault_not_static"});
+
+  // Instruction data no IDL entry describes.
+  auto garbled = ixs;
+  garbled.back().data[0] ^= 0xff;
+  cases.push_back({"undecodable", with(garbled, manager), "policy.undecodable"});
+
+  // A second vault instruction smuggled into the step.
+  auto doubled = ixs;
+  doubled.push_back(vault_ix);
+  cases.push_back({"two vault instructions", with(doubled, manager), "intent.instruction"});
+
+  // A transfer out of the manager's own account, with System allowed: a warning, not silence.
+  auto drained = ixs;
+  Bytes transfer = {2, 0, 0, 0, 0x00, 0xe1, 0xf5, 0x05, 0, 0, 0, 0};  // 1 SOL
+  drained.insert(drained.begin(), Instruction{key_of(programs::kSystem),
+                                              {{manager, true, true}, {stranger, false, true}},
+                                              transfer});
+  cases.push_back(
+      {"transfer from manager", with(drained, manager), "warn.transfer_from_manager", true});
+
+  for (const auto& c : cases) {
+    auto p = std::string(c.name) == "vault not static" ? pinned : policy;
+    if (c.warning) p.programs.insert(key_of(programs::kSystem));
+    const auto r = review(c.request, p);
+    EXPECT_TRUE(has(c.warning ? r.warnings : r.refusals, c.code))
+        << c.name << ": expected " << c.code << "\nrefusals:\n"
+        << listed(r.refusals) << "warnings:\n"
+        << listed(r.warnings);
+  }
+
+  // Allowed by the policy, a durable nonce still warns: the transaction never expires.
+  auto nonce_allowed = policy;
+  nonce_allowed.allow_durable_nonce = true;
+  nonce_allowed.programs.insert(key_of(programs::kSystem));
+  const auto r = review(with(nonce_ixs, manager), nonce_allowed);
+  EXPECT_FALSE(has(r.refusals, "policy.durable_nonce"));
+  EXPECT_TRUE(has(r.warnings, "warn.durable_nonce")) << listed(r.warnings);
 }
 
 }  // namespace
