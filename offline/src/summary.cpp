@@ -1,3 +1,4 @@
+#include <map>
 #include <sstream>
 
 #include <airlock/common/programs.h>
@@ -13,6 +14,55 @@ constexpr std::uint64_t kLamportsPerSignature = 5000;
 
 std::string request_id_hex(const envelope::RequestId& id) {
   return to_hex(ByteView(id.data(), id.size()));
+}
+
+// Which mint argument gives an amount its unit, per vault-program instruction; nested route
+// amounts take the unit of their parent's mint arguments.
+const std::map<std::string, std::map<std::string, std::string>, std::less<>>& amount_units() {
+  static const std::map<std::string, std::map<std::string, std::string>, std::less<>> table = {
+      {"aggregator_swap",
+       {{"amount", "source_mint"},
+        {"minimum_out", "destination_mint"},
+        {"in_amount", "source_mint"},
+        {"quoted_out_amount", "destination_mint"}}},
+      {"aggregator_sweep", {{"amount", "mint"}, {"in_amount", "mint"}}},
+  };
+  return table;
+}
+
+const envelope::TokenHint* token_hint(const envelope::SignRequest& q, const ojson& mint) {
+  if (!mint.is_string()) return nullptr;
+  auto key = public_key_from_base58(mint.get<std::string>());
+  if (!key.ok()) return nullptr;
+  for (const auto& t : q.hints.tokens) {
+    if (t.mint == *key) return &t;
+  }
+  return nullptr;
+}
+
+// Base units as whole tokens, exactly: "6200093" with 6 decimals is "6.200093".
+std::string whole_units(const std::string& base, std::uint8_t decimals) {
+  std::string digits = base;
+  if (digits.size() <= decimals) digits.insert(0, decimals + 1 - digits.size(), '0');
+  std::string whole = digits.substr(0, digits.size() - decimals);
+  std::string fraction = digits.substr(digits.size() - decimals);
+  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  return fraction.empty() ? whole : whole + "." + fraction;
+}
+
+// An argument's value, with its amount in whole tokens when the unit is known from a hint.
+std::string arg_text(const envelope::SignRequest& q, const std::string& instruction,
+                     const ojson& mints, const std::string& name, const ojson& value) {
+  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  const auto& units = amount_units();
+  auto it = units.find(instruction);
+  if (it == units.end() || !value.is_string()) return text;
+  auto unit = it->second.find(name);
+  if (unit == it->second.end() || !mints.contains(unit->second)) return text;
+  const auto* hint = token_hint(q, mints[unit->second]);
+  if (hint == nullptr) return text;
+  return text + "  (" + whole_units(text, hint->decimals) + " " + hint->symbol +
+         ", decimals per the online half)";
 }
 
 // A key with what is known about it: a well-known program name, or a token symbol from the
@@ -108,6 +158,19 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
     if (q.steps[s.index].next_action)
       out << "  then      a follow-up build of " << *q.steps[s.index].next_action << "\n";
     const Message& m = s.tx.message;
+    // What leaves the vault and what must arrive, first, for a swap.
+    for (const auto& d : s.instructions) {
+      if (!d || d->instruction != "aggregator_swap") continue;
+      out << "  swap      " << arg_text(q, d->instruction, d->args, "amount", d->args["amount"])
+          << " of "
+          << describe_key(public_key_from_base58(d->args["source_mint"].get<std::string>()).value(),
+                          q)
+          << "\n            for at least "
+          << arg_text(q, d->instruction, d->args, "minimum_out", d->args["minimum_out"]) << " of "
+          << describe_key(
+                 public_key_from_base58(d->args["destination_mint"].get<std::string>()).value(), q)
+          << "\n";
+    }
     for (std::size_t i = 0; i < m.instructions.size(); ++i) {
       const auto& ix = m.instructions[i];
       const PublicKey& program = m.static_keys[ix.program_index];
@@ -130,14 +193,14 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
       if (d) {
         for (const auto& [name, value] : d->args.items()) {
           if (d->nested.count(name)) continue;
-          out << "       " << name << " = "
-              << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+          out << "       " << name << " = " << arg_text(q, d->instruction, d->args, name, value)
+              << "\n";
         }
         for (const auto& [name, nested] : d->nested) {
           out << "       " << name << " = " << nested.program << ": " << nested.instruction << "\n";
           for (const auto& [arg, value] : nested.args.items()) {
-            out << "         " << arg << " = "
-                << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
+            out << "         " << arg << " = " << arg_text(q, d->instruction, d->args, arg, value)
+                << "\n";
           }
         }
       } else {

@@ -251,6 +251,7 @@ int run_act(const std::vector<std::string>& args) {
     const std::int64_t built_at = now_s();
     auto round = online::prepare_round(action, body, built->body, rpc, built_at);
     if (!round.ok()) return report(round.error());
+    online::add_token_hints(*client, *round);
     std::cerr << "airlock-online: built " << action << ": " << round->steps.size()
               << " step(s); the offline half must answer within "
               << round->request.deadline - static_cast<std::uint64_t>(built_at) << " s\n";

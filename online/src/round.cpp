@@ -99,6 +99,46 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
   return round;
 }
 
+void add_token_hints(ApiClient& client, Round& round) {
+  std::vector<std::string> mints;
+  const auto note = [&](const json& v) {
+    if (v.is_string() && std::find(mints.begin(), mints.end(), v.get<std::string>()) == mints.end())
+      mints.push_back(v.get<std::string>());
+  };
+  for (const auto& [field, value] : round.body.items()) {
+    if (field == "mint" || (field.size() > 4 && field.compare(field.size() - 4, 4, "Mint") == 0))
+      note(value);
+  }
+  if (round.body.contains("sources") && round.body["sources"].is_array()) {
+    for (const auto& source : round.body["sources"]) {
+      if (source.is_object() && source.contains("mint")) note(source["mint"]);
+    }
+  }
+  const std::string vault = to_base58(round.request.vault);
+  for (const auto& mint : mints) {
+    if (mints.size() > envelope::kMaxTokenHints || !public_key_from_base58(mint).ok()) continue;
+    auto reply = client.get("/tokens/" + mint + "?vault=" + vault);
+    if (!reply.ok() || reply->failure || !reply->body.contains("data")) continue;
+    const json& d = reply->body["data"];
+    if (!d.is_object() || !d.contains("symbol") || !d["symbol"].is_string() ||
+        !d.contains("decimals") || !d["decimals"].is_number_unsigned() ||
+        d["decimals"].get<std::uint64_t>() > 255) {
+      continue;
+    }
+    envelope::TokenHint hint;
+    hint.mint = public_key_from_base58(mint).value();
+    hint.symbol = d["symbol"].get<std::string>();
+    // Texts the envelope cannot carry whole are left out rather than cut mid-character.
+    if (hint.symbol.empty() || hint.symbol.size() > envelope::kMaxHintTextChars) continue;
+    hint.decimals = static_cast<std::uint8_t>(d["decimals"].get<std::uint64_t>());
+    if (d.contains("name") && d["name"].is_string() && !d["name"].get<std::string>().empty() &&
+        d["name"].get<std::string>().size() <= envelope::kMaxHintTextChars) {
+      hint.name = d["name"].get<std::string>();
+    }
+    round.request.hints.tokens.push_back(std::move(hint));
+  }
+}
+
 Result<Answer> apply_response(const Round& round, const envelope::SignResponse& response) {
   const envelope::SignRequest& q = round.request;
   if (response.request_id != q.request_id) return mismatch("it answers another request id");

@@ -116,13 +116,23 @@ class SigningTest : public Twin {
 };
 
 TEST_F(SigningTest, AnApprovedRequestIsSignedRecordedAndLands) {
-  const auto q = swap_request();
+  auto q = swap_request();
+  // Token hints, as airlock-online adds them from GET /tokens/{mint}: display only.
+  q.hints.tokens.push_back({public_key_from_base58(kUsdc).value(), "USDC", 6, "USD Coin"});
+  q.hints.tokens.push_back({public_key_from_base58(kJup).value(), "JUP", 6, std::nullopt});
   auto outcome = process(q, demo_policy(q));
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
   EXPECT_EQ(outcome->decision, offline::Decision::kSigned);
   EXPECT_EQ(asked, 1);
   EXPECT_NE(last_summary.find("aggregator_swap"), std::string::npos) << last_summary;
   EXPECT_NE(last_summary.find(to_base58(q.vault)), std::string::npos) << "keys appear in full";
+  EXPECT_NE(last_summary.find("swap      5000000  (5 USDC, decimals per the online half) of "
+                              "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v (token USDC per the "
+                              "online half)"),
+            std::string::npos)
+      << last_summary;
+  EXPECT_NE(last_summary.find("minimum_out = 6200093  (6.200093 JUP"), std::string::npos)
+      << last_summary;
   const auto* sigs = std::get_if<std::vector<Signature>>(&outcome->response.result);
   ASSERT_NE(sigs, nullptr);
   ASSERT_EQ(sigs->size(), q.steps.size());

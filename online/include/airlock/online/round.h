@@ -33,6 +33,11 @@ struct Round {
                                           const std::optional<std::string>& rpc_url,
                                           std::int64_t built_at);
 
+// Adds token hints (symbol, decimals, name from GET /tokens/{mint}) for every mint the body
+// names (fields ending in "Mint", "mint", and sources[].mint). Display only on the offline side.
+// A mint the API cannot describe is skipped; the summary then shows base units alone.
+void add_token_hints(ApiClient& client, Round& round);
+
 struct Answer {
   std::optional<envelope::Refusal> refusal;  // the offline half said no
   std::vector<Transaction> signed_transactions;
