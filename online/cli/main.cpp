@@ -7,6 +7,7 @@
 
 #include <airlock/common/cli_options.h>
 #include <airlock/formats/files.h>
+#include <airlock/formats/html.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/online/api.h>
 #include <airlock/online/round.h>
@@ -76,7 +77,7 @@ int run_get(const std::vector<std::string>& args) {
 
 // Where the request goes and the response comes from.
 struct Transport {
-  std::optional<std::string> request_file, request_png, response_file, response_qr;
+  std::optional<std::string> request_file, request_png, request_html, response_file, response_qr;
 };
 
 Status write_request(const Transport& t, const envelope::SignRequest& q) {
@@ -85,10 +86,23 @@ Status write_request(const Transport& t, const envelope::SignRequest& q) {
     AIRLOCK_CHECK(files::write_atomically(
         *t.request_file, files::wrap_envelope(files::EnvelopeKind::kRequest, cbor)));
   }
+  if (!t.request_png && !t.request_html) return {};
+  AIRLOCK_TRY(sender, transfer::Sender::create({dense::ContentType::kSignRequest, cbor},
+                                               transfer::Options{}));
+  AIRLOCK_TRY(pngs, qr_io::render_pngs(sender, qr_io::default_frame_count(sender), 4));
+  if (t.request_html) {
+    // One page to open full-screen in front of the offline machine's camera, counting down to
+    // the deadline.
+    html::PageOptions page;
+    page.title = "airlock sign request: " + q.action;
+    page.deadline_unix = q.deadline;
+    const std::string text = html::animated_qr_page(pngs, page);
+    AIRLOCK_CHECK(files::write_atomically(
+        *t.request_html,
+        ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())));
+    std::cerr << "airlock-online: request as an animated page in " << *t.request_html << "\n";
+  }
   if (t.request_png) {
-    AIRLOCK_TRY(sender, transfer::Sender::create({dense::ContentType::kSignRequest, cbor},
-                                                 transfer::Options{}));
-    AIRLOCK_TRY(pngs, qr_io::render_pngs(sender, qr_io::default_frame_count(sender), 4));
     // A fresh folder per round, so frames of an earlier request are never mixed in; written
     // beside and renamed into place, so a reader never sees half the frames.
     const std::string staging = *t.request_png + ".partial";
@@ -218,6 +232,8 @@ int run_act(const std::vector<std::string>& args) {
       "a Solana RPC URL to fetch lookup tables from, sent to the offline half as hints")(
       "request-out", po::value<std::string>(), "write each sign request to this file")(
       "request-png", po::value<std::string>(), "write each sign request as QR frames here")(
+      "request-html", po::value<std::string>(),
+      "write each sign request as one animated QR page with a countdown (open it full-screen)")(
       "response", po::value<std::string>(), "wait for the response file here")(
       "response-qr", po::value<std::string>(), "wait for the response as QR frames here")(
       "max-rounds", po::value<int>()->default_value(8),
@@ -230,10 +246,13 @@ int run_act(const std::vector<std::string>& args) {
   Transport t;
   if (vm.count("request-out")) t.request_file = vm["request-out"].as<std::string>();
   if (vm.count("request-png")) t.request_png = vm["request-png"].as<std::string>();
+  if (vm.count("request-html")) t.request_html = vm["request-html"].as<std::string>();
   if (vm.count("response")) t.response_file = vm["response"].as<std::string>();
   if (vm.count("response-qr")) t.response_qr = vm["response-qr"].as<std::string>();
-  if (!t.request_file && !t.request_png)
-    return report(Error(ErrorCode::kUsage, "choose --request-out FILE or --request-png DIR"));
+  if (!t.request_file && !t.request_png && !t.request_html) {
+    return report(Error(ErrorCode::kUsage,
+                        "choose --request-out FILE, --request-png DIR or --request-html FILE"));
+  }
   if (t.response_file.has_value() == t.response_qr.has_value())
     return report(Error(ErrorCode::kUsage, "choose one of --response FILE and --response-qr DIR"));
   online::json body = online::json::parse(vm["body"].as<std::string>(), nullptr, false);

@@ -398,7 +398,8 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
         std::string(AIRLOCK_ONLINE_BIN) + " act aggregator/swap --api " + base +
         std::string(kApiPrefix) + " --api-key-file " + dir.file("api.key") + " --rpc " + base +
         "/rpc --body '" + body.dump() + "' --request-png " + dir.file("request-frames") +
-        " --response-qr " + dir.file("response-frames"));
+        " --request-html " + dir.file("request.html") + " --response-qr " +
+        dir.file("response-frames"));
   });
   // The offline half reads the request frames once they are all written.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -415,6 +416,14 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
   EXPECT_EQ(online_run.exit_code, 0) << online_run.output;
   EXPECT_NE(online_run.output.find("step 1 confirmed"), std::string::npos) << online_run.output;
   EXPECT_NE(online_run.output.find("aggregator/swap done"), std::string::npos) << online_run.output;
+  // The same request as one page for a screen: every frame embedded, nothing fetched.
+  auto page = files::read_limited(dir.file("request.html"), 1 << 22);
+  ASSERT_TRUE(page.ok());
+  const std::string html(page->begin(), page->end());
+  EXPECT_NE(html.find("airlock sign request: aggregator/swap"), std::string::npos);
+  EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
   const json after = counters();
   EXPECT_EQ(after["builds"].get<int>() - before["builds"].get<int>(), 1) << after.dump();
   EXPECT_EQ(after["sends"].get<int>() - before["sends"].get<int>(), 1) << after.dump();
