@@ -78,6 +78,8 @@ int run_get(const std::vector<std::string>& args) {
 // Where the request goes and the response comes from.
 struct Transport {
   std::optional<std::string> request_file, request_png, request_html, response_file, response_qr;
+  std::optional<std::string> response_camera;  // a V4L2 device watching the offline screen
+  std::string camera_size = "1280x720";
 };
 
 Status write_request(const Transport& t, const envelope::SignRequest& q) {
@@ -144,6 +146,23 @@ std::optional<envelope::SignResponse> try_response(const Transport& t,
   auto response = envelope::decode_response(cbor);
   if (!response.ok() || response->request_id != id) return std::nullopt;  // another round's
   return std::move(response).value();
+}
+
+// Reads the camera until a response to this request is complete or the deadline passes. A
+// response still on the offline screen from an earlier round is read, recognised by its id and
+// skipped.
+std::optional<envelope::SignResponse> response_from_camera(frames::FrameSource& source,
+                                                           const envelope::SignRequest& q) {
+  for (;;) {
+    const std::int64_t left = static_cast<std::int64_t>(q.deadline) - now_s();
+    if (left <= 0) return std::nullopt;
+    qr_io::ReceiveStats stats;
+    auto content = qr_io::receive(source, std::chrono::seconds(left), kProgram, false, stats);
+    if (!content.ok()) return std::nullopt;  // the deadline passed or the stream ended
+    if (content->type != dense::ContentType::kSignResponse) continue;
+    auto response = envelope::decode_response(content->bytes);
+    if (response.ok() && response->request_id == q.request_id) return std::move(response).value();
+  }
 }
 
 // Polls a receipt every 2 s (the spec's floor) until it leaves pending/unknown.
@@ -220,7 +239,7 @@ int run_act(const std::vector<std::string>& args) {
   po::options_description options(
       "usage: airlock-online act ACTION --api URL --body JSON\n"
       "                          (--request-out FILE | --request-png DIR)...\n"
-      "                          (--response FILE | --response-qr DIR)\n\n"
+      "                          (--response FILE | --response-qr DIR | --response-camera DEV)\n\n"
       "Builds ACTION (e.g. aggregator/swap) with the JSON body, hands the sign request to the\n"
       "offline half, waits for its response until the request's deadline, verifies every\n"
       "signature, sends the steps in the order the API gives (groups together, barriers alone),\n"
@@ -236,6 +255,9 @@ int run_act(const std::vector<std::string>& args) {
       "write each sign request as one animated QR page with a countdown (open it full-screen)")(
       "response", po::value<std::string>(), "wait for the response file here")(
       "response-qr", po::value<std::string>(), "wait for the response as QR frames here")(
+      "response-camera", po::value<std::string>(),
+      "read the response from a V4L2 camera facing the offline screen")(
+      "size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
       "max-rounds", po::value<int>()->default_value(8),
       "stop after this many signing rounds (follow-ups and rebuilds included)");
   po::variables_map vm;
@@ -249,18 +271,36 @@ int run_act(const std::vector<std::string>& args) {
   if (vm.count("request-html")) t.request_html = vm["request-html"].as<std::string>();
   if (vm.count("response")) t.response_file = vm["response"].as<std::string>();
   if (vm.count("response-qr")) t.response_qr = vm["response-qr"].as<std::string>();
+  if (vm.count("response-camera")) t.response_camera = vm["response-camera"].as<std::string>();
+  t.camera_size = vm["size"].as<std::string>();
   if (!t.request_file && !t.request_png && !t.request_html) {
     return report(Error(ErrorCode::kUsage,
                         "choose --request-out FILE, --request-png DIR or --request-html FILE"));
   }
-  if (t.response_file.has_value() == t.response_qr.has_value())
-    return report(Error(ErrorCode::kUsage, "choose one of --response FILE and --response-qr DIR"));
+  if (int{t.response_file.has_value()} + int{t.response_qr.has_value()} +
+          int{t.response_camera.has_value()} !=
+      1) {
+    return report(
+        Error(ErrorCode::kUsage,
+              "choose one of --response FILE, --response-qr DIR and --response-camera DEV"));
+  }
   online::json body = online::json::parse(vm["body"].as<std::string>(), nullptr, false);
   if (!body.is_object()) return report(Error(ErrorCode::kUsage, "--body must be a JSON object"));
   std::optional<std::string> rpc;
   if (vm.count("rpc")) rpc = vm["rpc"].as<std::string>();
   auto client = client_from(vm);
   if (!client.ok()) return report(client.error());
+
+  // The camera is opened once, before anything is built, so a missing device wastes no build.
+  std::unique_ptr<frames::FrameSource> camera;
+  if (t.response_camera) {
+    qr_io::SourceSpec spec;
+    spec.camera = *t.response_camera;
+    spec.camera_size = t.camera_size;
+    auto source = qr_io::open_source(spec);
+    if (!source.ok()) return report(source.error());
+    camera = std::move(source).value();
+  }
 
   std::string action = vm["action"].as<std::string>();
   for (int round_no = 1; round_no <= vm["max-rounds"].as<int>(); ++round_no) {
@@ -277,9 +317,13 @@ int run_act(const std::vector<std::string>& args) {
     if (auto s = write_request(t, round->request); !s.ok()) return report(s.error());
 
     std::optional<envelope::SignResponse> response;
-    while (!(response = try_response(t, round->request.request_id))) {
-      if (now_s() > static_cast<std::int64_t>(round->request.deadline)) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    if (camera) {
+      response = response_from_camera(*camera, round->request);
+    } else {
+      while (!(response = try_response(t, round->request.request_id))) {
+        if (now_s() > static_cast<std::int64_t>(round->request.deadline)) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      }
     }
     if (!response) {
       std::cerr << "airlock-online: no response before the deadline; building again\n";

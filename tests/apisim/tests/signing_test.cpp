@@ -430,5 +430,18 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
   EXPECT_EQ(after["landed"].get<int>() - before["landed"].get<int>(), 1) << after.dump();
 }
 
+TEST_F(SigningTest, AMissingCameraIsReportedBeforeAnythingIsBuilt) {
+  write_text("api.key", std::string(kDemoKey) + "\n");
+  const json before = counters();
+  const auto run = airlock::test::run_command(
+      std::string(AIRLOCK_ONLINE_BIN) + " act vault/claim-fee --api http://127.0.0.1:" +
+      std::to_string(server_->port()) + std::string(kApiPrefix) + " --api-key-file " +
+      dir.file("api.key") + " --body '{\"vault\":\"" + kVault + "\"}' --request-out " +
+      dir.file("req.alreq") + " --response-camera " + dir.file("no-such-video-device"));
+  EXPECT_EQ(run.exit_code, 3) << run.output;
+  EXPECT_NE(run.output.find("cannot open camera"), std::string::npos) << run.output;
+  EXPECT_EQ(counters()["builds"], before["builds"]) << "no build for a request nobody can answer";
+}
+
 }  // namespace
 }  // namespace airlock::apisim::test
