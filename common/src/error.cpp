@@ -100,6 +100,8 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "api.error";
     case ErrorCode::kResponseMismatch:
       return "response.mismatch";
+    case ErrorCode::kAuditLogBroken:
+      return "audit.broken";
     case ErrorCode::kQrEncodeFailed:
       return "qr.encode_failed";
     case ErrorCode::kImageInvalid:

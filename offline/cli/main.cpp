@@ -439,21 +439,31 @@ int run_sign(const std::vector<std::string>& args) {
 
 int run_log(const std::vector<std::string>& args) {
   po::options_description options(
-      "usage: airlock-offline log verify --audit-log FILE [--head HEX]\n\n"
-      "Checks every entry's hash chain. With --head (from a sign response), also checks that\n"
-      "the entry with that hash is still in the log, which finds a log cut short.\n\noptions");
+      "usage: airlock-offline log verify --audit-log FILE [--head HEX]\n"
+      "       airlock-offline log show --audit-log FILE\n\n"
+      "verify checks every entry's hash chain. With --head (from a sign response), it also checks\n"
+      "that the entry with that hash is still in the log, which finds a log cut short.\n"
+      "show checks the chain the same way, then lists every decision, one line each.\n\noptions");
   options.add_options()("help,h", "show this help")(
       "audit-log", po::value<std::string>()->required(), "audit log file")(
       "head", po::value<std::string>(), "a head hash the log must contain");
   po::variables_map vm;
   int code = 0;
   if (!airlock::cli::parse_options(kProgram, args, options, "action", vm, code)) return code;
-  if (!vm.count("action") || vm["action"].as<std::string>() != "verify")
-    return report(Error(ErrorCode::kUsage, "log needs the action: verify"));
+  const std::string action = vm.count("action") ? vm["action"].as<std::string>() : "";
+  if (action != "verify" && action != "show")
+    return report(Error(ErrorCode::kUsage, "log needs the action: verify or show"));
   auto entries = airlock::offline::verify_audit_log(vm["audit-log"].as<std::string>());
-  if (!entries.ok()) {
-    std::cerr << "airlock-offline: the audit log does not verify\n";
-    return report(Error(ErrorCode::kUsage, entries.error().message()));
+  if (!entries.ok()) return report(entries.error());
+  if (action == "show") {
+    for (const auto& e : *entries) {
+      std::cout << e.seq << "  " << e.time << "  " << airlock::offline::decision_name(e.decision)
+                << "  " << e.action << "  vault " << airlock::to_base58(e.vault) << "  request "
+                << airlock::to_hex(airlock::ByteView(e.request_id.data(), e.request_id.size()))
+                << "  " << e.message_hashes.size() << " step(s)";
+      for (const auto& c : e.codes) std::cout << "  " << c;
+      std::cout << "\n";
+    }
   }
   const airlock::Hash head = entries->empty() ? airlock::Hash{} : entries->back().hash;
   if (vm.count("head")) {

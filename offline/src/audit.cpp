@@ -25,8 +25,9 @@ Error io(const std::string& path, const std::string& what) {
 }
 
 Error broken(const std::string& path, std::size_t line, const std::string& rule) {
-  return Error(ErrorCode::kUsage, "audit log " + path + " line " + std::to_string(line) + ": " +
-                                      rule + "; nothing is signed while the log does not verify");
+  return Error(ErrorCode::kAuditLogBroken, "audit log " + path + " line " + std::to_string(line) +
+                                               ": " + rule +
+                                               "; nothing is signed while the log does not verify");
 }
 
 Hash chain_hash(const Hash& prev, std::string_view body) {

@@ -278,6 +278,25 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
   EXPECT_NE(refused_run.output.find("policy.vault_not_allowed"), std::string::npos)
       << refused_run.output;
   EXPECT_TRUE(std::filesystem::exists(dir.file("refused.alres")));
+
+  // The log lists both decisions; an edited log stops both show and sign with exit 1.
+  const std::string log_cmd =
+      std::string(AIRLOCK_OFFLINE_BIN) + " log show --audit-log " + dir.file("audit.log");
+  const auto shown = airlock::test::run_command(log_cmd);
+  EXPECT_EQ(shown.exit_code, 0) << shown.output;
+  EXPECT_NE(shown.output.find("1  "), std::string::npos);
+  EXPECT_NE(shown.output.find("  signed  aggregator/swap"), std::string::npos) << shown.output;
+  EXPECT_NE(shown.output.find("  refused  aggregator/swap"), std::string::npos) << shown.output;
+  EXPECT_NE(shown.output.find("policy.vault_not_allowed"), std::string::npos) << shown.output;
+  const auto edited =
+      airlock::test::run_command("sed -i 's/\"refused\"/\"declined\"/' " + dir.file("audit.log"));
+  ASSERT_EQ(edited.exit_code, 0) << edited.output;
+  const auto broken = airlock::test::run_command(log_cmd);
+  EXPECT_EQ(broken.exit_code, 1) << broken.output;
+  EXPECT_NE(broken.output.find("audit.broken"), std::string::npos) << broken.output;
+  const auto refused_sign = airlock::test::run_command(common + " --out " + dir.file("x.alres"));
+  EXPECT_EQ(refused_sign.exit_code, 1) << refused_sign.output;
+  EXPECT_NE(refused_sign.output.find("line 2"), std::string::npos) << refused_sign.output;
 }
 
 TEST_F(SigningTest, TheCommandLineReadsTheRequestFromQrImagesAndAnswersInQrImages) {

@@ -78,6 +78,7 @@ enum class ErrorCode : std::uint16_t {
   kHttp,              // the request could not be made or the reply was not JSON
   kApi,               // the service answered with its error envelope
   kResponseMismatch,  // a sign response that does not answer its request
+  kAuditLogBroken,    // the offline audit log does not verify (offline/audit.h)
 };
 
 // The stable snake_case name of a code, e.g. "message.no_writable_fee_payer".
