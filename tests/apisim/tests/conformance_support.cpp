@@ -1,6 +1,7 @@
 #include "conformance_support.h"
 
 #include <airlock/common/secret.h>
+#include <airlock/online/round.h>
 
 namespace airlock::apisim::test {
 
@@ -94,56 +95,12 @@ std::string Twin::send_and_confirm(const json& step) {
   return "pending";
 }
 
-std::vector<PublicKey> Twin::fetch_table(const PublicKey& table) {
-  httplib::Headers headers;
-  const json call = {{"jsonrpc", "2.0"},
-                     {"id", 1},
-                     {"method", "getAccountInfo"},
-                     {"params", {to_base58(table), {{"encoding", "base64"}}}}};
-  const auto r = client_->Post("/rpc", headers, call.dump(), "application/json");
-  EXPECT_TRUE(r && r->status == 200);
-  if (!r || r->status != 200) return {};
-  const json reply = json::parse(r->body);
-  const auto data = from_base64(reply["result"]["value"]["data"][0].get<std::string>(), 1 << 16);
-  EXPECT_TRUE(data.ok());
-  auto account = parse_lookup_table_account(*data);
-  EXPECT_TRUE(account.ok()) << account.error().to_string();
-  return account.ok() ? account->addresses : std::vector<PublicKey>{};
-}
-
 envelope::SignRequest Twin::request_of(const std::string& action, const json& body,
                                        const json& built) {
-  envelope::SignRequest q;
-  q.request_id = envelope::random_request_id();
-  q.created_at = static_cast<std::uint64_t>(now_s());
-  q.deadline = q.created_at + 90;
-  q.manager = manager_->public_key();
-  q.vault = public_key_from_base58(built.value("vault", std::string(kVault))).value();
-  q.action = action;
-  q.intent_json = body.dump();
-  for (const auto& step : steps_of(built)) {
-    envelope::Step s;
-    s.transaction =
-        from_base64(step.at("transaction").get<std::string>(), kMaxTransactionBytes).value();
-    s.send_concurrently = step.value("sendConcurrently", false);
-    s.deferred = step["simulation"].value("deferred", false);
-    s.units_consumed = step["simulation"].value("unitsConsumed", std::uint64_t{0});
-    if (step.contains("next")) s.next_action = step["next"]["path"].get<std::string>();
-    const Transaction tx = tx_of(step);
-    for (const auto& lookup : tx.message.lookups) {
-      const bool known = std::any_of(q.hints.lookup_tables.begin(), q.hints.lookup_tables.end(),
-                                     [&](const auto& h) { return h.table == lookup.table; });
-      if (known) continue;
-      envelope::LookupTableHint hint{lookup.table, {}};
-      const auto addresses = fetch_table(lookup.table);
-      for (std::size_t i = 0; i < addresses.size(); ++i) {
-        hint.entries.emplace_back(static_cast<std::uint8_t>(i), addresses[i]);
-      }
-      q.hints.lookup_tables.push_back(std::move(hint));
-    }
-    q.steps.push_back(std::move(s));
-  }
-  return q;
+  const std::string rpc = "http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc";
+  auto round = online::prepare_round(action, body, built, rpc, now_s());
+  EXPECT_TRUE(round.ok()) << round.error().to_string();
+  return round.ok() ? round->request : envelope::SignRequest{};
 }
 
 offline::Policy Twin::demo_policy(const envelope::SignRequest& request, const std::string& extra) {

@@ -61,10 +61,9 @@ class Twin : public ::testing::Test {
   std::int64_t now_s() {
     return control("/_sim/clock", {{"advanceMs", 0}}).body["nowMs"].get<std::int64_t>() / 1000;
   }
-  // A table's addresses as the /rpc endpoint serves them (what the online half would fetch).
-  std::vector<PublicKey> fetch_table(const PublicKey& table);
-  // The sign request the online half would make from a build response: the steps, the body as
-  // intent, a 90 s deadline and a hint for every lookup table the steps use.
+  // The sign request airlock-online makes from a build response (online::prepare_round): the
+  // steps, the body as intent, the deadline from the twin's clock and a hint for every lookup
+  // table the steps use, fetched from the twin's /rpc.
   envelope::SignRequest request_of(const std::string& action, const json& body, const json& built);
   // A policy for the demo world: its manager and vault, the programs its builders use, every
   // table `request` loads pinned as /rpc serves it, and the given extra TOML lines.
