@@ -316,6 +316,13 @@ TEST_F(SigningTest, TheCommandLineReadsTheRequestFromQrImagesAndAnswersInQrImage
                                  " --qr-png " + dir.file("response-frames"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
 
+  // QR codes that carry a response where a request belongs are refused by name.
+  const auto wrong = airlock::test::run_command(
+      sign_command() + "--qr " + dir.file("response-frames") + " --out " + dir.file("x.alres"));
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
+  EXPECT_NE(wrong.output.find("something other than a sign request"), std::string::npos)
+      << wrong.output;
+
   // Back on the online side: read the response frames and check every signature.
   auto source = qr_io::open_source({{dir.file("response-frames")}, std::nullopt, std::nullopt});
   ASSERT_TRUE(source.ok());

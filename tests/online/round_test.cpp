@@ -1,0 +1,132 @@
+// A signing round's inputs from outside: build replies the API might send and sign responses the
+// offline side might send back. Each bad one is refused with the rule it breaks, before anything
+// could be sent. Transactions come from ../shared/vectors (made by @solana/web3.js).
+#include <gtest/gtest.h>
+
+#include <airlock/common/ed25519.h>
+#include <airlock/online/round.h>
+
+#include "support/vectors.h"
+
+namespace airlock::online {
+namespace {
+
+constexpr const char* kVault = "CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT";
+
+json vector(const char* name) {
+  return airlock::test::vector_named("solana-v0-transactions.json", name);
+}
+
+json reply_with(const json& steps) { return {{"vault", kVault}, {"result", steps}}; }
+
+json step_of(const char* name) {
+  return {{"transaction", vector(name)["unsigned_tx_base64"]},
+          {"ticket", "t-" + std::string(name)}};
+}
+
+std::string error_of(const json& reply) {
+  auto r =
+      prepare_round("vault/claim-fee", {{"vault", kVault}}, reply, std::nullopt, 1'800'000'000);
+  return r.ok() ? std::string("ok") : r.error().message();
+}
+
+TEST(PrepareRound, TurnsABuildReplyIntoASignRequest) {
+  auto round = prepare_round("vault/claim-fee", {{"vault", kVault}},
+                             reply_with(json::array({step_of("transfer"), step_of("two-signers")})),
+                             std::nullopt, 1'800'000'000);
+  ASSERT_TRUE(round.ok()) << round.error().to_string();
+  EXPECT_EQ(round->request.steps.size(), 2U);
+  EXPECT_EQ(round->request.deadline, 1'800'000'000U + kTicketSeconds - kSendMarginSeconds);
+  EXPECT_EQ(to_base58(round->request.manager), vector("transfer")["static_keys"][0]);
+  EXPECT_EQ(round->request.intent_json, json({{"vault", kVault}}).dump());
+}
+
+TEST(PrepareRound, RefusesBuildRepliesItCannotTrustTheShapeOf) {
+  EXPECT_NE(error_of(json::object()).find("no result"), std::string::npos);
+  EXPECT_NE(error_of(reply_with(json::array())).find("0 steps"), std::string::npos);
+  json many = json::array();
+  for (int i = 0; i < 33; ++i) many.push_back(step_of("transfer"));
+  EXPECT_NE(error_of(reply_with(many)).find("33 steps"), std::string::npos);
+  json no_ticket = step_of("transfer");
+  no_ticket.erase("ticket");
+  EXPECT_NE(error_of(reply_with(no_ticket)).find("lacks its transaction or ticket"),
+            std::string::npos);
+  json numeric_ticket = step_of("transfer");
+  numeric_ticket["ticket"] = 7;
+  EXPECT_NE(error_of(reply_with(numeric_ticket)).find("lacks its transaction or ticket"),
+            std::string::npos);
+  json not_base64 = step_of("transfer");
+  not_base64["transaction"] = "AQID BA==";
+  EXPECT_NE(error_of(reply_with(not_base64)), "ok");
+  json not_a_transaction = step_of("transfer");
+  not_a_transaction["transaction"] = "AAAA";
+  EXPECT_NE(error_of(reply_with(not_a_transaction)), "ok");
+  json bad_vault = reply_with(step_of("transfer"));
+  bad_vault["vault"] = "not-a-key";
+  EXPECT_NE(error_of(bad_vault), "ok");
+}
+
+class ApplyResponse : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(crypto_init().ok());
+    auto r = prepare_round("vault/claim-fee", {{"vault", kVault}}, reply_with(step_of("transfer")),
+                           std::nullopt, 1'800'000'000);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    round = std::move(r).value();
+    auto seed = from_hex(vector("transfer")["signer_secret_seeds_hex"][0].get<std::string>(), 32);
+    manager.emplace(Keypair::from_seed(*seed).value());
+    good.request_id = round.request.request_id;
+    good.signer = manager->public_key();
+    good.result =
+        std::vector<Signature>{manager->sign(serialize_message(round.transactions[0].message))};
+  }
+  std::string error_of(const envelope::SignResponse& response) {
+    auto a = apply_response(round, response);
+    if (a.ok()) return "ok";
+    EXPECT_EQ(a.error().code(), ErrorCode::kResponseMismatch);
+    return a.error().message();
+  }
+
+  Round round;
+  std::optional<Keypair> manager;
+  envelope::SignResponse good;
+};
+
+TEST_F(ApplyResponse, PutsAVerifiedSignatureInTheFeePayerSlot) {
+  auto a = apply_response(round, good);
+  ASSERT_TRUE(a.ok()) << a.error().to_string();
+  ASSERT_EQ(a->signed_transactions.size(), 1U);
+  // The result equals the transaction @solana/web3.js signed with the same key.
+  EXPECT_EQ(to_base64(serialize_transaction(a->signed_transactions[0])),
+            vector("transfer")["signed_tx_base64"]);
+}
+
+TEST_F(ApplyResponse, RefusesAnswersToAnythingElse) {
+  auto other_id = good;
+  other_id.request_id[0] ^= 1;
+  EXPECT_NE(error_of(other_id).find("another request id"), std::string::npos);
+
+  auto other_signer = good;
+  other_signer.signer = Keypair::from_seed(Bytes(32, 9)).value().public_key();
+  EXPECT_NE(error_of(other_signer).find("not the manager"), std::string::npos);
+
+  auto two = good;
+  std::get<std::vector<Signature>>(two.result).push_back(Signature{});
+  EXPECT_NE(error_of(two).find("2 signatures for 1 steps"), std::string::npos);
+
+  auto forged = good;
+  std::get<std::vector<Signature>>(forged.result)[0] = manager->sign(Bytes{1, 2, 3});
+  EXPECT_NE(error_of(forged).find("does not verify"), std::string::npos);
+
+  auto refusal = good;
+  refusal.result = envelope::Refusal{"policy.fee_payer", "the fee payer is not the manager"};
+  auto a = apply_response(round, refusal);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(a->refusal.has_value());
+  EXPECT_EQ(a->refusal->code, "policy.fee_payer");
+  EXPECT_TRUE(a->signed_transactions.empty()) << "nothing to send after a refusal";
+}
+
+}  // namespace
+}  // namespace airlock::online
