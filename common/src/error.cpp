@@ -102,6 +102,10 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "response.mismatch";
     case ErrorCode::kAuditLogBroken:
       return "audit.broken";
+    case ErrorCode::kNetworkUp:
+      return "hardening.network_up";
+    case ErrorCode::kLockdown:
+      return "hardening.lockdown";
     case ErrorCode::kQrEncodeFailed:
       return "qr.encode_failed";
     case ErrorCode::kImageInvalid:

@@ -16,6 +16,7 @@
 #include <airlock/common/secret.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/qr_io.h>
+#include <airlock/hardening/lockdown.h>
 #include <airlock/offline/derivation.h>
 #include <airlock/offline/inspect.h>
 #include <airlock/offline/keystore.h>
@@ -45,6 +46,40 @@ constexpr std::string_view kUsage =
     "Run 'airlock-offline <command> --help' for a command's options.\n";
 
 int report(const Error& error) { return airlock::cli::report(kProgram, error); }
+
+// What main() learnt from the process lock-down, for the commands that handle secrets.
+airlock::hardening::ProcessReport g_process;
+
+// The option every command that handles the key accepts.
+void network_override_option(po::options_description& options) {
+  options.add_options()("unsafe-allow-network",
+                        "run even though a network interface is up (tests and demos only; "
+                        "reported on every run)");
+}
+
+// Run by init, import and sign before they touch a secret: refuse while a network interface is
+// up (unless overridden, loudly) and say when memory could not be locked as a whole.
+airlock::Status check_air_gap(const po::variables_map& vm) {
+  auto interfaces = airlock::hardening::list_interfaces("/sys/class/net");
+  if (!interfaces.ok()) return interfaces.error();
+  auto refusal = airlock::hardening::refuse_network(*interfaces);
+  if (!refusal.ok()) {
+    if (!vm.count("unsafe-allow-network")) return refusal.error();
+    std::cerr << "airlock-offline: WARNING: THIS MACHINE IS NOT AIR-GAPPED: "
+              << refusal.error().message()
+              << "\nairlock-offline: WARNING: continuing only because --unsafe-allow-network "
+                 "was given\n";
+  }
+  if (!g_process.memory_locked)
+    std::cerr << "airlock-offline: note: " << g_process.memory_note << "\n";
+  return {};
+}
+
+// init and import: the air-gap check, then the syscall allowlist before any secret exists.
+airlock::Status enter_secret_mode(const po::variables_map& vm) {
+  if (auto s = check_air_gap(vm); !s.ok()) return s;
+  return airlock::hardening::install_syscall_allowlist();
+}
 
 int run_inspect(const std::vector<std::string>& args) {
   po::options_description options(
@@ -106,6 +141,7 @@ void keystore_options(po::options_description& options, bool writing) {
       "keystore", po::value<std::string>()->required(), "keystore file")(
       "passphrase-fd", po::value<int>()->default_value(-1),
       "read the passphrase from this file descriptor instead of asking on the terminal");
+  network_override_option(options);
   if (writing) {
     options.add_options()(
         "kdf", po::value<std::string>()->default_value("moderate"),
@@ -149,6 +185,7 @@ int run_init(const std::vector<std::string>& args) {
   int code = 0;
   if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
     return code;
+  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
   auto seed = airlock::offline::generate_seed();
   if (!seed.ok()) return report(seed.error());
   return store(vm, *seed, {"generated", std::nullopt});
@@ -181,6 +218,7 @@ int run_import(const std::vector<std::string>& args) {
   if ((vm.count("keypair") > 0) == (vm.count("mnemonic") > 0)) {
     return report(Error(ErrorCode::kUsage, "give exactly one of --keypair FILE and --mnemonic"));
   }
+  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
   if (vm.count("keypair")) {
     auto text = airlock::files::read_limited(vm["keypair"].as<std::string>(), 4096);
     if (!text.ok()) return report(text.error());
@@ -314,6 +352,7 @@ int run_sign(const std::vector<std::string>& args) {
       "auto-approve",
       "sign without asking where the policy marks the action auto_approve and nothing warns")(
       "json", "print the summary as JSON instead of text");
+  network_override_option(options);
   po::variables_map vm;
   int code = 0;
   if (!airlock::cli::parse_options(kProgram, args, options, "request", vm, code)) return code;
@@ -328,6 +367,7 @@ int run_sign(const std::vector<std::string>& args) {
     return report(Error(ErrorCode::kUsage,
                         "give the request exactly once: a REQUEST file, --qr, --raw or --camera"));
   }
+  if (auto s = check_air_gap(vm); !s.ok()) return report(s.error());
   airlock::Result<airlock::Bytes> file = Error(ErrorCode::kUsage, "no request");
   if (vm.count("request")) {
     file = airlock::files::read_limited(vm["request"].as<std::string>(),
@@ -363,6 +403,8 @@ int run_sign(const std::vector<std::string>& args) {
     return report(s.error());
   auto log = airlock::offline::AuditLog::open(vm["audit-log"].as<std::string>());
   if (!log.ok()) return report(log.error());
+  // Everything sign reads is open or read; from here on no socket, exec or ptrace is possible.
+  if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
 
   const bool json = vm.count("json") > 0;
   bool shown = false;
@@ -482,6 +524,10 @@ int run_log(const std::vector<std::string>& args) {
 }
 
 int main(int argc, char** argv) {
+  // Every command: no core dumps, not dumpable, no new privileges, memory locked if allowed.
+  auto process = airlock::hardening::lock_down_process();
+  if (!process.ok()) return report(process.error());
+  g_process = *process;
   if (auto status = airlock::crypto_init(); !status.ok()) return report(status.error());
   return airlock::cli::dispatch(kProgram, kUsage, argc, argv,
                                 {{"inspect", run_inspect},

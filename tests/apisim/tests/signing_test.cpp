@@ -97,10 +97,10 @@ class SigningTest : public Twin {
   // airlock-offline sign with the test's keystore, policy and log; the passphrase and the
   // answer on descriptors 3 and 4. Ends with a space: append the request and outputs.
   std::string sign_command() {
-    return std::string(AIRLOCK_OFFLINE_BIN) + " sign --keystore " + keystore + " --policy " +
-           dir.file("policy.toml") + " --audit-log " + dir.file("audit.log") +
-           " --passphrase-fd 3 --confirm-fd 4 3<" + dir.file("pass") + " 4<" + dir.file("answer") +
-           " ";
+    return std::string(AIRLOCK_OFFLINE_BIN) + " sign --unsafe-allow-network --keystore " +
+           keystore + " --policy " + dir.file("policy.toml") + " --audit-log " +
+           dir.file("audit.log") + " --passphrase-fd 3 --confirm-fd 4 3<" + dir.file("pass") +
+           " 4<" + dir.file("answer") + " ";
   }
 
   airlock::test::ScratchDir dir{"airlock-signing"};
@@ -382,10 +382,10 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
                   files::wrap_envelope(files::EnvelopeKind::kRequest, envelope::encode_request(q)))
                   .ok());
   log.reset();
-  const std::string command = std::string(AIRLOCK_OFFLINE_BIN) + " sign --keystore " + keystore +
-                              " --policy " + dir.file("policy.toml") + " --audit-log " +
-                              dir.file("audit.log") + " --out " + dir.file("res.alres") + " " +
-                              dir.file("req.alreq");
+  const std::string command = std::string(AIRLOCK_OFFLINE_BIN) +
+                              " sign --unsafe-allow-network --keystore " + keystore + " --policy " +
+                              dir.file("policy.toml") + " --audit-log " + dir.file("audit.log") +
+                              " --out " + dir.file("res.alres") + " " + dir.file("req.alreq");
   const auto [code, screen] =
       run_on_terminal(command, {{"[y/N]", "y"}, {"passphrase: ", "correct horse"}});
   EXPECT_EQ(code, 0) << screen;

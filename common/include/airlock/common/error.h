@@ -79,6 +79,9 @@ enum class ErrorCode : std::uint16_t {
   kApi,               // the service answered with its error envelope
   kResponseMismatch,  // a sign response that does not answer its request
   kAuditLogBroken,    // the offline audit log does not verify (offline/audit.h)
+  // Process lock-down (hardening/).
+  kNetworkUp,  // a non-loopback network interface is up where the offline half runs
+  kLockdown,   // a lock-down step (rlimit, prctl, seccomp) failed
 };
 
 // The stable snake_case name of a code, e.g. "message.no_writable_fee_payer".
