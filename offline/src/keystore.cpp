@@ -32,28 +32,44 @@ std::string utc_now() {
   return buf;
 }
 
+// h[key] when h is an object holding key, else nullptr: a file of the wrong shape is refused by
+// rule, never by a JSON type exception.
+const json* member(const json& h, const char* key) {
+  if (!h.is_object()) return nullptr;
+  const auto it = h.find(key);
+  return it == h.end() ? nullptr : &*it;
+}
+
+std::string string_member(const json& h, const char* key) {
+  const json* v = member(h, key);
+  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
+}
+
 struct Parsed {
   std::string header_text;
   json header;
   Bytes ciphertext;
 };
 
-Result<Parsed> parse_file(const std::string& path) {
-  AIRLOCK_TRY(raw, files::read_limited(path, kMaxKeystoreBytes));
-  const json file = json::parse(raw.begin(), raw.end(), nullptr, false);
+// `name` names the input in errors: the file's path.
+Result<Parsed> parse_text(std::string_view text, const std::string& name) {
+  if (text.size() > kMaxKeystoreBytes) return malformed("'" + name + "' is too large");
+  const json file = json::parse(text, nullptr, false);
   if (file.is_discarded() || !file.is_object() || !file.contains("header") ||
       !file["header"].is_string() || !file.contains("ciphertext") ||
       !file["ciphertext"].is_string()) {
-    return malformed("'" + path + "' is not an airlock keystore ({header, ciphertext})");
+    return malformed("'" + name + "' is not an airlock keystore ({header, ciphertext})");
   }
   Parsed p;
   p.header_text = file["header"];
   p.header = json::parse(p.header_text, nullptr, false);
   if (p.header.is_discarded() || !p.header.is_object())
     return malformed("header: is not a JSON object");
-  if (p.header.value("airlock_keystore", 0) != kKeystoreVersion) {
+  const json* version = member(p.header, "airlock_keystore");
+  if (version == nullptr || !version->is_number_unsigned() ||
+      version->get<std::uint64_t>() != static_cast<std::uint64_t>(kKeystoreVersion)) {
     return malformed("header.airlock_keystore: version " +
-                     p.header.value("airlock_keystore", json(nullptr)).dump() +
+                     (version != nullptr ? version->dump() : std::string("(missing)")) +
                      " is not supported; this build reads version 1");
   }
   auto ct = from_base64(file["ciphertext"].get<std::string>(), 256);
@@ -62,25 +78,35 @@ Result<Parsed> parse_file(const std::string& path) {
   return p;
 }
 
+Result<Parsed> parse_file(const std::string& path) {
+  AIRLOCK_TRY(raw, files::read_limited(path, kMaxKeystoreBytes));
+  return parse_text(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()), path);
+}
+
 Result<KeystoreInfo> info_of(const json& h) {
   KeystoreInfo info;
-  if (!h.contains("kdf") || h["kdf"].value("id", "") != kKdfId)
+  const json* kdf = member(h, "kdf");
+  if (kdf == nullptr || string_member(*kdf, "id") != kKdfId)
     return malformed("header.kdf.id: must be argon2id13");
-  if (!h["kdf"].contains("opslimit") || !h["kdf"]["opslimit"].is_number_unsigned() ||
-      !h["kdf"].contains("memlimit") || !h["kdf"]["memlimit"].is_number_unsigned()) {
+  const json* ops = member(*kdf, "opslimit");
+  const json* mem = member(*kdf, "memlimit");
+  if (ops == nullptr || !ops->is_number_unsigned() || mem == nullptr ||
+      !mem->is_number_unsigned()) {
     return malformed("header.kdf: opslimit and memlimit must be unsigned integers");
   }
-  info.kdf = {h["kdf"]["opslimit"].get<unsigned long long>(),
-              h["kdf"]["memlimit"].get<std::size_t>()};
-  if (h.value("cipher", json::object()).value("id", "") != kCipherId)
+  info.kdf = {ops->get<unsigned long long>(), mem->get<std::size_t>()};
+  const json* cipher = member(h, "cipher");
+  if (cipher == nullptr || string_member(*cipher, "id") != kCipherId)
     return malformed("header.cipher.id: must be xchacha20poly1305-ietf");
-  auto key = public_key_from_base58(h.value("public_key", ""));
+  auto key = public_key_from_base58(string_member(h, "public_key"));
   if (!key.ok()) return malformed("header.public_key: " + key.error().message());
   info.public_key = key.value();
-  info.origin.source = h.value("origin", json::object()).value("source", "");
-  if (h["origin"].contains("path") && h["origin"]["path"].is_string())
-    info.origin.path = h["origin"]["path"].get<std::string>();
-  info.created = h.value("created", "");
+  if (const json* origin = member(h, "origin")) {
+    info.origin.source = string_member(*origin, "source");
+    if (const json* path = member(*origin, "path"); path != nullptr && path->is_string())
+      info.origin.path = path->get<std::string>();
+  }
+  info.created = string_member(h, "created");
   return info;
 }
 
@@ -150,6 +176,11 @@ Status write_keystore(const std::string& path, const SecretBytes& seed,
       path, ByteView(reinterpret_cast<const std::uint8_t*>(file.data()), file.size()));
 }
 
+Result<KeystoreInfo> parse_keystore_info(std::string_view text) {
+  AIRLOCK_TRY(parsed, parse_text(text, "keystore"));
+  return info_of(parsed.header);
+}
+
 Result<KeystoreInfo> read_keystore_info(const std::string& path) {
   AIRLOCK_TRY(parsed, parse_file(path));
   return info_of(parsed.header);
@@ -163,8 +194,8 @@ Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passph
   if (info.kdf.opslimit < minimum.opslimit || info.kdf.memlimit < minimum.memlimit) {
     return malformed("header.kdf: limits below the interactive level are refused");
   }
-  auto salt = from_base64(parsed.header["kdf"].value("salt", ""), crypto_pwhash_SALTBYTES);
-  auto nonce = from_base64(parsed.header["cipher"].value("nonce", ""),
+  auto salt = from_base64(string_member(parsed.header["kdf"], "salt"), crypto_pwhash_SALTBYTES);
+  auto nonce = from_base64(string_member(parsed.header["cipher"], "nonce"),
                            crypto_aead_xchacha20poly1305_ietf_NPUBBYTES);
   if (!salt.ok() || salt->size() != crypto_pwhash_SALTBYTES)
     return malformed("header.kdf.salt: must be 16 bytes of base64");

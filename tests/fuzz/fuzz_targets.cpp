@@ -16,6 +16,9 @@
 #include <airlock/formats/ur.h>
 #include <airlock/offline/idl.h>
 #include <airlock/offline/inspect.h>
+#include <airlock/offline/keystore.h>
+#include <airlock/offline/policy.h>
+#include <airlock/online/round.h>
 
 namespace airlock::fuzz {
 namespace {
@@ -165,12 +168,52 @@ int idl_file(const std::uint8_t* data, std::size_t size) {
 
 // Input: instruction data for the shipped vault and Jupiter IDLs.
 int idl_decode(const std::uint8_t* data, std::size_t size) {
-  static const offline::Idl vault = offline::load_idl_file(AIRLOCK_FUZZ_IDL_DIR "/airlock_vault.json").value();
-  static const offline::Idl jupiter = offline::load_idl_file(AIRLOCK_FUZZ_IDL_DIR "/jupiter_v6.json").value();
+  static const offline::Idl vault =
+      offline::load_idl_file(AIRLOCK_FUZZ_IDL_DIR "/airlock_vault.json").value();
+  static const offline::Idl jupiter =
+      offline::load_idl_file(AIRLOCK_FUZZ_IDL_DIR "/jupiter_v6.json").value();
   for (const offline::Idl* idl : {&vault, &jupiter}) {
     auto decoded = offline::decode_instruction(*idl, view(data, size));
     if (decoded.ok()) require(decoded->instruction != nullptr && !decoded->args.dump().empty());
   }
+  return 0;
+}
+
+// Input: a keystore file's text. Only the header is read (no passphrase, no Argon2id): what
+// `pubkey` and `sign` parse before asking for anything.
+int keystore_file(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto info = offline::parse_keystore_info(text);
+  if (info.ok()) {
+    auto again = public_key_from_base58(to_base58(info->public_key));
+    require(again.ok() && *again == info->public_key);
+  }
+  return 0;
+}
+
+// Input: a policy file (TOML). Parsing either yields a policy or names the key and the rule.
+int policy_file(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto policy = offline::parse_policy(text);
+  if (!policy.ok()) require(!policy.error().message().empty());
+  return 0;
+}
+
+// Input: a build reply's JSON as the API (or anyone in between) might send it. The online half
+// turns it into a sign request or refuses it by rule; it never crashes or throws.
+int api_response(const std::uint8_t* data, std::size_t size) {
+  const auto reply = nlohmann::json::parse(data, data + size, nullptr, false);
+  if (reply.is_discarded()) return 0;
+  const nlohmann::json body = {{"vault", "11111111111111111111111111111111"}};
+  auto round = online::prepare_round("aggregator/swap", body, reply, std::nullopt, 1'700'000'000);
+  if (round.ok()) require(round->request.steps.size() == round->transactions.size());
+  return 0;
+}
+
+// Input: an address lookup table account's data, as getAccountInfo returns it from an RPC node.
+int lookup_table_account(const std::uint8_t* data, std::size_t size) {
+  auto table = parse_lookup_table_account(view(data, size));
+  if (table.ok()) require(table->addresses.size() <= 256);
   return 0;
 }
 

@@ -30,17 +30,32 @@ int dense_frame(const std::uint8_t* data, std::size_t size);
 int png_image(const std::uint8_t* data, std::size_t size);
 int idl_file(const std::uint8_t* data, std::size_t size);
 int idl_decode(const std::uint8_t* data, std::size_t size);
+int keystore_file(const std::uint8_t* data, std::size_t size);
+int policy_file(const std::uint8_t* data, std::size_t size);
+int api_response(const std::uint8_t* data, std::size_t size);
+int lookup_table_account(const std::uint8_t* data, std::size_t size);
 
 // Test names print the target's name, not its bytes.
 inline void PrintTo(const NamedTarget& target, std::ostream* os) { *os << target.name; }
 
 inline constexpr NamedTarget kTargets[] = {
-    {"shortvec", shortvec},           {"message", message},       {"transaction", transaction},
-    {"inspect_input", inspect_input}, {"cbor_value", cbor_value}, {"sign_request", sign_request},
-    {"sign_response", sign_response}, {"keystone", keystone},     {"ur_part", ur_part},
-    {"dense_frame", dense_frame},     {"png_image", png_image},
+    {"shortvec", shortvec},
+    {"message", message},
+    {"transaction", transaction},
+    {"inspect_input", inspect_input},
+    {"cbor_value", cbor_value},
+    {"sign_request", sign_request},
+    {"sign_response", sign_response},
+    {"keystone", keystone},
+    {"ur_part", ur_part},
+    {"dense_frame", dense_frame},
+    {"png_image", png_image},
     {"idl_file", idl_file},
     {"idl_decode", idl_decode},
+    {"keystore_file", keystore_file},
+    {"policy_file", policy_file},
+    {"api_response", api_response},
+    {"lookup_table_account", lookup_table_account},
 };
 
 }  // namespace airlock::fuzz

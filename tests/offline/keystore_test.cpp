@@ -201,6 +201,32 @@ TEST_F(KeystoreFile, WrongPassphraseAndEveryTamperingFail) {
   EXPECT_TRUE(open_keystore(path_, secret_of("correct horse battery")).ok());
 }
 
+// Found by the keystore_file fuzz target: header fields of the wrong JSON type threw
+// nlohmann::json type errors instead of being refused by rule.
+TEST_F(KeystoreFile, HeaderFieldsOfTheWrongTypeAreRefusedByRule) {
+  auto seed = generate_seed();
+  write(*seed);
+  const auto original = load();
+  const auto base = nlohmann::json::parse(original["header"].get<std::string>());
+  const std::vector<std::pair<std::string, nlohmann::json>> cases = {
+      {"airlock_keystore", "1"}, {"kdf", 5},         {"cipher", 5},       {"public_key", 7},
+      {"origin", "bip39"},       {"created", false}, {"kdf", {{"id", 3}}}};
+  for (const auto& [field, value] : cases) {
+    auto header = base;
+    header[field] = value;
+    const std::string text =
+        nlohmann::json{{"header", header.dump()}, {"ciphertext", original["ciphertext"]}}.dump();
+    auto info = airlock::offline::parse_keystore_info(text);
+    if (field == "origin" || field == "created") {
+      EXPECT_TRUE(info.ok()) << field << " is display only";
+      continue;
+    }
+    ASSERT_FALSE(info.ok()) << field;
+    EXPECT_NE(info.error().message().find("header."), std::string::npos)
+        << field << ": " << info.error().message();
+  }
+}
+
 TEST_F(KeystoreFile, ShortPassphraseAndWeakLimitsAreRefusedWhenWriting) {
   auto seed = generate_seed();
   EXPECT_EQ(write_keystore(path_, *seed, secret_of("short"), {"generated", std::nullopt},

@@ -48,6 +48,8 @@ struct KeystoreInfo {
 
 // The header, without the passphrase (for `pubkey`). Fails on a malformed file.
 [[nodiscard]] Result<KeystoreInfo> read_keystore_info(const std::string& path);
+// The same from the file's text (what read_keystore_info checks, without reading a file).
+[[nodiscard]] Result<KeystoreInfo> parse_keystore_info(std::string_view text);
 
 // Decrypts the key. A wrong passphrase and an altered file are the same failure to the AEAD:
 // "cannot decrypt: wrong passphrase, or the file was altered". The public key in the header
