@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <cctype>
+
 #include <toml++/toml.h>
 
 #include <airlock/formats/files.h>
@@ -42,6 +45,20 @@ Result<bool> flag(const toml::table& t, const char* name, bool fallback, const s
 
 }  // namespace
 
+bool same_symbol(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
+           return std::tolower(x) == std::tolower(y);
+         });
+}
+
+const PinnedToken* Policy::token(const PublicKey& mint) const {
+  for (const auto& t : tokens) {
+    if (t.mint == mint) return &t;
+  }
+  return nullptr;
+}
+
 const LoadedTable* Policy::pinned(const PublicKey& table) const {
   for (const auto& t : pinned_tables) {
     if (t.table == table) return &t;
@@ -68,6 +85,7 @@ Result<Policy> parse_policy(std::string_view text) {
                                                "vaults",
                                                "programs",
                                                "lookup_tables",
+                                               "tokens",
                                                "allow_unverified_lookup_tables",
                                                "allow_durable_nonce",
                                                "allow_vault_initialize",
@@ -119,6 +137,43 @@ Result<Policy> parse_policy(std::string_view text) {
       }
       if (p.pinned(pinned.table) != nullptr) return bad(where + ".address", "is pinned twice");
       p.pinned_tables.push_back(std::move(pinned));
+    }
+  }
+  if (const toml::node* tokens = t.get("tokens")) {
+    const toml::array* array = tokens->as_array();
+    if (array == nullptr) return bad("tokens", "must be an array of tables ([[tokens]])");
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const std::string where = "tokens[" + std::to_string(i) + "]";
+      const toml::table* entry = array->get(i)->as_table();
+      if (entry == nullptr) return bad(where, "must be a table with mint, symbol and decimals");
+      for (const auto& [k, v] : *entry) {
+        const std::string key(k.str());
+        if (key != "mint" && key != "symbol" && key != "decimals")
+          return bad(where + "." + key, "unknown setting");
+      }
+      PinnedToken token;
+      AIRLOCK_TRY(mint, key_at(entry->get("mint"), where + ".mint"));
+      token.mint = mint;
+      const toml::node* symbol = entry->get("symbol");
+      if (symbol == nullptr || !symbol->is_string() || symbol->as_string()->get().empty() ||
+          symbol->as_string()->get().size() > 16 ||
+          !std::all_of(symbol->as_string()->get().begin(), symbol->as_string()->get().end(),
+                       [](unsigned char c) { return c > 0x20 && c < 0x7f; })) {
+        return bad(where + ".symbol", "must be 1 to 16 printable ASCII characters, no spaces");
+      }
+      token.symbol = symbol->as_string()->get();
+      const toml::node* decimals = entry->get("decimals");
+      if (decimals == nullptr || !decimals->is_integer() || decimals->as_integer()->get() < 0 ||
+          decimals->as_integer()->get() > 18) {
+        return bad(where + ".decimals", "must be an integer from 0 to 18");
+      }
+      token.decimals = static_cast<std::uint8_t>(decimals->as_integer()->get());
+      for (const auto& other : p.tokens) {
+        if (other.mint == token.mint) return bad(where + ".mint", "is pinned twice");
+        if (same_symbol(other.symbol, token.symbol))
+          return bad(where + ".symbol", "'" + token.symbol + "' is already pinned to another mint");
+      }
+      p.tokens.push_back(std::move(token));
     }
   }
   if (const toml::node* actions = t.get("actions")) {

@@ -67,6 +67,7 @@ class Reviewer {
 
   Review run() {
     request_checks();
+    token_labels();
     for (std::size_t i = 0; i < q_.steps.size(); ++i) step(i);
     if (review_.refusals.empty()) {
       try {
@@ -121,6 +122,36 @@ class Reviewer {
     }
     if (intent_.is_discarded() || !intent_.is_object())
       refuse("intent.unreadable", "the build request body is not a JSON object");
+  }
+
+  // Token hints are display only, but a wrong symbol or decimals would mislead the operator by
+  // orders of magnitude. The policy's pinned tokens win; a hint that contradicts one, or claims
+  // a pinned symbol for another mint, is warned about and not shown.
+  void token_labels() {
+    for (const auto& t : policy_.tokens)
+      review_.tokens.push_back({t.mint, t.symbol, t.decimals, true});
+    for (const auto& hint : q_.hints.tokens) {
+      const std::string mint = to_base58(hint.mint);
+      if (const PinnedToken* pinned = policy_.token(hint.mint)) {
+        if (hint.symbol != pinned->symbol || hint.decimals != pinned->decimals) {
+          warn("warn.misleading_hint", "the online half calls mint " + mint + " '" + hint.symbol +
+                                           "' with " + std::to_string(hint.decimals) +
+                                           " decimals; the policy pins it as " + pinned->symbol +
+                                           " with " + std::to_string(pinned->decimals));
+        }
+        continue;
+      }
+      const auto impersonated =
+          std::find_if(policy_.tokens.begin(), policy_.tokens.end(),
+                       [&](const PinnedToken& t) { return same_symbol(t.symbol, hint.symbol); });
+      if (impersonated != policy_.tokens.end()) {
+        warn("warn.misleading_hint", "the online half calls mint " + mint + " '" + hint.symbol +
+                                         "', a symbol the policy pins to " +
+                                         to_base58(impersonated->mint));
+        continue;
+      }
+      review_.tokens.push_back({hint.mint, hint.symbol, hint.decimals, false});
+    }
   }
 
   // Lookup tables: pinned contents are trusted; hints only when the policy allows unverified ones.
@@ -267,6 +298,7 @@ class Reviewer {
           price = std::stoull(d.args["micro_lamports"].get<std::string>());
       }
       dangerous(s, d, ix, index);
+      manager_outside_vault(m, d, ix, i, index);
       s.instructions.emplace_back(std::move(decoded).value());
     }
     const std::uint64_t limit = s.compute_unit_limit == 0
@@ -290,6 +322,36 @@ class Reviewer {
     if (position >= ix.accounts.size() || ix.accounts[position] >= s.roles.size())
       return std::nullopt;
     return s.roles[ix.accounts[position]].key;
+  }
+
+  // The manager's signature authorises every instruction that lists the manager as a signer.
+  // A vault action needs it only for the vault program (and the perp venue's onboarding), for
+  // creating an associated token account it pays rent for, and as a durable nonce's authority
+  // (which has its own rule). Anything else the manager would authorise directly — a System
+  // transfer or assign, a token approve, set_authority, close or transfer from the manager — is
+  // refused, however ordinary the rest of the step looks.
+  void manager_outside_vault(const Message& m, const Decoded& d, const CompiledInstruction& ix,
+                             std::size_t position, std::size_t index) {
+    const PublicKey& program = m.static_keys[ix.program_index];
+    if (program == programs::key(kVaultProgram)) return;
+    if (q_.action == "perp/onboard" &&
+        program == programs::key("PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY"))
+      return;
+    if (d.program == "Associated Token Account Program" && d.instruction != "recover_nested")
+      return;
+    if (d.program == "System Program" && d.instruction == "advance_nonce_account") return;
+    for (const auto account : ix.accounts) {
+      if (account < m.header.num_required_signatures && account < m.static_keys.size() &&
+          m.static_keys[account] == policy_.manager) {
+        refuse("policy.manager_outside_vault",
+               "instruction " + std::to_string(position + 1) + " (" + d.program + " " +
+                   d.instruction +
+                   ") needs the manager's signature; the manager signs only for the vault "
+                   "program, fees and token-account creation",
+               index);
+        return;
+      }
+    }
   }
 
   // Instructions that move authority or funds away from the manager are flagged first.
@@ -493,10 +555,14 @@ class Reviewer {
         refuse("intent.bins", "the order's bins differ from the request", index);
       } else {
         for (std::size_t i = 0; i < bins.size(); ++i) {
-          if (a["bins"][i]["bin_id"].get<std::int64_t>() != bins[i].value("binId", INT64_MIN) ||
-              a["bins"][i]["amount"] != bins[i].value("amount", "")) {
-            refuse("intent.bins", "bin " + std::to_string(i) + " differs from the request", index);
+          // The bin is the order's price; the amount its size.
+          if (a["bins"][i]["bin_id"].get<std::int64_t>() != bins[i].value("binId", INT64_MIN)) {
+            refuse("intent.bins",
+                   "order bin " + std::to_string(i) + " (its price) differs from the request",
+                   index);
           }
+          expect_equal("intent.amount", "order bin " + std::to_string(i) + " amount",
+                       a["bins"][i]["amount"], bins[i].value("amount", ""), index);
         }
       }
     } else if (d.instruction == "perp_deposit" || d.instruction == "perp_withdraw") {

@@ -30,14 +30,21 @@ const std::map<std::string, std::map<std::string, std::string>, std::less<>>& am
   return table;
 }
 
-const envelope::TokenHint* token_hint(const envelope::SignRequest& q, const ojson& mint) {
-  if (!mint.is_string()) return nullptr;
-  auto key = public_key_from_base58(mint.get<std::string>());
-  if (!key.ok()) return nullptr;
-  for (const auto& t : q.hints.tokens) {
-    if (t.mint == *key) return &t;
+const TokenLabel* token_label(const Review& r, const PublicKey& mint) {
+  for (const auto& t : r.tokens) {
+    if (t.mint == mint) return &t;
   }
   return nullptr;
+}
+
+const TokenLabel* token_label(const Review& r, const ojson& mint) {
+  if (!mint.is_string()) return nullptr;
+  auto key = public_key_from_base58(mint.get<std::string>());
+  return key.ok() ? token_label(r, *key) : nullptr;
+}
+
+const char* source_of(const TokenLabel& t) {
+  return t.pinned ? "pinned by the policy" : "per the online half";
 }
 
 // Base units as whole tokens, exactly: "6200093" with 6 decimals is "6.200093".
@@ -51,28 +58,27 @@ std::string whole_units(const std::string& base, std::uint8_t decimals) {
 }
 
 // An argument's value, with its amount in whole tokens when the unit is known from a hint.
-std::string arg_text(const envelope::SignRequest& q, const std::string& instruction,
-                     const ojson& mints, const std::string& name, const ojson& value) {
+std::string arg_text(const Review& r, const std::string& instruction, const ojson& mints,
+                     const std::string& name, const ojson& value) {
   std::string text = value.is_string() ? value.get<std::string>() : value.dump();
   const auto& units = amount_units();
   auto it = units.find(instruction);
   if (it == units.end() || !value.is_string()) return text;
   auto unit = it->second.find(name);
   if (unit == it->second.end() || !mints.contains(unit->second)) return text;
-  const auto* hint = token_hint(q, mints[unit->second]);
-  if (hint == nullptr) return text;
-  return text + "  (" + whole_units(text, hint->decimals) + " " + hint->symbol +
-         ", decimals per the online half)";
+  const TokenLabel* label = token_label(r, mints[unit->second]);
+  if (label == nullptr) return text;
+  return text + "  (" + whole_units(text, label->decimals) + " " + label->symbol + ", decimals " +
+         source_of(*label) + ")";
 }
 
-// A key with what is known about it: a well-known program name, or a token symbol from the
-// hints (marked as such: hints come from the online half).
-std::string describe_key(const PublicKey& key, const envelope::SignRequest& q) {
+// A key with what is known about it: a well-known program name, or a token symbol pinned by
+// the policy or hinted by the online half (marked as such).
+std::string describe_key(const PublicKey& key, const envelope::SignRequest& q, const Review& r) {
   std::string out = to_base58(key);
   if (auto name = programs::well_known_name(key)) return out + " (" + std::string(*name) + ")";
-  for (const auto& t : q.hints.tokens) {
-    if (t.mint == key) return out + " (token " + t.symbol + " per the online half)";
-  }
+  if (const TokenLabel* label = token_label(r, key))
+    return out + " (token " + label->symbol + " " + source_of(*label) + ")";
   if (key == q.manager) return out + " (manager)";
   if (key == q.vault) return out + " (vault)";
   return out;
@@ -150,7 +156,7 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
     out << "  signers  ";
     for (const auto& role : s.roles) {
       if (role.signer && role.key)
-        out << " " << describe_key(*role.key, q) << (role.fee_payer ? " [fee payer]" : "");
+        out << " " << describe_key(*role.key, q, r) << (role.fee_payer ? " [fee payer]" : "");
     }
     out << "\n";
     if (s.nonce)
@@ -161,14 +167,15 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
     // What leaves the vault and what must arrive, first, for a swap.
     for (const auto& d : s.instructions) {
       if (!d || d->instruction != "aggregator_swap") continue;
-      out << "  swap      " << arg_text(q, d->instruction, d->args, "amount", d->args["amount"])
+      out << "  swap      " << arg_text(r, d->instruction, d->args, "amount", d->args["amount"])
           << " of "
           << describe_key(public_key_from_base58(d->args["source_mint"].get<std::string>()).value(),
-                          q)
+                          q, r)
           << "\n            for at least "
-          << arg_text(q, d->instruction, d->args, "minimum_out", d->args["minimum_out"]) << " of "
+          << arg_text(r, d->instruction, d->args, "minimum_out", d->args["minimum_out"]) << " of "
           << describe_key(
-                 public_key_from_base58(d->args["destination_mint"].get<std::string>()).value(), q)
+                 public_key_from_base58(d->args["destination_mint"].get<std::string>()).value(), q,
+                 r)
           << "\n";
     }
     for (std::size_t i = 0; i < m.instructions.size(); ++i) {
@@ -185,7 +192,7 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
                                      : "account " + std::to_string(a + 1);
         out << "       " << name << ": ";
         if (index < s.roles.size() && s.roles[index].key) {
-          out << describe_key(*s.roles[index].key, q) << " [" << flags(s.roles[index]) << "]\n";
+          out << describe_key(*s.roles[index].key, q, r) << " [" << flags(s.roles[index]) << "]\n";
         } else {
           out << "unknown key (lookup table not resolved)\n";
         }
@@ -193,13 +200,13 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
       if (d) {
         for (const auto& [name, value] : d->args.items()) {
           if (d->nested.count(name)) continue;
-          out << "       " << name << " = " << arg_text(q, d->instruction, d->args, name, value)
+          out << "       " << name << " = " << arg_text(r, d->instruction, d->args, name, value)
               << "\n";
         }
         for (const auto& [name, nested] : d->nested) {
           out << "       " << name << " = " << nested.program << ": " << nested.instruction << "\n";
           for (const auto& [arg, value] : nested.args.items()) {
-            out << "         " << arg << " = " << arg_text(q, d->instruction, d->args, arg, value)
+            out << "         " << arg << " = " << arg_text(r, d->instruction, d->args, arg, value)
                 << "\n";
           }
         }
@@ -267,6 +274,13 @@ ojson summary_json(const envelope::SignRequest& q, const Review& r) {
       step["instructions"].push_back(std::move(entry));
     }
     j["steps"].push_back(std::move(step));
+  }
+  j["tokens"] = ojson::array();
+  for (const auto& t : r.tokens) {
+    j["tokens"].push_back({{"mint", to_base58(t.mint)},
+                           {"symbol", t.symbol},
+                           {"decimals", t.decimals},
+                           {"source", t.pinned ? "policy" : "online-hint"}});
   }
   j["warnings"] = findings_json(r.warnings);
   j["refusals"] = findings_json(r.refusals);

@@ -25,6 +25,12 @@ TEST(Policy, TheExampleParsesAndMeansWhatItSays) {
   EXPECT_TRUE(p->rule("aggregator/swap").allowed);
   EXPECT_FALSE(p->rule("vault/close").allowed);
   EXPECT_FALSE(p->rule("dlmm/open").auto_approve) << "no section: allowed, never automatic";
+  ASSERT_EQ(p->tokens.size(), 2U);
+  const auto* usdc =
+      p->token(public_key_from_base58("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v").value());
+  ASSERT_NE(usdc, nullptr);
+  EXPECT_EQ(usdc->symbol, "USDC");
+  EXPECT_EQ(usdc->decimals, 6);
 }
 
 TEST(Policy, DefaultsRefuse) {
@@ -75,6 +81,16 @@ TEST(Policy, MistakesNameTheKeyAndTheRule) {
       {head + "[[lookup_tables]]\naddress = " + vault + "\naddresses = []",
        "lookup_tables[0].addresses"},
       {"version = 1\nmanager = ", "not valid TOML at line 2"},
+      {head + "[[tokens]]\nmint = " + vault + "\nsymbol = \"A B\"\ndecimals = 6",
+       "tokens[0].symbol: must be 1 to 16 printable ASCII"},
+      {head + "[[tokens]]\nmint = " + vault + "\nsymbol = \"X\"\ndecimals = 19",
+       "tokens[0].decimals: must be an integer from 0 to 18"},
+      {head + "[[tokens]]\nmint = " + vault + "\nsymbol = \"X\"\ndecimals = 6\nname = \"x\"",
+       "tokens[0].name: unknown setting"},
+      {head + "[[tokens]]\nmint = " + vault + "\nsymbol = \"usdc\"\ndecimals = 6\n" +
+           "[[tokens]]\nmint = \"So11111111111111111111111111111111111111112\"\nsymbol = " +
+           "\"USDC\"\ndecimals = 9",
+       "tokens[1].symbol: 'USDC' is already pinned to another mint"},
   };
   for (const auto& [text, expected] : cases) {
     EXPECT_NE(error_of(text).find(expected), std::string::npos)

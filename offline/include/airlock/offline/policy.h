@@ -22,11 +22,20 @@ struct ActionRule {
   std::optional<std::uint16_t> max_slippage_bps;  // a ceiling stricter than the request's own
 };
 
+// A token whose symbol and decimals this machine knows for itself. The online half's token
+// hints are checked against these and never override them.
+struct PinnedToken {
+  PublicKey mint;
+  std::string symbol;
+  std::uint8_t decimals = 0;
+};
+
 struct Policy {
   PublicKey manager;
   std::set<PublicKey> vaults;
   std::set<PublicKey> programs;
   std::vector<LoadedTable> pinned_tables;  // full contents, index by index
+  std::vector<PinnedToken> tokens;
   bool allow_unverified_lookup_tables = false;
   bool allow_durable_nonce = false;
   bool allow_vault_initialize = false;  // vault/initialize names a vault not yet in `vaults`
@@ -35,8 +44,12 @@ struct Policy {
   std::map<std::string, ActionRule, std::less<>> actions;
 
   [[nodiscard]] const LoadedTable* pinned(const PublicKey& table) const;
+  [[nodiscard]] const PinnedToken* token(const PublicKey& mint) const;
   [[nodiscard]] ActionRule rule(std::string_view action) const;
 };
+
+// Token symbols compare without regard to ASCII case: "usdc" claims to be USDC.
+[[nodiscard]] bool same_symbol(std::string_view a, std::string_view b);
 
 // Parses and checks the policy; errors name the key and the rule ("policy: vaults[1]: ...").
 [[nodiscard]] Result<Policy> parse_policy(std::string_view toml_text);

@@ -36,10 +36,20 @@ struct StepReview {
   std::uint64_t compute_unit_limit = 0;
 };
 
+// What the summary may call a mint: the policy's pinned symbol and decimals, or the online
+// half's hint (shown as such). Hints that contradict the policy are left out and warned about.
+struct TokenLabel {
+  PublicKey mint;
+  std::string symbol;
+  std::uint8_t decimals = 0;
+  bool pinned = false;
+};
+
 struct Review {
   std::vector<StepReview> steps;
   std::vector<Finding> refusals;
   std::vector<Finding> warnings;
+  std::vector<TokenLabel> tokens;
   bool auto_approvable = false;  // the policy auto-approves the action and nothing warns
 
   [[nodiscard]] bool refused() const noexcept { return !refusals.empty(); }
