@@ -75,7 +75,7 @@ void BM_OneStepSwapRoundTrip(benchmark::State& state) {
     auto decoded = envelope::decode_response(*response_cbor);
     if (!decoded.ok()) return state.SkipWithError("response decode");
     // Online: verify, send, follow to confirmed.
-    auto answer = online::apply_response(*round, *decoded);
+    auto answer = online::apply_response(*round, *decoded, unix_now());
     if (!answer.ok() || answer->refusal) return state.SkipWithError("answer");
     for (std::size_t i = 0; i < answer->signed_transactions.size(); ++i) {
       auto sent = client.send(to_base64(serialize_transaction(answer->signed_transactions[i])),

@@ -100,6 +100,8 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "api.error";
     case ErrorCode::kResponseMismatch:
       return "response.mismatch";
+    case ErrorCode::kResponseLate:
+      return "response.late";
     case ErrorCode::kAuditLogBroken:
       return "audit.broken";
     case ErrorCode::kNetworkUp:

@@ -329,16 +329,15 @@ int run_act(const std::vector<std::string>& args) {
       std::cerr << "airlock-online: no response before the deadline; building again\n";
       continue;
     }
-    auto answer = online::apply_response(*round, *response);
+    auto answer = online::apply_response(*round, *response, now_s());
+    if (!answer.ok() && answer.error().code() == ErrorCode::kResponseLate) {
+      std::cerr << "airlock-online: " << answer.error().message() << "\n";
+      continue;
+    }
     if (!answer.ok()) return report(answer.error());
     if (answer->refusal) {
       return report(Error(ErrorCode::kApi, "the offline half refused: " + answer->refusal->code +
                                                ": " + answer->refusal->reason));
-    }
-    if (now_s() >= built_at + online::kTicketSeconds) {
-      std::cerr << "airlock-online: the signatures came back after the tickets expired; building "
-                   "again\n";
-      continue;
     }
     auto sent = send_all(*client, *round, answer->signed_transactions, built_at);
     if (!sent.ok()) return report(sent.error());

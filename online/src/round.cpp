@@ -139,7 +139,8 @@ void add_token_hints(ApiClient& client, Round& round) {
   }
 }
 
-Result<Answer> apply_response(const Round& round, const envelope::SignResponse& response) {
+Result<Answer> apply_response(const Round& round, const envelope::SignResponse& response,
+                              std::int64_t now_unix) {
   const envelope::SignRequest& q = round.request;
   if (response.request_id != q.request_id) return mismatch("it answers another request id");
   if (response.signer != q.manager) {
@@ -150,6 +151,14 @@ Result<Answer> apply_response(const Round& round, const envelope::SignResponse& 
   if (const auto* refusal = std::get_if<envelope::Refusal>(&response.result)) {
     answer.refusal = *refusal;
     return answer;
+  }
+  if (now_unix > static_cast<std::int64_t>(q.deadline)) {
+    return Error(ErrorCode::kResponseLate,
+                 "the signatures arrived " +
+                     std::to_string(now_unix - static_cast<std::int64_t>(q.deadline)) +
+                     " s after the request's deadline; its tickets expire " +
+                     std::to_string(kSendMarginSeconds) +
+                     " s after it, too close to send: build again");
   }
   const auto& signatures = std::get<std::vector<Signature>>(response.result);
   if (signatures.size() != round.transactions.size()) {

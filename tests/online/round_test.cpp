@@ -66,6 +66,8 @@ TEST(PrepareRound, RefusesBuildRepliesItCannotTrustTheShapeOf) {
   EXPECT_NE(error_of(bad_vault), "ok");
 }
 
+constexpr std::int64_t kBuiltAt = 1'800'000'000;
+
 class ApplyResponse : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -82,7 +84,7 @@ class ApplyResponse : public ::testing::Test {
         std::vector<Signature>{manager->sign(serialize_message(round.transactions[0].message))};
   }
   std::string error_of(const envelope::SignResponse& response) {
-    auto a = apply_response(round, response);
+    auto a = apply_response(round, response, kBuiltAt);
     if (a.ok()) return "ok";
     EXPECT_EQ(a.error().code(), ErrorCode::kResponseMismatch);
     return a.error().message();
@@ -94,7 +96,7 @@ class ApplyResponse : public ::testing::Test {
 };
 
 TEST_F(ApplyResponse, PutsAVerifiedSignatureInTheFeePayerSlot) {
-  auto a = apply_response(round, good);
+  auto a = apply_response(round, good, kBuiltAt);
   ASSERT_TRUE(a.ok()) << a.error().to_string();
   ASSERT_EQ(a->signed_transactions.size(), 1U);
   // The result equals the transaction @solana/web3.js signed with the same key.
@@ -121,11 +123,21 @@ TEST_F(ApplyResponse, RefusesAnswersToAnythingElse) {
 
   auto refusal = good;
   refusal.result = envelope::Refusal{"policy.fee_payer", "the fee payer is not the manager"};
-  auto a = apply_response(round, refusal);
+  auto a = apply_response(round, refusal, kBuiltAt);
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(a->refusal.has_value());
   EXPECT_EQ(a->refusal->code, "policy.fee_payer");
   EXPECT_TRUE(a->signed_transactions.empty()) << "nothing to send after a refusal";
+}
+
+TEST_F(ApplyResponse, SignaturesAfterTheDeadlineAreNotSent) {
+  const std::int64_t deadline = static_cast<std::int64_t>(round.request.deadline);
+  EXPECT_TRUE(apply_response(round, good, deadline).ok()) << "at the deadline itself: in time";
+  auto late = apply_response(round, good, deadline + 1);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error().code(), ErrorCode::kResponseLate);
+  EXPECT_NE(late.error().message().find("1 s after the request's deadline"), std::string::npos)
+      << late.error().message();
 }
 
 }  // namespace

@@ -78,6 +78,7 @@ enum class ErrorCode : std::uint16_t {
   kHttp,              // the request could not be made or the reply was not JSON
   kApi,               // the service answered with its error envelope
   kResponseMismatch,  // a sign response that does not answer its request
+  kResponseLate,      // a sign response that came back after the request's deadline
   kAuditLogBroken,    // the offline audit log does not verify (offline/audit.h)
   // Process lock-down (hardening/).
   kNetworkUp,  // a non-loopback network interface is up where the offline half runs

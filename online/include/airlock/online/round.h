@@ -44,8 +44,11 @@ struct Answer {
 };
 
 // Fails with response.mismatch when the response answers another request, comes from another
-// key, has the wrong number of signatures, or any signature does not verify.
+// key, has the wrong number of signatures, or any signature does not verify; with response.late
+// when signatures arrive after the request's deadline (`now_unix`, the online clock), when the
+// tickets are too close to expiry to send: the action is built again instead.
 [[nodiscard]] Result<Answer> apply_response(const Round& round,
-                                            const envelope::SignResponse& response);
+                                            const envelope::SignResponse& response,
+                                            std::int64_t now_unix);
 
 }  // namespace airlock::online
