@@ -1,9 +1,58 @@
 #include "conformance_support.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include <airlock/common/secret.h>
+#include <airlock/offline/keystore.h>
 #include <airlock/online/round.h>
 
 namespace airlock::apisim::test {
+
+SecretBytes secret_of(std::string_view text) {
+  auto s = SecretBytes::allocate(text.size());
+  EXPECT_TRUE(s.ok());
+  std::memcpy(s->bytes().data(), text.data(), text.size());
+  return std::move(s).value();
+}
+
+bool has(const std::vector<offline::Finding>& findings, const std::string& code) {
+  return std::any_of(findings.begin(), findings.end(),
+                     [&](const offline::Finding& f) { return f.code == code; });
+}
+
+std::vector<Instruction> decompile(const Message& m) {
+  const auto roles = account_roles(m).value();
+  std::vector<Instruction> out;
+  for (const auto& ix : m.instructions) {
+    Instruction i{m.static_keys[ix.program_index], {}, ix.data};
+    for (const auto index : ix.accounts) {
+      i.accounts.push_back(
+          {m.static_keys[index], roles[index].signer, roles[index].writable_requested});
+    }
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+void SigningTwin::SetUp() {
+  Twin::SetUp();
+  ASSERT_TRUE(decoders.add_idl_folder(AIRLOCK_IDL_DIR).ok());
+  write_manager_keystore(keystore, "correct horse");
+  auto opened = offline::AuditLog::open(dir.file("audit.log"));
+  ASSERT_TRUE(opened.ok()) << opened.error().to_string();
+  log.emplace(std::move(opened).value());
+}
+
+void Twin::write_manager_keystore(const std::string& path, std::string_view passphrase) {
+  auto seed = from_hex(kManagerSeed, 32);
+  ASSERT_TRUE(seed.ok());
+  const SecretBytes secret =
+      secret_of(std::string_view(reinterpret_cast<const char*>(seed->data()), seed->size()));
+  ASSERT_TRUE(offline::write_keystore(path, secret, secret_of(passphrase),
+                                      {"generated", std::nullopt}, offline::minimum_kdf_limits())
+                  .ok());
+}
 
 void Twin::SetUp() {
   ASSERT_TRUE(crypto_init().ok());

@@ -7,9 +7,16 @@
 
 #include <airlock/apisim/server.h>
 #include <airlock/common/ed25519.h>
+#include <airlock/common/message_builder.h>
+#include <airlock/common/secret.h>
 #include <airlock/common/transaction.h>
 #include <airlock/formats/envelope.h>
+#include <airlock/offline/audit.h>
+#include <airlock/offline/decode.h>
 #include <airlock/offline/policy.h>
+#include <airlock/offline/review.h>
+
+#include "support/helpers.h"
 
 namespace airlock::apisim::test {
 
@@ -26,6 +33,17 @@ inline constexpr const char* kSolUsdcPool = "8cGAuKv4FsExxYQE3XZUSGydbig6t2o28E3
 // The demo manager's seed (the signer of ../shared/vectors/solana-v0-transactions.json).
 inline constexpr const char* kManagerSeed =
     "cdf9fcd6e2e229d88b015fc793d36111e1a71d4b4ef3eafc4ab2576036e9e76b";
+
+// Test secrets (passphrases, seeds) in secret memory, as the keystore API takes them.
+SecretBytes secret_of(std::string_view text);
+
+// Whether the review found `code` among these refusals or warnings.
+bool has(const std::vector<offline::Finding>& findings, const std::string& code);
+
+// The instructions of a message without lookups, with their accounts' roles as the header gives
+// them: what a builder would have passed to compile the message. Tampering tests change these
+// and compile again.
+std::vector<Instruction> decompile(const Message& m);
 
 struct Reply {
   int status = 0;
@@ -69,10 +87,25 @@ class Twin : public ::testing::Test {
   // table `request` loads pinned as /rpc serves it, and the given extra TOML lines.
   offline::Policy demo_policy(const envelope::SignRequest& request, const std::string& extra = "");
 
+  // Writes the demo manager's key to a keystore at Argon2id's interactive level.
+  void write_manager_keystore(const std::string& path, std::string_view passphrase);
+
   std::unique_ptr<Service> service_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<httplib::Client> client_;
   std::optional<Keypair> manager_;
+};
+
+// A twin plus what the sign path needs: the shipped IDLs, the demo manager's keystore
+// (passphrase "correct horse") and a fresh audit log in a scratch folder.
+class SigningTwin : public Twin {
+ protected:
+  void SetUp() override;
+
+  airlock::test::ScratchDir dir{"airlock-signing"};
+  std::string keystore = dir.file("manager.keystore");
+  std::optional<offline::AuditLog> log;
+  offline::DecoderRegistry decoders;
 };
 
 }  // namespace airlock::apisim::test

@@ -11,11 +11,6 @@
 namespace airlock::apisim::test {
 namespace {
 
-bool has(const std::vector<offline::Finding>& findings, const std::string& code) {
-  return std::any_of(findings.begin(), findings.end(),
-                     [&](const offline::Finding& f) { return f.code == code; });
-}
-
 std::string listed(const std::vector<offline::Finding>& findings) {
   std::string out;
   for (const auto& f : findings) out += f.code + ": " + f.message + "\n";
@@ -233,22 +228,6 @@ TEST_F(ReviewTest, AlteredBytesAreRefused) {
   auto truncated = q;
   truncated.steps.back().transaction.resize(truncated.steps.back().transaction.size() / 2);
   EXPECT_TRUE(has(review(truncated, demo_policy(q)).refusals, "policy.unparsable"));
-}
-
-// The instructions of a message without lookups, with their accounts' roles as the header
-// gives them: what a builder would have passed to compile the message.
-std::vector<Instruction> decompile(const Message& m) {
-  const auto roles = account_roles(m).value();
-  std::vector<Instruction> out;
-  for (const auto& ix : m.instructions) {
-    Instruction i{m.static_keys[ix.program_index], {}, ix.data};
-    for (const auto index : ix.accounts) {
-      i.accounts.push_back(
-          {m.static_keys[index], roles[index].signer, roles[index].writable_requested});
-    }
-    out.push_back(std::move(i));
-  }
-  return out;
 }
 
 PublicKey key_of(std::string_view base58) { return public_key_from_base58(base58).value(); }

@@ -22,29 +22,8 @@
 namespace airlock::apisim::test {
 namespace {
 
-SecretBytes secret_of(std::string_view text) {
-  auto s = SecretBytes::allocate(text.size());
-  EXPECT_TRUE(s.ok());
-  std::memcpy(s->bytes().data(), text.data(), text.size());
-  return std::move(s).value();
-}
-
-class SigningTest : public Twin {
+class SigningTest : public SigningTwin {
  protected:
-  void SetUp() override {
-    Twin::SetUp();
-    ASSERT_TRUE(decoders.add_idl_folder(AIRLOCK_IDL_DIR).ok());
-    auto seed = from_hex(kManagerSeed, 32);
-    SecretBytes secret =
-        secret_of(std::string_view(reinterpret_cast<const char*>(seed->data()), seed->size()));
-    ASSERT_TRUE(offline::write_keystore(keystore, secret, secret_of("correct horse"),
-                                        {"generated", std::nullopt}, offline::minimum_kdf_limits())
-                    .ok());
-    auto opened = offline::AuditLog::open(dir.file("audit.log"));
-    ASSERT_TRUE(opened.ok()) << opened.error().to_string();
-    log.emplace(std::move(opened).value());
-  }
-
   envelope::SignRequest swap_request() {
     const json body = {{"vault", kVault},
                        {"sourceMint", kUsdc},
@@ -103,10 +82,6 @@ class SigningTest : public Twin {
            " 4<" + dir.file("answer") + " ";
   }
 
-  airlock::test::ScratchDir dir{"airlock-signing"};
-  std::string keystore = dir.file("manager.keystore");
-  std::optional<offline::AuditLog> log;
-  offline::DecoderRegistry decoders;
   json last_build;
   bool answer = true;
   bool auto_approve = false;

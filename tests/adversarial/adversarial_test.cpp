@@ -1,0 +1,294 @@
+// The adversarial suite (docs/threat-model.md): hostile sign requests generated from real twin
+// builds go through the whole sign path — review, operator, key, audit log — and each must be
+// refused by its documented code with nothing signed (the operator says yes to everything
+// here), or flagged so that nothing is signed without a person. Envelope attacks go through
+// the real airlock-offline executable; response attacks through the online half's checks.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <airlock/common/message_builder.h>
+#include <airlock/formats/files.h>
+#include <airlock/offline/keystore.h>
+#include <airlock/offline/signing.h>
+#include <airlock/online/round.h>
+
+#include "conformance_support.h"
+#include "hostile.h"
+#include "support/helpers.h"
+
+namespace airlock::apisim::test {
+namespace {
+
+using adversarial::Expect;
+
+std::string listed(const offline::Review& r) {
+  std::string out;
+  for (const auto& f : r.refusals) out += "  x " + f.code + ": " + f.message + "\n";
+  for (const auto& f : r.warnings) out += "  ! " + f.code + ": " + f.message + "\n";
+  return out;
+}
+
+class Adversarial : public SigningTwin {
+ protected:
+  envelope::SignRequest build(const std::string& action, const json& body) {
+    advance(4000);  // the per-address buckets refill between actions
+    const Reply built = post("/transactions/" + action, body);
+    EXPECT_EQ(built.status, 200) << action << ": " << built.body.dump();
+    return request_of(action, body, built.body);
+  }
+
+  void confirm(const std::string& action, const json& body) {
+    advance(4000);
+    const Reply built = post("/transactions/" + action, body);
+    ASSERT_EQ(built.status, 200) << action << ": " << built.body.dump();
+    for (const auto& step : steps_of(built.body))
+      ASSERT_EQ(send_and_confirm(step), "confirmed") << action;
+  }
+
+  offline::Policy policy_for(const envelope::SignRequest& q) {
+    auto policy = demo_policy(q, "allow_unverified_lookup_tables = true");
+    policy.programs.insert(
+        public_key_from_base58("PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY").value());
+    return policy;
+  }
+
+  adversarial::HonestBuilds honest() {
+    adversarial::HonestBuilds h;
+    h.vault_update = build("vault/update", {{"vault", kVault}, {"depositCap", "20000000000000"}});
+    h.swap = build("aggregator/swap", {{"vault", kVault},
+                                       {"sourceMint", kUsdc},
+                                       {"destinationMint", kJup},
+                                       {"amount", "5000000"},
+                                       {"slippageBps", 50}});
+    h.dlmm_open = build("dlmm/open", {{"vault", kVault},
+                                      {"lbPair", kSolUsdcPool},
+                                      {"lowerBinId", 4930},
+                                      {"upperBinId", 5070},
+                                      {"amountX", "200000000"},
+                                      {"amountY", "30000000"},
+                                      {"shape", "spot"},
+                                      {"maxActiveBinSlippage", 5}});
+    h.limit_order = build(
+        "dlmm/limit-order/place",
+        {{"vault", kVault},
+         {"lbPair", kSolUsdcPool},
+         {"side", "bid"},
+         {"bins",
+          {{{"binId", 4990}, {"amount", "1000000"}}, {{"binId", 4991}, {"amount", "2000000"}}}}});
+    confirm("perp/initialize", {{"vault", kVault}});
+    confirm("perp/onboard", {{"vault", kVault}});
+    confirm("perp/deposit", {{"vault", kVault}, {"amount", "100000000"}});
+    h.perp_order = build("perp/order",
+                         {{"vault", kVault},
+                          {"symbol", "SOL"},
+                          {"side", "long"},
+                          {"size", "1.5"},
+                          {"reduceOnly", false},
+                          {"order", {{"type", "limit"}, {"price", "149.5"}, {"postOnly", true}}}});
+    h.policy_for = [this](const envelope::SignRequest& q) { return policy_for(q); };
+    h.manager = manager_->public_key();
+    h.stranger = public_key_from_base58(kOtherVault).value();
+    h.now = now_s();
+    return h;
+  }
+
+  struct Run {
+    Result<offline::SigningOutcome> outcome;
+    int asked = 0;
+    int passphrases = 0;
+  };
+
+  // The sign path with an operator who approves everything put to them, and --auto-approve.
+  Run sign(const envelope::SignRequest& q, const offline::Policy& policy) {
+    Run run{Error(ErrorCode::kUsage, "not run")};
+    offline::SigningContext context{policy,
+                                    decoders,
+                                    *log,
+                                    keystore,
+                                    true,
+                                    [&](const std::string&, const offline::Review&) {
+                                      ++run.asked;
+                                      return true;
+                                    },
+                                    [&]() -> Result<SecretBytes> {
+                                      ++run.passphrases;
+                                      return secret_of("correct horse");
+                                    },
+                                    [&] { return now_s(); }};
+    run.outcome = offline::process_request(q, context);
+    return run;
+  }
+};
+
+TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
+  const auto h = honest();
+  // The starting points are honest: each passes the review it is generated under.
+  for (const auto* q : {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order}) {
+    const auto r =
+        offline::review_request(*q, policy_for(*q), decoders, manager_->public_key(), now_s());
+    ASSERT_FALSE(r.refused()) << q->action << " is not an honest starting point:\n" << listed(r);
+  }
+  const auto cases = adversarial::hostile_cases(h);
+  ASSERT_GE(cases.size(), 25U);
+  std::size_t refused = 0;
+  std::size_t flagged = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::size_t entries_before = log->entries().size();
+    Run run = sign(c.request, c.policy);
+    ASSERT_TRUE(run.outcome.ok()) << run.outcome.error().to_string();
+    const auto& outcome = *run.outcome;
+    if (c.expect == Expect::kRefused) {
+      EXPECT_TRUE(has(outcome.review.refusals, c.code))
+          << "expected " << c.code << ", the review says:\n"
+          << listed(outcome.review);
+      EXPECT_EQ(outcome.decision, offline::Decision::kRefused);
+      EXPECT_TRUE(std::holds_alternative<envelope::Refusal>(outcome.response.result))
+          << "a signature left the machine";
+      EXPECT_EQ(run.asked, 0) << "a refused request is not put to the operator";
+      EXPECT_EQ(run.passphrases, 0) << "the key was opened for a refused request";
+      ASSERT_EQ(log->entries().size(), entries_before + 1);
+      EXPECT_EQ(log->entries().back().decision, offline::Decision::kRefused);
+      const auto& codes = log->entries().back().codes;
+      EXPECT_NE(std::find(codes.begin(), codes.end(), c.code), codes.end())
+          << "the audit log records the reason";
+      ++refused;
+    } else {
+      EXPECT_TRUE(has(outcome.review.warnings, c.code))
+          << "expected the warning " << c.code << ", the review says:\n"
+          << listed(outcome.review);
+      EXPECT_FALSE(outcome.review.auto_approvable);
+      EXPECT_EQ(run.asked, 1) << "--auto-approve went past a warning";
+      EXPECT_NE(outcome.summary.find(c.code), std::string::npos)
+          << "the operator's screen shows the warning";
+      ++flagged;
+    }
+  }
+  EXPECT_GE(refused, 20U);
+  EXPECT_GE(flagged, 3U);
+}
+
+TEST_F(Adversarial, AMisleadingHintIsNotShownAsFact) {
+  const auto h = honest();
+  for (const auto& c : adversarial::hostile_cases(h)) {
+    if (c.code != "warn.misleading_hint") continue;
+    SCOPED_TRACE(c.name);
+    const auto r =
+        offline::review_request(c.request, c.policy, decoders, manager_->public_key(), now_s());
+    // The impostor's symbol is never attached to its mint; the pinned USDC keeps its decimals.
+    for (const auto& t : r.tokens) {
+      if (t.symbol == "usdc") ADD_FAILURE() << "the impostor hint became a label";
+      if (t.symbol == "USDC") {
+        EXPECT_TRUE(t.pinned);
+        EXPECT_EQ(t.decimals, 6);
+      }
+    }
+  }
+}
+
+TEST_F(Adversarial, ARequestIdReplayedWithOtherContentIsRefused) {
+  const auto h = honest();
+  Run first = sign(h.vault_update, policy_for(h.vault_update));
+  ASSERT_TRUE(first.outcome.ok());
+  ASSERT_EQ(first.outcome->decision, offline::Decision::kSigned) << listed(first.outcome->review);
+  // The same id again over a transaction that differs by one byte of the blockhash.
+  auto replay = h.vault_update;
+  Transaction tx = parse_transaction(replay.steps[0].transaction).value();
+  tx.message.recent_blockhash.bytes[0] ^= 1;
+  replay.steps[0].transaction = serialize_transaction(tx);
+  Run second = sign(replay, policy_for(replay));
+  ASSERT_TRUE(second.outcome.ok());
+  // Found in the audit log before any review: the refusal is the response's and the log's.
+  const auto* refusal = std::get_if<envelope::Refusal>(&second.outcome->response.result);
+  ASSERT_NE(refusal, nullptr) << "a signature left the machine";
+  EXPECT_EQ(refusal->code, "policy.replay");
+  EXPECT_EQ(log->entries().back().codes, std::vector<std::string>{"policy.replay"});
+  EXPECT_EQ(second.passphrases, 0);
+}
+
+// Envelope attacks against the real executable: each is refused before anything is decided,
+// with no response written and no audit entry.
+TEST_F(Adversarial, MalformedEnvelopesAreRefusedByTheExecutable) {
+  const auto h = honest();
+  const Bytes honest_file =
+      files::wrap_envelope(files::EnvelopeKind::kRequest, envelope::encode_request(h.vault_update));
+  std::ofstream(dir.file("policy.toml"))
+      << "version = 1\nmanager = \"" << to_base58(manager_->public_key()) << "\"\n";
+  struct Attack {
+    const char* name;
+    Bytes bytes;
+    const char* code;
+  };
+  Bytes truncated(honest_file.begin(),
+                  honest_file.begin() + static_cast<std::ptrdiff_t>(honest_file.size() / 2));
+  Bytes trailing = honest_file;
+  trailing.push_back(0x00);
+  Bytes oversized = honest_file;
+  oversized.resize(envelope::kMaxRequestBytes + 64, 0x41);
+  const std::vector<Attack> attacks = {{"truncated", truncated, "cbor."},
+                                       {"trailing garbage", trailing, "trailing"},
+                                       {"oversized", oversized, "too"}};
+  for (const auto& a : attacks) {
+    SCOPED_TRACE(a.name);
+    const std::string request = dir.file("hostile.alreq");
+    ASSERT_TRUE(files::write_atomically(request, a.bytes).ok());
+    const auto r = airlock::test::run_command(
+        std::string(AIRLOCK_OFFLINE_BIN) + " sign --unsafe-allow-network --keystore " + keystore +
+        " --policy " + dir.file("policy.toml") + " --audit-log " + dir.file("cli-audit.log") +
+        " --out " + dir.file("response.alres") + " " + request + " 3</dev/null 4</dev/null");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(a.code), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("response.alres")));
+    EXPECT_FALSE(std::filesystem::exists(dir.file("cli-audit.log")));
+  }
+}
+
+// The online half, facing a hostile offline side or a hostile channel: a response for another
+// request, a signature over other bytes and a late response are each caught before sending.
+TEST_F(Adversarial, TheOnlineHalfCatchesBadResponsesBeforeSending) {
+  const json body = {{"vault", kVault}, {"depositCap", "20000000000000"}};
+  const Reply built = post("/transactions/vault/update", body);
+  ASSERT_EQ(built.status, 200);
+  const std::int64_t built_at = now_s();
+  auto round = online::prepare_round("vault/update", body, built.body, std::nullopt, built_at);
+  ASSERT_TRUE(round.ok()) << round.error().to_string();
+  envelope::SignResponse good;
+  good.request_id = round->request.request_id;
+  good.signer = manager_->public_key();
+  good.result =
+      std::vector<Signature>{manager_->sign(serialize_message(round->transactions[0].message))};
+  ASSERT_TRUE(online::apply_response(*round, good, built_at).ok());
+
+  auto other_request = good;
+  other_request.request_id[5] ^= 0x10;
+  auto other_bytes = good;
+  Message changed = round->transactions[0].message;
+  changed.recent_blockhash.bytes[0] ^= 1;
+  std::get<std::vector<Signature>>(other_bytes.result)[0] =
+      manager_->sign(serialize_message(changed));
+  const struct {
+    const char* name;
+    envelope::SignResponse response;
+    std::int64_t now;
+    ErrorCode code;
+  } attacks[] = {
+      {"another request", other_request, built_at, ErrorCode::kResponseMismatch},
+      {"signature over other bytes", other_bytes, built_at, ErrorCode::kResponseMismatch},
+      {"after the deadline", good, static_cast<std::int64_t>(round->request.deadline) + 1,
+       ErrorCode::kResponseLate},
+  };
+  const json before = counters();
+  for (const auto& a : attacks) {
+    SCOPED_TRACE(a.name);
+    auto answer = online::apply_response(*round, a.response, a.now);
+    ASSERT_FALSE(answer.ok());
+    EXPECT_EQ(answer.error().code(), a.code) << answer.error().to_string();
+  }
+  const json after = counters();
+  EXPECT_EQ(after["sends"], before["sends"]) << "nothing was sent";
+  EXPECT_EQ(after["landed"], before["landed"]);
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test

@@ -1,0 +1,46 @@
+// A generator of hostile sign requests (docs/threat-model.md). Each case starts from a request
+// the API twin really built and changes exactly what one attack needs, so anything the offline
+// half refuses is refused for that attack and not for some side effect of crafting it.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <airlock/common/ed25519.h>
+#include <airlock/formats/envelope.h>
+#include <airlock/offline/policy.h>
+
+namespace airlock::adversarial {
+
+enum class Expect {
+  kRefused,  // nothing signed whatever the operator answers; the code is among the refusals
+  kFlagged,  // a warning with the code; --auto-approve is not honoured, the operator is asked
+};
+
+struct HostileCase {
+  std::string name;  // the attack, as docs/threat-model.md lists it
+  envelope::SignRequest request;
+  offline::Policy policy;
+  std::string code;  // the refusal or warning code that must stop or flag it
+  Expect expect = Expect::kRefused;
+};
+
+// What the generator starts from: honest twin builds of the actions it tampers with, the
+// policy each passes under, and the demo world's keys.
+struct HonestBuilds {
+  envelope::SignRequest vault_update;  // one step, no lookup tables
+  envelope::SignRequest swap;          // one step, a route lookup table (hinted)
+  envelope::SignRequest dlmm_open;     // a batch
+  envelope::SignRequest limit_order;   // dlmm/limit-order/place
+  envelope::SignRequest perp_order;    // perp/order
+  std::function<offline::Policy(const envelope::SignRequest&)> policy_for;
+  PublicKey manager;
+  PublicKey stranger;  // a key the offline half holds nothing for
+  std::int64_t now = 0;
+};
+
+// Every transaction-level, intent, deadline and hint attack of the threat model.
+std::vector<HostileCase> hostile_cases(const HonestBuilds& honest);
+
+}  // namespace airlock::adversarial
