@@ -48,4 +48,13 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
   return parse_options(program, args, visible, hidden, positional, vm, exit_code);
 }
 
+// Options only, no positional argument.
+inline bool parse_options(std::string_view program, const std::vector<std::string>& args,
+                          const boost::program_options::options_description& visible,
+                          boost::program_options::variables_map& vm, int& exit_code) {
+  const boost::program_options::options_description hidden;
+  const boost::program_options::positional_options_description positional;
+  return parse_options(program, args, visible, hidden, positional, vm, exit_code);
+}
+
 }  // namespace airlock::cli

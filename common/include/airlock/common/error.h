@@ -120,9 +120,10 @@ class [[nodiscard]] Result {
 
   [[nodiscard]] T& value() & { return std::get<0>(state_); }
   [[nodiscard]] const T& value() const& { return std::get<0>(state_); }
-  [[nodiscard]] T&& value() && { return std::get<0>(std::move(state_)); }
+  // From a temporary, the value moves out: `for (auto& x : f().value())` stays valid.
+  [[nodiscard]] T value() && { return std::get<0>(std::move(state_)); }
   [[nodiscard]] const Error& error() const& { return std::get<1>(state_); }
-  [[nodiscard]] Error&& error() && { return std::get<1>(std::move(state_)); }
+  [[nodiscard]] Error error() && { return std::get<1>(std::move(state_)); }
 
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
