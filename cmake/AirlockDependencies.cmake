@@ -2,6 +2,7 @@
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium>=1.0.18)
 pkg_check_modules(SECCOMP REQUIRED IMPORTED_TARGET libseccomp>=2.5)
+pkg_check_modules(SQLITE REQUIRED IMPORTED_TARGET sqlite3)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
 if(AIRLOCK_BUILD_TESTS)

@@ -1,6 +1,8 @@
 // airlock-online: the networked half. Exit codes (docs/cli.md): 0 done, 1 refused or failed
 // (the message names why), 2 usage error, 3 I/O error.
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -10,7 +12,9 @@
 #include <airlock/formats/html.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/online/api.h>
+#include <airlock/online/journal.h>
 #include <airlock/online/round.h>
+#include <airlock/online/sender.h>
 
 namespace po = boost::program_options;
 using namespace airlock;
@@ -23,8 +27,10 @@ constexpr std::string_view kUsage =
     "usage: airlock-online <command> [options]\n"
     "\n"
     "commands:\n"
-    "  act   build an action, have the offline half sign it, send it and follow it to the end\n"
-    "  get   one read of the API (GET), printed as JSON\n"
+    "  act       build an action, have the offline half sign it, send it and follow it to the end\n"
+    "  get       one read of the API (GET), printed as JSON\n"
+    "  resume    finish what the journal shows unfinished after a crash, never building\n"
+    "  history   list the journal's runs and steps\n"
     "\n"
     "The API key comes from AIRLOCK_API_KEY or --api-key-file, never from an argument.\n"
     "Run 'airlock-online <command> --help' for a command's options.\n";
@@ -165,74 +171,35 @@ std::optional<envelope::SignResponse> response_from_camera(frames::FrameSource& 
   }
 }
 
-// Polls a receipt every 2 s (the spec's floor) until it leaves pending/unknown.
-Result<online::Reply> wait_for_receipt(online::ApiClient& client, const std::string& receipt,
-                                       std::int64_t give_up_at) {
-  for (;;) {
-    AIRLOCK_TRY(reply, client.status(receipt));
-    if (reply.failure) return reply;
-    const std::string status = reply.body.value("status", "");
-    if (status != "pending" && status != "unknown") return reply;
-    if (now_s() > give_up_at) {
-      return Error(ErrorCode::kApi, "receipt " + receipt + " still " + status +
-                                        " after its blockhash should have expired; poll it again "
-                                        "before doing anything else");
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(2));
-  }
+// The journal: --journal, else AIRLOCK_JOURNAL, else ~/.local/state/airlock/journal.sqlite.
+void journal_option(po::options_description& options) {
+  options.add_options()("journal", po::value<std::string>(),
+                        "the SQLite journal (default: $AIRLOCK_JOURNAL, else "
+                        "~/.local/state/airlock/journal.sqlite)");
 }
 
-enum class RoundEnd { kDone, kRebuild };
-
-// Sends the signed steps in order: a step without sendConcurrently alone, a run with it as a
-// group, each waited on until confirmed (spec 4.15). Any failure stops everything.
-Result<RoundEnd> send_all(online::ApiClient& client, const online::Round& round,
-                          const std::vector<Transaction>& signed_txs, std::int64_t built_at) {
-  const bool submit = round.action == "perp/onboard";
-  std::size_t i = 0;
-  while (i < signed_txs.size()) {
-    std::size_t end = i + 1;
-    if (round.steps[i].value("sendConcurrently", false)) {
-      while (end < signed_txs.size() && round.steps[end].value("sendConcurrently", false)) ++end;
-    }
-    std::vector<std::pair<std::size_t, std::string>> receipts;
-    for (std::size_t k = i; k < end; ++k) {
-      const std::int64_t left = built_at + online::kTicketSeconds - now_s();
-      auto sent = client.send(to_base64(serialize_transaction(signed_txs[k])),
-                              round.steps[k]["ticket"].get<std::string>(), submit);
-      if (!sent.ok()) return sent.error();
-      if (sent->failure) {
-        if (sent->failure->code == "InvalidTicket") {
-          std::cerr << "airlock-online: step " << k + 1
-                    << ": the ticket is no longer valid; building again\n";
-          return RoundEnd::kRebuild;
-        }
-        return api_error("send step " + std::to_string(k + 1), *sent);
-      }
-      std::cerr << "airlock-online: step " << k + 1 << " of " << signed_txs.size() << " sent with "
-                << left << " s left on its ticket: " << sent->body.value("status", "")
-                << ", signature " << sent->body.value("signature", "") << "\n";
-      receipts.emplace_back(k, sent->body.value("receipt", ""));
-    }
-    for (const auto& [k, receipt] : receipts) {
-      // The blockhash lives about 150 slots (~60-90 s); two minutes bounds the wait.
-      auto status = wait_for_receipt(client, receipt, now_s() + 120);
-      if (!status.ok()) return status.error();
-      if (status->failure) return api_error("status of step " + std::to_string(k + 1), *status);
-      const std::string s = status->body.value("status", "");
-      if (s != "confirmed") {
-        return Error(ErrorCode::kApi, "step " + std::to_string(k + 1) + " " + s +
-                                          (status->body.contains("code")
-                                               ? ": " + status->body.value("code", "") + ": " +
-                                                     status->body.value("message", "")
-                                               : std::string()) +
-                                          "; read the current state before building the rest");
-      }
-      std::cerr << "airlock-online: step " << k + 1 << " confirmed\n";
-    }
-    i = end;
+Result<online::Journal> open_journal(const po::variables_map& vm) {
+  std::string path;
+  if (vm.count("journal")) {
+    path = vm["journal"].as<std::string>();
+  } else if (const char* env = std::getenv("AIRLOCK_JOURNAL"); env != nullptr && *env != '\0') {
+    path = env;
+  } else {
+    const char* home = std::getenv("HOME");
+    if (home == nullptr || *home == '\0')
+      return Error(ErrorCode::kUsage, "no journal: give --journal FILE or set AIRLOCK_JOURNAL");
+    const std::filesystem::path dir = std::filesystem::path(home) / ".local/state/airlock";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return Error(ErrorCode::kIo, "cannot create " + dir.string() + ": " + ec.message());
+    path = (dir / "journal.sqlite").string();
   }
-  return RoundEnd::kDone;
+  return online::Journal::open(path);
+}
+
+online::SendContext send_context(online::ApiClient& client, online::Journal& journal) {
+  return {client, journal, now_s,
+          [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }, std::cerr};
 }
 
 int run_act(const std::vector<std::string>& args) {
@@ -260,6 +227,7 @@ int run_act(const std::vector<std::string>& args) {
       "size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
       "max-rounds", po::value<int>()->default_value(8),
       "stop after this many signing rounds (follow-ups and rebuilds included)");
+  journal_option(options);
   po::variables_map vm;
   int code = 0;
   if (!cli::parse_options(kProgram, args, options, "action", vm, code)) return code;
@@ -290,6 +258,18 @@ int run_act(const std::vector<std::string>& args) {
   if (vm.count("rpc")) rpc = vm["rpc"].as<std::string>();
   auto client = client_from(vm);
   if (!client.ok()) return report(client.error());
+  auto journal = open_journal(vm);
+  if (!journal.ok()) return report(journal.error());
+  // Never build while an earlier send's outcome is open: building again could do it twice.
+  auto unresolved = journal->unresolved();
+  if (!unresolved.ok()) return report(unresolved.error());
+  if (!unresolved->empty()) {
+    const auto& st = unresolved->front();
+    return report(Error(ErrorCode::kApi,
+                        "run " + std::to_string(st.run_id) + " step " + std::to_string(st.step) +
+                            " (" + st.action + ") is " + st.status +
+                            "; run airlock-online resume before building anything"));
+  }
 
   // The camera is opened once, before anything is built, so a missing device wastes no build.
   std::unique_ptr<frames::FrameSource> camera;
@@ -303,18 +283,37 @@ int run_act(const std::vector<std::string>& args) {
   }
 
   std::string action = vm["action"].as<std::string>();
+  auto run_id = journal->begin_run(vm["api"].as<std::string>(), action, body, now_s());
+  if (!run_id.ok()) return report(run_id.error());
+  // Ends the run in the journal: failed when nothing is left open, else it waits for resume.
+  const auto stop = [&](const Error& error) {
+    auto open = journal->unresolved();
+    if (open.ok() && std::none_of(open->begin(), open->end(),
+                                  [&](const auto& st) { return st.run_id == *run_id; })) {
+      (void)journal->finish_run(*run_id, "failed", error.message(), now_s());
+    } else {
+      std::cerr << "airlock-online: run " << *run_id
+                << " stays open in the journal; run airlock-online resume\n";
+    }
+    return report(error);
+  };
   for (int round_no = 1; round_no <= vm["max-rounds"].as<int>(); ++round_no) {
     auto built = client->build(action, body);
-    if (!built.ok()) return report(built.error());
-    if (built->failure) return report(api_error("build " + action, *built));
+    if (!built.ok()) return stop(built.error());
+    if (built->failure) return stop(api_error("build " + action, *built));
     const std::int64_t built_at = now_s();
     auto round = online::prepare_round(action, body, built->body, rpc, built_at);
-    if (!round.ok()) return report(round.error());
+    if (!round.ok()) return stop(round.error());
+    (void)journal->event(
+        *run_id, "build",
+        action + ": " + std::to_string(round->steps.size()) + " step(s), request " +
+            to_hex(ByteView(round->request.request_id.data(), round->request.request_id.size())),
+        built_at);
     online::add_token_hints(*client, *round);
     std::cerr << "airlock-online: built " << action << ": " << round->steps.size()
               << " step(s); the offline half must answer within "
               << round->request.deadline - static_cast<std::uint64_t>(built_at) << " s\n";
-    if (auto s = write_request(t, round->request); !s.ok()) return report(s.error());
+    if (auto s = write_request(t, round->request); !s.ok()) return stop(s.error());
 
     std::optional<envelope::SignResponse> response;
     if (camera) {
@@ -327,35 +326,146 @@ int run_act(const std::vector<std::string>& args) {
     }
     if (!response) {
       std::cerr << "airlock-online: no response before the deadline; building again\n";
+      (void)journal->event(*run_id, "late", "no response before the deadline", now_s());
       continue;
     }
     auto answer = online::apply_response(*round, *response, now_s());
     if (!answer.ok() && answer.error().code() == ErrorCode::kResponseLate) {
       std::cerr << "airlock-online: " << answer.error().message() << "\n";
+      (void)journal->event(*run_id, "late", answer.error().message(), now_s());
       continue;
     }
-    if (!answer.ok()) return report(answer.error());
+    if (!answer.ok()) return stop(answer.error());
     if (answer->refusal) {
-      return report(Error(ErrorCode::kApi, "the offline half refused: " + answer->refusal->code +
-                                               ": " + answer->refusal->reason));
+      return stop(Error(ErrorCode::kApi, "the offline half refused: " + answer->refusal->code +
+                                             ": " + answer->refusal->reason));
     }
-    auto sent = send_all(*client, *round, answer->signed_transactions, built_at);
-    if (!sent.ok()) return report(sent.error());
-    if (*sent == RoundEnd::kRebuild) continue;
+    auto steps = online::steps_of_round(*run_id, round_no, *round, answer->signed_transactions,
+                                        built_at, now_s());
+    if (auto s = journal->add_signed_steps(steps); !s.ok()) return stop(s.error());
+    auto context = send_context(*client, *journal);
+    auto sent = online::send_round(context, steps);
+    if (!sent.ok()) return stop(sent.error());
+    if (*sent == online::RoundEnd::kRebuild) continue;
     const online::json& last = round->steps.back();
     if (!last.contains("next")) {
       std::cerr << "airlock-online: " << action << " done\n";
+      if (auto s = journal->finish_run(*run_id, "done", "every step confirmed", now_s()); !s.ok())
+        return report(s.error());
       return cli::kExitOk;
     }
     action = last["next"]["path"].get<std::string>();
     body = last["next"]["body"];
     std::cerr << "airlock-online: follow-up " << action << "\n";
   }
-  return report(Error(ErrorCode::kApi, "stopped after --max-rounds signing rounds"));
+  return stop(Error(ErrorCode::kApi, "stopped after --max-rounds signing rounds"));
+}
+
+int run_resume(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-online resume --api URL [--journal FILE]\n\n"
+      "Finishes every run the journal shows open after a crash or a stop: polls each receipt\n"
+      "first, sends signed steps whose tickets are still valid (a step that may have been sent\n"
+      "goes again only as the identical signed bytes), and never builds anything. Prints what\n"
+      "each run ended as and what is left to do. Exit 0 when nothing is left open.\n\noptions");
+  api_options(options);
+  journal_option(options);
+  po::variables_map vm;
+  int code = 0;
+  if (!cli::parse_options(kProgram, args, options, vm, code)) return code;
+  auto client = client_from(vm);
+  if (!client.ok()) return report(client.error());
+  auto journal = open_journal(vm);
+  if (!journal.ok()) return report(journal.error());
+  auto runs = journal->runs(true);
+  if (!runs.ok()) return report(runs.error());
+  if (runs->empty()) std::cout << "nothing to resume\n";
+  bool left_open = false;
+  auto context = send_context(*client, *journal);
+  for (const auto& run : *runs) {
+    if (run.api != vm["api"].as<std::string>()) {
+      std::cout << "run " << run.id << " (" << run.action << ") was made against " << run.api
+                << "; skipped\n";
+      left_open = true;
+      continue;
+    }
+    auto outcome = online::resume_run(context, run);
+    if (!outcome.ok()) return report(outcome.error());
+    std::cout << "run " << run.id << " (" << run.action << "): " << outcome->state << ": "
+              << outcome->note << "\n";
+    left_open = left_open || outcome->state == "open";
+  }
+  return left_open ? cli::kExitRejected : cli::kExitOk;
+}
+
+int run_history(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-online history [--journal FILE] [--json]\n\n"
+      "Lists every run in the journal with its steps: signature, receipt and status.\n\noptions");
+  options.add_options()("help,h", "show this help")("json", "print one JSON array");
+  journal_option(options);
+  po::variables_map vm;
+  int code = 0;
+  if (!cli::parse_options(kProgram, args, options, vm, code)) return code;
+  auto journal = open_journal(vm);
+  if (!journal.ok()) return report(journal.error());
+  auto runs = journal->runs(false);
+  if (!runs.ok()) return report(runs.error());
+  online::json all = online::json::array();
+  for (const auto& run : *runs) {
+    auto steps = journal->steps(run.id);
+    if (!steps.ok()) return report(steps.error());
+    online::json j = {{"run", run.id},
+                      {"startedAt", run.started_at},
+                      {"action", run.action},
+                      {"body", run.body},
+                      {"state", run.state},
+                      {"note", run.note},
+                      {"steps", online::json::array()}};
+    for (const auto& st : *steps) {
+      j["steps"].push_back({{"round", st.round},
+                            {"step", st.step},
+                            {"action", st.action},
+                            {"status", st.status},
+                            {"signature", st.signature},
+                            {"receipt", st.receipt},
+                            {"code", st.code},
+                            {"builtAt", st.built_at},
+                            {"sentAt", st.sent_at}});
+    }
+    all.push_back(std::move(j));
+  }
+  if (vm.count("json")) {
+    std::cout << all.dump(2) << "\n";
+    return cli::kExitOk;
+  }
+  for (const auto& j : all) {
+    std::cout << "run " << j["run"].get<std::int64_t>() << "  " << j["action"].get<std::string>()
+              << "  " << j["state"].get<std::string>() << "  " << j["note"].get<std::string>()
+              << "\n";
+    for (const auto& st : j["steps"]) {
+      std::cout << "    round " << st["round"].get<int>() << " step " << st["step"].get<int>()
+                << "  " << st["action"].get<std::string>() << "  "
+                << st["status"].get<std::string>();
+      const auto sent_at = st["sentAt"].get<std::int64_t>();
+      if (sent_at != 0) {
+        std::cout << "  sent with "
+                  << st["builtAt"].get<std::int64_t>() + online::kTicketSeconds - sent_at
+                  << " s left on its ticket";
+      }
+      std::cout << "  " << st["signature"].get<std::string>()
+                << (st["code"].get<std::string>().empty() ? ""
+                                                          : "  " + st["code"].get<std::string>())
+                << "\n";
+    }
+  }
+  return cli::kExitOk;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return cli::dispatch(kProgram, kUsage, argc, argv, {{"act", run_act}, {"get", run_get}});
+  return cli::dispatch(
+      kProgram, kUsage, argc, argv,
+      {{"act", run_act}, {"get", run_get}, {"resume", run_resume}, {"history", run_history}});
 }

@@ -400,7 +400,7 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
         std::string(kApiPrefix) + " --api-key-file " + dir.file("api.key") + " --rpc " + base +
         "/rpc --body '" + body.dump() + "' --request-png " + dir.file("request-frames") +
         " --request-html " + dir.file("request.html") + " --response-qr " +
-        dir.file("response-frames"));
+        dir.file("response-frames") + " --journal " + dir.file("journal.sqlite"));
   });
   // The offline half reads the request frames once they are all written.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -415,7 +415,7 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
   online.join();
   EXPECT_EQ(offline_run.exit_code, 0) << offline_run.output;
   EXPECT_EQ(online_run.exit_code, 0) << online_run.output;
-  EXPECT_NE(online_run.output.find("step 1 confirmed"), std::string::npos) << online_run.output;
+  EXPECT_NE(online_run.output.find("step 1 of 1 confirmed"), std::string::npos) << online_run.output;
   EXPECT_NE(online_run.output.find("aggregator/swap done"), std::string::npos) << online_run.output;
   // The same request as one page for a screen: every frame embedded, nothing fetched.
   auto page = files::read_limited(dir.file("request.html"), 1 << 22);
@@ -438,7 +438,8 @@ TEST_F(SigningTest, AMissingCameraIsReportedBeforeAnythingIsBuilt) {
       std::string(AIRLOCK_ONLINE_BIN) + " act vault/claim-fee --api http://127.0.0.1:" +
       std::to_string(server_->port()) + std::string(kApiPrefix) + " --api-key-file " +
       dir.file("api.key") + " --body '{\"vault\":\"" + kVault + "\"}' --request-out " +
-      dir.file("req.alreq") + " --response-camera " + dir.file("no-such-video-device"));
+      dir.file("req.alreq") + " --response-camera " + dir.file("no-such-video-device") +
+      " --journal " + dir.file("journal.sqlite"));
   EXPECT_EQ(run.exit_code, 3) << run.output;
   EXPECT_NE(run.output.find("cannot open camera"), std::string::npos) << run.output;
   EXPECT_EQ(counters()["builds"], before["builds"]) << "no build for a request nobody can answer";

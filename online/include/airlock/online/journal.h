@@ -1,0 +1,110 @@
+// The online half's crash-safe journal (SQLite, WAL, synchronous=FULL): every run of an
+// action, every build, every signed transaction before it is sent, every send result and every
+// status change, each committed before the next irreversible step. `airlock-online resume`
+// reads it after a crash to finish what was started without building anything twice;
+// `airlock-online history` lists it. Schema and rules: docs/journal.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <airlock/common/error.h>
+
+struct sqlite3;
+
+namespace airlock::online {
+
+// A step's life: signed (verified, not yet sent) -> sending (the send call is under way; if
+// the process dies here, whether it arrived is unknown) -> pending | unknown (the API has it,
+// with a receipt) -> confirmed | failed | expired. `rejected`: the API refused the send (no
+// receipt, nothing happened). `abandoned`: signed but never sent, and its ticket has expired.
+namespace step_status {
+inline constexpr const char* kSigned = "signed";
+inline constexpr const char* kSending = "sending";
+inline constexpr const char* kPending = "pending";
+inline constexpr const char* kUnknown = "unknown";
+inline constexpr const char* kConfirmed = "confirmed";
+inline constexpr const char* kFailed = "failed";
+inline constexpr const char* kExpired = "expired";
+inline constexpr const char* kRejected = "rejected";
+inline constexpr const char* kAbandoned = "abandoned";
+}  // namespace step_status
+
+struct JournalRun {
+  std::int64_t id = 0;
+  std::int64_t started_at = 0;
+  std::string api;
+  std::string action;
+  nlohmann::json body;
+  std::string state;  // open, done, failed, stopped
+  std::string note;
+};
+
+struct JournalStep {
+  std::int64_t id = 0;
+  std::int64_t run_id = 0;
+  int round = 0;  // signing round within the run, from 1
+  int step = 0;   // step within the round, from 1
+  std::string action;
+  std::string ticket;
+  std::int64_t built_at = 0;  // the ticket expires 90 s later
+  bool concurrent = false;    // sendConcurrently
+  bool submit = false;        // perp onboarding: sent to the submit endpoint
+  std::string transaction;    // signed, base64
+  std::string signature;      // base58, the manager's (the transaction's id)
+  std::string receipt;
+  std::string status;
+  std::string code;
+  std::string message;
+  std::optional<nlohmann::json> next;  // the build's follow-up, on a round's last step
+  std::int64_t sent_at = 0;            // when the API accepted it (0: not yet)
+  std::int64_t updated_at = 0;
+};
+
+struct JournalEvent {
+  std::int64_t run_id = 0;
+  std::int64_t at = 0;
+  std::string kind;
+  std::string detail;
+};
+
+class Journal {
+ public:
+  // Opens (creating when missing) and checks the schema version. Another process may hold the
+  // journal too; writers wait up to five seconds for each other.
+  [[nodiscard]] static Result<Journal> open(const std::string& path);
+  ~Journal();
+  Journal(Journal&& other) noexcept;
+  Journal& operator=(Journal&& other) noexcept;
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  [[nodiscard]] Result<std::int64_t> begin_run(const std::string& api, const std::string& action,
+                                               const nlohmann::json& body, std::int64_t now);
+  [[nodiscard]] Status event(std::int64_t run_id, const std::string& kind,
+                             const std::string& detail, std::int64_t now);
+  // Records the signed steps of one round, all in one transaction, before any is sent; sets
+  // their ids.
+  [[nodiscard]] Status add_signed_steps(std::vector<JournalStep>& steps);
+  [[nodiscard]] Status update_step(const JournalStep& step);
+  [[nodiscard]] Status finish_run(std::int64_t run_id, const std::string& state,
+                                  const std::string& note, std::int64_t now);
+
+  [[nodiscard]] Result<std::vector<JournalRun>> runs(bool open_only) const;
+  [[nodiscard]] Result<std::vector<JournalStep>> steps(std::int64_t run_id) const;
+  [[nodiscard]] Result<std::vector<JournalEvent>> events(std::int64_t run_id) const;
+
+  // Steps sent or possibly sent whose outcome is not yet known (sending, pending, unknown), in
+  // any open run: while there are any, nothing may be built.
+  [[nodiscard]] Result<std::vector<JournalStep>> unresolved() const;
+
+ private:
+  explicit Journal(sqlite3* db) : db_(db) {}
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace airlock::online

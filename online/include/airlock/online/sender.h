@@ -1,0 +1,54 @@
+// Sending signed steps and following their receipts, with every change in the journal before
+// the next irreversible step; and resuming a run the journal shows unfinished.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <airlock/online/api.h>
+#include <airlock/online/journal.h>
+#include <airlock/online/round.h>
+
+namespace airlock::online {
+
+struct SendContext {
+  ApiClient& client;
+  Journal& journal;
+  std::function<std::int64_t()> clock;  // unix seconds
+  std::function<void(std::chrono::milliseconds)> sleep;
+  std::ostream& log;  // progress lines for the operator
+};
+
+// The journal rows for a round's signed transactions, in the API's order, status `signed`.
+std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const Round& round,
+                                        const std::vector<Transaction>& signed_transactions,
+                                        std::int64_t built_at, std::int64_t now);
+
+enum class RoundEnd {
+  kDone,     // every step confirmed
+  kRebuild,  // the API refused the first send with InvalidTicket and nothing was sent: build again
+};
+
+// Sends the round's steps in order: a step without sendConcurrently alone, a run of them
+// together, each group followed to confirmed before the next (spec 4.15). Steps already
+// confirmed are skipped; pending or unknown ones are polled, never sent again; a step that may
+// have been sent (`sending`) is sent again with the identical bytes while its ticket lives
+// (the API answers with the same receipt), and left unknown otherwise. Fails, with the journal
+// saying why, on any failure, expiry, rejection or a ticket that died before its step was sent.
+[[nodiscard]] Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps);
+
+struct ResumeOutcome {
+  std::string state;  // done, stopped, failed, or open when an outcome is still unknown
+  std::string note;
+};
+
+// Finishes an open run from the journal: polls what was sent, sends what is signed and still
+// valid, never builds. Closes the run (done, stopped with what is left, failed) or leaves it
+// open when a step's outcome cannot be learnt yet.
+[[nodiscard]] Result<ResumeOutcome> resume_run(SendContext& c, const JournalRun& run);
+
+}  // namespace airlock::online

@@ -1,0 +1,321 @@
+#include <utility>
+
+#include <sqlite3.h>
+
+#include <airlock/online/journal.h>
+
+namespace airlock::online {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kSchemaVersion = 1;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY,
+  started_at INTEGER NOT NULL,
+  api TEXT NOT NULL,
+  action TEXT NOT NULL,
+  body TEXT NOT NULL,
+  state TEXT NOT NULL,
+  note TEXT NOT NULL DEFAULT '',
+  finished_at INTEGER
+);
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  at INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS steps (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  round INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  action TEXT NOT NULL,
+  ticket TEXT NOT NULL,
+  built_at INTEGER NOT NULL,
+  concurrent INTEGER NOT NULL,
+  submit INTEGER NOT NULL,
+  transaction_b64 TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  receipt TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL,
+  code TEXT NOT NULL DEFAULT '',
+  message TEXT NOT NULL DEFAULT '',
+  next TEXT,
+  sent_at INTEGER NOT NULL DEFAULT 0,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (run_id, round, step)
+);
+CREATE INDEX IF NOT EXISTS steps_by_status ON steps(status);
+)sql";
+
+Error db_error(sqlite3* db, const std::string& what) {
+  return Error(ErrorCode::kIo, "journal: " + what + ": " + sqlite3_errmsg(db));
+}
+
+// One prepared statement, finalized on scope exit.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  [[nodiscard]] bool ok() const { return stmt_ != nullptr; }
+  Statement& bind(int i, std::int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Statement& bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind_null(int i) {
+    sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
+  int step() { return sqlite3_step(stmt_); }
+  [[nodiscard]] std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
+  [[nodiscard]] std::string text(int col) const {
+    const auto* p = sqlite3_column_text(stmt_, col);
+    return p == nullptr ? std::string()
+                        : std::string(reinterpret_cast<const char*>(p),
+                                      static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)));
+  }
+  [[nodiscard]] bool is_null(int col) const {
+    return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+Status exec(sqlite3* db, const char* sql, const std::string& what) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    const std::string text = message != nullptr ? message : "unknown error";
+    sqlite3_free(message);
+    return Error(ErrorCode::kIo, "journal: " + what + ": " + text);
+  }
+  return {};
+}
+
+// Runs one statement that changes rows; fails unless it completes.
+Status run_change(sqlite3* db, Statement& s, const std::string& what) {
+  if (!s.ok()) return db_error(db, what);
+  if (s.step() != SQLITE_DONE) return db_error(db, what);
+  return {};
+}
+
+const char* kStepColumns =
+    "id, run_id, round, step, action, ticket, built_at, concurrent, submit, transaction_b64, "
+    "signature, receipt, status, code, message, next, updated_at, sent_at";
+
+JournalStep step_from(const Statement& s) {
+  JournalStep st;
+  st.id = s.integer(0);
+  st.run_id = s.integer(1);
+  st.round = static_cast<int>(s.integer(2));
+  st.step = static_cast<int>(s.integer(3));
+  st.action = s.text(4);
+  st.ticket = s.text(5);
+  st.built_at = s.integer(6);
+  st.concurrent = s.integer(7) != 0;
+  st.submit = s.integer(8) != 0;
+  st.transaction = s.text(9);
+  st.signature = s.text(10);
+  st.receipt = s.text(11);
+  st.status = s.text(12);
+  st.code = s.text(13);
+  st.message = s.text(14);
+  if (!s.is_null(15)) st.next = json::parse(s.text(15), nullptr, false);
+  st.updated_at = s.integer(16);
+  st.sent_at = s.integer(17);
+  return st;
+}
+
+Result<std::vector<JournalStep>> select_steps(sqlite3* db, const std::string& where,
+                                              std::optional<std::int64_t> run_id) {
+  const std::string sql = std::string("SELECT ") + kStepColumns + " FROM steps WHERE " + where +
+                          " ORDER BY run_id, round, step";
+  Statement s(db, sql.c_str());
+  if (!s.ok()) return db_error(db, "reading steps");
+  if (run_id) s.bind(1, *run_id);
+  std::vector<JournalStep> out;
+  int rc = 0;
+  while ((rc = s.step()) == SQLITE_ROW) out.push_back(step_from(s));
+  if (rc != SQLITE_DONE) return db_error(db, "reading steps");
+  return out;
+}
+
+}  // namespace
+
+Result<Journal> Journal::open(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    Error e = Error(ErrorCode::kIo, "journal: cannot open " + path + ": " +
+                                        (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
+    sqlite3_close(db);
+    return e;
+  }
+  Journal journal(db);
+  sqlite3_busy_timeout(db, 5000);
+  // WAL with synchronous=FULL: every commit is on disk before it returns, and a crash at any
+  // point leaves either the whole transaction or none of it.
+  AIRLOCK_CHECK(exec(db, "PRAGMA journal_mode=WAL", "setting WAL mode"));
+  AIRLOCK_CHECK(exec(db, "PRAGMA synchronous=FULL", "setting synchronous=FULL"));
+  AIRLOCK_CHECK(exec(db, "PRAGMA foreign_keys=ON", "enabling foreign keys"));
+  Statement version(db, "PRAGMA user_version");
+  if (!version.ok() || version.step() != SQLITE_ROW) return db_error(db, "reading the version");
+  const std::int64_t found = version.integer(0);
+  if (found != 0 && found != kSchemaVersion) {
+    return Error(ErrorCode::kIo, "journal: " + path + " has schema version " +
+                                     std::to_string(found) + "; this build reads version " +
+                                     std::to_string(kSchemaVersion));
+  }
+  AIRLOCK_CHECK(exec(db, kSchema, "creating the schema"));
+  const std::string set_version = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
+  AIRLOCK_CHECK(exec(db, set_version.c_str(), "setting the version"));
+  return journal;
+}
+
+Journal::~Journal() { sqlite3_close(db_); }
+
+Journal::Journal(Journal&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+
+Journal& Journal::operator=(Journal&& other) noexcept {
+  if (this != &other) {
+    sqlite3_close(db_);
+    db_ = std::exchange(other.db_, nullptr);
+  }
+  return *this;
+}
+
+Result<std::int64_t> Journal::begin_run(const std::string& api, const std::string& action,
+                                        const json& body, std::int64_t now) {
+  Statement s(db_, "INSERT INTO runs (started_at, api, action, body, state) VALUES (?,?,?,?,?)");
+  s.bind(1, now).bind(2, api).bind(3, action).bind(4, body.dump()).bind(5, std::string("open"));
+  AIRLOCK_CHECK(run_change(db_, s, "recording the run"));
+  return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+}
+
+Status Journal::event(std::int64_t run_id, const std::string& kind, const std::string& detail,
+                      std::int64_t now) {
+  Statement s(db_, "INSERT INTO events (run_id, at, kind, detail) VALUES (?,?,?,?)");
+  s.bind(1, run_id).bind(2, now).bind(3, kind).bind(4, detail);
+  return run_change(db_, s, "recording an event");
+}
+
+Status Journal::add_signed_steps(std::vector<JournalStep>& steps) {
+  AIRLOCK_CHECK(exec(db_, "BEGIN IMMEDIATE", "starting a transaction"));
+  for (auto& st : steps) {
+    Statement s(db_,
+                "INSERT INTO steps (run_id, round, step, action, ticket, built_at, concurrent, "
+                "submit, transaction_b64, signature, status, next, updated_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    s.bind(1, st.run_id)
+        .bind(2, st.round)
+        .bind(3, st.step)
+        .bind(4, st.action)
+        .bind(5, st.ticket)
+        .bind(6, st.built_at)
+        .bind(7, std::int64_t{st.concurrent})
+        .bind(8, std::int64_t{st.submit})
+        .bind(9, st.transaction)
+        .bind(10, st.signature)
+        .bind(11, st.status)
+        .bind(13, st.updated_at);
+    if (st.next) {
+      s.bind(12, st.next->dump());
+    } else {
+      s.bind_null(12);
+    }
+    if (auto status = run_change(db_, s, "recording a signed step"); !status.ok()) {
+      (void)exec(db_, "ROLLBACK", "rolling back");
+      return status;
+    }
+    st.id = static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+  }
+  return exec(db_, "COMMIT", "committing the signed steps");
+}
+
+Status Journal::update_step(const JournalStep& st) {
+  Statement s(db_,
+              "UPDATE steps SET receipt=?, status=?, code=?, message=?, signature=?, updated_at=?, "
+              "sent_at=? WHERE id=?");
+  s.bind(1, st.receipt)
+      .bind(2, st.status)
+      .bind(3, st.code)
+      .bind(4, st.message)
+      .bind(5, st.signature)
+      .bind(6, st.updated_at)
+      .bind(7, st.sent_at)
+      .bind(8, st.id);
+  AIRLOCK_CHECK(run_change(db_, s, "updating a step"));
+  if (sqlite3_changes(db_) != 1)
+    return Error(ErrorCode::kIo, "journal: step " + std::to_string(st.id) + " does not exist");
+  return {};
+}
+
+Status Journal::finish_run(std::int64_t run_id, const std::string& state, const std::string& note,
+                           std::int64_t now) {
+  Statement s(db_, "UPDATE runs SET state=?, note=?, finished_at=? WHERE id=?");
+  s.bind(1, state).bind(2, note).bind(3, now).bind(4, run_id);
+  return run_change(db_, s, "closing the run");
+}
+
+Result<std::vector<JournalRun>> Journal::runs(bool open_only) const {
+  Statement s(db_, open_only ? "SELECT id, started_at, api, action, body, state, note FROM runs "
+                               "WHERE state='open' ORDER BY id"
+                             : "SELECT id, started_at, api, action, body, state, note FROM runs "
+                               "ORDER BY id");
+  if (!s.ok()) return db_error(db_, "reading runs");
+  std::vector<JournalRun> out;
+  int rc = 0;
+  while ((rc = s.step()) == SQLITE_ROW) {
+    JournalRun r;
+    r.id = s.integer(0);
+    r.started_at = s.integer(1);
+    r.api = s.text(2);
+    r.action = s.text(3);
+    r.body = json::parse(s.text(4), nullptr, false);
+    r.state = s.text(5);
+    r.note = s.text(6);
+    out.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return db_error(db_, "reading runs");
+  return out;
+}
+
+Result<std::vector<JournalStep>> Journal::steps(std::int64_t run_id) const {
+  return select_steps(db_, "run_id=?", run_id);
+}
+
+Result<std::vector<JournalEvent>> Journal::events(std::int64_t run_id) const {
+  Statement s(db_, "SELECT run_id, at, kind, detail FROM events WHERE run_id=? ORDER BY id");
+  if (!s.ok()) return db_error(db_, "reading events");
+  s.bind(1, run_id);
+  std::vector<JournalEvent> out;
+  int rc = 0;
+  while ((rc = s.step()) == SQLITE_ROW)
+    out.push_back({s.integer(0), s.integer(1), s.text(2), s.text(3)});
+  if (rc != SQLITE_DONE) return db_error(db_, "reading events");
+  return out;
+}
+
+Result<std::vector<JournalStep>> Journal::unresolved() const {
+  return select_steps(db_,
+                      "status IN ('sending','pending','unknown') AND run_id IN "
+                      "(SELECT id FROM runs WHERE state='open')",
+                      std::nullopt);
+}
+
+}  // namespace airlock::online

@@ -1,0 +1,216 @@
+#include <algorithm>
+#include <map>
+
+#include <airlock/common/bytes.h>
+#include <airlock/online/sender.h>
+
+namespace airlock::online {
+namespace {
+
+namespace ss = step_status;
+
+bool is(const JournalStep& st, const char* status) { return st.status == status; }
+
+Status record(SendContext& c, JournalStep& st, const char* status) {
+  st.status = status;
+  st.updated_at = c.clock();
+  return c.journal.update_step(st);
+}
+
+std::string step_name(const JournalStep& st, std::size_t total) {
+  return "step " + std::to_string(st.step) + " of " + std::to_string(total);
+}
+
+// Polls the step's receipt every 2 s (the spec's floor) until it leaves pending/unknown,
+// recording each change.
+Status follow(SendContext& c, JournalStep& st, std::size_t total) {
+  const std::int64_t give_up_at = c.clock() + 120;
+  for (;;) {
+    AIRLOCK_TRY(reply, c.client.status(st.receipt));
+    if (reply.failure) {
+      return Error(ErrorCode::kApi, "status of " + step_name(st, total) + ": HTTP " +
+                                        std::to_string(reply.failure->status) + " " +
+                                        reply.failure->code + ": " + reply.failure->message);
+    }
+    const std::string status = reply.body.value("status", "");
+    if (status != ss::kPending && status != ss::kUnknown && status != ss::kConfirmed &&
+        status != ss::kFailed && status != ss::kExpired) {
+      return Error(ErrorCode::kApi, "status of " + step_name(st, total) + ": '" + status +
+                                        "' is not a receipt status the spec names");
+    }
+    if (status != st.status) {
+      st.code = reply.body.value("code", "");
+      st.message = reply.body.value("message", "");
+      if (status == ss::kPending) {
+        AIRLOCK_CHECK(record(c, st, ss::kPending));
+      } else if (status == ss::kConfirmed) {
+        AIRLOCK_CHECK(record(c, st, ss::kConfirmed));
+      } else if (status == ss::kFailed) {
+        AIRLOCK_CHECK(record(c, st, ss::kFailed));
+      } else if (status == ss::kExpired) {
+        AIRLOCK_CHECK(record(c, st, ss::kExpired));
+      }
+    }
+    if (status == ss::kConfirmed || status == ss::kFailed || status == ss::kExpired) return {};
+    if (c.clock() > give_up_at) {
+      return Error(ErrorCode::kApi, step_name(st, total) + " (receipt " + st.receipt +
+                                        ") is still " + status +
+                                        "; run airlock-online resume to keep polling it");
+    }
+    c.sleep(std::chrono::seconds(2));
+  }
+}
+
+}  // namespace
+
+std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const Round& round,
+                                        const std::vector<Transaction>& signed_transactions,
+                                        std::int64_t built_at, std::int64_t now) {
+  std::vector<JournalStep> out;
+  for (std::size_t i = 0; i < signed_transactions.size(); ++i) {
+    const json& step = round.steps[i];
+    JournalStep st;
+    st.run_id = run_id;
+    st.round = round_no;
+    st.step = static_cast<int>(i + 1);
+    st.action = round.action;
+    st.ticket = step.value("ticket", "");
+    st.built_at = built_at;
+    st.concurrent = step.value("sendConcurrently", false);
+    st.submit = round.action == "perp/onboard";
+    st.transaction = to_base64(serialize_transaction(signed_transactions[i]));
+    st.signature = to_base58(signed_transactions[i].signatures.front());
+    st.status = ss::kSigned;
+    if (step.contains("next")) st.next = step["next"];
+    st.updated_at = now;
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
+  const std::size_t total = steps.size();
+  bool accepted = std::any_of(steps.begin(), steps.end(), [](const JournalStep& st) {
+    return !is(st, ss::kSigned) && !is(st, ss::kRejected) && !is(st, ss::kAbandoned);
+  });
+  std::size_t i = 0;
+  while (i < steps.size()) {
+    std::size_t end = i + 1;
+    if (steps[i].concurrent) {
+      while (end < steps.size() && steps[end].concurrent) ++end;
+    }
+    for (std::size_t k = i; k < end; ++k) {
+      JournalStep& st = steps[k];
+      if (is(st, ss::kConfirmed) || is(st, ss::kPending) || is(st, ss::kUnknown)) continue;
+      if (!is(st, ss::kSigned) && !is(st, ss::kSending)) {
+        return Error(ErrorCode::kApi, step_name(st, total) + " is already " + st.status +
+                                          (st.code.empty() ? "" : ": " + st.code) +
+                                          "; read the current state before building the rest");
+      }
+      const std::int64_t left = st.built_at + kTicketSeconds - c.clock();
+      if (left <= 0) {
+        if (is(st, ss::kSigned)) {
+          st.message = "its ticket expired before it was sent";
+          AIRLOCK_CHECK(record(c, st, ss::kAbandoned));
+          return Error(ErrorCode::kApi,
+                       step_name(st, total) +
+                           " was never sent and its ticket has expired, so nothing of it happened; "
+                           "read the current state and build the remaining work");
+        }
+        return Error(ErrorCode::kApi,
+                     step_name(st, total) + " may have been sent (signature " + st.signature +
+                         ") but no receipt was recorded, and its ticket has expired; check that "
+                         "signature on chain before building anything again");
+      }
+      const bool again = is(st, ss::kSending);
+      // Committed before the call: if the process dies during it, resume knows the step may
+      // have reached the API and sends only these identical bytes again.
+      AIRLOCK_CHECK(record(c, st, ss::kSending));
+      auto sent = c.client.send(st.transaction, st.ticket, st.submit);
+      if (!sent.ok()) return sent.error();  // stays `sending`
+      if (sent->failure) {
+        st.code = sent->failure->code;
+        st.message = sent->failure->message;
+        AIRLOCK_CHECK(record(c, st, ss::kRejected));
+        if (st.code == "InvalidTicket" && !accepted && !again) {
+          c.log << "airlock-online: " << step_name(st, total)
+                << ": the ticket is no longer valid and nothing was sent; building again\n";
+          return RoundEnd::kRebuild;
+        }
+        return Error(ErrorCode::kApi, "send " + step_name(st, total) + ": HTTP " +
+                                          std::to_string(sent->failure->status) + " " + st.code +
+                                          ": " + st.message);
+      }
+      accepted = true;
+      st.receipt = sent->body.value("receipt", "");
+      const std::string status = sent->body.value("status", "");
+      if (st.receipt.empty() || (status != ss::kPending && status != ss::kUnknown)) {
+        return Error(ErrorCode::kApi, "send " + step_name(st, total) +
+                                          ": the reply has no receipt or an unknown status '" +
+                                          status + "'; the step may have been sent");
+      }
+      if (st.sent_at == 0) st.sent_at = c.clock();
+      AIRLOCK_CHECK(record(c, st, status == ss::kPending ? ss::kPending : ss::kUnknown));
+      AIRLOCK_CHECK(c.journal.event(
+          st.run_id, "sent",
+          "round " + std::to_string(st.round) + " " + step_name(st, total) + ": " + status,
+          c.clock()));
+      c.log << "airlock-online: " << step_name(st, total) << (again ? " sent again" : " sent")
+            << " with " << left << " s left on its ticket: " << status << ", signature "
+            << st.signature << "\n";
+    }
+    for (std::size_t k = i; k < end; ++k) {
+      JournalStep& st = steps[k];
+      if (is(st, ss::kConfirmed)) continue;
+      AIRLOCK_CHECK(follow(c, st, total));
+      if (!is(st, ss::kConfirmed)) {
+        return Error(ErrorCode::kApi,
+                     step_name(st, total) + " " + st.status +
+                         (st.code.empty() ? "" : ": " + st.code + ": " + st.message) +
+                         "; read the current state before building the rest");
+      }
+      c.log << "airlock-online: " << step_name(st, total) << " confirmed\n";
+    }
+    i = end;
+  }
+  return RoundEnd::kDone;
+}
+
+Result<ResumeOutcome> resume_run(SendContext& c, const JournalRun& run) {
+  AIRLOCK_TRY(steps, c.journal.steps(run.id));
+  ResumeOutcome out;
+  const auto close = [&](std::string state, std::string note) -> Result<ResumeOutcome> {
+    AIRLOCK_CHECK(c.journal.finish_run(run.id, state, note, c.clock()));
+    return ResumeOutcome{std::move(state), std::move(note)};
+  };
+  if (steps.empty()) {
+    return close("stopped", "stopped before any step was signed and recorded: nothing was sent");
+  }
+  std::map<int, std::vector<JournalStep>> rounds;
+  for (auto& st : steps) rounds[st.round].push_back(std::move(st));
+  for (auto& [round_no, round_steps] : rounds) {
+    auto end = send_round(c, round_steps);
+    if (!end.ok()) {
+      AIRLOCK_TRY(open, c.journal.unresolved());
+      const bool unknown = std::any_of(open.begin(), open.end(),
+                                       [&](const JournalStep& st) { return st.run_id == run.id; });
+      if (unknown) return ResumeOutcome{"open", end.error().message()};
+      return close("failed", end.error().message());
+    }
+    if (*end == RoundEnd::kRebuild) {
+      return close("stopped", "round " + std::to_string(round_no) +
+                                  ": the API refused the ticket before anything was sent, so "
+                                  "nothing of it happened; build it again");
+    }
+  }
+  const JournalStep& last = rounds.rbegin()->second.back();
+  if (last.next && last.next->contains("path")) {
+    return close("stopped", "every step confirmed; the follow-up " + last.next->value("path", "") +
+                                " was not built: airlock-online act " +
+                                last.next->value("path", "") + " --body '" +
+                                last.next->value("body", json::object()).dump() + "'");
+  }
+  return close("done", "every step confirmed");
+}
+
+}  // namespace airlock::online

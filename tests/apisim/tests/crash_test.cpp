@@ -1,0 +1,194 @@
+// The crash test (issue 6): airlock-online act runs a batch against the twin and is killed
+// (SIGKILL) at a random moment, again and again, some runs under an RPC outage that makes
+// sends `unknown`; after each kill `airlock-online resume` finishes from the journal. The
+// twin's counters then prove that nothing landed twice, every landed transaction is in the
+// journal as confirmed (no receipt lost), and no run built again after an unknown send.
+// The offline half is the real signing code (keystore, review, audit log) in a thread that
+// answers each request file as it appears.
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <airlock/formats/files.h>
+#include <airlock/offline/signing.h>
+#include <airlock/online/journal.h>
+
+#include "conformance_support.h"
+#include "support/helpers.h"
+
+namespace airlock::apisim::test {
+namespace {
+
+class CrashTest : public SigningTwin {
+ protected:
+  std::string api() const {
+    return "http://127.0.0.1:" + std::to_string(server_->port()) + std::string(kApiPrefix);
+  }
+
+  // Starts `airlock-online` with these arguments, its output in `log`.
+  pid_t spawn(const std::vector<std::string>& args, const std::string& log_path) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      std::vector<char*> argv;
+      argv.push_back(const_cast<char*>(AIRLOCK_ONLINE_BIN));
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(AIRLOCK_ONLINE_BIN, argv.data());
+      ::_exit(127);
+    }
+    return pid;
+  }
+
+  // The offline half: answers every new request file with a signed response file.
+  // In outage runs the RPC outage starts once the request is built, so the sends come back
+  // `unknown` (builds under an outage fail instead). Its own HTTP client: the test's is not
+  // shared across threads.
+  void sign_loop(const std::atomic<bool>& stop) {
+    httplib::Client sim("127.0.0.1", server_->port());
+    envelope::RequestId last{};
+    while (!stop.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      auto file = files::read_limited(dir.file("req.alreq"), envelope::kMaxRequestBytes + 16);
+      if (!file.ok()) continue;
+      auto unwrapped = files::unwrap_envelope(*file);
+      if (!unwrapped.ok()) continue;
+      auto q = envelope::decode_request(unwrapped->second);
+      if (!q.ok() || q->request_id == last) continue;
+      last = q->request_id;
+      if (outage_after_build.load()) {
+        sim.Post("/_sim/faults", {{"X-Sim-Token", "airlock-sim"}},
+                 json{{"rpcOutage", true}, {"unknownLands", true}}.dump(), "application/json");
+      }
+      const auto policy = demo_policy(*q);
+      offline::SigningContext context{
+          policy,
+          decoders,
+          *log,
+          keystore,
+          true,
+          [](const std::string&, const offline::Review&) { return true; },
+          [] { return secret_of("correct horse"); },
+          [] {
+            return static_cast<std::int64_t>(
+                std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count());
+          }};
+      auto outcome = offline::process_request(*q, context);
+      if (!outcome.ok()) continue;
+      ++signed_rounds;
+      (void)files::write_atomically(
+          dir.file("res.alres"),
+          files::wrap_envelope(files::EnvelopeKind::kResponse,
+                               envelope::encode_response(outcome->response)));
+    }
+  }
+
+  std::atomic<int> signed_rounds{0};
+  std::atomic<bool> outage_after_build{false};
+};
+
+TEST_F(CrashTest, KilledAtRandomAndResumedNothingIsLostOrDoneTwice) {
+  std::ofstream(dir.file("api.key")) << kDemoKey << "\n";
+  const std::string journal_path = dir.file("journal.sqlite");
+  std::atomic<bool> stop{false};
+  std::thread offline([&] { sign_loop(stop); });
+  std::mt19937 rng(20261121);
+  constexpr int kRuns = 20;
+  int killed = 0;
+  int completed = 0;
+  for (int i = 0; i < kRuns; ++i) {
+    SCOPED_TRACE("run " + std::to_string(i));
+    const bool outage = i % 3 == 2;
+    outage_after_build = outage;
+    std::filesystem::remove(dir.file("req.alreq"));
+    std::filesystem::remove(dir.file("res.alres"));
+    const json body = {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4960},
+                       {"upperBinId", 5039}, {"amountX", "2000000"},     {"amountY", "300000"},
+                       {"shape", "spot"},    {"maxActiveBinSlippage", 5}};
+    advance(4000);
+    const pid_t pid =
+        spawn({"act", "dlmm/open", "--api", api(), "--api-key-file", dir.file("api.key"), "--body",
+               body.dump(), "--request-out", dir.file("req.alreq"), "--response",
+               dir.file("res.alres"), "--journal", journal_path},
+              dir.file("online.log"));
+    ASSERT_GT(pid, 0);
+    // Anywhere from before the build to after the last confirmation; the first outage run is
+    // left to finish, so at least one unknown send is followed to its end however fast or
+    // slow this machine is.
+    const int delay = std::uniform_int_distribution<int>(0, 600)(rng);
+    if (i != 2) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+      ::kill(pid, SIGKILL);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) {
+      ++killed;
+    } else {
+      ++completed;
+    }
+    // The outage is over by the time the operator resumes.
+    outage_after_build = false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the signer saw the flag
+    control("/_sim/faults", {{"rpcOutage", false}});
+    const auto resumed = airlock::test::run_command(
+        std::string(AIRLOCK_ONLINE_BIN) + " resume --api " + api() + " --api-key-file " +
+        dir.file("api.key") + " --journal " + journal_path);
+    EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  }
+  stop = true;
+  offline.join();
+  EXPECT_GT(killed, 0) << "no run was interrupted: the test proved nothing";
+
+  auto journal = online::Journal::open(journal_path);
+  ASSERT_TRUE(journal.ok());
+  EXPECT_TRUE(journal->runs(true)->empty()) << "resume left a run open";
+  std::set<std::string> confirmed;
+  int unknown_runs = 0;
+  for (const auto& run : journal->runs(false).value()) {
+    for (const auto& st : journal->steps(run.id).value()) {
+      if (st.status == online::step_status::kConfirmed) confirmed.insert(st.signature);
+    }
+    // After a send came back unknown, the run never built again.
+    bool unknown_seen = false;
+    for (const auto& e : journal->events(run.id).value()) {
+      if (e.kind == "sent" && e.detail.find(": unknown") != std::string::npos) unknown_seen = true;
+      if (e.kind == "build") {
+        EXPECT_FALSE(unknown_seen) << "run " << run.id << " built again";
+      }
+    }
+    unknown_runs += unknown_seen ? 1 : 0;
+  }
+  const json c = counters();
+  std::set<std::string> landed;
+  for (const auto& [signature, count] : c["landedBySignature"].items()) {
+    EXPECT_EQ(count.get<int>(), 1) << signature << " landed " << count << " times";
+    landed.insert(signature);
+  }
+  EXPECT_EQ(landed, confirmed) << "every landed transaction, and only those, is confirmed in the "
+                                  "journal";
+  EXPECT_GT(unknown_runs, 0) << "no send came back unknown";
+  RecordProperty("killed", killed);
+  RecordProperty("completed", completed);
+  RecordProperty("landed", static_cast<int>(landed.size()));
+  std::cout << "crash test: " << kRuns << " runs, " << killed << " killed, " << completed
+            << " finished on their own, " << landed.size() << " transactions landed, "
+            << unknown_runs << " run(s) with an unknown send, " << signed_rounds.load()
+            << " signing rounds\n";
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test

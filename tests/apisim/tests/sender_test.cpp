@@ -1,0 +1,210 @@
+// Sending, following receipts and resuming, against the twin, with the journal: every retry
+// rule and fault of spec part 7 ends the way the spec says, and the journal always knows.
+// The twin's clock is frozen; the sender's sleeps advance it, so polling takes no real time.
+#include <sstream>
+
+#include <airlock/online/api.h>
+#include <airlock/online/journal.h>
+#include <airlock/online/sender.h>
+
+#include "conformance_support.h"
+#include "support/helpers.h"
+
+namespace airlock::apisim::test {
+namespace {
+
+namespace ss = online::step_status;
+
+class SenderTest : public Twin {
+ protected:
+  void SetUp() override {
+    Twin::SetUp();
+    auto key = online::ApiKey::parse(kDemoKey);
+    ASSERT_TRUE(key.ok());
+    online::ClientOptions options;
+    options.sleep = [this](std::chrono::milliseconds d) { advance(d.count()); };
+    auto c = online::ApiClient::create(
+        "http://127.0.0.1:" + std::to_string(server_->port()) + std::string(kApiPrefix),
+        std::move(key).value(), options);
+    ASSERT_TRUE(c.ok()) << c.error().to_string();
+    client.emplace(std::move(c).value());
+    auto j = online::Journal::open(dir.file("journal.sqlite"));
+    ASSERT_TRUE(j.ok()) << j.error().to_string();
+    journal.emplace(std::move(j).value());
+  }
+
+  online::SendContext context() {
+    return {*client, *journal, [this] { return now_s(); },
+            [this](std::chrono::milliseconds d) { advance(d.count()); }, log};
+  }
+
+  void faults(const json& f) { control("/_sim/faults", f); }
+
+  // Builds `action`, signs every step with the manager key as the offline half would, and
+  // records the signed steps in a new run: what airlock-online act has done just before it
+  // sends.
+  std::vector<online::JournalStep> signed_round(const std::string& action, const json& body) {
+    advance(4000);
+    const Reply built = post("/transactions/" + action, body);
+    EXPECT_EQ(built.status, 200) << built.body.dump();
+    const std::int64_t built_at = now_s();
+    auto round = online::prepare_round(action, body, built.body, std::nullopt, built_at);
+    EXPECT_TRUE(round.ok()) << round.error().to_string();
+    envelope::SignResponse response;
+    response.request_id = round->request.request_id;
+    response.signer = manager_->public_key();
+    std::vector<Signature> signatures;
+    for (const auto& tx : round->transactions)
+      signatures.push_back(manager_->sign(serialize_message(tx.message)));
+    response.result = signatures;
+    auto answer = online::apply_response(*round, response, built_at);
+    EXPECT_TRUE(answer.ok()) << answer.error().to_string();
+    run_id = journal->begin_run("twin", action, body, built_at).value();
+    auto steps =
+        online::steps_of_round(run_id, 1, *round, answer->signed_transactions, built_at, built_at);
+    EXPECT_TRUE(journal->add_signed_steps(steps).ok());
+    return steps;
+  }
+
+  std::vector<std::string> statuses() {
+    std::vector<std::string> out;
+    const auto steps = journal->steps(run_id).value();
+    for (const auto& st : steps) out.push_back(st.status);
+    return out;
+  }
+
+  json open_body() {
+    return {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4930},
+            {"upperBinId", 5070}, {"amountX", "200000000"},   {"amountY", "30000000"},
+            {"shape", "spot"},    {"maxActiveBinSlippage", 5}};
+  }
+  json update_body() { return {{"vault", kVault}, {"depositCap", "20000000000000"}}; }
+
+  airlock::test::ScratchDir dir{"airlock-sender"};
+  std::optional<online::ApiClient> client;
+  std::optional<online::Journal> journal;
+  std::ostringstream log;
+  std::int64_t run_id = 0;
+};
+
+TEST_F(SenderTest, ABatchIsSentInOrderAndEveryStepConfirmed) {
+  auto steps = signed_round("dlmm/open", open_body());
+  ASSERT_GE(steps.size(), 2U);
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_TRUE(end.ok()) << end.error().to_string() << "\n" << log.str();
+  EXPECT_EQ(*end, online::RoundEnd::kDone);
+  for (const auto& s : statuses()) EXPECT_EQ(s, ss::kConfirmed);
+  const json counters_now = counters();
+  EXPECT_EQ(counters_now["sends"], steps.size());
+  EXPECT_EQ(counters_now["landed"], steps.size());
+}
+
+TEST_F(SenderTest, AnUnknownSendIsPolledToEachEndState) {
+  const struct {
+    json faults;
+    const char* end;
+  } cases[] = {
+      {{{"rpcOutage", true}, {"unknownLands", true}}, ss::kConfirmed},
+      {{{"rpcOutage", true}, {"unknownLands", false}}, ss::kExpired},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.end);
+    auto steps = signed_round("vault/update", update_body());
+    faults(c.faults);
+    // The outage answers the send with unknown; it is over by the time the receipt is polled.
+    auto client_sleep = context();
+    client_sleep.sleep = [this](std::chrono::milliseconds d) {
+      faults({{"rpcOutage", false}});
+      advance(d.count() * 20);  // blockhashes expire after about 150 slots
+    };
+    auto end = online::send_round(client_sleep, steps);
+    faults({{"rpcOutage", false}});
+    EXPECT_EQ(statuses().front(), c.end) << log.str();
+    EXPECT_EQ(end.ok(), std::string(c.end) == ss::kConfirmed);
+    EXPECT_NE(log.str().find("unknown"), std::string::npos);
+  }
+  EXPECT_EQ(counters()["builds"], 2) << "an unknown send is never answered by building again";
+}
+
+TEST_F(SenderTest, ALandedFailureStopsTheBatch) {
+  auto steps = signed_round("dlmm/open", open_body());
+  ASSERT_GE(steps.size(), 2U);
+  steps[1].concurrent = false;  // make step 2 a barrier after step 1
+  steps[0].concurrent = false;
+  faults({{"nextLanding", "fails"}, {"failCode", "SlippageToleranceExceeded"}});
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok());
+  EXPECT_NE(end.error().message().find("read the current state"), std::string::npos);
+  const auto s = statuses();
+  EXPECT_EQ(s[0], ss::kFailed);
+  EXPECT_EQ(s[1], ss::kSigned) << "nothing after a failure is sent";
+  EXPECT_EQ(counters()["sends"], 1);
+}
+
+TEST_F(SenderTest, A422IsNotRetriedAndAnInvalidTicketBuildsAgain) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"preflightReject", "SimulationFailed"}});
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok());
+  EXPECT_NE(end.error().message().find("422"), std::string::npos) << end.error().message();
+  EXPECT_EQ(statuses().front(), ss::kRejected);
+  EXPECT_EQ(counters()["sends"], 0);
+
+  auto expired = signed_round("vault/update", update_body());
+  expired[0].ticket = "tkt_not_issued";
+  auto rebuild = online::send_round(c, expired);
+  ASSERT_TRUE(rebuild.ok()) << rebuild.error().to_string();
+  EXPECT_EQ(*rebuild, online::RoundEnd::kRebuild);
+  EXPECT_EQ(counters()["sends"], 0);
+}
+
+TEST_F(SenderTest, ResumeAfterACrashDuringTheSendSendsTheIdenticalBytesOnce) {
+  auto steps = signed_round("vault/update", update_body());
+  // The process marked the step `sending`, the API received it, and the process died before
+  // recording the reply.
+  steps[0].status = ss::kSending;
+  ASSERT_TRUE(journal->update_step(steps[0]).ok());
+  auto first = client->send(steps[0].transaction, steps[0].ticket, false);
+  ASSERT_TRUE(first.ok() && !first->failure);
+  auto c = context();
+  const auto run = journal->runs(true).value().front();
+  auto outcome = online::resume_run(c, run);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "done") << outcome->note;
+  EXPECT_EQ(statuses().front(), ss::kConfirmed);
+  EXPECT_EQ(journal->steps(run_id).value().front().receipt, first->body["receipt"]);
+  const json n = counters();
+  EXPECT_EQ(n["sends"], 1) << "the second send of identical bytes is the same send";
+  EXPECT_EQ(n["landed"], 1);
+}
+
+TEST_F(SenderTest, ResumeAbandonsWhatWasNeverSentOnceItsTicketDied) {
+  auto steps = signed_round("vault/update", update_body());
+  advance(91'000);
+  auto c = context();
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->state, "failed");
+  EXPECT_NE(outcome->note.find("nothing of it happened"), std::string::npos);
+  EXPECT_EQ(statuses().front(), ss::kAbandoned);
+  EXPECT_EQ(counters()["sends"], 0);
+}
+
+TEST_F(SenderTest, ResumeLeavesASendWithoutReceiptOpenOnceItsTicketDied) {
+  auto steps = signed_round("vault/update", update_body());
+  steps[0].status = ss::kSending;
+  ASSERT_TRUE(journal->update_step(steps[0]).ok());
+  advance(91'000);
+  auto c = context();
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->state, "open") << "the outcome cannot be known from here";
+  EXPECT_NE(outcome->note.find(steps[0].signature), std::string::npos);
+  EXPECT_FALSE(journal->unresolved().value().empty()) << "act refuses to build until resolved";
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test

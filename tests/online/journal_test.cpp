@@ -1,0 +1,127 @@
+// The journal on its own: what is written survives closing and reopening, steps keep their
+// order and status, unresolved sends are found, and a journal of another schema is refused.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <airlock/online/journal.h>
+
+#include "support/helpers.h"
+
+namespace airlock::online {
+namespace {
+
+JournalStep step(std::int64_t run, int round, int number) {
+  JournalStep st;
+  st.run_id = run;
+  st.round = round;
+  st.step = number;
+  st.action = "dlmm/open";
+  st.ticket = "tkt_" + std::to_string(number);
+  st.built_at = 1000;
+  st.concurrent = true;
+  st.transaction = "AQID";
+  st.signature = "sig" + std::to_string(number);
+  st.status = step_status::kSigned;
+  st.updated_at = 1001;
+  return st;
+}
+
+TEST(Journal, WhatIsWrittenSurvivesReopening) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  const std::string path = dir.file("journal.sqlite");
+  std::int64_t run = 0;
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok()) << j.error().to_string();
+    auto r =
+        j->begin_run("http://127.0.0.1:1/api/external/v1", "dlmm/open", {{"amountX", "5"}}, 1000);
+    ASSERT_TRUE(r.ok());
+    run = *r;
+    ASSERT_TRUE(j->event(run, "build", "3 step(s)", 1000).ok());
+    std::vector<JournalStep> steps = {step(run, 1, 1), step(run, 1, 2), step(run, 1, 3)};
+    steps[2].next = nlohmann::json{{"path", "dlmm/add"}, {"body", {{"x", 1}}}};
+    ASSERT_TRUE(j->add_signed_steps(steps).ok());
+    EXPECT_GT(steps[0].id, 0);
+    steps[0].status = step_status::kPending;
+    steps[0].receipt = "rcpt_1";
+    ASSERT_TRUE(j->update_step(steps[0]).ok());
+    steps[1].status = step_status::kSending;
+    ASSERT_TRUE(j->update_step(steps[1]).ok());
+  }
+  auto j = Journal::open(path);
+  ASSERT_TRUE(j.ok());
+  auto runs = j->runs(true);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1U);
+  EXPECT_EQ((*runs)[0].action, "dlmm/open");
+  EXPECT_EQ((*runs)[0].body["amountX"], "5");
+  auto steps = j->steps(run);
+  ASSERT_TRUE(steps.ok());
+  ASSERT_EQ(steps->size(), 3U);
+  EXPECT_EQ((*steps)[0].status, "pending");
+  EXPECT_EQ((*steps)[0].receipt, "rcpt_1");
+  EXPECT_EQ((*steps)[1].status, "sending");
+  EXPECT_EQ((*steps)[2].status, "signed");
+  ASSERT_TRUE((*steps)[2].next.has_value());
+  EXPECT_EQ((*(*steps)[2].next)["path"], "dlmm/add");
+  EXPECT_TRUE((*steps)[0].concurrent);
+  auto events = j->events(run);
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 1U);
+  EXPECT_EQ((*events)[0].kind, "build");
+
+  // Sending and pending steps of an open run are unresolved; a closed run's are not.
+  auto open = j->unresolved();
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 2U);
+  EXPECT_EQ((*open)[0].step, 1);
+  EXPECT_EQ((*open)[1].step, 2);
+  ASSERT_TRUE(j->finish_run(run, "failed", "test", 1002).ok());
+  EXPECT_TRUE(j->unresolved()->empty());
+  EXPECT_TRUE(j->runs(true)->empty());
+  EXPECT_EQ(j->runs(false)->front().note, "test");
+}
+
+TEST(Journal, AStepIsRecordedOncePerRoundAndPosition) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  auto j = Journal::open(dir.file("journal.sqlite"));
+  ASSERT_TRUE(j.ok());
+  const auto run = j->begin_run("api", "vault/update", nlohmann::json::object(), 1);
+  ASSERT_TRUE(run.ok());
+  std::vector<JournalStep> once = {step(*run, 1, 1)};
+  ASSERT_TRUE(j->add_signed_steps(once).ok());
+  // The same round and step again, with another step first: the whole batch is refused and
+  // nothing of it is kept.
+  std::vector<JournalStep> twice = {step(*run, 1, 2), step(*run, 1, 1)};
+  EXPECT_FALSE(j->add_signed_steps(twice).ok());
+  EXPECT_EQ(j->steps(*run)->size(), 1U) << "the failed batch was rolled back";
+  JournalStep missing = step(*run, 9, 9);
+  missing.id = 12345;
+  EXPECT_FALSE(j->update_step(missing).ok());
+}
+
+TEST(Journal, UsesWalAndRefusesAnotherSchema) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  const std::string path = dir.file("journal.sqlite");
+  ASSERT_TRUE(Journal::open(path).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const auto pragma = [&](const char* sql) {
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db, sql, -1, &s, nullptr);
+    std::string value;
+    if (sqlite3_step(s) == SQLITE_ROW)
+      value = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    return value;
+  };
+  EXPECT_EQ(pragma("PRAGMA journal_mode"), "wal");
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version=7", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto again = Journal::open(path);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().message().find("schema version 7"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace airlock::online
