@@ -140,6 +140,7 @@ Result<ApiClient> ApiClient::create(std::string base_url, ApiKey key, ClientOpti
   AIRLOCK_CHECK(check_transport(base_url));
   if (!options.sleep)
     options.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+  if (!options.now) options.now = [] { return RateLimiter::Clock::now(); };
   return ApiClient(std::move(base_url), std::move(key), std::move(options));
 }
 
@@ -148,6 +149,18 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
   if (body != nullptr && body->size() > kMaxBodyBytes) {
     return Error(ErrorCode::kUsage, "request body is " + std::to_string(body->size()) +
                                         " bytes; the API accepts at most 16384");
+  }
+  if (options_.pace) {
+    const RequestClass kind = classify(method, path);
+    // Bounded: a pacing clock that does not move would otherwise wait forever.
+    for (int round = 0;; ++round) {
+      const auto wait = limiter_->wait_before(kind, options_.now());
+      if (wait.count() == 0) break;
+      if (round == 1000)
+        return Error(ErrorCode::kHttp, "pacing: the clock does not advance while waiting");
+      options_.sleep(wait);
+    }
+    limiter_->record(kind, options_.now());
   }
   std::vector<std::string> headers = {key_.header(), "Accept: application/json"};
   if (body != nullptr) headers.emplace_back("Content-Type: application/json");

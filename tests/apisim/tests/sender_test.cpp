@@ -22,7 +22,12 @@ class SenderTest : public Twin {
     auto key = online::ApiKey::parse(kDemoKey);
     ASSERT_TRUE(key.ok());
     online::ClientOptions options;
-    options.sleep = [this](std::chrono::milliseconds d) { advance(d.count()); };
+    // The twin's clock and the client's pacing clock move together, only when the client waits.
+    options.sleep = [this](std::chrono::milliseconds d) {
+      advance(d.count());
+      pacing_now += d;
+    };
+    options.now = [this] { return pacing_now; };
     auto c = online::ApiClient::create(
         "http://127.0.0.1:" + std::to_string(server_->port()) + std::string(kApiPrefix),
         std::move(key).value(), options);
@@ -85,6 +90,7 @@ class SenderTest : public Twin {
   std::optional<online::Journal> journal;
   std::ostringstream log;
   std::int64_t run_id = 0;
+  online::RateLimiter::Clock::time_point pacing_now{};
 };
 
 TEST_F(SenderTest, ABatchIsSentInOrderAndEveryStepConfirmed) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 
 #include <airlock/common/error.h>
 #include <airlock/common/secret.h>
+#include <airlock/online/rate_limit.h>
 
 namespace airlock::online {
 
@@ -55,8 +57,12 @@ struct ClientOptions {
   std::chrono::milliseconds timeout{20'000};
   int max_attempts = 5;  // reads and builds on 429/503
   std::chrono::milliseconds first_delay{500};
-  // Sleeps between retries (replaceable in tests).
+  // Sleeps between retries and while pacing (replaceable in tests).
   std::function<void(std::chrono::milliseconds)> sleep;
+  // Keep within the spec's request limits by waiting before a request would exceed one
+  // (rate_limit.h). Off only to show, in tests, what the service does to a client without it.
+  bool pace = true;
+  std::function<RateLimiter::Clock::time_point()> now;  // the pacing clock (tests replace it)
 };
 
 class ApiClient {
@@ -80,13 +86,17 @@ class ApiClient {
 
  private:
   ApiClient(std::string base_url, ApiKey key, ClientOptions options)
-      : base_url_(std::move(base_url)), key_(std::move(key)), options_(std::move(options)) {}
+      : base_url_(std::move(base_url)),
+        key_(std::move(key)),
+        options_(std::move(options)),
+        limiter_(std::make_unique<RateLimiter>()) {}
   Result<Reply> once(const char* method, const std::string& path, const std::string* body);
   Result<Reply> with_retries(const char* method, const std::string& path, const std::string* body);
 
   std::string base_url_;
   ApiKey key_;
   ClientOptions options_;
+  std::unique_ptr<RateLimiter> limiter_;
 };
 
 // Checks a URL for the transport rule: https://, or http:// to this machine only.

@@ -1,0 +1,64 @@
+// A client at full speed against the twin's limits (spec part 8): with pacing it never sees a
+// 429; the same burst without pacing is refused, which shows the twin really enforces them.
+// Both clocks (the twin's and the client's pacing clock) move only when the client waits.
+#include <airlock/online/api.h>
+
+#include "conformance_support.h"
+
+namespace airlock::apisim::test {
+namespace {
+
+class PacingTest : public Twin {
+ protected:
+  online::ApiClient client(bool pace) {
+    auto key = online::ApiKey::parse(kDemoKey);
+    online::ClientOptions options;
+    options.max_attempts = 1;  // a 429 is reported, not retried, so it can be counted
+    options.pace = pace;
+    options.sleep = [this](std::chrono::milliseconds d) {
+      advance(d.count());
+      now += d;
+      waited += d;
+    };
+    options.now = [this] { return now; };
+    return online::ApiClient::create(
+               "http://127.0.0.1:" + std::to_string(server_->port()) + std::string(kApiPrefix),
+               std::move(key).value(), options)
+        .value();
+  }
+
+  // 150 reads and 40 builds as fast as the client lets them go; returns the 429s seen.
+  int full_speed(online::ApiClient& c) {
+    int limited = 0;
+    for (int i = 0; i < 150; ++i) {
+      auto r = c.get("/vaults");
+      EXPECT_TRUE(r.ok());
+      if (r.ok() && r->status == 429) ++limited;
+    }
+    for (int i = 0; i < 40; ++i) {
+      auto r = c.build("vault/update", {{"vault", kVault}, {"depositCap", "20000000000000"}});
+      EXPECT_TRUE(r.ok());
+      if (r.ok() && r->status == 429) ++limited;
+    }
+    return limited;
+  }
+
+  online::RateLimiter::Clock::time_point now{};
+  std::chrono::milliseconds waited{0};
+};
+
+TEST_F(PacingTest, AtFullSpeedThePacedClientNeverHitsALimit) {
+  auto paced = client(true);
+  EXPECT_EQ(full_speed(paced), 0);
+  // 190 requests at 60 a minute: a little over three minutes of waiting, no more.
+  EXPECT_GE(waited, std::chrono::seconds(180));
+  EXPECT_LE(waited, std::chrono::seconds(200));
+}
+
+TEST_F(PacingTest, WithoutPacingTheSameBurstIsRefused) {
+  auto unpaced = client(false);
+  EXPECT_GT(full_speed(unpaced), 100);
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test
