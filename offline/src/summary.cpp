@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include <airlock/common/programs.h>
+#include <airlock/common/units.h>
 #include <airlock/offline/summary.h>
 
 namespace airlock::offline {
@@ -45,16 +46,6 @@ const TokenLabel* token_label(const Review& r, const ojson& mint) {
 
 const char* source_of(const TokenLabel& t) {
   return t.pinned ? "pinned by the policy" : "per the online half";
-}
-
-// Base units as whole tokens, exactly: "6200093" with 6 decimals is "6.200093".
-std::string whole_units(const std::string& base, std::uint8_t decimals) {
-  std::string digits = base;
-  if (digits.size() <= decimals) digits.insert(0, decimals + 1 - digits.size(), '0');
-  std::string whole = digits.substr(0, digits.size() - decimals);
-  std::string fraction = digits.substr(digits.size() - decimals);
-  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
-  return fraction.empty() ? whole : whole + "." + fraction;
 }
 
 // An argument's value, with its amount in whole tokens when the unit is known from a hint.

@@ -13,6 +13,7 @@
 #include <airlock/formats/qr_io.h>
 #include <airlock/online/api.h>
 #include <airlock/online/journal.h>
+#include <airlock/online/reads.h>
 #include <airlock/online/round.h>
 #include <airlock/online/sender.h>
 
@@ -31,6 +32,10 @@ constexpr std::string_view kUsage =
     "  get       one read of the API (GET), printed as JSON\n"
     "  resume    finish what the journal shows unfinished after a crash, never building\n"
     "  history   list the journal's runs and steps\n"
+    "\n"
+    "reads (tables, or --json):\n"
+    "  vaults, vault, holdings, strategies, nav, requests, strategy-history, perp,\n"
+    "  quote, pools, pool, token\n"
     "\n"
     "The API key comes from AIRLOCK_API_KEY or --api-key-file, never from an argument.\n"
     "Run 'airlock-online <command> --help' for a command's options.\n";
@@ -78,6 +83,67 @@ int run_get(const std::vector<std::string>& args) {
   if (!reply.ok()) return report(reply.error());
   if (reply->failure) return report(api_error("GET " + vm["path"].as<std::string>(), *reply));
   std::cout << reply->body.dump(2) << "\n";
+  return cli::kExitOk;
+}
+
+int run_read(const std::string& command, const std::vector<std::string>& args) {
+  const auto& commands = online::read_commands();
+  const auto spec = std::find_if(commands.begin(), commands.end(),
+                                 [&](const auto& c) { return command == c.name; });
+  po::options_description options("usage: airlock-online " + command + " " + spec->usage +
+                                  " --api URL [--json]\n\n" + spec->help +
+                                  ", as tables (--json: the reply as the API sent it).\n\noptions");
+  api_options(options);
+  options.add_options()("json", "print the reply as JSON")("vault", po::value<std::string>(),
+                                                           "the vault (quote, pool, token)")(
+      "input-mint", po::value<std::string>(), "quote: the mint to sell")(
+      "output-mint", po::value<std::string>(), "quote: the mint to buy")(
+      "amount", po::value<std::string>(), "quote: base units to sell")(
+      "slippage-bps", po::value<int>(), "quote: slippage, 1 to 10000")(
+      "limit", po::value<int>(), "nav: points (default 200, at most 2000)")(
+      "page", po::value<int>(), "pools: the page, from 1")(
+      "query", po::value<std::vector<std::string>>()->composing(),
+      "pools: another search parameter, KEY=VALUE (repeatable)");
+  po::variables_map vm;
+  int code = 0;
+  if (!cli::parse_options(kProgram, args, options, "target", vm, code)) return code;
+  online::ReadArgs a;
+  const auto text = [&](const char* name) -> std::optional<std::string> {
+    if (!vm.count(name)) return std::nullopt;
+    return vm[name].as<std::string>();
+  };
+  const auto number = [&](const char* name) -> std::optional<int> {
+    if (!vm.count(name)) return std::nullopt;
+    return vm[name].as<int>();
+  };
+  a.target = text("target");
+  a.vault = text("vault");
+  a.input_mint = text("input-mint");
+  a.output_mint = text("output-mint");
+  a.amount = text("amount");
+  a.slippage_bps = number("slippage-bps");
+  a.limit = number("limit");
+  a.page = number("page");
+  if (vm.count("query")) {
+    for (const auto& kv : vm["query"].as<std::vector<std::string>>()) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return report(Error(ErrorCode::kUsage, "--query: must be KEY=VALUE, not '" + kv + "'"));
+      a.query.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+  }
+  auto path = online::read_path(command, a);
+  if (!path.ok()) return report(path.error());
+  auto client = client_from(vm);
+  if (!client.ok()) return report(client.error());
+  auto reply = client->get(*path);
+  if (!reply.ok()) return report(reply.error());
+  if (reply->failure) return report(api_error("GET " + *path, *reply));
+  if (vm.count("json")) {
+    std::cout << reply->body.dump(2) << "\n";
+  } else {
+    std::cout << online::render_read(command, reply->body);
+  }
   return cli::kExitOk;
 }
 
@@ -465,7 +531,12 @@ int run_history(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return cli::dispatch(
-      kProgram, kUsage, argc, argv,
-      {{"act", run_act}, {"get", run_get}, {"resume", run_resume}, {"history", run_history}});
+  std::map<std::string, cli::Command, std::less<>> commands = {
+      {"act", run_act}, {"get", run_get}, {"resume", run_resume}, {"history", run_history}};
+  for (const auto& read : online::read_commands()) {
+    const std::string name = read.name;
+    commands.emplace(name,
+                     [name](const std::vector<std::string>& args) { return run_read(name, args); });
+  }
+  return cli::dispatch(kProgram, kUsage, argc, argv, commands);
 }

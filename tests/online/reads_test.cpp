@@ -1,0 +1,138 @@
+// The read commands: arguments checked by rule before anything is sent, paths and queries as
+// the spec names them, and replies shown with every field, known or not.
+#include <gtest/gtest.h>
+
+#include <airlock/common/units.h>
+#include <airlock/online/reads.h>
+
+namespace airlock::online {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kVault = "CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT";
+constexpr const char* kUsdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+constexpr const char* kJup = "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN";
+
+std::string error_of(const std::string& command, const ReadArgs& a) {
+  auto p = read_path(command, a);
+  return p.ok() ? "ok: " + *p : p.error().message();
+}
+
+TEST(Reads, PathsFollowTheSpec) {
+  ReadArgs a;
+  a.target = kVault;
+  EXPECT_EQ(read_path("holdings", a).value(), std::string("/vaults/") + kVault + "/holdings");
+  EXPECT_EQ(read_path("strategy-history", a).value(),
+            std::string("/vaults/") + kVault + "/strategy-history");
+  a.limit = 5;
+  EXPECT_EQ(read_path("nav", a).value(), std::string("/vaults/") + kVault + "/nav?limit=5");
+  ReadArgs q;
+  q.vault = kVault;
+  q.input_mint = kUsdc;
+  q.output_mint = kJup;
+  q.amount = "5000000";
+  q.slippage_bps = 50;
+  EXPECT_EQ(read_path("quote", q).value(), std::string("/aggregator/quote?vault=") + kVault +
+                                               "&inputMint=" + kUsdc + "&outputMint=" + kJup +
+                                               "&amount=5000000&slippageBps=50");
+  ReadArgs pools;
+  pools.page = 2;
+  pools.query = {{"search", "SOL/USDC & more"}};
+  EXPECT_EQ(read_path("pools", pools).value(), "/dlmm/pools?search=SOL%2FUSDC%20%26%20more&page=2");
+  EXPECT_EQ(read_path("vaults", {}).value(), "/vaults");
+  EXPECT_EQ(read_commands().size(), 12U);
+}
+
+TEST(Reads, BadArgumentsNameTheFieldAndTheRule) {
+  ReadArgs none;
+  EXPECT_EQ(error_of("holdings", none), "VAULT: is required");
+  ReadArgs bad;
+  bad.target = "not-a-key";
+  EXPECT_NE(error_of("vault", bad).find("VAULT: must be a base58 public key"), std::string::npos);
+  ReadArgs q;
+  q.vault = kVault;
+  q.input_mint = kUsdc;
+  q.output_mint = kJup;
+  q.slippage_bps = 50;
+  for (const char* amount : {"", "-5", "1.5", "007", "18446744073709551616", "1e6"}) {
+    q.amount = amount;
+    EXPECT_NE(error_of("quote", q).find("--amount: must be a base-unit amount"), std::string::npos)
+        << amount;
+  }
+  q.amount = "18446744073709551615";
+  EXPECT_EQ(error_of("quote", q).rfind("ok", 0), 0U);
+  q.slippage_bps = 10001;
+  EXPECT_NE(error_of("quote", q).find("--slippage-bps: must be an integer from 1 to 10000"),
+            std::string::npos);
+  ReadArgs token;
+  token.target = kUsdc;
+  EXPECT_EQ(error_of("token", token), "--vault: is required");
+  ReadArgs nav;
+  nav.target = kVault;
+  nav.limit = 0;
+  EXPECT_EQ(error_of("nav", nav), "--limit: must be a positive integer");
+  EXPECT_NE(error_of("balances", {}).find("is not a read"), std::string::npos);
+}
+
+TEST(Reads, WholeTokensAreExact) {
+  EXPECT_EQ(whole_units("6200093", 6), "6.200093");
+  EXPECT_EQ(whole_units("5000000", 6), "5");
+  EXPECT_EQ(whole_units("1", 9), "0.000000001");
+  EXPECT_EQ(whole_units("18446744073709551615", 9), "18446744073.709551615");
+  EXPECT_EQ(whole_units("n/a", 6), "n/a") << "not a number: shown as it came";
+}
+
+TEST(Reads, HoldingsShowUnitsPartialPricesAndEveryPositionKind) {
+  const json usdc = {{"mint", kUsdc}, {"symbol", "USDC"}, {"decimals", 6}};
+  const json reply = {
+      {"vault", kVault},
+      {"data",
+       {{"depositToken", usdc},
+        {"totalValue", "2500150000000"},
+        {"totalUsd", 2500150.0},
+        {"navTotalAssets", "2500000000000"},
+        {"navDeltaBps", 6},
+        {"partial", true},
+        {"unpriced", {"BONK"}},
+        {"tokens",
+         {{{"token", usdc}, {"amount", "2500000000000"}, {"usd", 2500000.0}, {"shareBps", 9999}}}},
+        {"positions",
+         {{{"kind", "lp"},
+           {"strategy", "S1"},
+           {"tokenX", {{"symbol", "SOL"}}},
+           {"tokenY", usdc},
+           {"range", {{"lowerBinId", 4930}, {"upperBinId", 5070}, {"inRange", false}}},
+           {"value", "150000000"},
+           {"usd", 150.0},
+           {"closable", false}},
+          {{"kind", "error"}, {"strategy", "S2"}, {"protocol", "perp"}, {"reason", "gone"}},
+          {{"kind", "vesting"}, {"strategy", "S3"}, {"value", "1"}}}}}}};
+  const std::string text = render_read("holdings", reply);
+  EXPECT_NE(text.find("total     2500150 USDC  ($2500150.00)"), std::string::npos) << text;
+  EXPECT_NE(text.find("PARTIAL   no price for: [\"BONK\"]"), std::string::npos) << text;
+  EXPECT_NE(text.find("99.99%"), std::string::npos) << text;
+  EXPECT_NE(text.find("SOL/USDC bins 4930..5070 OUT OF RANGE"), std::string::npos) << text;
+  EXPECT_NE(text.find("UNREADABLE perp: gone"), std::string::npos) << text;
+  EXPECT_NE(text.find("(a kind this version does not know)"), std::string::npos) << text;
+}
+
+TEST(Reads, UnknownFieldsAreShownNotDropped) {
+  const json reply = json::parse(R"({
+    "vault": "CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT",
+    "data": {
+      "address": "CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT",
+      "protocol": {"maxSlippageBps": 300},
+      "newFieldFromTheFuture": "kept",
+      "queue": [{"id": 1, "extra": true}]
+    }
+  })");
+  const std::string text = render_read("vault", reply);
+  EXPECT_NE(text.find("protocol.maxSlippageBps  300"), std::string::npos) << text;
+  EXPECT_NE(text.find("newFieldFromTheFuture"), std::string::npos) << text;
+  EXPECT_NE(text.find("kept"), std::string::npos) << text;
+  EXPECT_NE(text.find("extra"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace airlock::online
