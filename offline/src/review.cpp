@@ -2,6 +2,7 @@
 #include <charconv>
 #include <set>
 
+#include <airlock/common/actions.h>
 #include <airlock/common/hash.h>
 #include <airlock/common/programs.h>
 #include <airlock/offline/review.h>
@@ -18,38 +19,11 @@ constexpr std::string_view kVaultProgram = "AirLockVau1t111111111111111111111111
 const std::map<std::string, std::set<std::string>, std::less<>>& expected_instructions() {
   static const std::map<std::string, std::set<std::string>, std::less<>> table = [] {
     std::map<std::string, std::set<std::string>, std::less<>> t;
-    for (const char* action : {"aggregator/initialize",
-                               "aggregator/swap",
-                               "aggregator/sweep",
-                               "dlmm/initialize",
-                               "dlmm/open",
-                               "dlmm/add",
-                               "dlmm/remove",
-                               "dlmm/flip",
-                               "dlmm/claim-fee",
-                               "dlmm/zap-out",
-                               "dlmm/close",
-                               "dlmm/extend",
-                               "dlmm/add-range",
-                               "dlmm/zap-out/swap",
-                               "dlmm/limit-order/place",
-                               "dlmm/limit-order/cancel",
-                               "perp/initialize",
-                               "perp/onboard",
-                               "perp/deposit",
-                               "perp/withdraw",
-                               "perp/order",
-                               "perp/cancel",
-                               "perp/sweep",
-                               "vault/initialize",
-                               "vault/update",
-                               "vault/claim-fee",
-                               "vault/close",
-                               "strategy/close"}) {
-      std::string name = action;
+    for (const std::string_view action : kBuilderActions) {
+      std::string name(action);
       std::replace(name.begin(), name.end(), '/', '_');
       std::replace(name.begin(), name.end(), '-', '_');
-      t[action] = {name};
+      t[std::string(action)] = {name};
     }
     t["aggregator/swap"].insert("aggregator_initialize");  // a two-hop setup step (spec 3.4)
     return t;

@@ -12,6 +12,7 @@
 #include <airlock/formats/html.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/online/api.h>
+#include <airlock/online/fields.h>
 #include <airlock/online/journal.h>
 #include <airlock/online/reads.h>
 #include <airlock/online/round.h>
@@ -268,17 +269,41 @@ online::SendContext send_context(online::ApiClient& client, online::Journal& jou
           [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }, std::cerr};
 }
 
-int run_act(const std::vector<std::string>& args) {
-  po::options_description options(
-      "usage: airlock-online act ACTION --api URL --body JSON\n"
-      "                          (--request-out FILE | --request-png DIR)...\n"
+// The usage line, and for an action its body fields as flags.
+std::string act_usage(const std::optional<std::string>& action) {
+  std::string usage =
+      "usage: airlock-online act ACTION --api URL (--body JSON | --FIELD VALUE...)\n"
+      "                          (--request-out FILE | --request-png DIR | --request-html "
+      "FILE)...\n"
       "                          (--response FILE | --response-qr DIR | --response-camera DEV)\n\n"
-      "Builds ACTION (e.g. aggregator/swap) with the JSON body, hands the sign request to the\n"
+      "Builds ACTION (e.g. aggregator/swap) with the body, hands the sign request to the\n"
       "offline half, waits for its response until the request's deadline, verifies every\n"
       "signature, sends the steps in the order the API gives (groups together, barriers alone),\n"
-      "follows each receipt to confirmed, and builds each `next` follow-up the same way.\n\n"
-      "options");
+      "follows each receipt to confirmed, and builds each `next` follow-up the same way.\n"
+      "The body comes from --body, from one flag per field, or both (flags win); every field\n"
+      "is checked by rule before anything is sent.\n\n";
+  if (!action) {
+    usage += "actions (airlock-online act ACTION --help lists an action's fields):\n";
+    for (const auto& a : online::builder_actions()) usage += "  " + a + "\n";
+    usage += "\n";
+  }
+  return usage + "options";
+}
+
+int run_act(const std::vector<std::string>& args) {
+  // The action comes first, so its fields can be offered as flags.
+  std::optional<std::string> named;
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-') named = args[0];
+  const std::vector<online::Field>* fields = named ? online::action_fields(*named) : nullptr;
+  po::options_description options(act_usage(fields != nullptr ? named : std::nullopt));
   api_options(options);
+  po::options_description field_options(fields != nullptr ? "fields of " + *named : "fields");
+  if (fields != nullptr) {
+    for (const auto& f : *fields) {
+      field_options.add_options()(online::flag_name(f.name).c_str(), po::value<std::string>(),
+                                  f.help.c_str());
+    }
+  }
   options.add_options()("body", po::value<std::string>(), "the builder request body, JSON")(
       "rpc", po::value<std::string>(),
       "a Solana RPC URL to fetch lookup tables from, sent to the offline half as hints")(
@@ -290,15 +315,33 @@ int run_act(const std::vector<std::string>& args) {
       "response-qr", po::value<std::string>(), "wait for the response as QR frames here")(
       "response-camera", po::value<std::string>(),
       "read the response from a V4L2 camera facing the offline screen")(
-      "size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
+      "camera-size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
       "max-rounds", po::value<int>()->default_value(8),
       "stop after this many signing rounds (follow-ups and rebuilds included)");
   journal_option(options);
+  if (fields != nullptr) options.add(field_options);
   po::variables_map vm;
   int code = 0;
   if (!cli::parse_options(kProgram, args, options, "action", vm, code)) return code;
   if (!vm.count("action")) return report(Error(ErrorCode::kUsage, "act needs an ACTION"));
-  if (!vm.count("body")) return report(Error(ErrorCode::kUsage, "act needs --body JSON"));
+  const std::string first_action = vm["action"].as<std::string>();
+  online::json body = online::json::object();
+  if (vm.count("body")) {
+    body = online::json::parse(vm["body"].as<std::string>(), nullptr, false);
+    if (!body.is_object()) return report(Error(ErrorCode::kUsage, "--body: must be a JSON object"));
+  }
+  if (fields != nullptr) {
+    for (const auto& f : *fields) {
+      const std::string flag = online::flag_name(f.name);
+      if (!vm.count(flag)) continue;
+      auto value = online::field_value(f, vm[flag].as<std::string>());
+      if (!value.ok()) return report(value.error());
+      body[f.name] = *value;
+    }
+  }
+  if (body.empty())
+    return report(Error(ErrorCode::kUsage, "act needs a body: --body JSON or field flags"));
+  if (auto s = online::check_body(first_action, body); !s.ok()) return report(s.error());
   Transport t;
   if (vm.count("request-out")) t.request_file = vm["request-out"].as<std::string>();
   if (vm.count("request-png")) t.request_png = vm["request-png"].as<std::string>();
@@ -306,7 +349,7 @@ int run_act(const std::vector<std::string>& args) {
   if (vm.count("response")) t.response_file = vm["response"].as<std::string>();
   if (vm.count("response-qr")) t.response_qr = vm["response-qr"].as<std::string>();
   if (vm.count("response-camera")) t.response_camera = vm["response-camera"].as<std::string>();
-  t.camera_size = vm["size"].as<std::string>();
+  t.camera_size = vm["camera-size"].as<std::string>();
   if (!t.request_file && !t.request_png && !t.request_html) {
     return report(Error(ErrorCode::kUsage,
                         "choose --request-out FILE, --request-png DIR or --request-html FILE"));
@@ -318,8 +361,6 @@ int run_act(const std::vector<std::string>& args) {
         Error(ErrorCode::kUsage,
               "choose one of --response FILE, --response-qr DIR and --response-camera DEV"));
   }
-  online::json body = online::json::parse(vm["body"].as<std::string>(), nullptr, false);
-  if (!body.is_object()) return report(Error(ErrorCode::kUsage, "--body must be a JSON object"));
   std::optional<std::string> rpc;
   if (vm.count("rpc")) rpc = vm["rpc"].as<std::string>();
   auto client = client_from(vm);

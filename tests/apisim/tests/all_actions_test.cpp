@@ -7,6 +7,7 @@
 #include <airlock/common/hash.h>
 #include <airlock/offline/idl.h>
 #include <airlock/offline/review.h>
+#include <airlock/online/fields.h>
 
 #include "conformance_support.h"
 
@@ -48,6 +49,9 @@ class AllActions : public Twin {
   // Builds `action`, checks every step against the IDL, sends and confirms each; returns steps.
   std::vector<json> run(const std::string& action, const json& body) {
     advance(4000);  // a polite client: the per-address buckets refill between actions
+    // airlock-online's field table agrees with what the twin builds from.
+    const auto checked = online::check_body(action, body);
+    EXPECT_TRUE(checked.ok()) << action << ": " << checked.error().to_string();
     const Reply built = post("/transactions/" + action, body);
     EXPECT_EQ(built.status, 200) << action << ": " << built.body.dump();
     if (built.status != 200) return {};

@@ -22,14 +22,16 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
   all.add(visible).add(hidden);
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    // Help before the required options are enforced: `sign --help` needs no --keystore.
+    if (vm.count("help")) {
+      std::cout << visible
+                << "\nExit codes: 0 done, 1 input refused, 2 usage error, 3 I/O error.\n";
+      exit_code = kExitOk;
+      return false;
+    }
     po::notify(vm);
   } catch (const po::error& e) {
     exit_code = report(program, Error(ErrorCode::kUsage, std::string(e.what()) + " (see --help)"));
-    return false;
-  }
-  if (vm.count("help")) {
-    std::cout << visible << "\nExit codes: 0 done, 1 input refused, 2 usage error, 3 I/O error.\n";
-    exit_code = kExitOk;
     return false;
   }
   return true;

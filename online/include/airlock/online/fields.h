@@ -1,0 +1,52 @@
+// The builder actions' body fields (spec part 4, and the twin's builders where the spec leaves
+// them unnamed): their types and rules, so a body can be given as `--field value` flags with
+// help per action, and so every field is checked by rule before anything is sent.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <airlock/common/error.h>
+
+namespace airlock::online {
+
+enum class FieldType {
+  kPublicKey,  // base58, 32 bytes
+  kAmount,     // BaseUnitAmount: decimal integer string, 0 to 2^64 - 1
+  kInteger,    // within [min, max]
+  kBool,
+  kChoice,   // one of `choices`
+  kDecimal,  // decimal string, e.g. "1.5"
+  kText,     // any string
+  kJson,     // a JSON value (arrays and objects), given as JSON text
+};
+
+struct Field {
+  std::string name;  // as in the body, e.g. "sourceMint"
+  FieldType type;
+  std::string help;
+  std::int64_t min = 0, max = 0;     // kInteger
+  std::vector<std::string> choices;  // kChoice
+};
+
+// The 28 actions in the spec's order.
+[[nodiscard]] const std::vector<std::string>& builder_actions();
+
+// The action's fields, or nullptr for an action that is not a builder.
+[[nodiscard]] const std::vector<Field>* action_fields(std::string_view action);
+
+// "sourceMint" -> "source-mint", "amountX" -> "amount-x".
+[[nodiscard]] std::string flag_name(std::string_view field);
+
+// A flag's text as the field's JSON value, or a usage error naming --flag and the rule.
+[[nodiscard]] Result<nlohmann::json> field_value(const Field& field, const std::string& text);
+
+// Checks every known field present in `body` against its rule (fields the table does not know
+// are passed on: the API ignores unknown fields). Errors name body.<field>.
+[[nodiscard]] Status check_body(std::string_view action, const nlohmann::json& body);
+
+}  // namespace airlock::online

@@ -1,0 +1,300 @@
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include <airlock/common/actions.h>
+#include <airlock/common/bytes.h>
+#include <airlock/online/fields.h>
+
+namespace airlock::online {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::int64_t kMinBin = -443636;
+constexpr std::int64_t kMaxBin = 443636;
+
+Field key(std::string name, std::string help) {
+  return {std::move(name), FieldType::kPublicKey, std::move(help), 0, 0, {}};
+}
+Field amount(std::string name, std::string help) {
+  return {std::move(name), FieldType::kAmount, std::move(help), 0, 0, {}};
+}
+Field integer(std::string name, std::int64_t min, std::int64_t max, std::string help) {
+  return {std::move(name), FieldType::kInteger, std::move(help), min, max, {}};
+}
+Field choice(std::string name, std::vector<std::string> choices, std::string help) {
+  return {std::move(name), FieldType::kChoice, std::move(help), 0, 0, std::move(choices)};
+}
+Field of(std::string name, FieldType type, std::string help) {
+  return {std::move(name), type, std::move(help), 0, 0, {}};
+}
+
+Field vault() { return key("vault", "the vault acted on"); }
+Field position() { return key("position", "a position the vault owns"); }
+Field slippage() {
+  return integer("slippageBps", 1, 10000,
+                 "slippage in basis points, lowered to the protocol's cap");
+}
+Field bin(std::string name, std::string help) {
+  return integer(std::move(name), kMinBin, kMaxBin + 1, std::move(help));
+}
+Field shape() {
+  return choice("shape", {"spot", "curve", "bidAsk"}, "how liquidity spreads over the bins");
+}
+Field max_active_slip() {
+  return integer("maxActiveBinSlippage", 0, 1000,
+                 "bins the pool's active bin may move before the transaction fails");
+}
+
+const std::map<std::string, std::vector<Field>, std::less<>>& table() {
+  static const std::map<std::string, std::vector<Field>, std::less<>> t = {
+      {"aggregator/initialize", {vault(), key("mint", "the token the new strategy holds")}},
+      {"aggregator/swap",
+       {vault(), key("sourceMint", "the token sold"),
+        key("destinationMint", "the token bought (not the source)"),
+        amount("amount", "base units of the source token to sell"), slippage()}},
+      {"aggregator/sweep", {vault(), key("mint", "the token swept back"), slippage()}},
+      {"dlmm/initialize",
+       {vault(), key("lbPair", "the liquidity pool"), bin("lowerBinId", "first bin"),
+        bin("upperBinId", "bin after the last (exclusive)")}},
+      {"dlmm/open",
+       {vault(), key("lbPair", "the liquidity pool"), bin("lowerBinId", "first bin"),
+        bin("upperBinId", "bin after the last (exclusive); up to 1400 bins"),
+        amount("amountX", "base units of token X"), amount("amountY", "base units of token Y"),
+        shape(), max_active_slip()}},
+      {"dlmm/add",
+       {vault(), position(), amount("amountX", "base units of token X"),
+        amount("amountY", "base units of token Y"), shape(), max_active_slip(),
+        bin("lowerBinId", "optional inclusive sub-range start (with upperBinId)"),
+        bin("upperBinId", "optional inclusive sub-range end (with lowerBinId)")}},
+      {"dlmm/remove",
+       {vault(), position(), integer("bpsToRemove", 1, 10000, "share of liquidity to remove"),
+        bin("lowerBinId", "optional inclusive sub-range start"),
+        bin("upperBinId", "optional inclusive sub-range end"),
+        bin("cursorBinId", "resume after the last confirmed range")}},
+      {"dlmm/flip",
+       {vault(), position(), bin("lowerBinId", "first bin, inclusive"),
+        bin("upperBinId", "last bin, inclusive"), bin("activeBinId", "the active bin you saw"),
+        max_active_slip()}},
+      {"dlmm/claim-fee", {vault(), position()}},
+      {"dlmm/zap-out", {vault(), position(), slippage()}},
+      {"dlmm/close", {vault(), position()}},
+      {"dlmm/extend",
+       {vault(), position(), bin("upperBinId", "the new last bin, inclusive"),
+        amount("amountX", "optional funding of the new bins, token X"),
+        amount("amountY", "optional funding of the new bins, token Y"), shape(), max_active_slip(),
+        bin("fromBinId", "set by the service in follow-ups")}},
+      {"dlmm/add-range",
+       {vault(), position(), bin("lowerBinId", "first bin, inclusive"),
+        bin("upperBinId", "last bin, inclusive"), amount("amountX", "base units of token X"),
+        amount("amountY", "base units of token Y"), shape(), max_active_slip(),
+        bin("cursorBinId", "resume after the last confirmed range")}},
+      {"dlmm/zap-out/swap",
+       {vault(),
+        of("sources", FieldType::kJson,
+           "JSON: 1 or 2 of {\"mint\", \"balanceBefore\", \"closeWhenEmpty\"} (from next.body)"),
+        slippage()}},
+      {"dlmm/limit-order/place",
+       {vault(), key("lbPair", "the liquidity pool"),
+        choice("side", {"bid", "ask"}, "bid buys token X, ask sells it"),
+        of("bins", FieldType::kJson,
+           "JSON: 1 to 70 of {\"binId\": N, \"amount\": \"base units\"}")}},
+      {"dlmm/limit-order/cancel", {vault(), key("limitOrder", "the order to cancel")}},
+      {"perp/initialize", {vault()}},
+      {"perp/onboard", {vault()}},
+      {"perp/deposit", {vault(), amount("amount", "base units of the deposit token")}},
+      {"perp/withdraw", {vault(), amount("amount", "base units of the deposit token")}},
+      {"perp/order",
+       {vault(), of("symbol", FieldType::kText, "market symbol, e.g. SOL"),
+        choice("side", {"long", "short"}, "the position's side"),
+        of("size", FieldType::kDecimal, "whole asset units, rounded down to base lots"),
+        of("reduceOnly", FieldType::kBool, "only reduce an open position"),
+        of("order", FieldType::kJson,
+           "JSON: {\"type\": \"limit\"|\"market\", \"price\": \"USD\", \"postOnly\": bool}")}},
+      {"perp/cancel",
+       {vault(), of("symbol", FieldType::kText, "market symbol"),
+        of("orders", FieldType::kJson,
+           "all, or JSON: up to 20 of {\"priceInTicks\", \"orderSequenceNumber\"} from the perp "
+           "read")}},
+      {"perp/sweep", {vault()}},
+      {"vault/initialize",
+       {key("depositMint", "the token depositors bring"),
+        amount("depositCap", "the most the vault accepts, base units"),
+        amount("minDeposit", "smallest deposit, base units"),
+        amount("minWithdrawalShares", "smallest withdrawal, shares"),
+        integer("managementFeeBps", 0, 10000, "yearly management fee"),
+        integer("performanceFeeBps", 0, 10000, "performance fee")}},
+      {"vault/update",
+       {vault(), amount("depositCap", "new cap, base units"),
+        amount("minDeposit", "new smallest deposit"),
+        amount("minWithdrawalShares", "new smallest withdrawal"),
+        integer("managementFeeBps", 0, 10000, "new management fee"),
+        integer("performanceFeeBps", 0, 10000, "new performance fee"),
+        of("paused", FieldType::kBool, "pause or unpause deposits")}},
+      {"vault/claim-fee", {vault()}},
+      {"vault/close", {vault()}},
+      {"strategy/close", {vault(), key("strategy", "a strategy with nothing left in it")}},
+  };
+  return t;
+}
+
+Error bad(const std::string& where, const std::string& rule) {
+  return Error(ErrorCode::kUsage, where + ": " + rule);
+}
+
+bool is_amount(const std::string& v) {
+  const bool digits = !v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char c) {
+    return std::isdigit(c) != 0;
+  });
+  return digits && (v.size() == 1 || v[0] != '0') &&
+         (v.size() < 20 || (v.size() == 20 && v <= "18446744073709551615"));
+}
+
+bool is_decimal(const std::string& v) {
+  std::size_t dots = 0;
+  std::size_t digits = 0;
+  for (const char c : v) {
+    if (c == '.') {
+      ++dots;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
+      ++digits;
+    } else {
+      return false;
+    }
+  }
+  return digits > 0 && dots <= 1 && v.front() != '.' && v.back() != '.';
+}
+
+std::string rule_of(const Field& f) {
+  switch (f.type) {
+    case FieldType::kPublicKey:
+      return "must be a base58 public key (32 bytes)";
+    case FieldType::kAmount:
+      return "must be a base-unit amount: a whole number without sign, decimals or leading "
+             "zeros, at most 18446744073709551615";
+    case FieldType::kInteger:
+      return "must be an integer from " + std::to_string(f.min) + " to " + std::to_string(f.max);
+    case FieldType::kBool:
+      return "must be true or false";
+    case FieldType::kChoice: {
+      std::string list;
+      for (const auto& c : f.choices) list += (list.empty() ? "" : ", ") + c;
+      return "must be one of " + list;
+    }
+    case FieldType::kDecimal:
+      return "must be a decimal number such as 1.5";
+    case FieldType::kText:
+      return "must be a string";
+    case FieldType::kJson:
+      return "must be JSON";
+  }
+  return "is invalid";
+}
+
+// The value in the body, checked.
+Status check_value(const Field& f, const json& v, const std::string& where) {
+  bool ok = false;
+  switch (f.type) {
+    case FieldType::kPublicKey:
+      ok = v.is_string() && public_key_from_base58(v.get<std::string>()).ok();
+      break;
+    case FieldType::kAmount:
+      ok = v.is_string() && is_amount(v.get<std::string>());
+      break;
+    case FieldType::kInteger:
+      ok =
+          v.is_number_integer() && v.get<std::int64_t>() >= f.min && v.get<std::int64_t>() <= f.max;
+      break;
+    case FieldType::kBool:
+      ok = v.is_boolean();
+      break;
+    case FieldType::kChoice:
+      ok = v.is_string() &&
+           std::find(f.choices.begin(), f.choices.end(), v.get<std::string>()) != f.choices.end();
+      break;
+    case FieldType::kDecimal:
+      ok = v.is_string() && is_decimal(v.get<std::string>());
+      break;
+    case FieldType::kText:
+      ok = v.is_string() && !v.get<std::string>().empty();
+      break;
+    case FieldType::kJson:
+      ok = !v.is_null();
+      break;
+  }
+  return ok ? Status{} : bad(where, rule_of(f));
+}
+
+}  // namespace
+
+const std::vector<std::string>& builder_actions() {
+  static const std::vector<std::string> actions(kBuilderActions.begin(), kBuilderActions.end());
+  return actions;
+}
+
+const std::vector<Field>* action_fields(std::string_view action) {
+  const auto& t = table();
+  const auto it = t.find(action);
+  return it == t.end() ? nullptr : &it->second;
+}
+
+std::string flag_name(std::string_view field) {
+  std::string out;
+  for (const char c : field) {
+    if (std::isupper(static_cast<unsigned char>(c)) != 0) {
+      out.push_back('-');
+      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+Result<json> field_value(const Field& f, const std::string& text) {
+  const std::string where = "--" + flag_name(f.name);
+  json v;
+  switch (f.type) {
+    case FieldType::kInteger: {
+      char* end = nullptr;
+      errno = 0;
+      const long long n = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || errno != 0 || *end != '\0') return bad(where, rule_of(f));
+      v = static_cast<std::int64_t>(n);
+      break;
+    }
+    case FieldType::kBool:
+      if (text != "true" && text != "false") return bad(where, rule_of(f));
+      v = text == "true";
+      break;
+    case FieldType::kJson:
+      if (f.name == "orders" && text == "all") {
+        v = "all";
+        break;
+      }
+      v = json::parse(text, nullptr, false);
+      if (v.is_discarded()) return bad(where, "must be JSON: " + f.help);
+      break;
+    default:
+      v = text;
+  }
+  AIRLOCK_CHECK(check_value(f, v, where));
+  return v;
+}
+
+Status check_body(std::string_view action, const json& body) {
+  if (!body.is_object()) return bad("body", "must be a JSON object");
+  if (body.contains("payer")) return bad("body.payer", "the API refuses a payer in a builder body");
+  const auto* fields = action_fields(action);
+  if (fields == nullptr) {
+    return bad("action", "'" + std::string(action) +
+                             "' is not one of the 28 builder actions (airlock-online act --help)");
+  }
+  for (const auto& f : *fields) {
+    if (body.contains(f.name)) AIRLOCK_CHECK(check_value(f, body[f.name], "body." + f.name));
+  }
+  return {};
+}
+
+}  // namespace airlock::online

@@ -1,0 +1,37 @@
+// Every command of both executables answers --help with exit 0, even where it has required
+// options, and names what it takes; an action's help lists that action's fields.
+#include "conformance_support.h"
+#include "support/helpers.h"
+
+namespace airlock::apisim::test {
+namespace {
+
+TEST(CliHelp, EveryCommandAnswersHelp) {
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {AIRLOCK_OFFLINE_BIN, "inspect"}, {AIRLOCK_OFFLINE_BIN, "init"},
+      {AIRLOCK_OFFLINE_BIN, "import"},  {AIRLOCK_OFFLINE_BIN, "pubkey"},
+      {AIRLOCK_OFFLINE_BIN, "sign"},    {AIRLOCK_OFFLINE_BIN, "log"},
+      {AIRLOCK_ONLINE_BIN, "act"},      {AIRLOCK_ONLINE_BIN, "get"},
+      {AIRLOCK_ONLINE_BIN, "resume"},   {AIRLOCK_ONLINE_BIN, "history"},
+      {AIRLOCK_ONLINE_BIN, "holdings"}, {AIRLOCK_ONLINE_BIN, "quote"},
+  };
+  for (const auto& [binary, command] : commands) {
+    SCOPED_TRACE(command);
+    const auto r = airlock::test::run_command(binary + " " + command + " --help");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("usage:"), std::string::npos) << r.output;
+  }
+}
+
+TEST(CliHelp, AnActionsHelpListsItsFields) {
+  const auto r = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
+                                            " act dlmm/limit-order/place --help");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* flag : {"--lb-pair", "--side", "--bins", "--vault"})
+    EXPECT_NE(r.output.find(flag), std::string::npos) << flag << "\n" << r.output;
+  const auto all = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) + " act --help");
+  EXPECT_NE(all.output.find("strategy/close"), std::string::npos) << all.output;
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test
