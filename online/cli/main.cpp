@@ -7,6 +7,8 @@
 #include <iostream>
 #include <thread>
 
+#include <unistd.h>
+
 #include <airlock/common/cli_options.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/html.h>
@@ -426,10 +428,20 @@ int run_act(const std::vector<std::string>& args) {
     if (camera) {
       response = response_from_camera(*camera, round->request);
     } else {
+      // On a terminal, the time left counts down on one line the whole time.
+      const bool terminal = ::isatty(2) == 1;
+      std::int64_t shown = -1;
       while (!(response = try_response(t, round->request.request_id))) {
-        if (now_s() > static_cast<std::int64_t>(round->request.deadline)) break;
+        const std::int64_t left = static_cast<std::int64_t>(round->request.deadline) - now_s();
+        if (left < 0) break;
+        if (terminal && left != shown) {
+          std::cerr << "\rairlock-online: waiting for the offline half's signatures: " << left
+                    << " s left   " << std::flush;
+          shown = left;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
       }
+      if (terminal && shown >= 0) std::cerr << "\n";
     }
     if (!response) {
       std::cerr << "airlock-online: no response before the deadline; building again\n";
