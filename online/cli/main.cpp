@@ -199,11 +199,33 @@ Status write_request(const Transport& t, const envelope::SignRequest& q) {
 }
 
 // The response for this request, once it is complete; nullopt while it is not there yet.
+// What a response location holds now: names, sizes and modification times. The wait loop reads
+// and decodes only when this changes, not every quarter second.
+std::string snapshot(const std::string& path) {
+  std::error_code ec;
+  std::string out;
+  const auto describe = [&](const std::filesystem::path& p) {
+    const auto size = std::filesystem::file_size(p, ec);
+    const auto time = std::filesystem::last_write_time(p, ec);
+    out += p.filename().string() + ":" + std::to_string(ec ? 0 : size) + ":" +
+           std::to_string(time.time_since_epoch().count()) + ";";
+  };
+  if (std::filesystem::is_directory(path, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) describe(entry.path());
+  } else if (std::filesystem::exists(path, ec)) {
+    describe(path);
+  }
+  return out;
+}
+
 std::optional<envelope::SignResponse> try_response(const Transport& t,
-                                                   const envelope::RequestId& id) {
+                                                   const envelope::RequestId& id,
+                                                   std::string& seen) {
+  const std::string now = snapshot(t.response_file ? *t.response_file : *t.response_qr);
+  if (now.empty() || now == seen) return std::nullopt;
+  seen = now;
   Bytes cbor;
   if (t.response_file) {
-    if (!std::filesystem::exists(*t.response_file)) return std::nullopt;
     auto file = files::read_limited(*t.response_file, envelope::kMaxResponseBytes + 16);
     if (!file.ok()) return std::nullopt;
     auto unwrapped = files::unwrap_envelope(*file);
@@ -431,7 +453,8 @@ int run_act(const std::vector<std::string>& args) {
       // On a terminal, the time left counts down on one line the whole time.
       const bool terminal = ::isatty(2) == 1;
       std::int64_t shown = -1;
-      while (!(response = try_response(t, round->request.request_id))) {
+      std::string seen;
+      while (!(response = try_response(t, round->request.request_id, seen))) {
         const std::int64_t left = static_cast<std::int64_t>(round->request.deadline) - now_s();
         if (left < 0) break;
         if (terminal && left != shown) {
