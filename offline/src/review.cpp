@@ -348,6 +348,21 @@ class Reviewer {
            index);
     if (token && d.instruction == "close_account")
       warn("warn.close", "token close_account closes an account", index);
+    // A *_checked instruction states the mint's decimals, and the token program refuses it if
+    // they are wrong: a hint that disagrees is misleading.
+    if (token && d.args.contains("decimals") && d.args["decimals"].is_number_unsigned()) {
+      if (const auto mint = named("mint")) {
+        for (const auto& hint : q_.hints.tokens) {
+          if (hint.mint == *mint && hint.decimals != d.args["decimals"].get<unsigned>()) {
+            warn("warn.misleading_hint",
+                 "the online half says mint " + to_base58(*mint) + " has " +
+                     std::to_string(hint.decimals) + " decimals; the " + d.instruction +
+                     " instruction says " + d.args["decimals"].dump() + ", which the chain checks",
+                 index);
+          }
+        }
+      }
+    }
     if (token && (d.instruction == "transfer" || d.instruction == "transfer_checked") &&
         named("owner") == policy_.manager) {
       warn("warn.transfer_from_manager", "a token transfer spends from the manager's own account",

@@ -52,6 +52,14 @@ const char* source_of(const TokenLabel& t) {
 std::string arg_text(const Review& r, const std::string& instruction, const ojson& mints,
                      const std::string& name, const ojson& value) {
   std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  // The token program's *_checked instructions carry the mint's decimals and fail on chain if
+  // they are wrong, so their amounts can be shown in whole units without trusting a hint.
+  if (name == "amount" && value.is_string() && instruction.size() > 8 &&
+      instruction.compare(instruction.size() - 8, 8, "_checked") == 0 &&
+      mints.contains("decimals") && mints["decimals"].is_number_unsigned()) {
+    return text + "  (" + whole_units(text, mints["decimals"].get<int>()) +
+           " whole tokens; these decimals are checked on chain)";
+  }
   const auto& units = amount_units();
   auto it = units.find(instruction);
   if (it == units.end() || !value.is_string()) return text;

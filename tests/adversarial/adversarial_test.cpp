@@ -8,9 +8,11 @@
 #include <fstream>
 
 #include <airlock/common/message_builder.h>
+#include <airlock/common/programs.h>
 #include <airlock/formats/files.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/signing.h>
+#include <airlock/offline/summary.h>
 #include <airlock/online/round.h>
 
 #include "conformance_support.h"
@@ -185,6 +187,36 @@ TEST_F(Adversarial, AMisleadingHintIsNotShownAsFact) {
       }
     }
   }
+}
+
+// A token transfer_checked states its mint's decimals, which the chain checks: a hint that
+// disagrees is flagged, and the amount is shown in whole units from the instruction itself.
+TEST_F(Adversarial, AHintContradictingCheckedDecimalsIsFlagged) {
+  const auto h = honest();
+  const Transaction tx = parse_transaction(h.vault_update.steps[0].transaction).value();
+  auto ixs = decompile(tx.message);
+  const PublicKey usdc = public_key_from_base58(kUsdc).value();
+  const PublicKey account = public_key_from_base58(kSolUsdcPool).value();
+  Bytes data = {12, 0x40, 0x42, 0x0f, 0, 0, 0, 0, 0, 6};  // 1,000,000 with 6 decimals
+  ixs.insert(ixs.begin(), Instruction{public_key_from_base58(programs::kToken).value(),
+                                      {{account, false, true},
+                                       {usdc, false, false},
+                                       {h.stranger, false, true},
+                                       {h.manager, true, false}},
+                                      data});
+  auto q = h.vault_update;
+  q.steps[0].transaction = serialize_transaction(unsigned_transaction(
+      compile_v0_message(h.manager, ixs, tx.message.recent_blockhash).value()));
+  q.hints.tokens = {{usdc, "USDC", 9, std::nullopt}};
+  auto policy = policy_for(q);
+  policy.programs.insert(public_key_from_base58(programs::kToken).value());
+  const auto r = offline::review_request(q, policy, decoders, manager_->public_key(), now_s());
+  EXPECT_TRUE(has(r.warnings, "warn.misleading_hint")) << listed(r);
+  EXPECT_TRUE(has(r.refusals, "policy.manager_outside_vault")) << listed(r);
+  const std::string screen = offline::render_summary(q, r, now_s());
+  EXPECT_NE(screen.find("amount = 1000000  (1 whole tokens; these decimals are checked on chain)"),
+            std::string::npos)
+      << screen;
 }
 
 TEST_F(Adversarial, ARequestIdReplayedWithOtherContentIsRefused) {
