@@ -123,6 +123,7 @@ Status animate_terminal(const transfer::Sender& sender, const TerminalOptions& o
   const auto period = std::chrono::milliseconds(1000 / std::max(1, options.fps));
   std::size_t lines = 0;
   for (std::uint32_t n = 1; std::chrono::steady_clock::now() < stop; ++n) {
+    if (options.stop != nullptr && options.stop->load()) break;
     AIRLOCK_TRY(symbol, sender.symbol(n));
     const std::string art = qr::render_terminal(symbol, options.light);
     if (lines > 0) std::cout << "\x1b[" << lines << "A";  // back to the top of the last frame

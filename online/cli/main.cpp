@@ -1,6 +1,7 @@
 // airlock-online: the networked half. Exit codes (docs/cli.md): 0 done, 1 refused or failed
 // (the message names why), 2 usage error, 3 I/O error.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -154,6 +155,7 @@ int run_read(const std::string& command, const std::vector<std::string>& args) {
 struct Transport {
   std::optional<std::string> request_file, request_png, request_html, response_file, response_qr;
   std::optional<std::string> response_camera;  // a V4L2 device watching the offline screen
+  bool request_terminal = false;               // animate the request as QR in this terminal
   std::string camera_size = "1280x720";
 };
 
@@ -333,6 +335,8 @@ int run_act(const std::vector<std::string>& args) {
       "a Solana RPC URL to fetch lookup tables from, sent to the offline half as hints")(
       "request-out", po::value<std::string>(), "write each sign request to this file")(
       "request-png", po::value<std::string>(), "write each sign request as QR frames here")(
+      "request-terminal",
+      "show each sign request as animated QR codes in this terminal until the answer comes")(
       "request-html", po::value<std::string>(),
       "write each sign request as one animated QR page with a countdown (open it full-screen)")(
       "response", po::value<std::string>(), "wait for the response file here")(
@@ -370,13 +374,15 @@ int run_act(const std::vector<std::string>& args) {
   if (vm.count("request-out")) t.request_file = vm["request-out"].as<std::string>();
   if (vm.count("request-png")) t.request_png = vm["request-png"].as<std::string>();
   if (vm.count("request-html")) t.request_html = vm["request-html"].as<std::string>();
+  t.request_terminal = vm.count("request-terminal") > 0;
   if (vm.count("response")) t.response_file = vm["response"].as<std::string>();
   if (vm.count("response-qr")) t.response_qr = vm["response-qr"].as<std::string>();
   if (vm.count("response-camera")) t.response_camera = vm["response-camera"].as<std::string>();
   t.camera_size = vm["camera-size"].as<std::string>();
-  if (!t.request_file && !t.request_png && !t.request_html) {
+  if (!t.request_file && !t.request_png && !t.request_html && !t.request_terminal) {
     return report(Error(ErrorCode::kUsage,
-                        "choose --request-out FILE, --request-png DIR or --request-html FILE"));
+                        "choose --request-out FILE, --request-png DIR, --request-html FILE or "
+                        "--request-terminal"));
   }
   if (int{t.response_file.has_value()} + int{t.response_qr.has_value()} +
           int{t.response_camera.has_value()} !=
@@ -446,12 +452,31 @@ int run_act(const std::vector<std::string>& args) {
               << round->request.deadline - static_cast<std::uint64_t>(built_at) << " s\n";
     if (auto s = write_request(t, round->request); !s.ok()) return stop(s.error());
 
+    // The terminal animation runs beside the wait and stops when it ends.
+    std::atomic<bool> stop_animation{false};
+    std::optional<transfer::Sender> terminal_sender;
+    std::thread animation;
+    if (t.request_terminal) {
+      auto sender = transfer::Sender::create(
+          {dense::ContentType::kSignRequest, envelope::encode_request(round->request)},
+          transfer::Options{});
+      if (!sender.ok()) return stop(sender.error());
+      terminal_sender.emplace(std::move(sender).value());
+      qr_io::TerminalOptions shown;
+      shown.seconds = static_cast<int>(
+          std::max<std::int64_t>(1, static_cast<std::int64_t>(round->request.deadline) - now_s()));
+      shown.deadline_unix = round->request.deadline;
+      shown.stop = &stop_animation;
+      animation = std::thread(
+          [&terminal_sender, shown] { (void)qr_io::animate_terminal(*terminal_sender, shown); });
+    }
     std::optional<envelope::SignResponse> response;
     if (camera) {
       response = response_from_camera(*camera, round->request);
     } else {
-      // On a terminal, the time left counts down on one line the whole time.
-      const bool terminal = ::isatty(2) == 1;
+      // On a terminal, the time left counts down on one line the whole time (the animation
+      // shows it itself).
+      const bool terminal = ::isatty(2) == 1 && !t.request_terminal;
       std::int64_t shown = -1;
       std::string seen;
       while (!(response = try_response(t, round->request.request_id, seen))) {
@@ -466,6 +491,8 @@ int run_act(const std::vector<std::string>& args) {
       }
       if (terminal && shown >= 0) std::cerr << "\n";
     }
+    stop_animation = true;
+    if (animation.joinable()) animation.join();
     if (!response) {
       std::cerr << "airlock-online: no response before the deadline; building again\n";
       (void)journal->event(*run_id, "late", "no response before the deadline", now_s());

@@ -190,5 +190,36 @@ TEST_F(CrashTest, KilledAtRandomAndResumedNothingIsLostOrDoneTwice) {
             << " signing rounds\n";
 }
 
+// The request animated in the terminal (--request-terminal) stops as soon as the answer
+// comes, and the action completes: the animation runs beside the wait, not instead of it.
+TEST_F(CrashTest, TheTerminalAnimationStopsWhenTheAnswerComes) {
+  std::ofstream(dir.file("api.key")) << kDemoKey << "\n";
+  std::atomic<bool> stop{false};
+  std::thread offline([&] { sign_loop(stop); });
+  const pid_t pid =
+      spawn({"act", "vault/update", "--vault", kVault, "--deposit-cap", "20000000000000", "--api",
+             api(), "--api-key-file", dir.file("api.key"), "--request-terminal", "--request-out",
+             dir.file("req.alreq"), "--response", dir.file("res.alres"), "--journal",
+             dir.file("terminal.sqlite")},
+            dir.file("terminal.log"));
+  int status = 0;
+  // Bounded: 30 s, then the test fails rather than hangs.
+  for (int i = 0; i < 300 && ::waitpid(pid, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (::waitpid(pid, &status, WNOHANG) == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    ADD_FAILURE() << "act did not finish once the answer came";
+  }
+  stop = true;
+  offline.join();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const auto log_text = files::read_limited(dir.file("terminal.log"), 1 << 20);
+  ASSERT_TRUE(log_text.ok());
+  const std::string text(log_text->begin(), log_text->end());
+  EXPECT_NE(text.find("fragments"), std::string::npos) << "the request was animated";
+  EXPECT_NE(text.find("vault/update done"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace airlock::apisim::test

@@ -4,6 +4,7 @@
 // airlock-offline sign share these, so both read and show codes the same way.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -56,9 +57,10 @@ struct TerminalOptions {
   int seconds = 120;
   std::optional<std::uint64_t> deadline_unix;  // counted down in the status line
   bool light = false;                          // light terminal background
+  const std::atomic<bool>* stop = nullptr;     // ends the animation early when set
 };
 
-// Animates the frames on standard output until `seconds` pass.
+// Animates the frames on standard output until `seconds` pass or `stop` is set.
 [[nodiscard]] Status animate_terminal(const transfer::Sender& sender,
                                       const TerminalOptions& options);
 
