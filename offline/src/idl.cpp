@@ -99,20 +99,52 @@ Result<std::vector<IdlField>> parse_fields(const json& fields, const std::string
   return out;
 }
 
-void flatten_accounts(const json& accounts, std::vector<IdlAccount>& out,
-                      const std::string& prefix) {
-  for (const auto& a : accounts) {
-    if (a.contains("accounts") && a["accounts"].is_array()) {  // a nested group
-      flatten_accounts(a["accounts"], out, prefix + a.value("name", std::string()) + ".");
+// o[key] as a string: `fallback` when absent, an error naming the path when of another type.
+// (Found by the idl_file fuzz target: nlohmann's value() throws on a type mismatch.)
+Result<std::string> text_at(const json& o, const char* key, const std::string& fallback,
+                            const std::string& path) {
+  if (!o.is_object() || !o.contains(key)) return fallback;
+  if (!o[key].is_string()) return invalid(path + "." + key, "must be a string");
+  return o[key].get<std::string>();
+}
+
+// The first of `keys` present in o as a bool (the 0.1.0 spelling, then the legacy one).
+Result<bool> flag_at(const json& o, std::initializer_list<const char*> keys,
+                     const std::string& path) {
+  for (const char* key : keys) {
+    if (!o.contains(key)) continue;
+    if (!o[key].is_boolean()) return invalid(path + "." + key, "must be true or false");
+    return o[key].get<bool>();
+  }
+  return false;
+}
+
+Status flatten_accounts(const json& accounts, std::vector<IdlAccount>& out,
+                        const std::string& prefix, const std::string& path, int depth = 0) {
+  if (!accounts.is_array()) return invalid(path, "must be an array of accounts");
+  if (depth > 8) return invalid(path, "account groups nest deeper than 8");
+  for (std::size_t i = 0; i < accounts.size(); ++i) {
+    const json& a = accounts[i];
+    const std::string p = path + "[" + std::to_string(i) + "]";
+    if (!a.is_object()) return invalid(p, "must be an account object");
+    if (a.contains("accounts")) {  // a nested group
+      AIRLOCK_TRY(group, text_at(a, "name", "", p));
+      AIRLOCK_CHECK(
+          flatten_accounts(a["accounts"], out, prefix + group + ".", p + ".accounts", depth + 1));
       continue;
     }
     IdlAccount acc;
-    acc.name = prefix + a.value("name", std::string("?"));
-    acc.writable = a.value("writable", a.value("isMut", false));
-    acc.signer = a.value("signer", a.value("isSigner", false));
-    acc.optional = a.value("optional", a.value("isOptional", false));
+    AIRLOCK_TRY(name, text_at(a, "name", "?", p));
+    acc.name = prefix + name;
+    AIRLOCK_TRY(writable, flag_at(a, {"writable", "isMut"}, p));
+    AIRLOCK_TRY(signer, flag_at(a, {"signer", "isSigner"}, p));
+    AIRLOCK_TRY(optional, flag_at(a, {"optional", "isOptional"}, p));
+    acc.writable = writable;
+    acc.signer = signer;
+    acc.optional = optional;
     out.push_back(acc);
   }
+  return {};
 }
 
 // ---- decoding ----
@@ -332,9 +364,9 @@ Result<Idl> parse_idl(const json& j, const std::optional<PublicKey>& fallback_pr
   Idl idl;
   std::string address;
   if (j.contains("address") && j["address"].is_string()) address = j["address"];
-  if (address.empty() && j.contains("metadata") && j["metadata"].is_object() &&
-      j["metadata"].contains("address")) {
-    address = j["metadata"]["address"];
+  if (address.empty() && j.contains("metadata")) {
+    AIRLOCK_TRY(legacy, text_at(j["metadata"], "address", "", "metadata"));
+    address = legacy;
   }
   if (!address.empty()) {
     auto key = public_key_from_base58(address);
@@ -345,9 +377,11 @@ Result<Idl> parse_idl(const json& j, const std::optional<PublicKey>& fallback_pr
   } else {
     return invalid("address", "the IDL names no program address");
   }
-  idl.name = j.contains("metadata") && j["metadata"].is_object()
-                 ? j["metadata"].value("name", j.value("name", std::string()))
-                 : j.value("name", std::string());
+  AIRLOCK_TRY(top_name, text_at(j, "name", "", "(root)"));
+  AIRLOCK_TRY(idl_name, j.contains("metadata")
+                            ? text_at(j["metadata"], "name", top_name, "metadata")
+                            : Result<std::string>(top_name));
+  idl.name = idl_name;
   if (j.contains("types")) {
     if (!j["types"].is_array()) return invalid("types", "must be an array");
     for (std::size_t i = 0; i < j["types"].size(); ++i) {
@@ -359,7 +393,7 @@ Result<Idl> parse_idl(const json& j, const std::optional<PublicKey>& fallback_pr
       }
       IdlTypeDef def;
       def.name = t["name"];
-      const std::string kind = t["type"].value("kind", "");
+      AIRLOCK_TRY(kind, text_at(t["type"], "kind", "", path + ".type"));
       if (kind == "struct") {
         AIRLOCK_TRY(fields,
                     parse_fields(t["type"].value("fields", json::array()), path + ".type.fields"));
@@ -371,7 +405,10 @@ Result<Idl> parse_idl(const json& j, const std::optional<PublicKey>& fallback_pr
           return invalid(path + ".type.variants", "must list 1 to 256 variants");
         for (std::size_t v = 0; v < variants.size(); ++v) {
           IdlVariant variant;
-          variant.name = variants[v].value("name", std::string("?"));
+          const std::string vpath = path + ".type.variants[" + std::to_string(v) + "]";
+          if (!variants[v].is_object()) return invalid(vpath, "must be a variant object");
+          AIRLOCK_TRY(variant_name, text_at(variants[v], "name", "?", vpath));
+          variant.name = variant_name;
           if (variants[v].contains("fields")) {
             AIRLOCK_TRY(fields,
                         parse_fields(variants[v]["fields"],
@@ -420,7 +457,8 @@ Result<Idl> parse_idl(const json& j, const std::optional<PublicKey>& fallback_pr
           sha256(ByteView(reinterpret_cast<const std::uint8_t*>(preimage.data()), preimage.size()));
       out.discriminator.assign(h.bytes.begin(), h.bytes.begin() + 8);
     }
-    if (ix.contains("accounts")) flatten_accounts(ix["accounts"], out.accounts, "");
+    if (ix.contains("accounts"))
+      AIRLOCK_CHECK(flatten_accounts(ix["accounts"], out.accounts, "", path + ".accounts"));
     AIRLOCK_TRY(args, parse_fields(ix.value("args", json::array()), path + ".args"));
     out.args = std::move(args);
     for (const auto& other : idl.instructions) {

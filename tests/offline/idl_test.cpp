@@ -178,6 +178,24 @@ TEST(Idl, MalformedIdlsAreRefusedWithThePath) {
       R"({"address": "11111111111111111111111111111111", "instructions": [{"name": "x", "discriminator": [1]}, {"name": "y", "discriminator": [1]}]})",
       "repeats x");
   refuse(R"({"address": "not-a-key", "instructions": []})", "address");
+  // Fields of the wrong JSON type are refused by path, not thrown (found by the idl_file fuzz
+  // target; tests/fuzz/corpus/idl_file/regression-accounts-not-an-array).
+  refuse(
+      R"({"address": "11111111111111111111111111111111", "instructions": [{"name": "x", "accounts": "1.0.0"}]})",
+      "instructions[0].accounts: must be an array");
+  refuse(
+      R"({"address": "11111111111111111111111111111111", "instructions": [{"name": "x", "accounts": [{"name": 5}]}]})",
+      "instructions[0].accounts[0].name: must be a string");
+  refuse(
+      R"({"address": "11111111111111111111111111111111", "instructions": [{"name": "x", "accounts": [{"name": "a", "isMut": "yes"}]}]})",
+      "instructions[0].accounts[0].isMut: must be true or false");
+  refuse(
+      R"({"address": "11111111111111111111111111111111", "metadata": {"name": 7}, "instructions": []})",
+      "metadata.name: must be a string");
+  refuse(R"({"metadata": {"address": 7}, "instructions": []})", "metadata.address");
+  refuse(
+      R"({"address": "11111111111111111111111111111111", "instructions": [], "types": [{"name": "T", "type": {"kind": 3}}]})",
+      "types[0].type.kind: must be a string");
 }
 
 }  // namespace
