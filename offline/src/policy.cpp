@@ -95,7 +95,11 @@ Result<Policy> parse_policy(std::string_view text) {
     if (kKnown.count(std::string(k.str())) == 0)
       return bad(std::string(k.str()), "unknown setting; this version does not understand it");
   }
-  if (t["version"].value<std::int64_t>() != 1) return bad("version", "must be 1");
+  // An integer 1 exactly: toml++'s value<int64_t>() would also convert floats, with undefined
+  // behaviour for ones out of range (found by the policy_file fuzz target).
+  const toml::node* version = t.get("version");
+  if (version == nullptr || !version->is_integer() || version->as_integer()->get() != 1)
+    return bad("version", "must be 1");
   Policy p;
   AIRLOCK_TRY(manager, key_at(t.get("manager"), "manager"));
   p.manager = manager;

@@ -1,3 +1,5 @@
+#include <airlock/online/reads.h>
+
 #include <algorithm>
 #include <cctype>
 #include <ctime>
@@ -5,7 +7,7 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/units.h>
-#include <airlock/online/reads.h>
+#include <airlock/online/api.h>
 
 namespace airlock::online {
 namespace {
@@ -77,6 +79,14 @@ std::string scalar(const json& v) {
     return v["symbol"].get<std::string>();
   if (v.is_object()) return "{" + std::to_string(v.size()) + " field(s)}";
   return v.dump();
+}
+
+// o[key], or null when o is not an object or lacks it: replies are untrusted, and a field of
+// an unexpected type shows as "-" rather than stopping the command.
+json at(const json& o, const char* key) {
+  if (!o.is_object()) return nullptr;
+  const auto it = o.find(key);
+  return it == o.end() ? json() : *it;
 }
 
 std::string field(const json& o, const char* key) {
@@ -198,49 +208,47 @@ std::string sections(const json& o) {
 
 std::string holdings(const json& d) {
   std::ostringstream out;
-  const json& deposit = d.value("depositToken", json::object());
-  out << "  total     " << tokens(d.value("totalValue", json()), deposit) << "  ("
-      << usd(d.value("totalUsd", json())) << ")\n";
-  out << "  NAV       " << tokens(d.value("navTotalAssets", json()), deposit) << "  (delta "
-      << scalar(d.value("navDeltaBps", json())) << " bps)\n";
-  if (d.value("partial", false)) {
-    out << "  PARTIAL   no price for: " << d.value("unpriced", json::array()).dump() << "\n";
+  const json& deposit = at(d, "depositToken");
+  out << "  total     " << tokens(at(d, "totalValue"), deposit) << "  (" << usd(at(d, "totalUsd"))
+      << ")\n";
+  out << "  NAV       " << tokens(at(d, "navTotalAssets"), deposit) << "  (delta "
+      << scalar(at(d, "navDeltaBps")) << " bps)\n";
+  if (flag_of(d, "partial")) {
+    out << "  PARTIAL   no price for: " << at(d, "unpriced").dump() << "\n";
   }
   Table t({"token", "amount", "usd", "share"});
-  for (const auto& item : d.value("tokens", json::array())) {
-    const json& token = item.value("token", json::object());
-    const json share = item.value("shareBps", json());
-    t.add({field(token, "symbol"), tokens(item.value("amount", json()), token),
-           usd(item.value("usd", json())),
+  for (const auto& item : at(d, "tokens")) {
+    const json& token = at(item, "token");
+    const json share = at(item, "shareBps");
+    t.add({field(token, "symbol"), tokens(at(item, "amount"), token), usd(at(item, "usd")),
            share.is_number() ? whole_units(std::to_string(share.get<std::int64_t>()), 2) + "%"
                              : std::string("-")});
   }
   out << "\nTokens\n" << t.str();
   Table p({"kind", "strategy", "what", "value", "usd", "closable"});
-  for (const auto& pos : d.value("positions", json::array())) {
+  for (const auto& pos : at(d, "positions")) {
     const std::string kind = field(pos, "kind");
     std::string what;
     if (kind == "idle" || kind == "swap") {
-      what = tokens(pos.value("amount", json()), pos.value("token", json::object()));
+      what = tokens(at(pos, "amount"), at(pos, "token"));
     } else if (kind == "lp") {
-      const json& r = pos.value("range", json::object());
-      what = field(pos.value("tokenX", json::object()), "symbol") + "/" +
-             field(pos.value("tokenY", json::object()), "symbol") + " bins " +
-             field(r, "lowerBinId") + ".." + field(r, "upperBinId") +
-             (r.value("inRange", false) ? " in range" : " OUT OF RANGE");
+      const json& r = at(pos, "range");
+      what = field(at(pos, "tokenX"), "symbol") + "/" + field(at(pos, "tokenY"), "symbol") +
+             " bins " + field(r, "lowerBinId") + ".." + field(r, "upperBinId") +
+             (flag_of(r, "inRange") ? " in range" : " OUT OF RANGE");
     } else if (kind == "limit_order") {
       what = field(pos, "side") + " " + field(pos, "binCount") + " bins, filled " +
              field(pos, "filledBps") + " bps";
     } else if (kind == "perp") {
-      what = std::to_string(pos.value("positions", json::array()).size()) +
-             " position(s), equity " + field(pos, "equity");
+      what = std::to_string(at(pos, "positions").size()) + " position(s), equity " +
+             field(pos, "equity");
     } else if (kind == "error") {
       what = "UNREADABLE " + field(pos, "protocol") + ": " + field(pos, "reason");
     } else {
       what = "(a kind this version does not know)";
     }
-    p.add({kind, field(pos, "strategy"), what, tokens(pos.value("value", json()), deposit),
-           usd(pos.value("usd", json())), field(pos, "closable")});
+    p.add({kind, field(pos, "strategy"), what, tokens(at(pos, "value"), deposit),
+           usd(at(pos, "usd")), field(pos, "closable")});
   }
   out << "\nPositions\n" << p.str();
   return out.str();
@@ -254,7 +262,7 @@ std::string strategies(const json& list) {
     if (s.contains("vaultBalance") && s.contains("decimals"))
       balance = tokens(s["vaultBalance"], s);
     t.add({field(s, "id"), field(s, "type"), field(s, "address"), token, balance,
-           utc(s.value("lastActionTs", json()))});
+           utc(at(s, "lastActionTs"))});
   }
   return t.str();
 }
@@ -262,8 +270,8 @@ std::string strategies(const json& list) {
 std::string nav(const json& points) {
   Table t({"epoch", "time", "total assets", "NAV/share", "high-water mark", "overridden"});
   for (const auto& p : points.is_array() ? points : json::array()) {
-    t.add({field(p, "epoch"), utc(p.value("ts", json())), field(p, "totalAssets"),
-           field(p, "navPerShare"), field(p, "highWaterMark"), field(p, "overridden")});
+    t.add({field(p, "epoch"), utc(at(p, "ts")), field(p, "totalAssets"), field(p, "navPerShare"),
+           field(p, "highWaterMark"), field(p, "overridden")});
   }
   return t.str();
 }
@@ -351,7 +359,7 @@ std::string render_read(const std::string& command, const json& reply) {
     out += "vault " + reply["vault"].get<std::string>() + "\n";
   if (command == "vaults") {
     Table t({"vault", "deposit mint", "decimals"});
-    for (const auto& v : reply.value("vaults", json::array()))
+    for (const auto& v : at(reply, "vaults"))
       t.add({field(v, "address"), field(v, "depositMint"), field(v, "depositDecimals")});
     return out + t.str();
   }

@@ -77,19 +77,44 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
     if (i == 0) q.manager = tx.message.fee_payer();
     envelope::Step s;
     s.transaction = std::move(wire);
-    s.send_concurrently = step.value("sendConcurrently", false);
-    const json simulation = step.value("simulation", json::object());
-    s.deferred = simulation.value("deferred", false);
-    if (simulation.contains("unitsConsumed") && simulation["unitsConsumed"].is_number_unsigned()) {
-      s.units_consumed = simulation["unitsConsumed"].get<std::uint64_t>();
+    // Every field is type-checked: a reply of the wrong shape is refused by rule, never thrown
+    // (found by the api_response fuzz target).
+    const std::string where = "build step " + std::to_string(i + 1) + ": ";
+    if (step.contains("sendConcurrently")) {
+      if (!step["sendConcurrently"].is_boolean())
+        return Error(ErrorCode::kHttp, where + "sendConcurrently must be true or false");
+      s.send_concurrently = step["sendConcurrently"].get<bool>();
     }
-    if (step.contains("next") && step["next"].is_object() && step["next"].contains("path")) {
-      s.next_action = step["next"]["path"].get<std::string>();
+    if (step.contains("simulation")) {
+      const json& simulation = step["simulation"];
+      if (!simulation.is_object())
+        return Error(ErrorCode::kHttp, where + "simulation must be an object");
+      if (simulation.contains("deferred")) {
+        if (!simulation["deferred"].is_boolean())
+          return Error(ErrorCode::kHttp, where + "simulation.deferred must be true or false");
+        s.deferred = simulation["deferred"].get<bool>();
+      }
+      if (simulation.contains("unitsConsumed") && simulation["unitsConsumed"].is_number_unsigned())
+        s.units_consumed = simulation["unitsConsumed"].get<std::uint64_t>();
+    }
+    if (step.contains("next")) {
+      const json& next = step["next"];
+      if (!next.is_object() || !next.contains("path") || !next["path"].is_string() ||
+          !next.contains("body") || !next["body"].is_object()) {
+        return Error(ErrorCode::kHttp, where + "next must be {path: string, body: object}");
+      }
+      s.next_action = next["path"].get<std::string>();
     }
     q.steps.push_back(std::move(s));
     round.transactions.push_back(std::move(tx));
   }
-  const std::string vault = build_reply.value("vault", body.value("vault", std::string()));
+  std::string vault;
+  for (const json* source : {&build_reply, &body}) {
+    if (!vault.empty() || !source->is_object() || !source->contains("vault")) continue;
+    if (!(*source)["vault"].is_string())
+      return Error(ErrorCode::kHttp, "build reply: vault must be a base58 string");
+    vault = (*source)["vault"].get<std::string>();
+  }
   AIRLOCK_TRY(vault_key, public_key_from_base58(vault));
   q.vault = vault_key;
   if (rpc_url) {

@@ -32,15 +32,15 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
                                         std::to_string(reply.failure->status) + " " +
                                         reply.failure->code + ": " + reply.failure->message);
     }
-    const std::string status = reply.body.value("status", "");
+    const std::string status = text_of(reply.body, "status");
     if (status != ss::kPending && status != ss::kUnknown && status != ss::kConfirmed &&
         status != ss::kFailed && status != ss::kExpired) {
       return Error(ErrorCode::kApi, "status of " + step_name(st, total) + ": '" + status +
                                         "' is not a receipt status the spec names");
     }
     if (status != st.status) {
-      st.code = reply.body.value("code", "");
-      st.message = reply.body.value("message", "");
+      st.code = text_of(reply.body, "code");
+      st.message = text_of(reply.body, "message");
       if (status == ss::kPending) {
         AIRLOCK_CHECK(record(c, st, ss::kPending));
       } else if (status == ss::kConfirmed) {
@@ -74,9 +74,9 @@ std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const
     st.round = round_no;
     st.step = static_cast<int>(i + 1);
     st.action = round.action;
-    st.ticket = step.value("ticket", "");
+    st.ticket = text_of(step, "ticket");
     st.built_at = built_at;
-    st.concurrent = step.value("sendConcurrently", false);
+    st.concurrent = flag_of(step, "sendConcurrently");
     st.submit = round.action == "perp/onboard";
     st.transaction = to_base64(serialize_transaction(signed_transactions[i]));
     st.signature = to_base58(signed_transactions[i].signatures.front());
@@ -142,8 +142,8 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
                                           ": " + st.message);
       }
       accepted = true;
-      st.receipt = sent->body.value("receipt", "");
-      const std::string status = sent->body.value("status", "");
+      st.receipt = text_of(sent->body, "receipt");
+      const std::string status = text_of(sent->body, "status");
       if (st.receipt.empty() || (status != ss::kPending && status != ss::kUnknown)) {
         return Error(ErrorCode::kApi, "send " + step_name(st, total) +
                                           ": the reply has no receipt or an unknown status '" +
@@ -205,9 +205,9 @@ Result<ResumeOutcome> resume_run(SendContext& c, const JournalRun& run) {
   }
   const JournalStep& last = rounds.rbegin()->second.back();
   if (last.next && last.next->contains("path")) {
-    return close("stopped", "every step confirmed; the follow-up " + last.next->value("path", "") +
+    return close("stopped", "every step confirmed; the follow-up " + text_of(*last.next, "path") +
                                 " was not built: airlock-online act " +
-                                last.next->value("path", "") + " --body '" +
+                                text_of(*last.next, "path") + " --body '" +
                                 last.next->value("body", json::object()).dump() + "'");
   }
   return close("done", "every step confirmed");

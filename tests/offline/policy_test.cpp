@@ -67,6 +67,10 @@ TEST(Policy, MistakesNameTheKeyAndTheRule) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"manager = \"AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax\"", "version: must be 1"},
       {"version = 2\n", "version: must be 1"},
+      // Floats are not versions; a huge one was undefined behaviour (policy_file fuzz target).
+      {"version = 1.0\nmanager = \"AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax\"",
+       "version: must be 1"},
+      {"version = 1e52\n", "version: must be 1"},
       {"version = 1\n", "manager:"},
       {"version = 1\nmanager = \"not-a-key\"", "manager:"},
       {head + "vaults = [" + vault + ", 7]", "vaults[1]"},

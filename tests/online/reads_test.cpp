@@ -117,6 +117,16 @@ TEST(Reads, HoldingsShowUnitsPartialPricesAndEveryPositionKind) {
   EXPECT_NE(text.find("(a kind this version does not know)"), std::string::npos) << text;
 }
 
+TEST(Reads, RepliesOfAnUnexpectedShapeAreShownNotThrown) {
+  for (const char* text : {R"({"data": [1, 2]})", R"({"data": {"partial": "yes", "tokens": 5,
+                           "positions": [{"kind": "lp", "range": 3}]}})",
+                           R"([])", R"({"vaults": {"a": 1}})"}) {
+    const json reply = json::parse(text);
+    for (const char* command : {"holdings", "strategies", "nav", "vaults", "quote", "perp"})
+      EXPECT_NO_THROW((void)render_read(command, reply)) << command << " " << text;
+  }
+}
+
 TEST(Reads, UnknownFieldsAreShownNotDropped) {
   const json reply = json::parse(R"({
     "vault": "CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT",

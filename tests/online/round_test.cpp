@@ -66,6 +66,27 @@ TEST(PrepareRound, RefusesBuildRepliesItCannotTrustTheShapeOf) {
   EXPECT_NE(error_of(bad_vault), "ok");
 }
 
+// Found by the api_response fuzz target: fields of the wrong JSON type threw instead of being
+// refused by rule.
+TEST(PrepareRound, FieldsOfTheWrongTypeAreRefusedByRule) {
+  const auto with = [](const char* key, const json& value) {
+    json step = step_of("transfer");
+    step[key] = value;
+    return reply_with(step);
+  };
+  EXPECT_NE(error_of(with("simulation", 7)).find("build step 1: simulation must be an object"),
+            std::string::npos);
+  EXPECT_NE(error_of(with("simulation", {{"deferred", "yes"}})).find("simulation.deferred"),
+            std::string::npos);
+  EXPECT_NE(error_of(with("sendConcurrently", 1)).find("sendConcurrently must be true or false"),
+            std::string::npos);
+  EXPECT_NE(error_of(with("next", {{"path", 5}})).find("next must be {path: string"),
+            std::string::npos);
+  json bad_vault = reply_with(step_of("transfer"));
+  bad_vault["vault"] = 42;
+  EXPECT_NE(error_of(bad_vault).find("vault must be a base58 string"), std::string::npos);
+}
+
 constexpr std::int64_t kBuiltAt = 1'800'000'000;
 
 class ApplyResponse : public ::testing::Test {
