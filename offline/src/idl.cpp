@@ -3,6 +3,7 @@
 #include <set>
 
 #include <airlock/common/hash.h>
+#include <airlock/common/json_fields.h>
 #include <airlock/offline/idl.h>
 
 namespace airlock::offline {
@@ -103,18 +104,20 @@ Result<std::vector<IdlField>> parse_fields(const json& fields, const std::string
 // (Found by the idl_file fuzz target: nlohmann's value() throws on a type mismatch.)
 Result<std::string> text_at(const json& o, const char* key, const std::string& fallback,
                             const std::string& path) {
-  if (!o.is_object() || !o.contains(key)) return fallback;
-  if (!o[key].is_string()) return invalid(path + "." + key, "must be a string");
-  return o[key].get<std::string>();
+  const json* v = json_fields::member(o, key);
+  if (v == nullptr) return fallback;
+  if (!v->is_string()) return invalid(path + "." + key, "must be a string");
+  return v->get<std::string>();
 }
 
 // The first of `keys` present in o as a bool (the 0.1.0 spelling, then the legacy one).
 Result<bool> flag_at(const json& o, std::initializer_list<const char*> keys,
                      const std::string& path) {
   for (const char* key : keys) {
-    if (!o.contains(key)) continue;
-    if (!o[key].is_boolean()) return invalid(path + "." + key, "must be true or false");
-    return o[key].get<bool>();
+    const json* v = json_fields::member(o, key);
+    if (v == nullptr) continue;
+    if (!v->is_boolean()) return invalid(path + "." + key, "must be true or false");
+    return v->get<bool>();
   }
   return false;
 }

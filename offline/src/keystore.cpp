@@ -7,6 +7,7 @@
 #include <sodium.h>
 #include <sys/stat.h>
 
+#include <airlock/common/json_fields.h>
 #include <airlock/formats/files.h>
 #include <airlock/offline/keystore.h>
 
@@ -32,18 +33,8 @@ std::string utc_now() {
   return buf;
 }
 
-// h[key] when h is an object holding key, else nullptr: a file of the wrong shape is refused by
-// rule, never by a JSON type exception.
-const json* member(const json& h, const char* key) {
-  if (!h.is_object()) return nullptr;
-  const auto it = h.find(key);
-  return it == h.end() ? nullptr : &*it;
-}
-
-std::string string_member(const json& h, const char* key) {
-  const json* v = member(h, key);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
-}
+// A header of the wrong shape is refused by rule, never by a JSON type exception.
+using json_fields::member;
 
 struct Parsed {
   std::string header_text;
@@ -86,7 +77,7 @@ Result<Parsed> parse_file(const std::string& path) {
 Result<KeystoreInfo> info_of(const json& h) {
   KeystoreInfo info;
   const json* kdf = member(h, "kdf");
-  if (kdf == nullptr || string_member(*kdf, "id") != kKdfId)
+  if (kdf == nullptr || json_fields::text(*kdf, "id") != kKdfId)
     return malformed("header.kdf.id: must be argon2id13");
   const json* ops = member(*kdf, "opslimit");
   const json* mem = member(*kdf, "memlimit");
@@ -96,17 +87,17 @@ Result<KeystoreInfo> info_of(const json& h) {
   }
   info.kdf = {ops->get<unsigned long long>(), mem->get<std::size_t>()};
   const json* cipher = member(h, "cipher");
-  if (cipher == nullptr || string_member(*cipher, "id") != kCipherId)
+  if (cipher == nullptr || json_fields::text(*cipher, "id") != kCipherId)
     return malformed("header.cipher.id: must be xchacha20poly1305-ietf");
-  auto key = public_key_from_base58(string_member(h, "public_key"));
+  auto key = public_key_from_base58(json_fields::text(h, "public_key"));
   if (!key.ok()) return malformed("header.public_key: " + key.error().message());
   info.public_key = key.value();
   if (const json* origin = member(h, "origin")) {
-    info.origin.source = string_member(*origin, "source");
+    info.origin.source = json_fields::text(*origin, "source");
     if (const json* path = member(*origin, "path"); path != nullptr && path->is_string())
       info.origin.path = path->get<std::string>();
   }
-  info.created = string_member(h, "created");
+  info.created = json_fields::text(h, "created");
   return info;
 }
 
@@ -194,8 +185,8 @@ Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passph
   if (info.kdf.opslimit < minimum.opslimit || info.kdf.memlimit < minimum.memlimit) {
     return malformed("header.kdf: limits below the interactive level are refused");
   }
-  auto salt = from_base64(string_member(parsed.header["kdf"], "salt"), crypto_pwhash_SALTBYTES);
-  auto nonce = from_base64(string_member(parsed.header["cipher"], "nonce"),
+  auto salt = from_base64(json_fields::text(parsed.header["kdf"], "salt"), crypto_pwhash_SALTBYTES);
+  auto nonce = from_base64(json_fields::text(parsed.header["cipher"], "nonce"),
                            crypto_aead_xchacha20poly1305_ietf_NPUBBYTES);
   if (!salt.ok() || salt->size() != crypto_pwhash_SALTBYTES)
     return malformed("header.kdf.salt: must be 16 bytes of base64");

@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 #include <sodium.h>
 
+#include <airlock/common/json_fields.h>
 #include <airlock/online/api.h>
 
 namespace airlock::online {
@@ -144,18 +145,6 @@ Result<ApiClient> ApiClient::create(std::string base_url, ApiKey key, ClientOpti
   return ApiClient(std::move(base_url), std::move(key), std::move(options));
 }
 
-std::string text_of(const json& o, const char* key) {
-  if (!o.is_object()) return {};
-  const auto it = o.find(key);
-  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-bool flag_of(const json& o, const char* key) {
-  if (!o.is_object()) return false;
-  const auto it = o.find(key);
-  return it != o.end() && it->is_boolean() && it->get<bool>();
-}
-
 Result<Reply> ApiClient::once(const char* method, const std::string& path,
                               const std::string* body) {
   if (body != nullptr && body->size() > kMaxBodyBytes) {
@@ -188,8 +177,8 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
   if (!ok) {
     ApiFailure f{r.status, "", ""};
     if (r.body.is_object() && r.body.contains("error") && r.body["error"].is_object()) {
-      f.code = text_of(r.body["error"], "code");
-      f.message = text_of(r.body["error"], "message");
+      f.code = json_fields::text(r.body["error"], "code");
+      f.message = json_fields::text(r.body["error"], "message");
     } else {
       f.code = "HTTP" + std::to_string(r.status);  // e.g. an edge proxy's non-JSON 413 or 429
       f.message = "a reply without the API's error envelope";

@@ -192,8 +192,9 @@ std::string rule_of(const Field& f) {
   return "is invalid";
 }
 
-// The value in the body, checked.
-Status check_value(const Field& f, const json& v, const std::string& where) {
+}  // namespace
+
+Status check_field(const Field& f, const json& v, const std::string& where) {
   bool ok = false;
   switch (f.type) {
     case FieldType::kPublicKey:
@@ -225,8 +226,6 @@ Status check_value(const Field& f, const json& v, const std::string& where) {
   }
   return ok ? Status{} : bad(where, rule_of(f));
 }
-
-}  // namespace
 
 const std::vector<std::string>& builder_actions() {
   static const std::vector<std::string> actions(kBuilderActions.begin(), kBuilderActions.end());
@@ -279,7 +278,7 @@ Result<json> field_value(const Field& f, const std::string& text) {
     default:
       v = text;
   }
-  AIRLOCK_CHECK(check_value(f, v, where));
+  AIRLOCK_CHECK(check_field(f, v, where));
   return v;
 }
 
@@ -292,7 +291,7 @@ Status check_body(std::string_view action, const json& body) {
                              "' is not one of the 28 builder actions (airlock-online act --help)");
   }
   for (const auto& f : *fields) {
-    if (body.contains(f.name)) AIRLOCK_CHECK(check_value(f, body[f.name], "body." + f.name));
+    if (body.contains(f.name)) AIRLOCK_CHECK(check_field(f, body[f.name], "body." + f.name));
   }
   return {};
 }

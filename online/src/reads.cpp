@@ -1,13 +1,14 @@
-#include <airlock/online/reads.h>
-
 #include <algorithm>
 #include <cctype>
 #include <ctime>
 #include <sstream>
 
 #include <airlock/common/bytes.h>
+#include <airlock/common/json_fields.h>
 #include <airlock/common/units.h>
 #include <airlock/online/api.h>
+#include <airlock/online/fields.h>
+#include <airlock/online/reads.h>
 
 namespace airlock::online {
 namespace {
@@ -18,27 +19,14 @@ Error usage(const std::string& field, const std::string& rule) {
   return Error(ErrorCode::kUsage, field + ": " + rule);
 }
 
-Status check_key(const std::string& field, const std::optional<std::string>& value) {
-  if (!value) return usage(field, "is required");
-  if (!public_key_from_base58(*value).ok())
-    return usage(field, "must be a base58 public key (32 bytes), not '" + *value + "'");
-  return {};
+// A required argument checked by the same rules as the builder fields (fields.h).
+Status check_arg(const std::string& name, FieldType type, const std::optional<std::string>& value) {
+  if (!value) return usage(name, "is required");
+  return check_field(Field{name, type, "", 0, 0, {}}, *value, name);
 }
 
-// BaseUnitAmount: a decimal integer string, no sign, no leading zeros, at most 2^64 - 1.
-Status check_amount(const std::string& field, const std::optional<std::string>& value) {
-  if (!value) return usage(field, "is required");
-  const std::string& v = *value;
-  const bool digits = !v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char c) {
-    return std::isdigit(c) != 0;
-  });
-  if (!digits || (v.size() > 1 && v[0] == '0') || v.size() > 20 ||
-      (v.size() == 20 && v > "18446744073709551615")) {
-    return usage(field,
-                 "must be a base-unit amount: a whole number of base units without sign, "
-                 "leading zeros or decimals, at most 18446744073709551615");
-  }
-  return {};
+Status check_key(const std::string& name, const std::optional<std::string>& value) {
+  return check_arg(name, FieldType::kPublicKey, value);
 }
 
 std::string encode(const std::string& text) {
@@ -84,9 +72,8 @@ std::string scalar(const json& v) {
 // o[key], or null when o is not an object or lacks it: replies are untrusted, and a field of
 // an unexpected type shows as "-" rather than stopping the command.
 json at(const json& o, const char* key) {
-  if (!o.is_object()) return nullptr;
-  const auto it = o.find(key);
-  return it == o.end() ? json() : *it;
+  const json* v = json_fields::member(o, key);
+  return v == nullptr ? json() : *v;
 }
 
 std::string field(const json& o, const char* key) {
@@ -213,7 +200,7 @@ std::string holdings(const json& d) {
       << ")\n";
   out << "  NAV       " << tokens(at(d, "navTotalAssets"), deposit) << "  (delta "
       << scalar(at(d, "navDeltaBps")) << " bps)\n";
-  if (flag_of(d, "partial")) {
+  if (json_fields::flag(d, "partial")) {
     out << "  PARTIAL   no price for: " << at(d, "unpriced").dump() << "\n";
   }
   Table t({"token", "amount", "usd", "share"});
@@ -235,7 +222,7 @@ std::string holdings(const json& d) {
       const json& r = at(pos, "range");
       what = field(at(pos, "tokenX"), "symbol") + "/" + field(at(pos, "tokenY"), "symbol") +
              " bins " + field(r, "lowerBinId") + ".." + field(r, "upperBinId") +
-             (flag_of(r, "inRange") ? " in range" : " OUT OF RANGE");
+             (json_fields::flag(r, "inRange") ? " in range" : " OUT OF RANGE");
     } else if (kind == "limit_order") {
       what = field(pos, "side") + " " + field(pos, "binCount") + " bins, filled " +
              field(pos, "filledBps") + " bps";
@@ -319,7 +306,7 @@ Result<std::string> read_path(const std::string& command, const ReadArgs& a) {
     AIRLOCK_CHECK(check_key("--vault", a.vault));
     AIRLOCK_CHECK(check_key("--input-mint", a.input_mint));
     AIRLOCK_CHECK(check_key("--output-mint", a.output_mint));
-    AIRLOCK_CHECK(check_amount("--amount", a.amount));
+    AIRLOCK_CHECK(check_arg("--amount", FieldType::kAmount, a.amount));
     if (!a.slippage_bps || *a.slippage_bps < 1 || *a.slippage_bps > 10000)
       return usage("--slippage-bps", "must be an integer from 1 to 10000");
     return with_query("/aggregator/quote", {{"vault", *a.vault},

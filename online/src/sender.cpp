@@ -2,6 +2,7 @@
 #include <map>
 
 #include <airlock/common/bytes.h>
+#include <airlock/common/json_fields.h>
 #include <airlock/online/sender.h>
 
 namespace airlock::online {
@@ -11,7 +12,7 @@ namespace ss = step_status;
 
 bool is(const JournalStep& st, const char* status) { return st.status == status; }
 
-Status record(SendContext& c, JournalStep& st, const char* status) {
+Status record(SendContext& c, JournalStep& st, std::string_view status) {
   st.status = status;
   st.updated_at = c.clock();
   return c.journal.update_step(st);
@@ -32,24 +33,17 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
                                         std::to_string(reply.failure->status) + " " +
                                         reply.failure->code + ": " + reply.failure->message);
     }
-    const std::string status = text_of(reply.body, "status");
+    const std::string status = json_fields::text(reply.body, "status");
     if (status != ss::kPending && status != ss::kUnknown && status != ss::kConfirmed &&
         status != ss::kFailed && status != ss::kExpired) {
       return Error(ErrorCode::kApi, "status of " + step_name(st, total) + ": '" + status +
                                         "' is not a receipt status the spec names");
     }
-    if (status != st.status) {
-      st.code = text_of(reply.body, "code");
-      st.message = text_of(reply.body, "message");
-      if (status == ss::kPending) {
-        AIRLOCK_CHECK(record(c, st, ss::kPending));
-      } else if (status == ss::kConfirmed) {
-        AIRLOCK_CHECK(record(c, st, ss::kConfirmed));
-      } else if (status == ss::kFailed) {
-        AIRLOCK_CHECK(record(c, st, ss::kFailed));
-      } else if (status == ss::kExpired) {
-        AIRLOCK_CHECK(record(c, st, ss::kExpired));
-      }
+    // A poll never turns a step back to `unknown`: that is a send result, not a receipt state.
+    if (status != st.status && status != ss::kUnknown) {
+      st.code = json_fields::text(reply.body, "code");
+      st.message = json_fields::text(reply.body, "message");
+      AIRLOCK_CHECK(record(c, st, status));
     }
     if (status == ss::kConfirmed || status == ss::kFailed || status == ss::kExpired) return {};
     if (c.clock() > give_up_at) {
@@ -74,9 +68,9 @@ std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const
     st.round = round_no;
     st.step = static_cast<int>(i + 1);
     st.action = round.action;
-    st.ticket = text_of(step, "ticket");
+    st.ticket = json_fields::text(step, "ticket");
     st.built_at = built_at;
-    st.concurrent = flag_of(step, "sendConcurrently");
+    st.concurrent = json_fields::flag(step, "sendConcurrently");
     st.submit = round.action == "perp/onboard";
     st.transaction = to_base64(serialize_transaction(signed_transactions[i]));
     st.signature = to_base58(signed_transactions[i].signatures.front());
@@ -142,8 +136,8 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
                                           ": " + st.message);
       }
       accepted = true;
-      st.receipt = text_of(sent->body, "receipt");
-      const std::string status = text_of(sent->body, "status");
+      st.receipt = json_fields::text(sent->body, "receipt");
+      const std::string status = json_fields::text(sent->body, "status");
       if (st.receipt.empty() || (status != ss::kPending && status != ss::kUnknown)) {
         return Error(ErrorCode::kApi, "send " + step_name(st, total) +
                                           ": the reply has no receipt or an unknown status '" +
@@ -205,10 +199,10 @@ Result<ResumeOutcome> resume_run(SendContext& c, const JournalRun& run) {
   }
   const JournalStep& last = rounds.rbegin()->second.back();
   if (last.next && last.next->contains("path")) {
-    return close("stopped", "every step confirmed; the follow-up " + text_of(*last.next, "path") +
-                                " was not built: airlock-online act " +
-                                text_of(*last.next, "path") + " --body '" +
-                                last.next->value("body", json::object()).dump() + "'");
+    return close("stopped",
+                 "every step confirmed; the follow-up " + json_fields::text(*last.next, "path") +
+                     " was not built: airlock-online act " + json_fields::text(*last.next, "path") +
+                     " --body '" + last.next->value("body", json::object()).dump() + "'");
   }
   return close("done", "every step confirmed");
 }

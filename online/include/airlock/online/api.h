@@ -99,12 +99,6 @@ class ApiClient {
   std::unique_ptr<RateLimiter> limiter_;
 };
 
-// Replies are untrusted: a field of the wrong type reads as absent, never throws.
-// o[key] when o is an object holding a string there, else "".
-[[nodiscard]] std::string text_of(const json& o, const char* key);
-// True only for a boolean true at o[key].
-[[nodiscard]] bool flag_of(const json& o, const char* key);
-
 // Checks a URL for the transport rule: https://, or http:// to this machine only.
 [[nodiscard]] Status check_transport(const std::string& url);
 

@@ -42,6 +42,11 @@ struct Field {
 // "sourceMint" -> "source-mint", "amountX" -> "amount-x".
 [[nodiscard]] std::string flag_name(std::string_view field);
 
+// Checks one value against the field's rule; the error names `where` (a flag, an argument or
+// body.<field>) and the rule.
+[[nodiscard]] Status check_field(const Field& field, const nlohmann::json& value,
+                                 const std::string& where);
+
 // A flag's text as the field's JSON value, or a usage error naming --flag and the rule.
 [[nodiscard]] Result<nlohmann::json> field_value(const Field& field, const std::string& text);
 
