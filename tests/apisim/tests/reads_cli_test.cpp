@@ -1,6 +1,7 @@
 // Every read command of the real airlock-online executable against the twin: tables with what
 // the twin holds, --json exactly the reply, and bad arguments refused before any request.
 #include <fstream>
+#include <tuple>
 
 #include "conformance_support.h"
 #include "support/helpers.h"
@@ -72,6 +73,39 @@ TEST_F(ReadsCli, BadArgumentsAreRefusedBeforeAnyRequest) {
   const auto unknown_mint = online(std::string("token ") + kOtherVault + " --vault " + kVault);
   EXPECT_EQ(unknown_mint.exit_code, 1) << unknown_mint.output;
   EXPECT_NE(unknown_mint.output.find("404"), std::string::npos) << unknown_mint.output;
+}
+
+// The act and journal inputs: each bad one is refused by name and rule before anything is built.
+TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
+  const std::string out = " --request-out " + dir.file("req.alreq") + " --response " +
+                          dir.file("res.alres") + " --journal " + dir.file("journal.sqlite");
+  const json before = counters();
+  const std::vector<std::tuple<std::string, int, std::string>> cases = {
+      {"pools --query nokey", 2, "--query: must be KEY=VALUE"},
+      {"act vault/update --body '[1]'" + out, 2, "--body: must be a JSON object"},
+      {"act vault/update --vault " + std::string(kVault) + " --deposit-cap 1.5" + out, 2,
+       "--deposit-cap: must be a base-unit amount"},
+      {"act vault/update --body '{\"vault\":\"" + std::string(kVault) + "\",\"paused\":\"no\"}'" +
+           out,
+       2, "body.paused: must be true or false"},
+      {"act vault/explode --body '{\"vault\":\"" + std::string(kVault) + "\"}'" + out, 2,
+       "not one of the 28 builder actions"},
+      {"act vault/update --vault " + std::string(kVault) + " --request-out " +
+           dir.file("req.alreq") + " --response " + dir.file("res.alres") +
+           " --journal /nonexistent/dir/journal.sqlite",
+       3, "journal: cannot open"},
+  };
+  for (const auto& [args, code, expected] : cases) {
+    SCOPED_TRACE(args);
+    const auto r = online(args);
+    EXPECT_EQ(r.exit_code, code) << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(counters()["builds"], before["builds"]) << "nothing was built";
+  const auto history = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
+                                                  " history --journal /nonexistent/dir/j.sqlite");
+  EXPECT_EQ(history.exit_code, 3) << history.output;
+  EXPECT_NE(history.output.find("journal: cannot open"), std::string::npos) << history.output;
 }
 
 }  // namespace
