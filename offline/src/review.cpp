@@ -517,6 +517,13 @@ class Reviewer {
         refuse("intent.amount", "bpsToRemove differs from the request", index);
       inside_subrange(a["from_bin_id"].get<std::int64_t>(), a["to_bin_id"].get<std::int64_t>(),
                       index);
+      if (const auto cursor = integer("cursorBinId");
+          cursor && a["from_bin_id"].get<std::int64_t>() < *cursor) {
+        refuse("intent.bins",
+               "removes from bin " + std::to_string(a["from_bin_id"].get<std::int64_t>()) +
+                   ", before cursorBinId " + std::to_string(*cursor) + " (ranges already done)",
+               index);
+      }
     } else if (d.instruction == "dlmm_open" || d.instruction == "dlmm_add" ||
                d.instruction == "dlmm_add_range") {
       shapes_and_slippage(a, index);
@@ -685,12 +692,62 @@ class Reviewer {
       if (i > 0 && range_sums_[i].lower != range_sums_[i - 1].upper + 1)
         refuse("intent.bins", "the steps' bin ranges leave a gap or overlap");
     }
+    const auto lo = integer("lowerBinId");
+    auto hi = integer("upperBinId");
+    if (hi && q_.action == "dlmm/open") *hi -= 1;  // exclusive in dlmm/open's body
+    if (const auto cursor = integer("cursorBinId")) {
+      resumed_amounts(*cursor, lo, hi, x, y);
+      return;
+    }
     expect_equal("intent.amount", "total amountX", std::to_string(x), text("amountX"), 0);
     expect_equal("intent.amount", "total amountY", std::to_string(y), text("amountY"), 0);
-    if (q_.action == "dlmm/open") {
-      const auto lo = integer("lowerBinId"), hi = integer("upperBinId");  // upper is exclusive here
-      if (!lo || !hi || range_sums_.front().lower != *lo || range_sums_.back().upper != *hi - 1) {
-        refuse("intent.bins", "the positions do not cover exactly the requested bins");
+    if (q_.action == "dlmm/open" &&
+        (!lo || !hi || range_sums_.front().lower != *lo || range_sums_.back().upper != *hi)) {
+      refuse("intent.bins", "the positions do not cover exactly the requested bins");
+    }
+  }
+
+  // A build resumed at cursorBinId covers the bins from the cursor to the end of the requested
+  // range, and deposits no more than those bins' share of the requested totals (by bin count,
+  // rounded up, plus one base unit per bin left out for the builder's rounding): a build that
+  // funds the ranges already done again cannot pass.
+  void resumed_amounts(std::int64_t cursor, std::optional<std::int64_t> lo,
+                       std::optional<std::int64_t> hi, std::uint64_t x, std::uint64_t y) {
+    if (!lo || !hi) {
+      refuse("intent.bins",
+             "cursorBinId needs lowerBinId and upperBinId in the request, so the share of the "
+             "amounts left can be checked");
+      return;
+    }
+    if (cursor <= *lo || cursor > *hi) {
+      refuse("intent.bins", "cursorBinId " + std::to_string(cursor) +
+                                " lies outside the requested bins after the first");
+      return;
+    }
+    if (range_sums_.front().lower != cursor || range_sums_.back().upper != *hi) {
+      refuse("intent.bins", "the steps do not cover exactly the bins from cursorBinId " +
+                                std::to_string(cursor) + " to " + std::to_string(*hi));
+    }
+    const auto width = static_cast<unsigned __int128>(*hi - *lo + 1);
+    const auto skipped = static_cast<std::uint64_t>(cursor - *lo);
+    const auto left = width - skipped;
+    for (const auto& [field, got] : {std::pair<const char*, std::uint64_t>{"amountX", x},
+                                     std::pair<const char*, std::uint64_t>{"amountY", y}}) {
+      const std::string asked = text(field);
+      std::uint64_t asked_units = 0;
+      const auto [end, ec] =
+          std::from_chars(asked.data(), asked.data() + asked.size(), asked_units);
+      if (asked.empty() || ec != std::errc() || end != asked.data() + asked.size()) {
+        refuse("intent.amount", std::string(field) + " is not a base-unit amount");
+        continue;
+      }
+      const auto total = static_cast<unsigned __int128>(asked_units);
+      const auto share = static_cast<std::uint64_t>((total * left + width - 1) / width) + skipped;
+      if (got > share) {
+        refuse("intent.amount", std::string(field) + ": the resumed steps deposit " +
+                                    std::to_string(got) + ", more than the " +
+                                    std::to_string(share) + " left of " + asked + " for bins " +
+                                    std::to_string(cursor) + " to " + std::to_string(*hi));
       }
     }
   }

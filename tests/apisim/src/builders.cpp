@@ -626,16 +626,40 @@ Steps build_dlmm_initialize(BuildContext& ctx, Vault& v) {
   return std::vector<BuiltStep>{std::move(step)};
 }
 
-ApiResult<std::pair<std::uint64_t, std::uint64_t>> amounts_xy(const json& body, Vault& v,
-                                                              const Pool& pool) {
+ApiResult<std::pair<std::uint64_t, std::uint64_t>> amounts_xy(const json& body) {
   TRY_API(x, req_amount(body, "amountX"));
   TRY_API(y, req_amount(body, "amountY"));
   if (x == 0 && y == 0) return validation("amountX", "amountX and amountY cannot both be 0");
+  return std::make_pair(x, y);
+}
+
+// cursorBinId (spec 4.10) resumes a ranged build after its last confirmed range: it must be the
+// first bin of one of the ranges the same body builds without it, and the ranges before it are
+// left out, each remaining one with the same bins and amounts as in the first build.
+ApiResult<std::vector<Chunk>> resume_at_cursor(const json& body, std::vector<Chunk> parts) {
+  if (!body.contains("cursorBinId")) return parts;
+  TRY_API(cursor, req_int(body, "cursorBinId", -443636, 443636));
+  const auto at = std::find_if(parts.begin(), parts.end(),
+                               [&](const Chunk& c) { return c.range.lower == cursor; });
+  if (at == parts.end()) {
+    return validation("cursorBinId", "must be the first bin of one of the request's 70-bin ranges");
+  }
+  parts.erase(parts.begin(), at);
+  return parts;
+}
+
+// The vault must hold what the steps built now will deposit.
+ApiResult<bool> holds_amounts(Vault& v, const Pool& pool, const std::vector<Chunk>& parts) {
+  std::uint64_t x = 0, y = 0;
+  for (const Chunk& c : parts) {
+    x += c.x;
+    y += c.y;
+  }
   if (v.balances[pool.token_x] < x)
     return conflict("Stale", "the vault holds less than amountX of token X");
   if (v.balances[pool.token_y] < y)
     return conflict("Stale", "the vault holds less than amountY of token Y");
-  return std::make_pair(x, y);
+  return true;
 }
 
 Steps build_dlmm_open(BuildContext& ctx, Vault& v) {
@@ -651,9 +675,11 @@ Steps build_dlmm_open(BuildContext& ctx, Vault& v) {
   if (upper_exclusive - lower > static_cast<std::int64_t>(kMaxOpenBins)) {
     return validation("upperBinId", "dlmm/open accepts at most 1400 bins");
   }
-  TRY_API(xy, amounts_xy(ctx.body, v, *pool));
+  TRY_API(xy, amounts_xy(ctx.body));
   const BinRange whole{static_cast<int>(lower), static_cast<int>(upper_exclusive - 1)};
-  const auto parts = split_amounts(whole, xy.first, xy.second);
+  TRY_API(parts, resume_at_cursor(ctx.body, split_amounts(whole, xy.first, xy.second)));
+  TRY_API(funded, holds_amounts(v, *pool, parts));
+  (void)funded;
   std::vector<BuiltStep> steps;
   for (const Chunk& chunk : parts) {
     // Plain copies: lambdas below capture them (clang 14 cannot capture structured bindings).
@@ -708,8 +734,10 @@ Steps fund_position(BuildContext& ctx, Vault& v, const char* instruction, bool r
   if (whole.lower < s->lower_bin || whole.upper > s->upper_bin) {
     return validation("lowerBinId", "the range must lie inside the position");
   }
-  TRY_API(xy, amounts_xy(ctx.body, v, *pool));
-  const auto parts = split_amounts(whole, xy.first, xy.second);
+  TRY_API(xy, amounts_xy(ctx.body));
+  TRY_API(parts, resume_at_cursor(ctx.body, split_amounts(whole, xy.first, xy.second)));
+  TRY_API(funded, holds_amounts(v, *pool, parts));
+  (void)funded;
   std::vector<BuiltStep> steps;
   for (const Chunk& chunk : parts) {
     // Plain copies: lambdas below capture them (clang 14 cannot capture structured bindings).
@@ -720,6 +748,8 @@ Steps fund_position(BuildContext& ctx, Vault& v, const char* instruction, bool r
                   220'000};
     TRY_API(step, make_step(ctx, std::move(spec)));
     step.send_concurrently = parts.size() > 1;
+    step.metadata["lowerBinId"] = r.lower;
+    step.metadata["upperBinId"] = r.upper;
     const PublicKey position = s->position;
     const int active = pool->active_bin_id;
     step.effect = on_vault(v.address, [=](Engine& e, Vault& vault) {
@@ -756,17 +786,14 @@ Steps build_dlmm_remove(BuildContext& ctx, Vault& v) {
   TRY_API(s, position_of(ctx, v));
   TRY_API(bps, req_int(ctx.body, "bpsToRemove", 1, 10000));
   TRY_API(sub, optional_range(ctx.body));
-  BinRange whole = sub ? *sub : BinRange{s->lower_bin, s->upper_bin};
+  const BinRange whole = sub ? *sub : BinRange{s->lower_bin, s->upper_bin};
   if (whole.lower < s->lower_bin || whole.upper > s->upper_bin) {
     return validation("lowerBinId", "the range must lie inside the position");
   }
-  if (ctx.body.contains("cursorBinId")) {  // resume after the last confirmed range
-    TRY_API(cursor, req_int(ctx.body, "cursorBinId", whole.lower, whole.upper));
-    whole.lower = static_cast<int>(cursor);
-  }
+  TRY_API(parts, resume_at_cursor(ctx.body, split_amounts(whole, 0, 0)));
   std::vector<BuiltStep> steps;
-  const auto parts = chunks(whole);
-  for (const BinRange& r : parts) {
+  for (const Chunk& chunk : parts) {
+    const BinRange r = chunk.range;
     StepSpec spec{"dlmm_remove", pool_accounts(v, ctx.key, *s, r),
                   Borsh().i32(r.lower).i32(r.upper).u16(static_cast<std::uint16_t>(bps)).data(),
                   200'000};

@@ -99,7 +99,7 @@ struct Faults {
   bool key_lookup_failure = false;              // every authenticated request 503 ApiUnavailable
   std::optional<std::string> venue_failure;     // 502 with this code on venue-backed calls
   std::optional<std::string> preflight_reject;  // next sends: 422 with this code
-  std::optional<Landing> next_landing;          // how the next send lands
+  std::deque<Landing> next_landings;            // how the next sends land, in order
   std::string fail_code = "SlippageToleranceExceeded";
   std::int64_t extra_confirm_ms = 0;  // slow confirmation
   bool unknown_lands = true;          // whether "unknown" sends land later

@@ -513,8 +513,12 @@ class Api {
     r.land_ms = r.sent_ms + e_.options.confirm_delay_ms + e_.faults.extra_confirm_ms;
     r.blockhash_slot = ticket->blockhash_slot;
     r.effect = ticket->effect;
-    r.landing = e_.faults.next_landing.value_or(Landing::kLands);
-    e_.faults.next_landing.reset();
+    if (e_.faults.next_landings.empty()) {
+      r.landing = Landing::kLands;
+    } else {
+      r.landing = e_.faults.next_landings.front();
+      e_.faults.next_landings.pop_front();
+    }
     if (r.landing == Landing::kFails) {
       r.fail_code = e_.faults.fail_code;
       r.fail_message = "Transaction landed and failed: " + e_.faults.fail_code;
@@ -596,11 +600,13 @@ Response sim_control(Engine& e, const Request& q) {
               ? std::nullopt
               : std::optional<std::string>(body["preflightReject"].get<std::string>());
     }
-    if (body.contains("nextLanding")) {
-      const std::string l = body["nextLanding"];
-      f.next_landing = l == "fails"   ? Landing::kFails
-                       : l == "never" ? Landing::kNever
-                                      : Landing::kLands;
+    const auto landing = [](const std::string& l) {
+      return l == "fails" ? Landing::kFails : l == "never" ? Landing::kNever : Landing::kLands;
+    };
+    if (body.contains("nextLanding")) f.next_landings = {landing(body["nextLanding"])};
+    if (body.contains("nextLandings")) {
+      f.next_landings.clear();
+      for (const auto& l : body["nextLandings"]) f.next_landings.push_back(landing(l));
     }
     if (body.contains("failCode")) f.fail_code = body["failCode"];
     if (body.contains("extraConfirmMs")) f.extra_confirm_ms = body["extraConfirmMs"];

@@ -394,6 +394,33 @@ TEST_F(Twin, Section4_6_OpenWiderThan70BinsIsABatchOfPreSignedPositions) {
                400, "Validation", "upperBinId");
 }
 
+// cursorBinId (spec 4.10): the same body resumed at a range's first bin builds exactly the
+// ranges from there, with the same bins and amounts as the first build; anything else is 400.
+TEST_F(Twin, Section4_10_CursorBinIdResumesARangedBuildAtARangeStart) {
+  json body = {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4800},
+               {"upperBinId", 5000}, {"amountX", "200000001"},   {"amountY", "30000000"},
+               {"shape", "spot"},    {"maxActiveBinSlippage", 5}};
+  const auto whole = steps_of(post("/transactions/dlmm/open", body).body);
+  ASSERT_EQ(whole.size(), 3U);
+  body["cursorBinId"] = 4870;
+  const Reply resumed = post("/transactions/dlmm/open", body);
+  ASSERT_EQ(resumed.status, 200) << resumed.body.dump();
+  const auto rest = steps_of(resumed.body);
+  ASSERT_EQ(rest.size(), 2U);
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    EXPECT_EQ(rest[i]["lowerBinId"], whole[i + 1]["lowerBinId"]);
+    EXPECT_EQ(rest[i]["upperBinId"], whole[i + 1]["upperBinId"]);
+    // The instruction data carries the bins and the amounts; the accounts differ (new keys).
+    const Bytes ours = tx_of(rest[i]).message.instructions.back().data;
+    const Bytes first = tx_of(whole[i + 1]).message.instructions.back().data;
+    EXPECT_EQ(ours, first) << "range " << i + 1 << " is funded as in the first build";
+  }
+  for (const int bad : {4871, 4799, 5000}) {
+    body["cursorBinId"] = bad;
+    expect_error(post("/transactions/dlmm/open", body), 400, "Validation", "cursorBinId");
+  }
+}
+
 TEST_F(Twin, Section3_4_TwoHopSwapIntoANewTokenSetsUpThenFollowsUpWithNext) {
   // Vault holds SOL; SOL -> JUP routes through USDC (two hops) and opens a JUP strategy.
   const json body = {{"vault", kVault},

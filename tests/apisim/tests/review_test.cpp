@@ -207,6 +207,41 @@ TEST_F(ReviewTest, ABatchMustDeliverExactlyTheRequestedTotals) {
   EXPECT_TRUE(has(review(shape, policy).refusals, "intent.shape"));
 }
 
+// A build resumed at cursorBinId must cover the bins from the cursor on and deposit no more than
+// their share: an online half that answers a resume with the whole batch again, or with the
+// rest of the bins at the full amounts, would fund the done ranges twice.
+TEST_F(ReviewTest, AResumedBatchMayDepositOnlyTheShareLeft) {
+  json body = {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4800},
+               {"upperBinId", 5000}, {"amountX", "200000001"},   {"amountY", "30000000"},
+               {"shape", "spot"},    {"maxActiveBinSlippage", 5}};
+  const auto whole = build("dlmm/open", body);
+  json resumed_body = body;
+  resumed_body["cursorBinId"] = 4870;
+  const auto resumed = build("dlmm/open", resumed_body);
+  ASSERT_EQ(resumed.steps.size(), 2U);
+  const auto policy = demo_policy(resumed);
+  const auto honest = review(resumed, policy);
+  EXPECT_FALSE(honest.refused()) << listed(honest.refusals);
+
+  auto again = whole;  // the whole batch, presented as the resumed build
+  again.intent_json = resumed_body.dump();
+  EXPECT_TRUE(has(review(again, demo_policy(again)).refusals, "intent.bins"));
+
+  json rest_body = body;  // bins 4870-4999 carrying the whole amounts
+  rest_body["lowerBinId"] = 4870;
+  auto full = build("dlmm/open", rest_body);
+  full.intent_json = resumed_body.dump();
+  const auto r = review(full, demo_policy(full));
+  EXPECT_TRUE(has(r.refusals, "intent.amount")) << listed(r.refusals);
+  EXPECT_FALSE(has(r.refusals, "intent.bins")) << "the bins are right; the amounts are not";
+
+  json outside = resumed_body;
+  outside["cursorBinId"] = 4800;  // the first bin: nothing was done, so no cursor either
+  auto first = whole;
+  first.intent_json = outside.dump();
+  EXPECT_TRUE(has(review(first, demo_policy(first)).refusals, "intent.bins"));
+}
+
 TEST_F(ReviewTest, AMinimumOutBelowTheQuoteLessSlippageIsRefused) {
   const auto q = build("aggregator/swap", swap_body());
   const auto policy = demo_policy(q);
