@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <airlock/common/cli_options.h>
+#include <airlock/common/json_fields.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/html.h>
 #include <airlock/formats/qr_io.h>
@@ -18,6 +20,7 @@
 #include <airlock/online/fields.h>
 #include <airlock/online/journal.h>
 #include <airlock/online/reads.h>
+#include <airlock/online/remaining.h>
 #include <airlock/online/round.h>
 #include <airlock/online/sender.h>
 
@@ -295,6 +298,39 @@ online::SendContext send_context(online::ApiClient& client, online::Journal& jou
           [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }, std::cerr};
 }
 
+// The vault's strategies as the API sees them now, so the operator sees what the confirmed steps
+// changed before anything more is built.
+void show_current_state(online::ApiClient& client, const online::json& body) {
+  const std::string vault = body.is_object() ? json_fields::text(body, "vault") : "";
+  if (vault.empty()) return;
+  online::ReadArgs args;
+  args.target = vault;
+  auto path = online::read_path("strategies", args);
+  if (!path.ok()) return;
+  auto reply = client.get(*path);
+  if (!reply.ok() || reply->failure) {
+    std::cerr << "airlock-online: could not read the vault's current strategies"
+              << (reply.ok() ? ": " + reply->failure->code : ": " + reply.error().message())
+              << "\n";
+    return;
+  }
+  std::cerr << "airlock-online: the vault's strategies now:\n"
+            << online::render_read("strategies", reply->body);
+}
+
+// What is left of a run that stopped, printed for the operator with the commands that build it.
+Result<online::RemainingWork> plan_after_stop(online::ApiClient& client,
+                                              const online::Journal& journal, std::int64_t run_id,
+                                              const online::json& body) {
+  AIRLOCK_TRY(steps, journal.steps(run_id));
+  const online::RemainingWork plan = online::plan_remaining(steps, now_s());
+  if (plan.kind == online::RemainingWork::Kind::kNone) return plan;
+  show_current_state(client, body);
+  std::cerr << "airlock-online: what is left of run " << run_id << ": " << plan.why << "\n";
+  for (const auto& b : plan.builds) std::cerr << "  " << online::act_command(b) << "\n";
+  return plan;
+}
+
 // The usage line, and for an action its body fields as flags.
 std::string act_usage(const std::optional<std::string>& action) {
   std::string usage =
@@ -345,7 +381,10 @@ int run_act(const std::vector<std::string>& args) {
       "read the response from a V4L2 camera facing the offline screen")(
       "camera-size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
       "max-rounds", po::value<int>()->default_value(8),
-      "stop after this many signing rounds (follow-ups and rebuilds included)");
+      "stop after this many signing rounds (follow-ups, rebuilds and remaining work included)")(
+      "remaining", po::value<std::string>()->default_value("ask"),
+      "after a step fails or expires: ask (offer to build only the work left, on a terminal), "
+      "build (build it without asking), show (print the commands that would)");
   journal_option(options);
   if (fields != nullptr) options.add(field_options);
   po::variables_map vm;
@@ -353,10 +392,11 @@ int run_act(const std::vector<std::string>& args) {
   if (!cli::parse_options(kProgram, args, options, "action", vm, code)) return code;
   if (!vm.count("action")) return report(Error(ErrorCode::kUsage, "act needs an ACTION"));
   const std::string first_action = vm["action"].as<std::string>();
-  online::json body = online::json::object();
+  online::json first_body = online::json::object();
   if (vm.count("body")) {
-    body = online::json::parse(vm["body"].as<std::string>(), nullptr, false);
-    if (!body.is_object()) return report(Error(ErrorCode::kUsage, "--body: must be a JSON object"));
+    first_body = online::json::parse(vm["body"].as<std::string>(), nullptr, false);
+    if (!first_body.is_object())
+      return report(Error(ErrorCode::kUsage, "--body: must be a JSON object"));
   }
   if (fields != nullptr) {
     for (const auto& f : *fields) {
@@ -364,12 +404,12 @@ int run_act(const std::vector<std::string>& args) {
       if (!vm.count(flag)) continue;
       auto value = online::field_value(f, vm[flag].as<std::string>());
       if (!value.ok()) return report(value.error());
-      body[f.name] = *value;
+      first_body[f.name] = *value;
     }
   }
-  if (body.empty())
+  if (first_body.empty())
     return report(Error(ErrorCode::kUsage, "act needs a body: --body JSON or field flags"));
-  if (auto s = online::check_body(first_action, body); !s.ok()) return report(s.error());
+  if (auto s = online::check_body(first_action, first_body); !s.ok()) return report(s.error());
   Transport t;
   if (vm.count("request-out")) t.request_file = vm["request-out"].as<std::string>();
   if (vm.count("request-png")) t.request_png = vm["request-png"].as<std::string>();
@@ -390,6 +430,10 @@ int run_act(const std::vector<std::string>& args) {
     return report(
         Error(ErrorCode::kUsage,
               "choose one of --response FILE, --response-qr DIR and --response-camera DEV"));
+  }
+  const std::string remaining_mode = vm["remaining"].as<std::string>();
+  if (remaining_mode != "ask" && remaining_mode != "build" && remaining_mode != "show") {
+    return report(Error(ErrorCode::kUsage, "--remaining: must be ask, build or show"));
   }
   std::optional<std::string> rpc;
   if (vm.count("rpc")) rpc = vm["rpc"].as<std::string>();
@@ -419,115 +463,161 @@ int run_act(const std::vector<std::string>& args) {
     camera = std::move(source).value();
   }
 
-  std::string action = vm["action"].as<std::string>();
-  auto run_id = journal->begin_run(vm["api"].as<std::string>(), action, body, now_s());
-  if (!run_id.ok()) return report(run_id.error());
-  // Ends the run in the journal: failed when nothing is left open, else it waits for resume.
-  const auto stop = [&](const Error& error) {
-    auto open = journal->unresolved();
-    if (open.ok() && std::none_of(open->begin(), open->end(),
-                                  [&](const auto& st) { return st.run_id == *run_id; })) {
-      (void)journal->finish_run(*run_id, "failed", error.message(), now_s());
-    } else {
-      std::cerr << "airlock-online: run " << *run_id
-                << " stays open in the journal; run airlock-online resume\n";
-    }
-    return report(error);
-  };
-  for (int round_no = 1; round_no <= vm["max-rounds"].as<int>(); ++round_no) {
-    auto built = client->build(action, body);
-    if (!built.ok()) return stop(built.error());
-    if (built->failure) return stop(api_error("build " + action, *built));
-    const std::int64_t built_at = now_s();
-    auto round = online::prepare_round(action, body, built->body, rpc, built_at);
-    if (!round.ok()) return stop(round.error());
-    (void)journal->event(
-        *run_id, "build",
-        action + ": " + std::to_string(round->steps.size()) + " step(s), request " +
-            to_hex(ByteView(round->request.request_id.data(), round->request.request_id.size())),
-        built_at);
-    online::add_token_hints(*client, *round);
-    std::cerr << "airlock-online: built " << action << ": " << round->steps.size()
-              << " step(s); the offline half must answer within "
-              << round->request.deadline - static_cast<std::uint64_t>(built_at) << " s\n";
-    if (auto s = write_request(t, round->request); !s.ok()) return stop(s.error());
-
-    // The terminal animation runs beside the wait and stops when it ends.
-    std::atomic<bool> stop_animation{false};
-    std::optional<transfer::Sender> terminal_sender;
-    std::thread animation;
-    if (t.request_terminal) {
-      auto sender = transfer::Sender::create(
-          {dense::ContentType::kSignRequest, envelope::encode_request(round->request)},
-          transfer::Options{});
-      if (!sender.ok()) return stop(sender.error());
-      terminal_sender.emplace(std::move(sender).value());
-      qr_io::TerminalOptions shown;
-      shown.seconds = static_cast<int>(
-          std::max<std::int64_t>(1, static_cast<std::int64_t>(round->request.deadline) - now_s()));
-      shown.deadline_unix = round->request.deadline;
-      shown.stop = &stop_animation;
-      animation = std::thread(
-          [&terminal_sender, shown] { (void)qr_io::animate_terminal(*terminal_sender, shown); });
-    }
-    std::optional<envelope::SignResponse> response;
-    if (camera) {
-      response = response_from_camera(*camera, round->request);
-    } else {
-      // On a terminal, the time left counts down on one line the whole time (the animation
-      // shows it itself).
-      const bool terminal = ::isatty(2) == 1 && !t.request_terminal;
-      std::int64_t shown = -1;
-      std::string seen;
-      while (!(response = try_response(t, round->request.request_id, seen))) {
-        const std::int64_t left = static_cast<std::int64_t>(round->request.deadline) - now_s();
-        if (left < 0) break;
-        if (terminal && left != shown) {
-          std::cerr << "\rairlock-online: waiting for the offline half's signatures: " << left
-                    << " s left   " << std::flush;
-          shown = left;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  int rounds_left = vm["max-rounds"].as<int>();
+  // One run: the build, its signing rounds, its sends and its follow-ups, to done or a stop.
+  // Sets `failed_run` when the run stopped with nothing left open (its remaining work can be
+  // planned).
+  std::int64_t failed_run = 0;
+  const auto perform = [&](std::string action, online::json body) -> int {
+    auto run_id = journal->begin_run(vm["api"].as<std::string>(), action, body, now_s());
+    if (!run_id.ok()) return report(run_id.error());
+    // Ends the run in the journal: failed when nothing is left open, else it waits for resume.
+    const auto stop = [&](const Error& error) {
+      auto open = journal->unresolved();
+      if (open.ok() && std::none_of(open->begin(), open->end(),
+                                    [&](const auto& st) { return st.run_id == *run_id; })) {
+        (void)journal->finish_run(*run_id, "failed", error.message(), now_s());
+        failed_run = *run_id;
+      } else {
+        std::cerr << "airlock-online: run " << *run_id
+                  << " stays open in the journal; run airlock-online resume\n";
       }
-      if (terminal && shown >= 0) std::cerr << "\n";
+      return report(error);
+    };
+    for (int round_no = 1; rounds_left > 0; ++round_no, --rounds_left) {
+      auto built = client->build(action, body);
+      if (!built.ok()) return stop(built.error());
+      if (built->failure) return stop(api_error("build " + action, *built));
+      const std::int64_t built_at = now_s();
+      auto round = online::prepare_round(action, body, built->body, rpc, built_at);
+      if (!round.ok()) return stop(round.error());
+      (void)journal->event(
+          *run_id, "build",
+          action + ": " + std::to_string(round->steps.size()) + " step(s), request " +
+              to_hex(ByteView(round->request.request_id.data(), round->request.request_id.size())),
+          built_at);
+      online::add_token_hints(*client, *round);
+      std::cerr << "airlock-online: built " << action << ": " << round->steps.size()
+                << " step(s); the offline half must answer within "
+                << round->request.deadline - static_cast<std::uint64_t>(built_at) << " s\n";
+      if (auto s = write_request(t, round->request); !s.ok()) return stop(s.error());
+
+      // The terminal animation runs beside the wait and stops when it ends.
+      std::atomic<bool> stop_animation{false};
+      std::optional<transfer::Sender> terminal_sender;
+      std::thread animation;
+      if (t.request_terminal) {
+        auto sender = transfer::Sender::create(
+            {dense::ContentType::kSignRequest, envelope::encode_request(round->request)},
+            transfer::Options{});
+        if (!sender.ok()) return stop(sender.error());
+        terminal_sender.emplace(std::move(sender).value());
+        qr_io::TerminalOptions shown;
+        shown.seconds = static_cast<int>(std::max<std::int64_t>(
+            1, static_cast<std::int64_t>(round->request.deadline) - now_s()));
+        shown.deadline_unix = round->request.deadline;
+        shown.stop = &stop_animation;
+        animation = std::thread(
+            [&terminal_sender, shown] { (void)qr_io::animate_terminal(*terminal_sender, shown); });
+      }
+      std::optional<envelope::SignResponse> response;
+      if (camera) {
+        response = response_from_camera(*camera, round->request);
+      } else {
+        // On a terminal, the time left counts down on one line the whole time (the animation
+        // shows it itself).
+        const bool terminal = ::isatty(2) == 1 && !t.request_terminal;
+        std::int64_t shown = -1;
+        std::string seen;
+        while (!(response = try_response(t, round->request.request_id, seen))) {
+          const std::int64_t left = static_cast<std::int64_t>(round->request.deadline) - now_s();
+          if (left < 0) break;
+          if (terminal && left != shown) {
+            std::cerr << "\rairlock-online: waiting for the offline half's signatures: " << left
+                      << " s left   " << std::flush;
+            shown = left;
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        }
+        if (terminal && shown >= 0) std::cerr << "\n";
+      }
+      stop_animation = true;
+      if (animation.joinable()) animation.join();
+      if (!response) {
+        std::cerr << "airlock-online: no response before the deadline; building again\n";
+        (void)journal->event(*run_id, "late", "no response before the deadline", now_s());
+        continue;
+      }
+      auto answer = online::apply_response(*round, *response, now_s());
+      if (!answer.ok() && answer.error().code() == ErrorCode::kResponseLate) {
+        std::cerr << "airlock-online: " << answer.error().message() << "\n";
+        (void)journal->event(*run_id, "late", answer.error().message(), now_s());
+        continue;
+      }
+      if (!answer.ok()) return stop(answer.error());
+      if (answer->refusal) {
+        return stop(Error(ErrorCode::kApi, "the offline half refused: " + answer->refusal->code +
+                                               ": " + answer->refusal->reason));
+      }
+      auto steps = online::steps_of_round(*run_id, round_no, *round, answer->signed_transactions,
+                                          built_at, now_s());
+      if (auto s = journal->add_signed_steps(steps); !s.ok()) return stop(s.error());
+      auto context = send_context(*client, *journal);
+      auto sent = online::send_round(context, steps);
+      if (!sent.ok()) return stop(sent.error());
+      if (*sent == online::RoundEnd::kRebuild) continue;
+      const online::json& last = round->steps.back();
+      if (!last.contains("next")) {
+        std::cerr << "airlock-online: " << action << " done\n";
+        if (auto s = journal->finish_run(*run_id, "done", "every step confirmed", now_s()); !s.ok())
+          return report(s.error());
+        return cli::kExitOk;
+      }
+      action = last["next"]["path"].get<std::string>();
+      body = last["next"]["body"];
+      std::cerr << "airlock-online: follow-up " << action << "\n";
     }
-    stop_animation = true;
-    if (animation.joinable()) animation.join();
-    if (!response) {
-      std::cerr << "airlock-online: no response before the deadline; building again\n";
-      (void)journal->event(*run_id, "late", "no response before the deadline", now_s());
+    return stop(Error(ErrorCode::kApi, "stopped after --max-rounds signing rounds"));
+  };
+
+  // After a stop: read the vault's current state, plan what is left from the journal, and
+  // offer to build only that (spec 4.15 rule 4).
+  std::deque<online::Build> queue{{first_action, first_body}};
+  int exit = cli::kExitOk;
+  while (!queue.empty()) {
+    const online::Build next = queue.front();
+    queue.pop_front();
+    failed_run = 0;
+    exit = perform(next.action, next.body);
+    if (exit == cli::kExitOk || failed_run == 0) {
+      if (exit != cli::kExitOk) return exit;
       continue;
     }
-    auto answer = online::apply_response(*round, *response, now_s());
-    if (!answer.ok() && answer.error().code() == ErrorCode::kResponseLate) {
-      std::cerr << "airlock-online: " << answer.error().message() << "\n";
-      (void)journal->event(*run_id, "late", answer.error().message(), now_s());
-      continue;
+    auto plan = plan_after_stop(*client, *journal, failed_run, next.body);
+    if (!plan.ok()) {
+      (void)report(plan.error());
+      return exit;
     }
-    if (!answer.ok()) return stop(answer.error());
-    if (answer->refusal) {
-      return stop(Error(ErrorCode::kApi, "the offline half refused: " + answer->refusal->code +
-                                             ": " + answer->refusal->reason));
+    if (plan->kind != online::RemainingWork::Kind::kOffer) return exit;
+    bool build = remaining_mode == "build";
+    if (remaining_mode == "ask") {
+      if (::isatty(0) == 1 && ::isatty(2) == 1) {
+        std::cerr << "Build only the remaining work now? [y/N] " << std::flush;
+        std::string line;
+        build = static_cast<bool>(std::getline(std::cin, line)) && (line == "y" || line == "Y");
+      } else {
+        std::cerr << "airlock-online: not a terminal, so not asking; --remaining build builds it "
+                     "without asking\n";
+      }
     }
-    auto steps = online::steps_of_round(*run_id, round_no, *round, answer->signed_transactions,
-                                        built_at, now_s());
-    if (auto s = journal->add_signed_steps(steps); !s.ok()) return stop(s.error());
-    auto context = send_context(*client, *journal);
-    auto sent = online::send_round(context, steps);
-    if (!sent.ok()) return stop(sent.error());
-    if (*sent == online::RoundEnd::kRebuild) continue;
-    const online::json& last = round->steps.back();
-    if (!last.contains("next")) {
-      std::cerr << "airlock-online: " << action << " done\n";
-      if (auto s = journal->finish_run(*run_id, "done", "every step confirmed", now_s()); !s.ok())
-        return report(s.error());
-      return cli::kExitOk;
+    if (!build) return exit;
+    if (rounds_left <= 0) {
+      std::cerr << "airlock-online: no signing rounds left (--max-rounds)\n";
+      return exit;
     }
-    action = last["next"]["path"].get<std::string>();
-    body = last["next"]["body"];
-    std::cerr << "airlock-online: follow-up " << action << "\n";
+    queue.insert(queue.begin(), plan->builds.begin(), plan->builds.end());
   }
-  return stop(Error(ErrorCode::kApi, "stopped after --max-rounds signing rounds"));
+  return exit;
 }
 
 int run_resume(const std::vector<std::string>& args) {
@@ -563,6 +653,11 @@ int run_resume(const std::vector<std::string>& args) {
     std::cout << "run " << run.id << " (" << run.action << "): " << outcome->state << ": "
               << outcome->note << "\n";
     left_open = left_open || outcome->state == "open";
+    // resume never builds (it has no way to the offline half); it says what is left and how.
+    if (outcome->state == "failed" || outcome->state == "stopped") {
+      if (auto plan = plan_after_stop(*client, *journal, run.id, run.body); !plan.ok())
+        return report(plan.error());
+    }
   }
   return left_open ? cli::kExitRejected : cli::kExitOk;
 }

@@ -9,7 +9,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS runs (
@@ -48,6 +48,8 @@ CREATE TABLE IF NOT EXISTS steps (
   next TEXT,
   sent_at INTEGER NOT NULL DEFAULT 0,
   updated_at INTEGER NOT NULL,
+  body TEXT NOT NULL DEFAULT '{}',
+  metadata TEXT NOT NULL DEFAULT '{}',
   UNIQUE (run_id, round, step)
 );
 CREATE INDEX IF NOT EXISTS steps_by_status ON steps(status);
@@ -115,7 +117,7 @@ Status run_change(sqlite3* db, Statement& s, const std::string& what) {
 
 const char* kStepColumns =
     "id, run_id, round, step, action, ticket, built_at, concurrent, submit, transaction_b64, "
-    "signature, receipt, status, code, message, next, updated_at, sent_at";
+    "signature, receipt, status, code, message, next, updated_at, sent_at, body, metadata";
 
 JournalStep step_from(const Statement& s) {
   JournalStep st;
@@ -137,6 +139,8 @@ JournalStep step_from(const Statement& s) {
   if (!s.is_null(15)) st.next = json::parse(s.text(15), nullptr, false);
   st.updated_at = s.integer(16);
   st.sent_at = s.integer(17);
+  st.body = json::parse(s.text(18), nullptr, false);
+  st.metadata = json::parse(s.text(19), nullptr, false);
   return st;
 }
 
@@ -175,7 +179,14 @@ Result<Journal> Journal::open(const std::string& path) {
   Statement version(db, "PRAGMA user_version");
   if (!version.ok() || version.step() != SQLITE_ROW) return db_error(db, "reading the version");
   const std::int64_t found = version.integer(0);
-  if (found != 0 && found != kSchemaVersion) {
+  // Version 1 lacked each step's build body and metadata, which planning the remaining work
+  // after a stop reads; its rows get empty ones (the plan then asks the operator to decide).
+  if (found == 1) {
+    AIRLOCK_CHECK(exec(db,
+                       "ALTER TABLE steps ADD COLUMN body TEXT NOT NULL DEFAULT '{}';"
+                       "ALTER TABLE steps ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';",
+                       "upgrading the journal from version 1"));
+  } else if (found != 0 && found != kSchemaVersion) {
     return Error(ErrorCode::kIo, "journal: " + path + " has schema version " +
                                      std::to_string(found) + "; this build reads version " +
                                      std::to_string(kSchemaVersion));
@@ -218,8 +229,8 @@ Status Journal::add_signed_steps(std::vector<JournalStep>& steps) {
   for (auto& st : steps) {
     Statement s(db_,
                 "INSERT INTO steps (run_id, round, step, action, ticket, built_at, concurrent, "
-                "submit, transaction_b64, signature, status, next, updated_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "submit, transaction_b64, signature, status, next, updated_at, body, metadata) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     s.bind(1, st.run_id)
         .bind(2, st.round)
         .bind(3, st.step)
@@ -231,7 +242,9 @@ Status Journal::add_signed_steps(std::vector<JournalStep>& steps) {
         .bind(9, st.transaction)
         .bind(10, st.signature)
         .bind(11, st.status)
-        .bind(13, st.updated_at);
+        .bind(13, st.updated_at)
+        .bind(14, st.body.dump())
+        .bind(15, st.metadata.dump());
     if (st.next) {
       s.bind(12, st.next->dump());
     } else {

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/json_fields.h>
@@ -76,6 +77,11 @@ std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const
     st.signature = to_base58(signed_transactions[i].signatures.front());
     st.status = ss::kSigned;
     if (step.contains("next")) st.next = step["next"];
+    st.body = round.body;
+    // What the build said about the step besides the transaction (e.g. its bin range).
+    st.metadata = step;
+    for (const char* bulky : {"transaction", "ticket", "blockhash", "simulation", "next"})
+      st.metadata.erase(bulky);
     st.updated_at = now;
     out.push_back(std::move(st));
   }
@@ -153,18 +159,26 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
             << " with " << left << " s left on its ticket: " << status << ", signature "
             << st.signature << "\n";
     }
+    // Every step of the group is followed to its end, even after one fails: the others were
+    // sent too, and what is left can only be planned once their outcomes are known.
+    std::optional<Error> stopped;
     for (std::size_t k = i; k < end; ++k) {
       JournalStep& st = steps[k];
       if (is(st, ss::kConfirmed)) continue;
       AIRLOCK_CHECK(follow(c, st, total));
       if (!is(st, ss::kConfirmed)) {
-        return Error(ErrorCode::kApi,
-                     step_name(st, total) + " " + st.status +
-                         (st.code.empty() ? "" : ": " + st.code + ": " + st.message) +
-                         "; read the current state before building the rest");
+        c.log << "airlock-online: " << step_name(st, total) << " " << st.status << "\n";
+        if (!stopped) {
+          stopped = Error(ErrorCode::kApi,
+                          step_name(st, total) + " " + st.status +
+                              (st.code.empty() ? "" : ": " + st.code + ": " + st.message) +
+                              "; read the current state before building the rest");
+        }
+        continue;
       }
       c.log << "airlock-online: " << step_name(st, total) << " confirmed\n";
     }
+    if (stopped) return *stopped;
     i = end;
   }
   return RoundEnd::kDone;

@@ -123,5 +123,49 @@ TEST(Journal, UsesWalAndRefusesAnotherSchema) {
   EXPECT_NE(again.error().message().find("schema version 7"), std::string::npos);
 }
 
+// A journal written by the first version (no step body or metadata) is upgraded in place: its
+// rows stay readable, with empty ones, and new rows carry both.
+TEST(Journal, AVersionOneJournalIsUpgradedInPlace) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  const std::string path = dir.file("journal.sqlite");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const char* v1 =
+      "CREATE TABLE runs (id INTEGER PRIMARY KEY, started_at INTEGER NOT NULL, api TEXT NOT NULL,"
+      " action TEXT NOT NULL, body TEXT NOT NULL, state TEXT NOT NULL, note TEXT NOT NULL DEFAULT"
+      " '', finished_at INTEGER);"
+      "CREATE TABLE steps (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+      " round INTEGER NOT NULL, step INTEGER NOT NULL, action TEXT NOT NULL, ticket TEXT NOT NULL,"
+      " built_at INTEGER NOT NULL, concurrent INTEGER NOT NULL, submit INTEGER NOT NULL,"
+      " transaction_b64 TEXT NOT NULL, signature TEXT NOT NULL, receipt TEXT NOT NULL DEFAULT '',"
+      " status TEXT NOT NULL, code TEXT NOT NULL DEFAULT '', message TEXT NOT NULL DEFAULT '',"
+      " next TEXT, sent_at INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL,"
+      " UNIQUE (run_id, round, step));"
+      "INSERT INTO runs (started_at, api, action, body, state) VALUES (1, 'a', 'dlmm/open', '{}',"
+      " 'failed');"
+      "INSERT INTO steps (run_id, round, step, action, ticket, built_at, concurrent, submit,"
+      " transaction_b64, signature, status, updated_at) VALUES (1, 1, 1, 'dlmm/open', 't', 1, 1,"
+      " 0, 'AQID', 's', 'failed', 2);"
+      "PRAGMA user_version=1;";
+  ASSERT_EQ(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+
+  auto j = Journal::open(path);
+  ASSERT_TRUE(j.ok()) << j.error().to_string();
+  auto old = j->steps(1);
+  ASSERT_TRUE(old.ok()) << old.error().to_string();
+  ASSERT_EQ(old->size(), 1U);
+  EXPECT_EQ((*old)[0].status, step_status::kFailed);
+  EXPECT_EQ((*old)[0].body, nlohmann::json::object());
+  std::vector<JournalStep> fresh = {step(1, 2, 1)};
+  fresh[0].body = {{"vault", "V"}};
+  fresh[0].metadata = {{"lowerBinId", 1}};
+  ASSERT_TRUE(j->add_signed_steps(fresh).ok());
+  const auto now = j->steps(1).value();
+  ASSERT_EQ(now.size(), 2U);
+  EXPECT_EQ(now[1].body["vault"], "V");
+  EXPECT_EQ(now[1].metadata["lowerBinId"], 1);
+}
+
 }  // namespace
 }  // namespace airlock::online

@@ -5,6 +5,8 @@
 // journal as confirmed (no receipt lost), and no run built again after an unknown send.
 // The offline half is the real signing code (keystore, review, audit log) in a thread that
 // answers each request file as it appears.
+// The same fixture runs act through a batch that stops part way (RemainingTest): only the
+// work left is built, and only when it can be derived without doing anything twice.
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -49,6 +51,19 @@ class CrashTest : public SigningTwin {
       ::_exit(127);
     }
     return pid;
+  }
+
+  // Waits for the process at most `seconds`, then kills it and fails the test rather than hang.
+  static int wait_bounded(pid_t pid, int seconds) {
+    int status = 0;
+    for (int i = 0; i < seconds * 10; ++i) {
+      if (::waitpid(pid, &status, WNOHANG) == pid) return status;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    ADD_FAILURE() << "the process did not finish within " << seconds << " s";
+    return status;
   }
 
   // The offline half: answers every new request file with a signed response file.
@@ -202,15 +217,7 @@ TEST_F(CrashTest, TheTerminalAnimationStopsWhenTheAnswerComes) {
              dir.file("req.alreq"), "--response", dir.file("res.alres"), "--journal",
              dir.file("terminal.sqlite")},
             dir.file("terminal.log"));
-  int status = 0;
-  // Bounded: 30 s, then the test fails rather than hangs.
-  for (int i = 0; i < 300 && ::waitpid(pid, &status, WNOHANG) == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  if (::waitpid(pid, &status, WNOHANG) == 0) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-    ADD_FAILURE() << "act did not finish once the answer came";
-  }
+  const int status = wait_bounded(pid, 30);
   stop = true;
   offline.join();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -219,6 +226,94 @@ TEST_F(CrashTest, TheTerminalAnimationStopsWhenTheAnswerComes) {
   const std::string text(log_text->begin(), log_text->end());
   EXPECT_NE(text.find("fragments"), std::string::npos) << "the request was animated";
   EXPECT_NE(text.find("vault/update done"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test
+
+namespace airlock::apisim::test {
+namespace {
+
+// A 140-bin dlmm/open (two positions sent together) whose sends land as `landings` say, through
+// the real executable with --remaining MODE; returns the exit code and the output.
+struct ActResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+class RemainingTest : public CrashTest {
+ protected:
+  ActResult open_with(const json& landings, const std::string& mode) {
+    std::ofstream(dir.file("api.key")) << kDemoKey << "\n";
+    control("/_sim/faults", {{"nextLandings", landings}});
+    std::atomic<bool> stop{false};
+    std::thread offline([&] { sign_loop(stop); });
+    const pid_t pid =
+        spawn({"act", "dlmm/open", "--api", api(), "--api-key-file", dir.file("api.key"), "--body",
+               body.dump(), "--request-out", dir.file("req.alreq"), "--response",
+               dir.file("res.alres"), "--journal", dir.file("journal.sqlite"), "--remaining", mode},
+              dir.file("act.log"));
+    const int status = wait_bounded(pid, 60);
+    stop = true;
+    offline.join();
+    const auto log_text = files::read_limited(dir.file("act.log"), 1 << 20);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+            log_text.ok() ? std::string(log_text->begin(), log_text->end()) : std::string()};
+  }
+
+  // The bin ranges of the vault's DLMM positions, as the twin holds them.
+  std::multiset<std::pair<int, int>> positions() {
+    std::multiset<std::pair<int, int>> out;
+    const Reply r = get(std::string("/vaults/") + kVault + "/strategies");
+    for (const auto& s : r.body["data"]) {
+      if (s.value("type", "") != "dlmm") continue;
+      out.insert({s["lowerBinId"].get<int>(), s["upperBinId"].get<int>()});
+    }
+    return out;
+  }
+
+  const json body = {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4930},
+                     {"upperBinId", 5070}, {"amountX", "200000000"},   {"amountY", "30000000"},
+                     {"shape", "spot"},    {"maxActiveBinSlippage", 5}};
+};
+
+TEST_F(RemainingTest, AStoppedBatchBuildsOnlyTheRangesThatDidNotLand) {
+  const auto before = positions();
+  const auto r = open_with(json::array({"lands", "fails"}), "build");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cursorBinId 5000"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the vault's strategies now"), std::string::npos)
+      << "the current state is read before building the rest";
+  auto after = positions();
+  for (const auto& p : before) after.erase(after.find(p));
+  EXPECT_EQ(after, (std::multiset<std::pair<int, int>>{{4930, 4999}, {5000, 5069}}))
+      << "each range opened exactly once";
+  EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 2);
+
+  auto journal = online::Journal::open(dir.file("journal.sqlite"));
+  ASSERT_TRUE(journal.ok());
+  const auto runs = journal->runs(false).value();
+  ASSERT_EQ(runs.size(), 2U);
+  EXPECT_EQ(runs[0].state, "failed");
+  EXPECT_EQ(runs[1].state, "done");
+  EXPECT_EQ(runs[1].body["cursorBinId"], 5000);
+  EXPECT_EQ(journal->steps(runs[1].id).value().size(), 1U);
+}
+
+TEST_F(RemainingTest, WithoutConsentTheRemainingWorkIsOnlyShown) {
+  const auto r = open_with(json::array({"lands", "fails"}), "show");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("airlock-online act dlmm/open --body"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"cursorBinId\":5000"), std::string::npos) << r.output;
+  EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 1) << "nothing built without consent";
+}
+
+TEST_F(RemainingTest, AGapBeforeALandedRangeIsLeftToTheOperator) {
+  const auto r = open_with(json::array({"fails", "lands"}), "build");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("did not confirm but later ranges"), std::string::npos) << r.output;
+  EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 1)
+      << "a cursor would open the landed range again; nothing more is built";
 }
 
 }  // namespace

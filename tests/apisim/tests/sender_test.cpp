@@ -149,6 +149,21 @@ TEST_F(SenderTest, ALandedFailureStopsTheBatch) {
   EXPECT_EQ(counters()["sends"], 1);
 }
 
+TEST_F(SenderTest, AFailureInAGroupStillFollowsTheRestOfTheGroupToItsEnd) {
+  auto steps = signed_round("dlmm/open", open_body());
+  ASSERT_EQ(steps.size(), 2U);
+  ASSERT_TRUE(steps[0].concurrent && steps[1].concurrent);
+  faults({{"nextLanding", "fails"}});
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok());
+  EXPECT_NE(end.error().message().find("step 1 of 2 failed"), std::string::npos)
+      << end.error().message();
+  EXPECT_EQ(statuses(), (std::vector<std::string>{ss::kFailed, ss::kConfirmed}))
+      << "both were sent, so both outcomes are learnt before stopping";
+  EXPECT_TRUE(journal->unresolved()->empty());
+}
+
 TEST_F(SenderTest, A422IsNotRetriedAndAnInvalidTicketBuildsAgain) {
   auto steps = signed_round("vault/update", update_body());
   faults({{"preflightReject", "SimulationFailed"}});

@@ -415,7 +415,8 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
   online.join();
   EXPECT_EQ(offline_run.exit_code, 0) << offline_run.output;
   EXPECT_EQ(online_run.exit_code, 0) << online_run.output;
-  EXPECT_NE(online_run.output.find("step 1 of 1 confirmed"), std::string::npos) << online_run.output;
+  EXPECT_NE(online_run.output.find("step 1 of 1 confirmed"), std::string::npos)
+      << online_run.output;
   EXPECT_NE(online_run.output.find("aggregator/swap done"), std::string::npos) << online_run.output;
   // The same request as one page for a screen: every frame embedded, nothing fetched.
   auto page = files::read_limited(dir.file("request.html"), 1 << 22);

@@ -63,6 +63,8 @@ struct JournalStep {
   std::optional<nlohmann::json> next;  // the build's follow-up, on a round's last step
   std::int64_t sent_at = 0;            // when the API accepted it (0: not yet)
   std::int64_t updated_at = 0;
+  nlohmann::json body = nlohmann::json::object();      // the round's build request body
+  nlohmann::json metadata = nlohmann::json::object();  // the build step's other fields
 };
 
 struct JournalEvent {

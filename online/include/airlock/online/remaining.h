@@ -1,0 +1,44 @@
+// What is left to build after a run stops (spec 4.15 rule 4: earlier confirmed steps stay on
+// chain; build only the remaining work). Planned from the journal alone, so `act` and `resume`
+// give the same answer; the builds it offers go through the offline half's checks like any
+// other, with `cursorBinId` there to let it check that no range is funded or removed twice.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <airlock/online/journal.h>
+
+namespace airlock::online {
+
+struct Build {
+  std::string action;
+  nlohmann::json body;
+};
+
+struct RemainingWork {
+  enum class Kind {
+    kNone,    // every step confirmed and no follow-up: nothing is left
+    kOffer,   // `builds` is exactly the work left
+    kManual,  // something is left, but no build can be derived safely: `why` says what
+  };
+  Kind kind = Kind::kNone;
+  std::vector<Build> builds;
+  std::string why;
+};
+
+// DLMM builders whose steps each cover one range of bins and that take `cursorBinId`.
+[[nodiscard]] bool is_ranged_action(const std::string& action);
+
+// `steps` are the run's journal rows (any order); the plan looks at its last round. Steps
+// still open (sending, pending, unknown) make it kManual: resume must settle them first; so
+// does a signed step whose ticket still lives at `now` (unix seconds), as its bytes could land.
+[[nodiscard]] RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t now);
+
+// The command line that performs one build, for the operator to run.
+[[nodiscard]] std::string act_command(const Build& build);
+
+}  // namespace airlock::online

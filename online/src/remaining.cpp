@@ -1,0 +1,165 @@
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include <airlock/common/json_fields.h>
+#include <airlock/online/remaining.h>
+#include <airlock/online/round.h>
+
+namespace airlock::online {
+namespace {
+
+using json = nlohmann::json;
+namespace ss = step_status;
+
+struct BinRange {
+  std::int64_t lower = 0, upper = 0;  // inclusive
+};
+
+std::optional<BinRange> range_of(const JournalStep& st) {
+  const json& m = st.metadata;
+  if (!m.is_object() || !m.contains("lowerBinId") || !m.contains("upperBinId") ||
+      !m["lowerBinId"].is_number_integer() || !m["upperBinId"].is_number_integer()) {
+    return std::nullopt;
+  }
+  return BinRange{m["lowerBinId"].get<std::int64_t>(), m["upperBinId"].get<std::int64_t>()};
+}
+
+std::string bins(const BinRange& r) {
+  return "bins " + std::to_string(r.lower) + " to " + std::to_string(r.upper);
+}
+
+// "step 2 (bins 5000 to 5069)" or "steps 1 (...), 3 (...)".
+std::string step_list(const std::vector<const JournalStep*>& steps) {
+  std::string out = steps.size() == 1 ? "step " : "steps ";
+  bool first = true;
+  for (const JournalStep* st : steps) {
+    if (!first) out += ", ";
+    first = false;
+    out += std::to_string(st->step);
+    if (auto r = range_of(*st)) out += " (" + bins(*r) + ")";
+  }
+  return out;
+}
+
+RemainingWork manual(std::string why) { return {RemainingWork::Kind::kManual, {}, std::move(why)}; }
+
+}  // namespace
+
+bool is_ranged_action(const std::string& action) {
+  return action == "dlmm/open" || action == "dlmm/add" || action == "dlmm/add-range" ||
+         action == "dlmm/remove";
+}
+
+RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t now) {
+  if (steps.empty()) return manual("no step was signed, so nothing was sent");
+  const int last_round =
+      std::max_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
+        return a.round < b.round;
+      })->round;
+  std::vector<const JournalStep*> round;
+  for (const auto& st : steps)
+    if (st.round == last_round) round.push_back(&st);
+  std::sort(round.begin(), round.end(), [](auto* a, auto* b) { return a->step < b->step; });
+  const std::string action = round.front()->action;
+  const json& body = round.front()->body;
+
+  std::vector<const JournalStep*> done, undone;
+  for (const JournalStep* st : round) {
+    const std::string& s = st->status;
+    if (s == ss::kSending || s == ss::kPending || s == ss::kUnknown) {
+      return manual("step " + std::to_string(st->step) + " of round " + std::to_string(last_round) +
+                    " is " + s + ": run airlock-online resume to learn its outcome first");
+    }
+    if (s == ss::kSigned && st->built_at + kTicketSeconds > now) {
+      // Never sent, but the signed bytes could still land until the ticket and its blockhash
+      // die; building the same work now could do it twice.
+      return manual(
+          "step " + std::to_string(st->step) + " was signed but not sent and stays valid for " +
+          std::to_string(st->built_at + kTicketSeconds - now) + " s more; plan again after that");
+    }
+    (s == ss::kConfirmed ? done : undone).push_back(st);
+  }
+  if (undone.empty()) {
+    const JournalStep& last = *round.back();
+    if (last.next && json_fields::text(*last.next, "path").empty() == false) {
+      return {RemainingWork::Kind::kOffer,
+              {{json_fields::text(*last.next, "path"), last.next->value("body", json::object())}},
+              "every step confirmed; the follow-up " + json_fields::text(*last.next, "path") +
+                  " is still to be built with next.body unchanged"};
+    }
+    return {};
+  }
+  if (!body.is_object() || body.empty()) {
+    return manual("the journal does not hold round " + std::to_string(last_round) +
+                  "'s build body (it predates journal version 2); read the current state and "
+                  "build what is left yourself");
+  }
+  if (done.empty()) {
+    return {RemainingWork::Kind::kOffer,
+            {{action, body}},
+            "no step of round " + std::to_string(last_round) + " landed (steps " +
+                step_list(undone) + " did not confirm), so the same build is the work left"};
+  }
+  const bool ranged = is_ranged_action(action) &&
+                      std::all_of(round.begin(), round.end(),
+                                  [](const JournalStep* st) { return range_of(*st).has_value(); });
+  if (!ranged) {
+    return manual(step_list(done) + " of " + action + " confirmed and " + step_list(undone) +
+                  " did not; what is left depends on what the confirmed steps changed: read the "
+                  "current state and build the rest yourself");
+  }
+  std::int64_t cursor = INT64_MAX, first = INT64_MAX, last = INT64_MIN;
+  for (const JournalStep* st : round) {
+    const BinRange r = *range_of(*st);
+    first = std::min(first, r.lower);
+    last = std::max(last, r.upper);
+    if (st->status != ss::kConfirmed) cursor = std::min(cursor, r.lower);
+  }
+  const bool suffix = std::all_of(done.begin(), done.end(), [&](const JournalStep* st) {
+    return range_of(*st)->upper < cursor;
+  });
+  if (suffix) {
+    json next = body;
+    next["cursorBinId"] = cursor;
+    // dlmm/add covers the whole position unless told otherwise; the range is named so the
+    // offline half can check the share of the amounts that is left.
+    if (action == "dlmm/add" && !next.contains("lowerBinId")) {
+      next["lowerBinId"] = first;
+      next["upperBinId"] = last;
+    }
+    return {RemainingWork::Kind::kOffer,
+            {{action, next}},
+            step_list(done) + " confirmed; the same build resumed at cursorBinId " +
+                std::to_string(cursor) + " covers exactly the steps that did not (" +
+                step_list(undone) + ")"};
+  }
+  if (action == "dlmm/remove") {
+    RemainingWork out{RemainingWork::Kind::kOffer, {}, ""};
+    for (const JournalStep* st : undone) {
+      const BinRange r = *range_of(*st);
+      json part = body;
+      part.erase("cursorBinId");
+      part["lowerBinId"] = r.lower;
+      part["upperBinId"] = r.upper;
+      out.builds.push_back({action, part});
+    }
+    out.why = step_list(done) + " confirmed around " + step_list(undone) +
+              ", which did not; one removal per range left, each named by lowerBinId/upperBinId";
+    return out;
+  }
+  return manual(step_list(undone) + " did not confirm but later ranges (" + step_list(done) +
+                ") did; resuming at a cursor would do those again, and the amounts left per "
+                "range are the builder's to split: read the current state and build the missing "
+                "bins yourself (" +
+                std::string(action == "dlmm/open" ? "dlmm/open" : "dlmm/add-range") +
+                " with their lowerBinId/upperBinId)");
+}
+
+std::string act_command(const Build& build) {
+  std::string quoted;
+  for (char c : build.body.dump()) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return "airlock-online act " + build.action + " --body '" + quoted + "'";
+}
+
+}  // namespace airlock::online
