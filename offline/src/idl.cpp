@@ -465,8 +465,13 @@ Result<Idl> parse_idl(const json& j, const std::optional<PublicKey>& fallback_pr
     AIRLOCK_TRY(args, parse_fields(ix.value("args", json::array()), path + ".args"));
     out.args = std::move(args);
     for (const auto& other : idl.instructions) {
-      if (other.discriminator == out.discriminator)
-        return invalid(path + ".discriminator", "repeats " + other.name + "'s");
+      if (discriminators_overlap(other.discriminator, out.discriminator)) {
+        return invalid(path + ".discriminator", other.discriminator == out.discriminator
+                                                    ? "repeats " + other.name + "'s"
+                                                    : "overlaps " + other.name +
+                                                          "'s (one is a prefix of the other, so "
+                                                          "some data would match both)");
+      }
     }
     idl.instructions.push_back(std::move(out));
   }
@@ -503,6 +508,21 @@ Result<Idl> load_idl_file(const std::string& path) {
   return idl;
 }
 
+bool discriminators_overlap(const Bytes& a, const Bytes& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  return std::equal(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n), b.begin());
+}
+
+const IdlInstruction* match_instruction(const Idl& idl, ByteView data) {
+  for (const auto& ix : idl.instructions) {
+    if (data.size() >= ix.discriminator.size() &&
+        std::equal(ix.discriminator.begin(), ix.discriminator.end(), data.begin())) {
+      return &ix;
+    }
+  }
+  return nullptr;
+}
+
 const IdlInstruction* find_instruction(const Idl& idl, std::string_view name) {
   for (const auto& ix : idl.instructions) {
     if (ix.name == name) return &ix;
@@ -511,14 +531,7 @@ const IdlInstruction* find_instruction(const Idl& idl, std::string_view name) {
 }
 
 Result<DecodedInstruction> decode_instruction(const Idl& idl, ByteView data) {
-  const IdlInstruction* match = nullptr;
-  for (const auto& ix : idl.instructions) {
-    if (data.size() >= ix.discriminator.size() &&
-        std::equal(ix.discriminator.begin(), ix.discriminator.end(), data.begin())) {
-      match = &ix;
-      break;
-    }
-  }
+  const IdlInstruction* match = match_instruction(idl, data);
   if (match == nullptr) {
     return undecodable(idl.name.empty() ? "instruction" : idl.name,
                        "data starts with no discriminator the IDL knows (" +

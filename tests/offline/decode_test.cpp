@@ -166,5 +166,62 @@ TEST(Registry, IdlProgramsDecodeWithNamesAndNestedRoutes) {
   EXPECT_EQ(registry.add_idl_folder("/nonexistent").error().code(), ErrorCode::kIo);
 }
 
+// One program may have several IDLs (Phoenix's published one and the twin's onboarding), but
+// never two instructions whose data could be confused: a discriminator that is a prefix of
+// another's is refused, inside one IDL or across a program's IDLs.
+TEST(Registry, SeveralIdlsForOneProgramNeverOverlap) {
+  const auto idl = [](const std::string& name, const nlohmann::json& instructions) {
+    return parse_idl({{"address", "PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY"},
+                      {"metadata", {{"name", name}, {"version", "1"}, {"spec", "0.1.0"}}},
+                      {"instructions", instructions}});
+  };
+  const auto ix = [](const std::string& name, const std::vector<unsigned>& disc) {
+    return nlohmann::json{{"name", name},
+                          {"discriminator", disc},
+                          {"accounts", nlohmann::json::array()},
+                          {"args", nlohmann::json::array()}};
+  };
+  auto within = idl("one", nlohmann::json::array({ix("a", {14}), ix("b", {14, 89})}));
+  ASSERT_FALSE(within.ok());
+  EXPECT_NE(within.error().message().find("overlaps a's"), std::string::npos)
+      << within.error().message();
+
+  DecoderRegistry registry;
+  ASSERT_TRUE(
+      registry.add_idl(idl("tags", nlohmann::json::array({ix("request_seat", {14})})).value())
+          .ok());
+  auto clash =
+      registry.add_idl(idl("twin", nlohmann::json::array({ix("onboard", {14, 89, 65})})).value());
+  ASSERT_FALSE(clash.ok());
+  EXPECT_NE(clash.error().message().find("onboard"), std::string::npos);
+  EXPECT_NE(clash.error().message().find("request_seat"), std::string::npos);
+  ASSERT_TRUE(
+      registry.add_idl(idl("twin", nlohmann::json::array({ix("onboard", {84, 87})})).value()).ok());
+  const PublicKey& program = key("PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY");
+  EXPECT_EQ(registry.decode(program, Bytes{14}, 0).value().program, "tags");
+  EXPECT_EQ(registry.decode(program, Bytes{84, 87}, 0).value().instruction, "onboard");
+  EXPECT_FALSE(registry.decode(program, Bytes{15}, 0).ok());
+  // A later IDL with the same name replaces the earlier one.
+  ASSERT_TRUE(registry.add_idl(idl("tags", nlohmann::json::array({ix("log", {15})})).value()).ok());
+  EXPECT_FALSE(registry.decode(program, Bytes{14}, 0).ok());
+  EXPECT_EQ(registry.decode(program, Bytes{15}, 0).value().instruction, "log");
+}
+
+// The shipped folder holds both IDLs of the Phoenix address; the twin's onboarding and a
+// Phoenix order decode side by side, each named by its own IDL.
+TEST(Registry, TheShippedPhoenixAndTwinVenueIdlsCoexist) {
+  DecoderRegistry registry;
+  ASSERT_TRUE(registry.add_idl_folder(AIRLOCK_IDL_DIR).ok());
+  const PublicKey& program = key("PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY");
+  auto onboard = registry.decode(program, Bytes{'T', 'W', 'I', 'N', 'O', 'N', 'B', 'D'}, 4);
+  ASSERT_TRUE(onboard.ok()) << onboard.error().to_string();
+  EXPECT_EQ(onboard->program, "airlock_perp_venue");
+  auto seat = registry.decode(program, Bytes{14}, 6);
+  ASSERT_TRUE(seat.ok()) << seat.error().to_string();
+  EXPECT_EQ(seat->program, "phoenix_v1");
+  EXPECT_EQ(seat->instruction, "request_seat");
+  EXPECT_EQ(seat->account_names[3], "payer");
+}
+
 }  // namespace
 }  // namespace airlock::offline

@@ -1208,7 +1208,10 @@ Steps build_perp_onboard(BuildContext& ctx, Vault& v) {
                                  {ctx.key.manager, true, true},
                                  {s->trader_account, false, true},
                                  {venue->public_key(), true, false}};
-  std::vector<Instruction> ixs{{key_of(kPerpProgram), metas, discriminator("perp_onboard")}};
+  // The twin's own onboarding instruction (offline/idl/airlock_perp_venue.json): an explicit
+  // discriminator that overlaps none of Phoenix's one-byte instruction tags.
+  static const Bytes kOnboard = {'T', 'W', 'I', 'N', 'O', 'N', 'B', 'D'};
+  std::vector<Instruction> ixs{{key_of(kPerpProgram), metas, kOnboard}};
   auto message =
       compile_v0_message(ctx.key.manager, ixs, ctx.engine.blockhash_for(ctx.engine.slot()));
   if (!message.ok()) return ApiError{500, "BuildFailed", message.error().to_string()};

@@ -31,8 +31,11 @@ class DecoderRegistry {
   // A registry with the built-in programs and no IDL.
   DecoderRegistry();
 
-  // Adds an IDL (a later one for the same program replaces the earlier one).
-  void add_idl(Idl idl);
+  // Adds an IDL. Several IDLs may describe one program (e.g. a published interface and a
+  // deployment's own extra instruction); a later IDL with the same name replaces the earlier
+  // one. Fails, naming both instructions, when a discriminator overlaps one another IDL of the
+  // program already has: the same data could then be read two ways.
+  [[nodiscard]] Status add_idl(Idl idl);
   // Loads every *.json in a folder as an IDL; fails on the first bad file, naming it.
   [[nodiscard]] Status add_idl_folder(const std::string& folder);
 
@@ -44,7 +47,7 @@ class DecoderRegistry {
   [[nodiscard]] bool knows(const PublicKey& program) const;
 
  private:
-  std::map<PublicKey, Idl> idls_;
+  std::map<PublicKey, std::vector<Idl>> idls_;
 };
 
 }  // namespace airlock::offline

@@ -1,7 +1,8 @@
 // Anchor IDLs, interpreted strictly, to decode any program's instruction data into named
 // arguments and named accounts.
 //
-// Accepted: spec 0.1.0 JSON (instructions with explicit 8-byte discriminators, accounts with
+// Accepted: spec 0.1.0 JSON (instructions with explicit discriminators, 8 bytes for Anchor
+// programs, one byte for programs with tag-based instructions such as Phoenix, accounts with
 // writable/signer flags, types under "types" referenced as {"defined": {"name": ...}}) and
 // legacy IDLs (no discriminators: sha256("global:<name>")[..8]; isMut/isSigner; "defined": name).
 //
@@ -9,6 +10,7 @@
 // exactly; vectors and strings are bounded by the bytes that remain, nesting by a depth limit;
 // bools must be 0 or 1, option tags 0 or 1, enum tags in range, strings valid UTF-8. Anything
 // else is "undecodable", and the offline half refuses what it cannot decode.
+// No discriminator may be a prefix of another, within an IDL or across the IDLs of one program.
 #pragma once
 
 #include <cstdint>
@@ -95,6 +97,13 @@ struct DecodedInstruction {
 
 // Decodes instruction data with the IDL. Fails with idl.undecodable naming what was wrong.
 [[nodiscard]] Result<DecodedInstruction> decode_instruction(const Idl& idl, ByteView data);
+
+// True when one discriminator is a prefix of the other (equal included): some data would match
+// both, so the two cannot be told apart.
+[[nodiscard]] bool discriminators_overlap(const Bytes& a, const Bytes& b);
+
+// The instruction whose discriminator starts `data`, or nullptr.
+[[nodiscard]] const IdlInstruction* match_instruction(const Idl& idl, ByteView data);
 
 // The instruction named `name` of an IDL, or nullptr.
 [[nodiscard]] const IdlInstruction* find_instruction(const Idl& idl, std::string_view name);
