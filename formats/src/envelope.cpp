@@ -34,12 +34,16 @@ constexpr std::uint64_t kNextAction = 5;
 // Hints
 constexpr std::uint64_t kLookupTables = 1;
 constexpr std::uint64_t kTokens = 2;
+constexpr std::uint64_t kPools = 3;
 constexpr std::uint64_t kTable = 1;
 constexpr std::uint64_t kEntries = 2;
 constexpr std::uint64_t kMint = 1;
 constexpr std::uint64_t kSymbol = 2;
 constexpr std::uint64_t kDecimals = 3;
 constexpr std::uint64_t kName = 4;
+constexpr std::uint64_t kPool = 1;
+constexpr std::uint64_t kTokenX = 2;
+constexpr std::uint64_t kTokenY = 3;
 // SignResponse (1 is the request id, as in the request)
 constexpr std::uint64_t kSigner = 2;
 constexpr std::uint64_t kSignatures = 3;
@@ -162,6 +166,15 @@ Value encode_hints(const Hints& h) {
     }
     e.emplace_back(entry_key(key::kTokens), Value::array(std::move(tokens)));
   }
+  if (!h.pools.empty()) {
+    std::vector<Value> pools;
+    for (const auto& p : h.pools) {
+      pools.push_back(Value::map({{entry_key(key::kPool), fixed_value(p.pool)},
+                                  {entry_key(key::kTokenX), fixed_value(p.token_x)},
+                                  {entry_key(key::kTokenY), fixed_value(p.token_y)}}));
+    }
+    e.emplace_back(entry_key(key::kPools), Value::array(std::move(pools)));
+  }
   return Value::map(std::move(e));
 }
 
@@ -212,9 +225,25 @@ Result<TokenHint> decode_token_hint(const Value& v, const std::string& path) {
   return t;
 }
 
+Result<PoolHint> decode_pool_hint(const Value& v, const std::string& path) {
+  FieldReader r(v, path);
+  AIRLOCK_CHECK(
+      r.check_keys({{key::kPool, "pool"}, {key::kTokenX, "token_x"}, {key::kTokenY, "token_y"}}));
+  PoolHint p;
+  AIRLOCK_TRY(pool, r.require_fixed<32>(key::kPool, "pool"));
+  AIRLOCK_TRY(x, r.require_fixed<32>(key::kTokenX, "token_x"));
+  AIRLOCK_TRY(y, r.require_fixed<32>(key::kTokenY, "token_y"));
+  if (x == y) return cbor::bad_value(r.field("token_y"), "must differ from token_x");
+  p.pool = pool;
+  p.token_x = x;
+  p.token_y = y;
+  return p;
+}
+
 Result<Hints> decode_hints(const Value& v, const std::string& path) {
   FieldReader r(v, path);
-  AIRLOCK_CHECK(r.check_keys({{key::kLookupTables, "lookup_tables"}, {key::kTokens, "tokens"}}));
+  AIRLOCK_CHECK(r.check_keys(
+      {{key::kLookupTables, "lookup_tables"}, {key::kTokens, "tokens"}, {key::kPools, "pools"}}));
   Hints h;
   if (r.get(key::kLookupTables) != nullptr) {
     AIRLOCK_TRY(tables, require_array(r, key::kLookupTables, "lookup_tables", 1, kMaxLookupHints));
@@ -230,10 +259,24 @@ Result<Hints> decode_hints(const Value& v, const std::string& path) {
       h.tokens.push_back(std::move(t));
     }
   }
+  if (r.get(key::kPools) != nullptr) {
+    AIRLOCK_TRY(pools, require_array(r, key::kPools, "pools", 1, kMaxPoolHints));
+    for (std::size_t i = 0; i < pools->size(); ++i) {
+      const std::string field = indexed(r.field("pools"), i);
+      AIRLOCK_TRY(p, decode_pool_hint((*pools)[i], field));
+      // Two claims about one pool would leave it open which to show.
+      for (const auto& earlier : h.pools) {
+        if (earlier.pool == p.pool) return cbor::bad_value(field, "names a pool already listed");
+      }
+      h.pools.push_back(p);
+    }
+  }
   return h;
 }
 
-bool hints_empty(const Hints& h) { return h.lookup_tables.empty() && h.tokens.empty(); }
+bool hints_empty(const Hints& h) {
+  return h.lookup_tables.empty() && h.tokens.empty() && h.pools.empty();
+}
 
 }  // namespace
 

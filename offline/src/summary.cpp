@@ -48,10 +48,38 @@ const char* source_of(const TokenLabel& t) {
   return t.pinned ? "pinned by the policy" : "per the online half";
 }
 
+// The tokens X and Y of the pool an instruction names as its lb_pair account, when the online
+// half's pool hint names that pool and the tokens are labelled (pinned or hinted).
+struct PoolTokens {
+  const TokenLabel* x = nullptr;
+  const TokenLabel* y = nullptr;
+};
+
+PoolTokens pool_tokens(const envelope::SignRequest& q, const Review& r, const StepReview& s,
+                       const Decoded& d, const CompiledInstruction& ix) {
+  for (std::size_t a = 0; a < d.account_names.size() && a < ix.accounts.size(); ++a) {
+    if (d.account_names[a] != "lb_pair") continue;
+    const std::size_t index = ix.accounts[a];
+    if (index >= s.roles.size() || !s.roles[index].key) return {};
+    for (const auto& p : q.hints.pools) {
+      if (p.pool == *s.roles[index].key)
+        return {token_label(r, p.token_x), token_label(r, p.token_y)};
+    }
+  }
+  return {};
+}
+
 // An argument's value, with its amount in whole tokens when the unit is known from a hint.
 std::string arg_text(const Review& r, const std::string& instruction, const ojson& mints,
-                     const std::string& name, const ojson& value) {
+                     const std::string& name, const ojson& value, const PoolTokens& pool = {}) {
   std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  // A pool's amount_x and amount_y carry no mint: the pool hint says which tokens they are.
+  if (value.is_string() && ((name == "amount_x" && pool.x) || (name == "amount_y" && pool.y))) {
+    const TokenLabel& label = name == "amount_x" ? *pool.x : *pool.y;
+    return text + "  (" + whole_units(text, label.decimals) + " " + label.symbol +
+           ", the pool's token " + (name == "amount_x" ? "X" : "Y") +
+           " per the online half, decimals " + source_of(label) + ")";
+  }
   // The token program's *_checked instructions carry the mint's decimals and fail on chain if
   // they are wrong, so their amounts can be shown in whole units without trusting a hint.
   if (name == "amount" && value.is_string() && instruction.size() > 8 &&
@@ -78,6 +106,13 @@ std::string describe_key(const PublicKey& key, const envelope::SignRequest& q, c
   if (auto name = programs::well_known_name(key)) return out + " (" + std::string(*name) + ")";
   if (const TokenLabel* label = token_label(r, key))
     return out + " (token " + label->symbol + " " + source_of(*label) + ")";
+  for (const auto& p : q.hints.pools) {
+    if (p.pool != key) continue;
+    const TokenLabel* x = token_label(r, p.token_x);
+    const TokenLabel* y = token_label(r, p.token_y);
+    return out + " (pool " + (x ? x->symbol : to_base58(p.token_x)) + "/" +
+           (y ? y->symbol : to_base58(p.token_y)) + " per the online half)";
+  }
   if (key == q.manager) return out + " (manager)";
   if (key == q.vault) return out + " (vault)";
   return out;
@@ -177,6 +212,20 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
                  r)
           << "\n";
     }
+    // What goes into a liquidity pool, in whole tokens when the pool and its tokens are known.
+    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
+      const auto& d = s.instructions[i];
+      if (!d || !d->args.contains("amount_x") || !d->args.contains("amount_y") ||
+          !d->args["amount_x"].is_string() || !d->args["amount_y"].is_string()) {
+        continue;
+      }
+      const PoolTokens pool = pool_tokens(q, r, s, *d, m.instructions[i]);
+      if (!pool.x || !pool.y) continue;
+      out << "  deposit   " << whole_units(d->args["amount_x"].get<std::string>(), pool.x->decimals)
+          << " " << pool.x->symbol << " + "
+          << whole_units(d->args["amount_y"].get<std::string>(), pool.y->decimals) << " "
+          << pool.y->symbol << " (the pool's tokens per the online half)\n";
+    }
     for (std::size_t i = 0; i < m.instructions.size(); ++i) {
       const auto& ix = m.instructions[i];
       const PublicKey& program = m.static_keys[ix.program_index];
@@ -197,10 +246,11 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
         }
       }
       if (d) {
+        const PoolTokens pool = pool_tokens(q, r, s, *d, ix);
         for (const auto& [name, value] : d->args.items()) {
           if (d->nested.count(name)) continue;
-          out << "       " << name << " = " << arg_text(r, d->instruction, d->args, name, value)
-              << "\n";
+          out << "       " << name << " = "
+              << arg_text(r, d->instruction, d->args, name, value, pool) << "\n";
         }
         for (const auto& [name, nested] : d->nested) {
           out << "       " << name << " = " << nested.program << ": " << nested.instruction << "\n";
@@ -280,6 +330,13 @@ ojson summary_json(const envelope::SignRequest& q, const Review& r) {
                            {"symbol", t.symbol},
                            {"decimals", t.decimals},
                            {"source", t.pinned ? "policy" : "online-hint"}});
+  }
+  j["pools"] = ojson::array();
+  for (const auto& p : q.hints.pools) {
+    j["pools"].push_back({{"pool", to_base58(p.pool)},
+                          {"token_x", to_base58(p.token_x)},
+                          {"token_y", to_base58(p.token_y)},
+                          {"source", "online-hint"}});
   }
   j["warnings"] = findings_json(r.warnings);
   j["refusals"] = findings_json(r.refusals);

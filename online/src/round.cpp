@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <optional>
 
 #include <airlock/common/accounts.h>
 #include <airlock/common/bytes.h>
+#include <airlock/common/json_fields.h>
 #include <airlock/online/round.h>
 
 namespace airlock::online {
@@ -124,6 +126,79 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
   return round;
 }
 
+namespace {
+
+// A token hint from a TokenInfo-like object (symbol, decimals, name), or nothing when a field
+// is missing, mistyped or too long for the envelope (left out rather than cut mid-character).
+std::optional<envelope::TokenHint> token_hint(const PublicKey& mint, const json& d) {
+  if (!d.is_object() || !d.contains("symbol") || !d["symbol"].is_string() ||
+      !d.contains("decimals") || !d["decimals"].is_number_unsigned() ||
+      d["decimals"].get<std::uint64_t>() > 255) {
+    return std::nullopt;
+  }
+  envelope::TokenHint hint;
+  hint.mint = mint;
+  hint.symbol = d["symbol"].get<std::string>();
+  if (hint.symbol.empty() || hint.symbol.size() > envelope::kMaxHintTextChars) return std::nullopt;
+  hint.decimals = static_cast<std::uint8_t>(d["decimals"].get<std::uint64_t>());
+  if (d.contains("name") && d["name"].is_string() && !d["name"].get<std::string>().empty() &&
+      d["name"].get<std::string>().size() <= envelope::kMaxHintTextChars) {
+    hint.name = d["name"].get<std::string>();
+  }
+  return hint;
+}
+
+void add_token(Round& round, envelope::TokenHint hint) {
+  auto& tokens = round.request.hints.tokens;
+  if (tokens.size() >= envelope::kMaxTokenHints) return;
+  for (const auto& t : tokens)
+    if (t.mint == hint.mint) return;
+  tokens.push_back(std::move(hint));
+}
+
+// The pool a DLMM action works on: the body's lbPair, or the pool of the position or limit
+// order it names, as the vault's strategies list it.
+std::optional<std::string> pool_of(ApiClient& client, const json& body, const std::string& vault) {
+  if (const std::string pair = json_fields::text(body, "lbPair"); !pair.empty()) return pair;
+  std::string position = json_fields::text(body, "position");
+  if (position.empty()) position = json_fields::text(body, "limitOrder");
+  if (position.empty()) return std::nullopt;
+  auto reply = client.get("/vaults/" + vault + "/strategies");
+  if (!reply.ok() || reply->failure || !reply->body.contains("data") ||
+      !reply->body["data"].is_array()) {
+    return std::nullopt;
+  }
+  for (const auto& s : reply->body["data"]) {
+    if (json_fields::text(s, "position") == position) {
+      const std::string pair = json_fields::text(s, "lbPair");
+      if (!pair.empty()) return pair;
+    }
+  }
+  return std::nullopt;
+}
+
+// For a DLMM action, which mints are the pool's token X and Y (GET /dlmm/pools/{lbPair}), as a
+// pool hint, with both tokens' symbols and decimals.
+void add_pool_hint(ApiClient& client, Round& round, const std::string& vault) {
+  if (round.action.rfind("dlmm/", 0) != 0) return;
+  const auto pair = pool_of(client, round.body, vault);
+  if (!pair) return;
+  const auto pool = public_key_from_base58(*pair);
+  if (!pool.ok()) return;
+  auto reply = client.get("/dlmm/pools/" + *pair + "?vault=" + vault);
+  if (!reply.ok() || reply->failure || !reply->body.contains("data")) return;
+  const json& d = reply->body["data"];
+  if (!d.is_object() || !d.contains("tokenX") || !d.contains("tokenY")) return;
+  const auto x = public_key_from_base58(json_fields::text(d["tokenX"], "mint"));
+  const auto y = public_key_from_base58(json_fields::text(d["tokenY"], "mint"));
+  if (!x.ok() || !y.ok() || *x == *y) return;
+  round.request.hints.pools.push_back({*pool, *x, *y});
+  if (auto hint = token_hint(*x, d["tokenX"])) add_token(round, std::move(*hint));
+  if (auto hint = token_hint(*y, d["tokenY"])) add_token(round, std::move(*hint));
+}
+
+}  // namespace
+
 void add_token_hints(ApiClient& client, Round& round) {
   std::vector<std::string> mints;
   const auto note = [&](const json& v) {
@@ -144,24 +219,10 @@ void add_token_hints(ApiClient& client, Round& round) {
     if (mints.size() > envelope::kMaxTokenHints || !public_key_from_base58(mint).ok()) continue;
     auto reply = client.get("/tokens/" + mint + "?vault=" + vault);
     if (!reply.ok() || reply->failure || !reply->body.contains("data")) continue;
-    const json& d = reply->body["data"];
-    if (!d.is_object() || !d.contains("symbol") || !d["symbol"].is_string() ||
-        !d.contains("decimals") || !d["decimals"].is_number_unsigned() ||
-        d["decimals"].get<std::uint64_t>() > 255) {
-      continue;
-    }
-    envelope::TokenHint hint;
-    hint.mint = public_key_from_base58(mint).value();
-    hint.symbol = d["symbol"].get<std::string>();
-    // Texts the envelope cannot carry whole are left out rather than cut mid-character.
-    if (hint.symbol.empty() || hint.symbol.size() > envelope::kMaxHintTextChars) continue;
-    hint.decimals = static_cast<std::uint8_t>(d["decimals"].get<std::uint64_t>());
-    if (d.contains("name") && d["name"].is_string() && !d["name"].get<std::string>().empty() &&
-        d["name"].get<std::string>().size() <= envelope::kMaxHintTextChars) {
-      hint.name = d["name"].get<std::string>();
-    }
-    round.request.hints.tokens.push_back(std::move(hint));
+    if (auto hint = token_hint(public_key_from_base58(mint).value(), reply->body["data"]))
+      add_token(round, std::move(*hint));
   }
+  add_pool_hint(client, round, vault);
 }
 
 Result<Answer> apply_response(const Round& round, const envelope::SignResponse& response,

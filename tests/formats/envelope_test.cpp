@@ -33,6 +33,9 @@ SignRequest sample_request(std::size_t steps) {
   q.hints.lookup_tables.push_back(table);
   q.hints.tokens.push_back(
       {test::key("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"), "USDC", 6, "USD Coin"});
+  q.hints.pools.push_back({test::key("Goit9kYh1RcYobLYbfWf1URCwvJCENkZ2S7dckVJKoeX"),
+                           test::key("So11111111111111111111111111111111111111112"),
+                           test::key("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")});
   return q;
 }
 
@@ -161,6 +164,20 @@ TEST(Envelope, LookupHintEntriesMustBeOrderedAndWellFormed) {
   EXPECT_EQ(decoded.error().code(), ErrorCode::kEnvelopeBadValue);
   EXPECT_NE(decoded.error().message().find("lookup_tables[0].entries[1]"), std::string::npos)
       << decoded.error().message();
+}
+
+TEST(Envelope, PoolHintsNameEachPoolOnceWithTwoDifferentTokens) {
+  SignRequest q = sample_request(1);
+  q.hints.pools.push_back(q.hints.pools[0]);
+  auto twice = decode_request(encode_request(q));
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message().find("pools[1]"), std::string::npos)
+      << twice.error().message();
+  q.hints.pools = {{q.vault, q.manager, q.manager}};
+  auto same = decode_request(encode_request(q));
+  ASSERT_FALSE(same.ok());
+  EXPECT_NE(same.error().message().find("pools[0].token_y"), std::string::npos)
+      << same.error().message();
 }
 
 TEST(Envelope, ResponseMustHaveExactlyOneResult) {

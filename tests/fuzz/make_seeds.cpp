@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   }
   q.hints.lookup_tables.push_back({q.vault, {{0, q.manager}, {7, q.vault}}});
   q.hints.tokens.push_back({q.manager, "USDC", 6, "USD Coin"});
+  q.hints.pools.push_back({q.vault, q.manager, q.vault});
   const Bytes request = envelope::encode_request(q);
   put("sign_request", "batch", request);
   put("cbor_value", "request", request);

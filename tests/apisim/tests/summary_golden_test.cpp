@@ -11,6 +11,8 @@
 
 #include <airlock/offline/review.h>
 #include <airlock/offline/summary.h>
+#include <airlock/online/api.h>
+#include <airlock/online/round.h>
 
 #include "conformance_support.h"
 
@@ -27,6 +29,19 @@ class SummaryGolden : public SigningTwin {
     q.hints.tokens = {{public_key_from_base58(kUsdc).value(), "USDC", 6, "USD Coin"},
                       {public_key_from_base58(kJup).value(), "JUP", 6, std::nullopt}};
     return q;
+  }
+
+  // The request with the hints the online half adds to it (online::add_token_hints against
+  // the twin): for DLMM, the pool's token X and Y.
+  envelope::SignRequest with_online_hints(const std::string& action, const json& body) {
+    auto q = build(action, body);
+    auto client = online::ApiClient::create(
+        "http://127.0.0.1:" + std::to_string(server_->port()) + std::string(kApiPrefix),
+        online::ApiKey::parse(kDemoKey).value());
+    EXPECT_TRUE(client.ok());
+    online::Round round{action, body, {}, {}, q};
+    online::add_token_hints(*client, round);
+    return round.request;
   }
 
   void confirm(const std::string& action, const json& body) {
@@ -84,14 +99,14 @@ TEST_F(SummaryGolden, EachFamilyReadsExactlyAsReviewed) {
                                                               {"destinationMint", kJup},
                                                               {"amount", "5000000"},
                                                               {"slippageBps", 50}})));
-  compare("dlmm-open", screen(build("dlmm/open", {{"vault", kVault},
-                                                  {"lbPair", kSolUsdcPool},
-                                                  {"lowerBinId", 4960},
-                                                  {"upperBinId", 5040},
-                                                  {"amountX", "20000000"},
-                                                  {"amountY", "3000000"},
-                                                  {"shape", "spot"},
-                                                  {"maxActiveBinSlippage", 5}})));
+  compare("dlmm-open", screen(with_online_hints("dlmm/open", {{"vault", kVault},
+                                                              {"lbPair", kSolUsdcPool},
+                                                              {"lowerBinId", 4960},
+                                                              {"upperBinId", 5040},
+                                                              {"amountX", "20000000"},
+                                                              {"amountY", "3000000"},
+                                                              {"shape", "spot"},
+                                                              {"maxActiveBinSlippage", 5}})));
   confirm("perp/initialize", {{"vault", kVault}});
   compare("perp-onboard", screen(build("perp/onboard", {{"vault", kVault}})));
   confirm("perp/onboard", {{"vault", kVault}});
@@ -108,6 +123,42 @@ TEST_F(SummaryGolden, EachFamilyReadsExactlyAsReviewed) {
   confirm("vault/update", {{"vault", kVault}, {"paused", true}});
   compare("vault-update-unpause",
           screen(build("vault/update", {{"vault", kVault}, {"paused", false}})));
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test
+
+namespace airlock::apisim::test {
+namespace {
+
+// The online half names a DLMM action's pool tokens whether the body gives the pool (lbPair) or
+// only a position, whose pool it finds in the vault's strategies.
+TEST_F(SummaryGolden, PoolHintsComeFromTheBodyOrThePositionsStrategy) {
+  const json open = {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4960},
+                     {"upperBinId", 4970}, {"amountX", "2000000"},     {"amountY", "300000"},
+                     {"shape", "spot"},    {"maxActiveBinSlippage", 5}};
+  const auto opened = with_online_hints("dlmm/open", open);
+  ASSERT_EQ(opened.hints.pools.size(), 1U);
+  EXPECT_EQ(to_base58(opened.hints.pools[0].pool), kSolUsdcPool);
+  EXPECT_EQ(to_base58(opened.hints.pools[0].token_x), kSol);
+  EXPECT_EQ(to_base58(opened.hints.pools[0].token_y), kUsdc);
+
+  advance(4000);
+  const Reply built = post("/transactions/dlmm/open", open);
+  ASSERT_EQ(built.status, 200);
+  const auto steps = steps_of(built.body);
+  for (const auto& step : steps) ASSERT_EQ(send_and_confirm(step), "confirmed");
+  const auto removal = with_online_hints(
+      "dlmm/remove",
+      {{"vault", kVault}, {"position", steps[0]["position"]}, {"bpsToRemove", 5000}});
+  ASSERT_EQ(removal.hints.pools.size(), 1U);
+  EXPECT_EQ(to_base58(removal.hints.pools[0].pool), kSolUsdcPool);
+  const auto swap = with_online_hints("aggregator/swap", {{"vault", kVault},
+                                                          {"sourceMint", kUsdc},
+                                                          {"destinationMint", kJup},
+                                                          {"amount", "5000000"},
+                                                          {"slippageBps", 50}});
+  EXPECT_TRUE(swap.hints.pools.empty()) << "only DLMM actions name a pool";
 }
 
 }  // namespace

@@ -36,6 +36,8 @@ inline constexpr std::size_t kMaxActionChars = 64;
 inline constexpr std::size_t kMaxLookupHints = 64;
 inline constexpr std::size_t kMaxLookupEntries = 256;
 inline constexpr std::size_t kMaxTokenHints = 64;
+// A request touches a few pools at most; one per step is already generous.
+inline constexpr std::size_t kMaxPoolHints = 32;
 inline constexpr std::size_t kMaxHintTextChars = 64;
 // Refusal codes and reasons are for people; long enough for a named rule and its details.
 inline constexpr std::size_t kMaxRefusalCodeChars = 64;
@@ -75,9 +77,19 @@ struct TokenHint {
   friend bool operator==(const TokenHint&, const TokenHint&) = default;
 };
 
+// Which mints are a liquidity pool's token X and token Y, so amounts the pool's instructions
+// carry without their mints (amount_x, amount_y) can be shown in whole tokens, labelled as hints.
+struct PoolHint {
+  PublicKey pool;
+  PublicKey token_x;
+  PublicKey token_y;
+  friend bool operator==(const PoolHint&, const PoolHint&) = default;
+};
+
 struct Hints {
   std::vector<LookupTableHint> lookup_tables;
   std::vector<TokenHint> tokens;
+  std::vector<PoolHint> pools;
   friend bool operator==(const Hints&, const Hints&) = default;
 };
 

@@ -34,8 +34,10 @@ struct Round {
                                           std::int64_t built_at);
 
 // Adds token hints (symbol, decimals, name from GET /tokens/{mint}) for every mint the body
-// names (fields ending in "Mint", "mint", and sources[].mint). Display only on the offline side.
-// A mint the API cannot describe is skipped; the summary then shows base units alone.
+// names (fields ending in "Mint", "mint", and sources[].mint), and for a DLMM action a pool
+// hint naming the pool's token X and Y (GET /dlmm/pools/{lbPair}; the pool of a position from
+// the vault's strategies) with both tokens. Display only on the offline side. What the API
+// cannot describe is skipped; the summary then shows base units alone.
 void add_token_hints(ApiClient& client, Round& round);
 
 struct Answer {
