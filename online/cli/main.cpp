@@ -60,14 +60,42 @@ void api_options(po::options_description& options) {
       "api", po::value<std::string>()->required(),
       "the API's base URL, ending in /api/external/v1")(
       "api-key-file", po::value<std::string>(),
-      "read the API key from this file (default: the AIRLOCK_API_KEY environment variable)");
+      "read the API key from this file (default: the AIRLOCK_API_KEY environment variable)")(
+      "pace-file", po::value<std::string>(),
+      "pace requests together with every process using this file (default: $AIRLOCK_PACE_FILE, "
+      "else ~/.local/state/airlock/pacing; 'none': this process alone)");
+}
+
+// A file in airlock's state folder, ~/.local/state/airlock (created when missing).
+Result<std::string> state_file(const char* name, const char* how_else) {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0')
+    return Error(ErrorCode::kUsage,
+                 std::string("no HOME for the default ") + name + ": " + how_else);
+  const std::filesystem::path dir = std::filesystem::path(home) / ".local/state/airlock";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error(ErrorCode::kIo, "cannot create " + dir.string() + ": " + ec.message());
+  return (dir / name).string();
 }
 
 Result<online::ApiClient> client_from(const po::variables_map& vm) {
   std::optional<std::string> file;
   if (vm.count("api-key-file")) file = vm["api-key-file"].as<std::string>();
   AIRLOCK_TRY(key, online::ApiKey::load(file));
-  return online::ApiClient::create(vm["api"].as<std::string>(), std::move(key));
+  // Requests are paced together with every other airlock-online on this machine, since the
+  // per-address limits count them all.
+  online::ClientOptions options;
+  if (vm.count("pace-file")) {
+    options.pace_file = vm["pace-file"].as<std::string>();
+  } else if (const char* env = std::getenv("AIRLOCK_PACE_FILE"); env != nullptr && *env != '\0') {
+    options.pace_file = env;
+  } else {
+    AIRLOCK_TRY(path, state_file("pacing", "give --pace-file FILE or --pace-file none"));
+    options.pace_file = path;
+  }
+  if (options.pace_file == "none") options.pace_file.clear();
+  return online::ApiClient::create(vm["api"].as<std::string>(), std::move(key), options);
 }
 
 Error api_error(const std::string& what, const online::Reply& reply) {
@@ -281,14 +309,8 @@ Result<online::Journal> open_journal(const po::variables_map& vm) {
   } else if (const char* env = std::getenv("AIRLOCK_JOURNAL"); env != nullptr && *env != '\0') {
     path = env;
   } else {
-    const char* home = std::getenv("HOME");
-    if (home == nullptr || *home == '\0')
-      return Error(ErrorCode::kUsage, "no journal: give --journal FILE or set AIRLOCK_JOURNAL");
-    const std::filesystem::path dir = std::filesystem::path(home) / ".local/state/airlock";
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) return Error(ErrorCode::kIo, "cannot create " + dir.string() + ": " + ec.message());
-    path = (dir / "journal.sqlite").string();
+    AIRLOCK_TRY(state, state_file("journal.sqlite", "give --journal FILE or set AIRLOCK_JOURNAL"));
+    path = state;
   }
   return online::Journal::open(path);
 }

@@ -142,7 +142,12 @@ Result<ApiClient> ApiClient::create(std::string base_url, ApiKey key, ClientOpti
   if (!options.sleep)
     options.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
   if (!options.now) options.now = [] { return RateLimiter::Clock::now(); };
-  return ApiClient(std::move(base_url), std::move(key), std::move(options));
+  std::optional<PacingFile> shared;
+  if (options.pace && !options.pace_file.empty()) {
+    AIRLOCK_TRY(file, PacingFile::open(options.pace_file));
+    shared.emplace(std::move(file));
+  }
+  return ApiClient(std::move(base_url), std::move(key), std::move(options), std::move(shared));
 }
 
 Result<Reply> ApiClient::once(const char* method, const std::string& path,
@@ -151,7 +156,9 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
     return Error(ErrorCode::kUsage, "request body is " + std::to_string(body->size()) +
                                         " bytes; the API accepts at most 16384");
   }
-  if (options_.pace) {
+  if (options_.pace && shared_) {
+    AIRLOCK_CHECK(shared_->acquire(classify(method, path), options_.now, options_.sleep));
+  } else if (options_.pace) {
     const RequestClass kind = classify(method, path);
     // Bounded: a pacing clock that does not move would otherwise wait forever.
     for (int round = 0;; ++round) {

@@ -1,4 +1,12 @@
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <airlock/online/rate_limit.h>
 
@@ -60,6 +68,85 @@ milliseconds RateLimiter::wait_before(RequestClass c, Clock::time_point now) con
                                                        : std::vector<Window>{};
   for (const auto& w : extra) wait = std::max(wait, wait_in(w, now));
   return wait;
+}
+
+Result<PacingFile> PacingFile::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return Error(ErrorCode::kIo, "pacing file " + path + ": cannot open: " + std::strerror(errno));
+  }
+  return PacingFile(fd, path);
+}
+
+PacingFile::~PacingFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+PacingFile::PacingFile(PacingFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
+
+PacingFile& PacingFile::operator=(PacingFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+Status PacingFile::acquire(RequestClass c,
+                           const std::function<RateLimiter::Clock::time_point()>& now,
+                           const std::function<void(std::chrono::milliseconds)>& sleep) {
+  using Clock = RateLimiter::Clock;
+  const auto fail = [&](const std::string& what) {
+    return Error(ErrorCode::kIo,
+                 "pacing file " + path_ + ": " + what + ": " + std::strerror(errno));
+  };
+  // The longest window: older requests no longer count against anything.
+  constexpr long long kLongestMs = std::chrono::duration_cast<milliseconds>(minutes(15)).count();
+  for (int round = 0; round <= 1000; ++round) {
+    if (::flock(fd_, LOCK_EX) != 0) return fail("cannot lock");
+    std::string text;
+    char buffer[4096];
+    ssize_t n = 0;
+    off_t at = 0;
+    while ((n = ::pread(fd_, buffer, sizeof buffer, at)) > 0) {
+      text.append(buffer, static_cast<std::size_t>(n));
+      at += n;
+    }
+    if (n < 0) {
+      (void)::flock(fd_, LOCK_UN);
+      return fail("cannot read");
+    }
+    const auto t = now();
+    const auto now_ms = std::chrono::duration_cast<milliseconds>(t.time_since_epoch()).count();
+    RateLimiter limiter;
+    std::ostringstream kept;
+    std::istringstream lines(text);
+    long long ms = 0;
+    int kind = 0;
+    while (lines >> ms >> kind) {
+      if (ms > now_ms || ms + kLongestMs <= now_ms) continue;
+      if (kind < 0 || kind > 2) continue;
+      limiter.record(static_cast<RequestClass>(kind), Clock::time_point(milliseconds(ms)));
+      kept << ms << ' ' << kind << '\n';
+    }
+    const auto wait = limiter.wait_before(c, t);
+    if (wait.count() == 0) {
+      kept << now_ms << ' ' << static_cast<int>(c) << '\n';
+      const std::string out = kept.str();
+      const bool written = ::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, out.data(), out.size(), 0) ==
+                                                           static_cast<ssize_t>(out.size());
+      const int saved = errno;
+      (void)::flock(fd_, LOCK_UN);
+      errno = saved;
+      if (!written) return fail("cannot write");
+      return {};
+    }
+    (void)::flock(fd_, LOCK_UN);
+    sleep(wait);
+  }
+  return Error(ErrorCode::kHttp, "pacing: the clock does not advance while waiting");
 }
 
 void RateLimiter::record(RequestClass c, Clock::time_point now) {

@@ -1,10 +1,14 @@
 // Client-side pacing (spec part 8): each window's limit holds at every instant, and requests
 // are classed the way the service counts them.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
 #include <airlock/online/rate_limit.h>
+
+#include "support/helpers.h"
 
 namespace airlock::online {
 namespace {
@@ -88,6 +92,49 @@ TEST(RateLimit, PoolSearchesAndBuildsAreCountedApart) {
   burst(limiter, RequestClass::kBuildQuote, 19, t0);
   // The build windows are full for this second's edge only; a pool search has its own triple.
   EXPECT_EQ(limiter.wait_before(RequestClass::kPoolSearch, t0), milliseconds(0));
+}
+
+// The shared pacing file: requests of every user count together; lines that no longer count
+// (older than 15 minutes), that cannot count yet (later than now, after a reboot restarted the
+// monotonic clock) or that are not lines of the file's form are dropped, never obeyed.
+TEST(PacingFile, SharesTheWindowsAndDropsWhatNoLongerCounts) {
+  airlock::test::ScratchDir dir("airlock-pacing");
+  const std::string path = dir.file("pacing");
+  Clock::time_point now{std::chrono::hours(10)};
+  milliseconds slept(0);
+  const auto clock = [&] { return now; };
+  const auto sleep = [&](milliseconds d) {
+    now += d;
+    slept += d;
+  };
+  const auto ms = [](Clock::time_point t) {
+    return std::chrono::duration_cast<milliseconds>(t.time_since_epoch()).count();
+  };
+  {
+    std::ofstream f(path);
+    f << ms(now) + 3'600'000 << " 0\n";    // from before a reboot: later than now
+    f << ms(now) - 16 * 60'000 << " 1\n";  // 16 minutes old
+    f << "garbage\n";
+  }
+  auto a = PacingFile::open(path);
+  auto b = PacingFile::open(path);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (int i = 0; i < 20; ++i)
+    ASSERT_TRUE((i % 2 ? *a : *b).acquire(RequestClass::kOther, clock, sleep).ok());
+  EXPECT_EQ(slept.count(), 0) << "20 in the first second, between both users";
+  ASSERT_TRUE(a->acquire(RequestClass::kOther, clock, sleep).ok());
+  EXPECT_EQ(slept, seconds(1)) << "the 21st waits for the window, whichever user asks";
+  std::ifstream in(path);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) ++lines;
+  EXPECT_EQ(lines, 21) << "the stale, future and garbage lines were dropped";
+  ASSERT_TRUE(PacingFile::open(dir.file("fresh")).ok());
+  EXPECT_EQ(std::filesystem::status(dir.file("fresh")).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  auto missing = PacingFile::open(dir.file("no/such/dir/pacing"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message().find("no/such/dir/pacing"), std::string::npos);
 }
 
 }  // namespace

@@ -4,17 +4,19 @@
 #include <airlock/online/api.h>
 
 #include "conformance_support.h"
+#include "support/helpers.h"
 
 namespace airlock::apisim::test {
 namespace {
 
 class PacingTest : public Twin {
  protected:
-  online::ApiClient client(bool pace) {
+  online::ApiClient client(bool pace, const std::string& pace_file = "") {
     auto key = online::ApiKey::parse(kDemoKey);
     online::ClientOptions options;
     options.max_attempts = 1;  // a 429 is reported, not retried, so it can be counted
     options.pace = pace;
+    options.pace_file = pace_file;
     options.sleep = [this](std::chrono::milliseconds d) {
       advance(d.count());
       now += d;
@@ -27,21 +29,26 @@ class PacingTest : public Twin {
         .value();
   }
 
-  // 150 reads and 40 builds as fast as the client lets them go; returns the 429s seen.
-  int full_speed(online::ApiClient& c) {
+  // 150 reads and 40 builds as fast as the clients let them go, taking turns; returns the 429s
+  // seen.
+  int full_speed(std::vector<online::ApiClient*> clients) {
     int limited = 0;
     for (int i = 0; i < 150; ++i) {
-      auto r = c.get("/vaults");
-      EXPECT_TRUE(r.ok());
+      auto r = clients[static_cast<std::size_t>(i) % clients.size()]->get("/vaults");
+      EXPECT_TRUE(r.ok()) << r.error().to_string();
       if (r.ok() && r->status == 429) ++limited;
     }
     for (int i = 0; i < 40; ++i) {
-      auto r = c.build("vault/update", {{"vault", kVault}, {"depositCap", "20000000000000"}});
-      EXPECT_TRUE(r.ok());
+      auto r = clients[static_cast<std::size_t>(i) % clients.size()]->build(
+          "vault/update", {{"vault", kVault}, {"depositCap", "20000000000000"}});
+      EXPECT_TRUE(r.ok()) << r.error().to_string();
       if (r.ok() && r->status == 429) ++limited;
     }
     return limited;
   }
+  int full_speed(online::ApiClient& c) { return full_speed(std::vector<online::ApiClient*>{&c}); }
+
+  airlock::test::ScratchDir dir{"airlock-pacing"};
 
   online::RateLimiter::Clock::time_point now{};
   std::chrono::milliseconds waited{0};
@@ -53,6 +60,21 @@ TEST_F(PacingTest, AtFullSpeedThePacedClientNeverHitsALimit) {
   // 190 requests at 60 a minute: a little over three minutes of waiting, no more.
   EXPECT_GE(waited, std::chrono::seconds(180));
   EXPECT_LE(waited, std::chrono::seconds(200));
+}
+
+// Two clients standing for two processes on one key and address: each paced alone, together
+// they exceed the limits; pacing through one shared file, together they never do.
+TEST_F(PacingTest, TwoProcessesStayWithinTheLimitsOnlyThroughASharedPacingFile) {
+  auto a = client(true);
+  auto b = client(true);
+  EXPECT_GT(full_speed({&a, &b}), 0) << "each alone thinks it may use the whole limit";
+  advance(16 * 60 * 1000);  // every window of the twin and of the pacers empties
+  now += std::chrono::minutes(16);
+  auto c = client(true, dir.file("pacing"));
+  auto d = client(true, dir.file("pacing"));
+  waited = std::chrono::milliseconds(0);
+  EXPECT_EQ(full_speed({&c, &d}), 0);
+  EXPECT_GE(waited, std::chrono::seconds(180)) << "together they waited as one client would";
 }
 
 TEST_F(PacingTest, WithoutPacingTheSameBurstIsRefused) {

@@ -63,6 +63,9 @@ struct ClientOptions {
   // (rate_limit.h). Off only to show, in tests, what the service does to a client without it.
   bool pace = true;
   std::function<RateLimiter::Clock::time_point()> now;  // the pacing clock (tests replace it)
+  // When set, pacing goes through this file, shared with every other process using it
+  // (PacingFile), instead of this process's memory alone.
+  std::string pace_file;
 };
 
 class ApiClient {
@@ -85,11 +88,13 @@ class ApiClient {
   [[nodiscard]] const std::string& base_url() const noexcept { return base_url_; }
 
  private:
-  ApiClient(std::string base_url, ApiKey key, ClientOptions options)
+  ApiClient(std::string base_url, ApiKey key, ClientOptions options,
+            std::optional<PacingFile> shared)
       : base_url_(std::move(base_url)),
         key_(std::move(key)),
         options_(std::move(options)),
-        limiter_(std::make_unique<RateLimiter>()) {}
+        limiter_(std::make_unique<RateLimiter>()),
+        shared_(std::move(shared)) {}
   Result<Reply> once(const char* method, const std::string& path, const std::string* body);
   Result<Reply> with_retries(const char* method, const std::string& path, const std::string* body);
 
@@ -97,6 +102,7 @@ class ApiClient {
   ApiKey key_;
   ClientOptions options_;
   std::unique_ptr<RateLimiter> limiter_;
+  std::optional<PacingFile> shared_;
 };
 
 // Checks a URL for the transport rule: https://, or http:// to this machine only.

@@ -1,13 +1,17 @@
 // Client-side pacing for the limits of spec part 8, so a bot at full speed waits here instead
 // of collecting 429s. Each limit is a sliding window ("at most N requests in any D"), which also
-// keeps within any fixed-window count the service may use. Limits are per process: two
-// airlock-online processes sharing one key or address must be paced by their operator.
+// keeps within any fixed-window count the service may use. Within one process the limiter is
+// in memory; processes that share a key or an address share a pacing file (PacingFile), so
+// together they stay within the limits.
 #pragma once
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <airlock/common/error.h>
 
 namespace airlock::online {
 
@@ -49,6 +53,32 @@ class RateLimiter {
   std::vector<Window> all_;
   std::vector<Window> build_quote_;
   std::vector<Window> pool_search_;
+};
+
+// The same limits across processes: every request of every process using the file is a line
+// "<monotonic milliseconds> <class>", read and appended under an exclusive lock (flock), so
+// the requests of all of them count together. Times are the machine's monotonic clock, shared
+// by its processes; lines older than the longest window, or later than now (a reboot restarted
+// the clock), are dropped.
+class PacingFile {
+ public:
+  [[nodiscard]] static Result<PacingFile> open(const std::string& path);
+  ~PacingFile();
+  PacingFile(PacingFile&& other) noexcept;
+  PacingFile& operator=(PacingFile&& other) noexcept;
+  PacingFile(const PacingFile&) = delete;
+  PacingFile& operator=(const PacingFile&) = delete;
+
+  // Waits (with `sleep`, outside the lock) until a request of this class may go, then records
+  // it. Fails on an I/O error, or when `now` does not advance across 1000 waits.
+  [[nodiscard]] Status acquire(RequestClass c,
+                               const std::function<RateLimiter::Clock::time_point()>& now,
+                               const std::function<void(std::chrono::milliseconds)>& sleep);
+
+ private:
+  PacingFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_ = -1;
+  std::string path_;
 };
 
 }  // namespace airlock::online
