@@ -5,6 +5,7 @@
 
 #include <airlock/online/api.h>
 #include <airlock/online/journal.h>
+#include <airlock/online/remaining.h>
 #include <airlock/online/sender.h>
 
 #include "conformance_support.h"
@@ -200,6 +201,30 @@ TEST_F(SenderTest, ResumeAfterACrashDuringTheSendSendsTheIdenticalBytesOnce) {
   const json n = counters();
   EXPECT_EQ(n["sends"], 1) << "the second send of identical bytes is the same send";
   EXPECT_EQ(n["landed"], 1);
+}
+
+// What resume leaves behind is enough to plan the rest: the journal keeps each step's build
+// body and bin range, so a batch whose second position failed is resumed at its first bin.
+TEST_F(SenderTest, AfterAResumedBatchFailsTheJournalPlansOnlyTheRangesLeft) {
+  signed_round("dlmm/open", open_body());
+  faults({{"nextLandings", json::array({"lands", "fails"})}});
+  auto c = context();
+  const auto run = journal->runs(true).value().front();
+  auto outcome = online::resume_run(c, run);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "failed") << outcome->note;
+  const auto plan = online::plan_remaining(journal->steps(run.id).value(), now_s() + 600);
+  ASSERT_EQ(plan.kind, online::RemainingWork::Kind::kOffer) << plan.why;
+  ASSERT_EQ(plan.builds.size(), 1U);
+  json expected = open_body();
+  expected["cursorBinId"] = 5000;
+  EXPECT_EQ(plan.builds[0].action, "dlmm/open");
+  EXPECT_EQ(plan.builds[0].body, expected);
+  // And the twin builds exactly the one position left from it.
+  const Reply rest = post("/transactions/dlmm/open", plan.builds[0].body);
+  ASSERT_EQ(rest.status, 200) << rest.body.dump();
+  ASSERT_EQ(steps_of(rest.body).size(), 1U);
+  EXPECT_EQ(steps_of(rest.body)[0]["lowerBinId"], 5000);
 }
 
 TEST_F(SenderTest, ResumeAbandonsWhatWasNeverSentOnceItsTicketDied) {
