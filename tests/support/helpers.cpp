@@ -1,12 +1,16 @@
 #include "support/helpers.h"
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
 
+#include <poll.h>
+#include <pty.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace airlock::test {
 
@@ -28,6 +32,37 @@ CommandResult run_command(const std::string& command_line) {
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+CommandResult run_on_terminal(const std::string& command,
+                              const std::vector<std::pair<std::string, std::string>>& answers) {
+  int master = -1;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string screen;
+  std::size_t next = 0, seen = 0;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < give_up) {
+    pollfd p{master, POLLIN, 0};
+    if (::poll(&p, 1, 200) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = ::read(master, buffer, sizeof buffer);
+    if (n <= 0) break;  // the child closed the terminal
+    screen.append(buffer, static_cast<std::size_t>(n));
+    if (next < answers.size() && screen.find(answers[next].first, seen) != std::string::npos) {
+      seen = screen.find(answers[next].first, seen) + answers[next].first.size();
+      const std::string line = answers[next].second + "\n";
+      if (::write(master, line.data(), line.size()) != static_cast<ssize_t>(line.size())) break;
+      ++next;
+    }
+  }
+  ::close(master);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, screen};
 }
 
 ScratchDir::ScratchDir(const std::string& prefix) {

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <airlock/common/bytes.h>
 
@@ -19,6 +21,12 @@ struct CommandResult {
 
 // Runs a shell command line and captures what it prints.
 CommandResult run_command(const std::string& command_line);
+
+// Runs a shell command line on a fresh pseudo-terminal (so it sees a terminal on its standard
+// input and output), typing each answer followed by Enter when its prompt text appears; returns
+// the exit code and everything the terminal showed. Bounded: 60 s in all.
+CommandResult run_on_terminal(const std::string& command_line,
+                              const std::vector<std::pair<std::string, std::string>>& answers);
 
 // A fresh private folder under the system's temporary directory, removed with its contents
 // when the object goes away.

@@ -308,6 +308,33 @@ TEST_F(RemainingTest, WithoutConsentTheRemainingWorkIsOnlyShown) {
   EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 1) << "nothing built without consent";
 }
 
+// On a terminal (the default --remaining ask), the operator is asked once; y builds the work
+// left, a plain Enter builds nothing more.
+TEST_F(RemainingTest, OnATerminalTheOperatorIsAskedBeforeTheRestIsBuilt) {
+  std::ofstream(dir.file("api.key")) << kDemoKey << "\n";
+  const auto run = [&](const std::string& answer, const std::string& journal) {
+    control("/_sim/faults", {{"nextLandings", json::array({"lands", "fails"})}});
+    std::atomic<bool> stop{false};
+    std::thread offline([&] { sign_loop(stop); });
+    const auto result = airlock::test::run_on_terminal(
+        std::string(AIRLOCK_ONLINE_BIN) + " act dlmm/open --api " + api() + " --api-key-file " +
+            dir.file("api.key") + " --body '" + body.dump() + "' --request-out " +
+            dir.file("req.alreq") + " --response " + dir.file("res.alres") + " --journal " +
+            dir.file(journal),
+        {{"Build only the remaining work now? [y/N]", answer}});
+    stop = true;
+    offline.join();
+    return result;
+  };
+  const auto yes = run("y", "yes.sqlite");
+  EXPECT_EQ(yes.exit_code, 0) << yes.output;
+  EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 2);
+  const auto no = run("", "no.sqlite");
+  EXPECT_EQ(no.exit_code, 1) << no.output;
+  EXPECT_NE(no.output.find("[y/N]"), std::string::npos) << no.output;
+  EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 3) << "declined: nothing more was built";
+}
+
 TEST_F(RemainingTest, AGapBeforeALandedRangeIsLeftToTheOperator) {
   const auto r = open_with(json::array({"fails", "lands"}), "build");
   EXPECT_EQ(r.exit_code, 1) << r.output;

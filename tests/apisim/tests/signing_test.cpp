@@ -6,8 +6,6 @@
 #include <filesystem>
 #include <thread>
 
-#include <poll.h>
-#include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -316,39 +314,6 @@ TEST_F(SigningTest, TheCommandLineReadsTheRequestFromQrImagesAndAnswersInQrImage
   }
 }
 
-// Runs `command` on a fresh pseudo-terminal, answering each prompt when it appears; returns the
-// exit code and everything the terminal showed. Bounded: 60 s in all.
-std::pair<int, std::string> run_on_terminal(
-    const std::string& command, std::vector<std::pair<std::string, std::string>> answers) {
-  int master = -1;
-  const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  std::string screen;
-  std::size_t next = 0, seen = 0;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < give_up) {
-    pollfd p{master, POLLIN, 0};
-    if (::poll(&p, 1, 200) <= 0) continue;
-    char buffer[4096];
-    const ssize_t n = ::read(master, buffer, sizeof buffer);
-    if (n <= 0) break;  // the child closed the terminal
-    screen.append(buffer, static_cast<std::size_t>(n));
-    if (next < answers.size() && screen.find(answers[next].first, seen) != std::string::npos) {
-      seen = screen.find(answers[next].first, seen) + answers[next].first.size();
-      const std::string line = answers[next].second + "\n";
-      EXPECT_EQ(::write(master, line.data(), line.size()), static_cast<ssize_t>(line.size()));
-      ++next;
-    }
-  }
-  ::close(master);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, screen};
-}
-
 TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) {
   const auto q = swap_request();
   write_command_inputs("unused");
@@ -362,7 +327,7 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
                               dir.file("policy.toml") + " --audit-log " + dir.file("audit.log") +
                               " --out " + dir.file("res.alres") + " " + dir.file("req.alreq");
   const auto [code, screen] =
-      run_on_terminal(command, {{"[y/N]", "y"}, {"passphrase: ", "correct horse"}});
+      airlock::test::run_on_terminal(command, {{"[y/N]", "y"}, {"passphrase: ", "correct horse"}});
   EXPECT_EQ(code, 0) << screen;
   EXPECT_NE(screen.find("aggregator_swap"), std::string::npos) << "the summary came first";
   EXPECT_LT(screen.find("aggregator_swap"), screen.find("[y/N]"));
@@ -375,7 +340,7 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
                                       files::wrap_envelope(files::EnvelopeKind::kRequest,
                                                            envelope::encode_request(second)))
                   .ok());
-  const auto [declined, declined_screen] = run_on_terminal(command, {{"[y/N]", ""}});
+  const auto [declined, declined_screen] = airlock::test::run_on_terminal(command, {{"[y/N]", ""}});
   EXPECT_EQ(declined, 1) << declined_screen;
   EXPECT_NE(declined_screen.find("operator.declined"), std::string::npos) << declined_screen;
   EXPECT_EQ(declined_screen.find("passphrase"), std::string::npos) << declined_screen;
