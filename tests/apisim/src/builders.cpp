@@ -626,13 +626,6 @@ Steps build_dlmm_initialize(BuildContext& ctx, Vault& v) {
   return std::vector<BuiltStep>{std::move(step)};
 }
 
-ApiResult<std::pair<std::uint64_t, std::uint64_t>> amounts_xy(const json& body) {
-  TRY_API(x, req_amount(body, "amountX"));
-  TRY_API(y, req_amount(body, "amountY"));
-  if (x == 0 && y == 0) return validation("amountX", "amountX and amountY cannot both be 0");
-  return std::make_pair(x, y);
-}
-
 // cursorBinId (spec 4.10) resumes a ranged build after its last confirmed range: it must be the
 // first bin of one of the ranges the same body builds without it, and the ranges before it are
 // left out, each remaining one with the same bins and amounts as in the first build.
@@ -648,18 +641,25 @@ ApiResult<std::vector<Chunk>> resume_at_cursor(const json& body, std::vector<Chu
   return parts;
 }
 
-// The vault must hold what the steps built now will deposit.
-ApiResult<bool> holds_amounts(Vault& v, const Pool& pool, const std::vector<Chunk>& parts) {
-  std::uint64_t x = 0, y = 0;
+// The chunks of `whole` a funding build (dlmm/open, add, add-range) makes: amountX and amountY
+// split by bin count, resumed at cursorBinId when the body gives one. The vault must hold what
+// these chunks deposit.
+ApiResult<std::vector<Chunk>> funded_chunks(const json& body, Vault& v, const Pool& pool,
+                                            const BinRange& whole) {
+  TRY_API(x, req_amount(body, "amountX"));
+  TRY_API(y, req_amount(body, "amountY"));
+  if (x == 0 && y == 0) return validation("amountX", "amountX and amountY cannot both be 0");
+  TRY_API(parts, resume_at_cursor(body, split_amounts(whole, x, y)));
+  std::uint64_t deposit_x = 0, deposit_y = 0;
   for (const Chunk& c : parts) {
-    x += c.x;
-    y += c.y;
+    deposit_x += c.x;
+    deposit_y += c.y;
   }
-  if (v.balances[pool.token_x] < x)
+  if (v.balances[pool.token_x] < deposit_x)
     return conflict("Stale", "the vault holds less than amountX of token X");
-  if (v.balances[pool.token_y] < y)
+  if (v.balances[pool.token_y] < deposit_y)
     return conflict("Stale", "the vault holds less than amountY of token Y");
-  return true;
+  return parts;
 }
 
 Steps build_dlmm_open(BuildContext& ctx, Vault& v) {
@@ -675,11 +675,8 @@ Steps build_dlmm_open(BuildContext& ctx, Vault& v) {
   if (upper_exclusive - lower > static_cast<std::int64_t>(kMaxOpenBins)) {
     return validation("upperBinId", "dlmm/open accepts at most 1400 bins");
   }
-  TRY_API(xy, amounts_xy(ctx.body));
   const BinRange whole{static_cast<int>(lower), static_cast<int>(upper_exclusive - 1)};
-  TRY_API(parts, resume_at_cursor(ctx.body, split_amounts(whole, xy.first, xy.second)));
-  TRY_API(funded, holds_amounts(v, *pool, parts));
-  (void)funded;
+  TRY_API(parts, funded_chunks(ctx.body, v, *pool, whole));
   std::vector<BuiltStep> steps;
   for (const Chunk& chunk : parts) {
     // Plain copies: lambdas below capture them (clang 14 cannot capture structured bindings).
@@ -734,10 +731,7 @@ Steps fund_position(BuildContext& ctx, Vault& v, const char* instruction, bool r
   if (whole.lower < s->lower_bin || whole.upper > s->upper_bin) {
     return validation("lowerBinId", "the range must lie inside the position");
   }
-  TRY_API(xy, amounts_xy(ctx.body));
-  TRY_API(parts, resume_at_cursor(ctx.body, split_amounts(whole, xy.first, xy.second)));
-  TRY_API(funded, holds_amounts(v, *pool, parts));
-  (void)funded;
+  TRY_API(parts, funded_chunks(ctx.body, v, *pool, whole));
   std::vector<BuiltStep> steps;
   for (const Chunk& chunk : parts) {
     // Plain copies: lambdas below capture them (clang 14 cannot capture structured bindings).
