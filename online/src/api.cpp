@@ -156,19 +156,10 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
     return Error(ErrorCode::kUsage, "request body is " + std::to_string(body->size()) +
                                         " bytes; the API accepts at most 16384");
   }
-  if (options_.pace && shared_) {
-    AIRLOCK_CHECK(shared_->acquire(classify(method, path), options_.now, options_.sleep));
-  } else if (options_.pace) {
+  if (options_.pace) {
     const RequestClass kind = classify(method, path);
-    // Bounded: a pacing clock that does not move would otherwise wait forever.
-    for (int round = 0;; ++round) {
-      const auto wait = limiter_->wait_before(kind, options_.now());
-      if (wait.count() == 0) break;
-      if (round == 1000)
-        return Error(ErrorCode::kHttp, "pacing: the clock does not advance while waiting");
-      options_.sleep(wait);
-    }
-    limiter_->record(kind, options_.now());
+    AIRLOCK_CHECK(shared_ ? shared_->acquire(kind, options_.now, options_.sleep)
+                          : limiter_->acquire(kind, options_.now, options_.sleep));
   }
   std::vector<std::string> headers = {key_.header(), "Accept: application/json"};
   if (body != nullptr) headers.emplace_back("Content-Type: application/json");

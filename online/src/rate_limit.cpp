@@ -21,6 +21,13 @@ std::vector<WindowLimit> tiered() {
   return {{30, seconds(10)}, {100, minutes(1)}, {300, minutes(15)}};
 }
 
+// Pacing waits on a clock it does not control; a clock that never moves must not hang it.
+constexpr int kMaxPacingWaits = 1000;
+
+Error pacing_stalled() {
+  return Error(ErrorCode::kHttp, "pacing: the clock does not advance while waiting");
+}
+
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
@@ -104,7 +111,7 @@ Status PacingFile::acquire(RequestClass c,
   };
   // The longest window: older requests no longer count against anything.
   constexpr long long kLongestMs = std::chrono::duration_cast<milliseconds>(minutes(15)).count();
-  for (int round = 0; round <= 1000; ++round) {
+  for (int round = 0;; ++round) {
     if (::flock(fd_, LOCK_EX) != 0) return fail("cannot lock");
     std::string text;
     char buffer[4096];
@@ -144,9 +151,22 @@ Status PacingFile::acquire(RequestClass c,
       return {};
     }
     (void)::flock(fd_, LOCK_UN);
+    if (round == kMaxPacingWaits) return pacing_stalled();
     sleep(wait);
   }
-  return Error(ErrorCode::kHttp, "pacing: the clock does not advance while waiting");
+}
+
+Status RateLimiter::acquire(RequestClass c, const std::function<Clock::time_point()>& now,
+                            const std::function<void(std::chrono::milliseconds)>& sleep) {
+  for (int round = 0;; ++round) {
+    const auto wait = wait_before(c, now());
+    if (wait.count() == 0) {
+      record(c, now());
+      return {};
+    }
+    if (round == kMaxPacingWaits) return pacing_stalled();
+    sleep(wait);
+  }
 }
 
 void RateLimiter::record(RequestClass c, Clock::time_point now) {

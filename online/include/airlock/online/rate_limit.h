@@ -41,6 +41,10 @@ class RateLimiter {
   [[nodiscard]] std::chrono::milliseconds wait_before(RequestClass c, Clock::time_point now) const;
   // Counts a request made at `now`.
   void record(RequestClass c, Clock::time_point now);
+  // Waits (with `sleep`) until a request of this class may go, then records it. Fails when
+  // `now` does not advance across 1000 waits.
+  [[nodiscard]] Status acquire(RequestClass c, const std::function<Clock::time_point()>& now,
+                               const std::function<void(std::chrono::milliseconds)>& sleep);
 
  private:
   struct Window {
