@@ -611,10 +611,8 @@ int run_act(const std::vector<std::string>& args) {
     queue.pop_front();
     failed_run = 0;
     exit = perform(next.action, next.body);
-    if (exit == cli::kExitOk || failed_run == 0) {
-      if (exit != cli::kExitOk) return exit;
-      continue;
-    }
+    if (exit == cli::kExitOk) continue;
+    if (failed_run == 0) return exit;  // still open in the journal: resume, not replan
     auto plan = plan_after_stop(*client, *journal, failed_run, next.body);
     if (!plan.ok()) {
       (void)report(plan.error());

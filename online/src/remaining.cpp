@@ -44,12 +44,13 @@ std::string step_list(const std::vector<const JournalStep*>& steps) {
 
 RemainingWork manual(std::string why) { return {RemainingWork::Kind::kManual, {}, std::move(why)}; }
 
-}  // namespace
-
+// DLMM builders whose steps each cover one range of bins and that take `cursorBinId`.
 bool is_ranged_action(const std::string& action) {
   return action == "dlmm/open" || action == "dlmm/add" || action == "dlmm/add-range" ||
          action == "dlmm/remove";
 }
+
+}  // namespace
 
 RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t now) {
   if (steps.empty()) return manual("no step was signed, so nothing was sent");

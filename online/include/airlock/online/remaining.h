@@ -30,9 +30,6 @@ struct RemainingWork {
   std::string why;
 };
 
-// DLMM builders whose steps each cover one range of bins and that take `cursorBinId`.
-[[nodiscard]] bool is_ranged_action(const std::string& action);
-
 // `steps` are the run's journal rows (any order); the plan looks at its last round. Steps
 // still open (sending, pending, unknown) make it kManual: resume must settle them first; so
 // does a signed step whose ticket still lives at `now` (unix seconds), as its bytes could land.
