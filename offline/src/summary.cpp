@@ -212,15 +212,21 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
                  r)
           << "\n";
     }
+    // Each decoded instruction's pool tokens (from the pool hint for its lb_pair account), found
+    // once for the deposit lines and the arguments below.
+    std::vector<PoolTokens> pools(m.instructions.size());
+    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
+      if (s.instructions[i]) pools[i] = pool_tokens(q, r, s, *s.instructions[i], m.instructions[i]);
+    }
     // What goes into a liquidity pool, in whole tokens when the pool and its tokens are known.
     for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
       const auto& d = s.instructions[i];
-      if (!d || !d->args.contains("amount_x") || !d->args.contains("amount_y") ||
-          !d->args["amount_x"].is_string() || !d->args["amount_y"].is_string()) {
+      const PoolTokens& pool = pools[i];
+      if (!d || !pool.x || !pool.y || !d->args.contains("amount_x") ||
+          !d->args.contains("amount_y") || !d->args["amount_x"].is_string() ||
+          !d->args["amount_y"].is_string()) {
         continue;
       }
-      const PoolTokens pool = pool_tokens(q, r, s, *d, m.instructions[i]);
-      if (!pool.x || !pool.y) continue;
       out << "  deposit   " << whole_units(d->args["amount_x"].get<std::string>(), pool.x->decimals)
           << " " << pool.x->symbol << " + "
           << whole_units(d->args["amount_y"].get<std::string>(), pool.y->decimals) << " "
@@ -246,11 +252,10 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
         }
       }
       if (d) {
-        const PoolTokens pool = pool_tokens(q, r, s, *d, ix);
         for (const auto& [name, value] : d->args.items()) {
           if (d->nested.count(name)) continue;
           out << "       " << name << " = "
-              << arg_text(r, d->instruction, d->args, name, value, pool) << "\n";
+              << arg_text(r, d->instruction, d->args, name, value, pools[i]) << "\n";
         }
         for (const auto& [name, nested] : d->nested) {
           out << "       " << name << " = " << nested.program << ": " << nested.instruction << "\n";
