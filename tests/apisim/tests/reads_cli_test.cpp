@@ -94,6 +94,13 @@ TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
            dir.file("req.alreq") + " --response " + dir.file("res.alres") +
            " --journal /nonexistent/dir/journal.sqlite",
        3, "journal: cannot open"},
+      {"act dlmm/remove --vault " + std::string(kVault) + " --position " + std::string(kVault) +
+           " --bps-to-remove 10 --cursor-bin-id abc" + out,
+       2, "--cursor-bin-id: must be an integer"},
+      {"act vault/update --vault " + std::string(kVault) + " --remaining maybe" + out, 2,
+       "--remaining: must be ask, build or show"},
+      {"vaults --pace-file /nonexistent/dir/pacing", 3,
+       "pacing file /nonexistent/dir/pacing: cannot open"},
   };
   for (const auto& [args, code, expected] : cases) {
     SCOPED_TRACE(args);
