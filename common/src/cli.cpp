@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include <airlock/common/cli.h>
+#include <airlock/common/display.h>
 
 namespace airlock::cli {
 
@@ -17,7 +18,8 @@ int exit_code_for(const Error& error) noexcept {
 }
 
 int report(std::string_view program, const Error& error) {
-  std::cerr << program << ": " << error.to_string() << "\n";
+  // Errors quote what they refuse; what came from outside is never printed raw.
+  std::cerr << program << ": " << printable(error.to_string()) << "\n";
   return exit_code_for(error);
 }
 

@@ -1,0 +1,60 @@
+// Untrusted text on a terminal: nothing in it may act on the terminal or hide itself.
+#include <gtest/gtest.h>
+
+#include <airlock/common/display.h>
+
+namespace airlock {
+namespace {
+
+TEST(Printable, TerminalControlsAreShownNotObeyed) {
+  // ESC sequences (colour, cursor moves, window title), carriage return, backspace, bell, DEL
+  // and the C1 CSI.
+  EXPECT_EQ(printable("a\x1b[2K\x1b]0;title\x07z"), "a\\u{001B}[2K\\u{001B}]0;title\\u{0007}z");
+  EXPECT_EQ(printable("ok\rFAKE"), "ok\\u{000D}FAKE");
+  EXPECT_EQ(printable("x\by\x7f"), "x\\u{0008}y\\u{007F}");
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "31m"),
+            "\\u{009B}31m");
+  EXPECT_EQ(printable("line\nnext"), "line\\u{000A}next");
+  EXPECT_EQ(printable("line\nnext", true), "line\nnext");
+}
+
+TEST(Printable, BidiAndInvisibleCharactersAreShownByNumber) {
+  EXPECT_EQ(printable("USDC\xe2\x80\xae"
+                      "evil"),
+            "USDC\\u{202E}evil");  // RIGHT-TO-LEFT OVERRIDE
+  EXPECT_EQ(printable("a\xe2\x81\xa6"
+                      "b"),
+            "a\\u{2066}b");                                 // LEFT-TO-RIGHT ISOLATE
+  EXPECT_EQ(printable("J\xe2\x80\x8bUP"), "J\\u{200B}UP");  // ZERO WIDTH SPACE
+  EXPECT_EQ(printable("\xef\xbb\xbfSOL"), "\\u{FEFF}SOL");  // BOM
+  EXPECT_EQ(printable("a\xc2\xa0"
+                      "b"),
+            "a\\u{00A0}b");  // NO-BREAK SPACE
+  EXPECT_EQ(printable("a\xe2\x80\xa8"
+                      "b"),
+            "a\\u{2028}b");                           // LINE SEPARATOR
+  EXPECT_EQ(printable("\xee\x80\x80"), "\\u{E000}");  // private use
+}
+
+TEST(Printable, BytesThatAreNotUtf8AreShownAsBytes) {
+  EXPECT_EQ(printable("a\xff"
+                      "b"),
+            "a\\xFFb");
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xC0\\xAF");           // an overlong '/'
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xED\\xA0\\x80");  // a UTF-16 surrogate in UTF-8
+}
+
+TEST(Printable, EscapesCannotBeForgedAndOrdinaryTextPasses) {
+  EXPECT_EQ(printable("\\u{202E}"), "\\\\u{202E}");
+  EXPECT_EQ(printable("USDC / So1 — Ωμέγα 日本 🙂 $"),
+            "USDC / So1 — Ωμέγα 日本 🙂 $");
+  EXPECT_TRUE(is_printable("JUP"));
+  EXPECT_TRUE(is_printable("JU\xce\xa1"));  // a Greek Rho prints as itself (confusables are
+                                            // the policy's concern)
+  EXPECT_FALSE(is_printable("JUP\x1b"));
+  EXPECT_FALSE(is_printable("a\\b"));
+}
+
+}  // namespace
+}  // namespace airlock
