@@ -110,15 +110,33 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
     q.steps.push_back(std::move(s));
     round.transactions.push_back(std::move(tx));
   }
-  std::string vault;
-  for (const json* source : {&build_reply, &body}) {
-    if (!vault.empty() || !source->is_object() || !source->contains("vault")) continue;
-    if (!(*source)["vault"].is_string())
-      return Error(ErrorCode::kHttp, "build reply: vault must be a base58 string");
-    vault = (*source)["vault"].get<std::string>();
+  // The vault is the manager's, from the body they wrote: a reply naming another vault is the
+  // API steering the signature elsewhere, and is refused. Only vault/initialize, whose body
+  // names no vault, takes the new vault from the reply.
+  const auto vault_in = [](const json& source,
+                           const char* what) -> Result<std::optional<PublicKey>> {
+    if (!source.is_object() || !source.contains("vault")) return std::optional<PublicKey>();
+    if (!source["vault"].is_string())
+      return Error(ErrorCode::kHttp, std::string(what) + ": vault must be a base58 string");
+    auto key = public_key_from_base58(source["vault"].get<std::string>());
+    if (!key.ok())
+      return Error(ErrorCode::kHttp, std::string(what) + ": vault: " + key.error().message());
+    return std::optional<PublicKey>(*key);
+  };
+  AIRLOCK_TRY(asked, vault_in(body, "build request"));
+  AIRLOCK_TRY(replied, vault_in(build_reply, "build reply"));
+  if (action == "vault/initialize") {
+    if (!replied) return Error(ErrorCode::kHttp, "build reply: vault/initialize names no vault");
+    q.vault = *replied;
+  } else {
+    if (!asked) return Error(ErrorCode::kUsage, "the build request body names no vault");
+    if (replied && *replied != *asked) {
+      return Error(ErrorCode::kHttp, "build reply: vault " + to_base58(*replied) +
+                                         " is not the vault the request names (" +
+                                         to_base58(*asked) + "); nothing is signed for it");
+    }
+    q.vault = *asked;
   }
-  AIRLOCK_TRY(vault_key, public_key_from_base58(vault));
-  q.vault = vault_key;
   if (rpc_url) {
     AIRLOCK_TRY(hints, table_hints(round.transactions, *rpc_url));
     q.hints.lookup_tables = std::move(hints);

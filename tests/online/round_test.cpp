@@ -41,6 +41,31 @@ TEST(PrepareRound, TurnsABuildReplyIntoASignRequest) {
   EXPECT_EQ(round->request.intent_json, json({{"vault", kVault}}).dump());
 }
 
+// The vault the offline half is asked to sign for is the one the manager's body names: a reply
+// naming another is the API steering the signature to a vault of its choosing.
+TEST(PrepareRound, TheVaultIsTheBodysAndAReplyNamingAnotherIsRefused) {
+  constexpr const char* kOther = "Ansv9pZfqJNfXP3cbsSBVDhvKAYLt7dTkhhM2FwFyGnT";
+  json steps = json::array({step_of("transfer")});
+  auto steered = prepare_round("vault/claim-fee", {{"vault", kVault}},
+                               {{"vault", kOther}, {"result", steps}}, std::nullopt, 1'800'000'000);
+  ASSERT_FALSE(steered.ok());
+  EXPECT_NE(steered.error().message().find("is not the vault the request names"), std::string::npos)
+      << steered.error().message();
+  auto silent = prepare_round("vault/claim-fee", {{"vault", kVault}}, {{"result", steps}},
+                              std::nullopt, 1'800'000'000);
+  ASSERT_TRUE(silent.ok()) << silent.error().to_string();
+  EXPECT_EQ(to_base58(silent->request.vault), kVault);
+  EXPECT_FALSE(prepare_round("vault/claim-fee", json::object(), reply_with(steps), std::nullopt,
+                             1'800'000'000)
+                   .ok())
+      << "a body naming no vault";
+  // vault/initialize names no vault in its body: the new vault is the reply's.
+  auto created = prepare_round("vault/initialize", {{"depositMint", kVault}},
+                               {{"vault", kOther}, {"result", steps}}, std::nullopt, 1'800'000'000);
+  ASSERT_TRUE(created.ok()) << created.error().to_string();
+  EXPECT_EQ(to_base58(created->request.vault), kOther);
+}
+
 TEST(PrepareRound, RefusesBuildRepliesItCannotTrustTheShapeOf) {
   EXPECT_NE(error_of(json::object()).find("no result"), std::string::npos);
   EXPECT_NE(error_of(reply_with(json::array())).find("0 steps"), std::string::npos);
