@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <airlock/common/cli_options.h>
+#include <airlock/common/display.h>
 #include <airlock/common/secret.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/qr_io.h>
@@ -126,7 +127,7 @@ int run_inspect(const std::vector<std::string>& args) {
   airlock::offline::decode_instructions(*inspection, decoders);
 
   if (vm.count("json")) {
-    std::cout << airlock::offline::inspection_to_json(*inspection).dump(2) << "\n";
+    std::cout << airlock::offline::inspection_to_json(*inspection).dump(2, ' ', true) << "\n";
   } else {
     std::cout << airlock::offline::inspection_to_text(*inspection);
   }
@@ -267,7 +268,7 @@ int run_pubkey(const std::vector<std::string>& args) {
                         {"source", info->origin.source},
                         {"created", info->created}};
     if (info->origin.path) j["path"] = *info->origin.path;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', true) << "\n";
   } else {
     std::cout << airlock::to_base58(info->public_key) << "\n";
   }
@@ -410,7 +411,7 @@ int run_sign(const std::vector<std::string>& args) {
   bool shown = false;
   const auto show = [&](const std::string& summary, const airlock::offline::Review& review) {
     if (json) {
-      std::cout << airlock::offline::summary_json(*request, review).dump(2) << "\n";
+      std::cout << airlock::offline::summary_json(*request, review).dump(2, ' ', true) << "\n";
     } else {
       std::cout << summary;
     }
@@ -473,7 +474,8 @@ int run_sign(const std::vector<std::string>& args) {
     }
   }
   if (const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome->response.result)) {
-    std::cerr << "airlock-offline: " << refusal->code << ": " << refusal->reason << "\n";
+    std::cerr << "airlock-offline: " << airlock::printable(refusal->code) << ": "
+              << airlock::printable(refusal->reason) << "\n";
     return airlock::cli::kExitRejected;
   }
   return airlock::cli::kExitOk;
@@ -500,7 +502,8 @@ int run_log(const std::vector<std::string>& args) {
   if (action == "show") {
     for (const auto& e : *entries) {
       std::cout << e.seq << "  " << e.time << "  " << airlock::offline::decision_name(e.decision)
-                << "  " << e.action << "  vault " << airlock::to_base58(e.vault) << "  request "
+                << "  " << airlock::printable(e.action) << "  vault " << airlock::to_base58(e.vault)
+                << "  request "
                 << airlock::to_hex(airlock::ByteView(e.request_id.data(), e.request_id.size()))
                 << "  " << e.message_hashes.size() << " step(s)";
       for (const auto& c : e.codes) std::cout << "  " << c;

@@ -75,6 +75,8 @@ Result<Decoded> DecoderRegistry::decode(const PublicKey& program, ByteView data,
   std::size_t required = 0;
   for (const auto& account : decoded.instruction->accounts) {
     out.account_names.push_back(account.name);
+    out.account_writable.push_back(account.writable);
+    out.account_signer.push_back(account.signer);
     if (!account.optional) ++required;
   }
   if (account_count < required) {
@@ -82,33 +84,35 @@ Result<Decoded> DecoderRegistry::decode(const PublicKey& program, ByteView data,
                                                  ": needs at least " + std::to_string(required) +
                                                  " accounts, has " + std::to_string(account_count));
   }
-  // Arguments holding another known program's instruction data (a Jupiter route in a swap).
-  // Only programs whose instructions all carry 8-byte (Anchor) discriminators are tried: a
-  // one-byte tag (Phoenix's) would too easily match bytes that are no instruction at all.
-  for (auto& [name, value] : out.args.items()) {
-    if (!value.is_string() || value.get<std::string>().size() < 16) continue;
-    auto bytes = from_hex(value.get<std::string>(), kMaxTransactionBytes);
-    if (!bytes.ok()) continue;
-    for (const auto& [other_program, other_idls] : idls_) {
-      if (other_program == program) continue;
-      for (const Idl& other : other_idls) {
-        const bool anchored =
-            std::all_of(other.instructions.begin(), other.instructions.end(),
-                        [](const IdlInstruction& ix) { return ix.discriminator.size() >= 8; });
-        if (!anchored) continue;
-        auto nested = decode_instruction(other, *bytes);
-        if (!nested.ok()) continue;
-        Decoded inner;
-        inner.program = other.name;
-        inner.instruction = nested->instruction->name;
-        inner.args = std::move(nested->args);
-        out.nested.emplace(name, std::move(inner));
-        break;
-      }
-      if (out.nested.count(name) != 0) break;
-    }
-  }
   return out;
+}
+
+Status DecoderRegistry::decode_cpi_arguments(
+    Decoded& d, const std::vector<std::optional<PublicKey>>& keys) const {
+  for (const auto& cpi : kCpiArguments) {
+    if (!d.args.is_object() || !d.args.contains(cpi.argument)) continue;
+    const auto& value = d.args[std::string(cpi.argument)];
+    const auto at = std::find(d.account_names.begin(), d.account_names.end(), cpi.program_account);
+    const auto position = static_cast<std::size_t>(at - d.account_names.begin());
+    if (!value.is_string() || at == d.account_names.end() || position >= keys.size() ||
+        !keys[position]) {
+      return Error(ErrorCode::kIdlUndecodable,
+                   std::string(cpi.argument) + ": the program it is for (" +
+                       std::string(cpi.program_account) + ") is not known");
+    }
+    auto bytes = from_hex(value.get<std::string>(), kMaxTransactionBytes);
+    if (!bytes.ok()) return bytes.error();
+    // The callee's own accounts come from the caller's: no count to check here.
+    auto inner = decode(*keys[position], *bytes, SIZE_MAX);
+    if (!inner.ok()) {
+      return Error(ErrorCode::kIdlUndecodable,
+                   std::string(cpi.argument) + " is not an instruction of " +
+                       to_base58(*keys[position]) + " (" + std::string(cpi.program_account) +
+                       "): " + inner.error().message());
+    }
+    d.nested[std::string(cpi.argument)] = std::move(inner).value();
+  }
+  return {};
 }
 
 }  // namespace airlock::offline

@@ -1,5 +1,6 @@
 #include <sstream>
 
+#include <airlock/common/display.h>
 #include <airlock/common/hash.h>
 #include <airlock/common/programs.h>
 #include <airlock/offline/inspect.h>
@@ -96,6 +97,13 @@ void decode_instructions(Inspection& in, const DecoderRegistry& decoders) {
   in.decode_errors.clear();
   for (const auto& ix : m.instructions) {
     auto d = decoders.decode(m.static_keys[ix.program_index], ix.data, ix.accounts.size());
+    if (d.ok()) {
+      // A route inside a vault swap is shown as the program the swap passes it to.
+      std::vector<std::optional<PublicKey>> keys;
+      for (const auto a : ix.accounts)
+        keys.push_back(a < in.accounts.size() ? in.accounts[a].key : std::nullopt);
+      (void)decoders.decode_cpi_arguments(*d, keys);
+    }
     in.decode_errors.push_back(d.ok() ? std::string() : d.error().message());
     in.decoded.push_back(d.ok() ? std::optional<Decoded>(std::move(d).value()) : std::nullopt);
   }
@@ -279,7 +287,7 @@ std::string inspection_to_text(const Inspection& in) {
           << index_list(lookup.readonly_indexes) << "\n";
     }
   }
-  return out.str();
+  return printable(out.str(), true);  // memos and string arguments come from outside
 }
 
 }  // namespace airlock::offline

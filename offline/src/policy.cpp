@@ -2,6 +2,8 @@
 #include <cctype>
 
 #include <toml++/toml.h>
+#include <unicode/ucasemap.h>
+#include <unicode/uspoof.h>
 
 #include <airlock/formats/files.h>
 #include <airlock/offline/policy.h>
@@ -21,6 +23,18 @@ Result<PublicKey> key_at(const toml::node* node, const std::string& where) {
   auto key = public_key_from_base58(node->as_string()->get());
   if (!key.ok()) return bad(where, key.error().message());
   return key.value();
+}
+
+// A symbol the operator reads: 1 to `max` printable ASCII characters, no spaces.
+Result<std::string> symbol_at(const toml::node* node, const std::string& where, std::size_t max) {
+  const std::string text = node != nullptr && node->is_string() ? node->as_string()->get() : "";
+  if (text.empty() || text.size() > max ||
+      !std::all_of(text.begin(), text.end(),
+                   [](unsigned char c) { return c > 0x20 && c < 0x7f; })) {
+    return bad(where,
+               "must be 1 to " + std::to_string(max) + " printable ASCII characters, no spaces");
+  }
+  return text;
 }
 
 Result<std::set<PublicKey>> key_set(const toml::table& t, const char* name) {
@@ -45,11 +59,52 @@ Result<bool> flag(const toml::table& t, const char* name, bool fallback, const s
 
 }  // namespace
 
+namespace {
+
+// Unicode's confusable skeleton (UTS #39, through ICU's spoof checker) of the text in upper
+// case: two symbols with the same skeleton look alike on a screen ("JU\u03A1" and "JUP").
+// Empty when ICU cannot process the text (then only the plain comparison applies).
+std::string skeleton(std::string_view text) {
+  UErrorCode status = U_ZERO_ERROR;
+  UCaseMap* casemap = ucasemap_open("", 0, &status);
+  if (U_FAILURE(status)) return {};
+  std::string upper(text.size() * 3 + 8, '\0');
+  const std::int32_t upper_length =
+      ucasemap_utf8ToUpper(casemap, upper.data(), static_cast<std::int32_t>(upper.size()),
+                           text.data(), static_cast<std::int32_t>(text.size()), &status);
+  ucasemap_close(casemap);
+  if (U_FAILURE(status)) return {};
+  upper.resize(static_cast<std::size_t>(upper_length));
+  USpoofChecker* checker = uspoof_open(&status);
+  if (U_FAILURE(status)) return {};
+  std::string out(upper.size() * 8 + 16, '\0');
+  const std::int32_t length =
+      uspoof_getSkeletonUTF8(checker, 0, upper.data(), static_cast<std::int32_t>(upper.size()),
+                             out.data(), static_cast<std::int32_t>(out.size()), &status);
+  uspoof_close(checker);
+  if (U_FAILURE(status)) return {};
+  out.resize(static_cast<std::size_t>(length));
+  return out;
+}
+
+}  // namespace
+
 bool same_symbol(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
-           return std::tolower(x) == std::tolower(y);
-         });
+  const bool ascii_equal =
+      a.size() == b.size() &&
+      std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
+        return std::tolower(x) == std::tolower(y);
+      });
+  if (ascii_equal) return true;
+  const std::string sa = skeleton(a), sb = skeleton(b);
+  return !sa.empty() && sa == sb;
+}
+
+const PinnedMarket* Policy::market(std::string_view symbol) const {
+  for (const auto& m : markets) {
+    if (m.symbol == symbol) return &m;
+  }
+  return nullptr;
 }
 
 const PinnedToken* Policy::token(const PublicKey& mint) const {
@@ -86,6 +141,7 @@ Result<Policy> parse_policy(std::string_view text) {
                                                "programs",
                                                "lookup_tables",
                                                "tokens",
+                                               "markets",
                                                "allow_unverified_lookup_tables",
                                                "allow_durable_nonce",
                                                "allow_vault_initialize",
@@ -158,14 +214,8 @@ Result<Policy> parse_policy(std::string_view text) {
       PinnedToken token;
       AIRLOCK_TRY(mint, key_at(entry->get("mint"), where + ".mint"));
       token.mint = mint;
-      const toml::node* symbol = entry->get("symbol");
-      if (symbol == nullptr || !symbol->is_string() || symbol->as_string()->get().empty() ||
-          symbol->as_string()->get().size() > 16 ||
-          !std::all_of(symbol->as_string()->get().begin(), symbol->as_string()->get().end(),
-                       [](unsigned char c) { return c > 0x20 && c < 0x7f; })) {
-        return bad(where + ".symbol", "must be 1 to 16 printable ASCII characters, no spaces");
-      }
-      token.symbol = symbol->as_string()->get();
+      AIRLOCK_TRY(symbol, symbol_at(entry->get("symbol"), where + ".symbol", 16));
+      token.symbol = symbol;
       const toml::node* decimals = entry->get("decimals");
       if (decimals == nullptr || !decimals->is_integer() || decimals->as_integer()->get() < 0 ||
           decimals->as_integer()->get() > 18) {
@@ -178,6 +228,28 @@ Result<Policy> parse_policy(std::string_view text) {
           return bad(where + ".symbol", "'" + token.symbol + "' is already pinned to another mint");
       }
       p.tokens.push_back(std::move(token));
+    }
+  }
+  if (const toml::node* markets = t.get("markets")) {
+    const toml::array* array = markets->as_array();
+    if (array == nullptr) return bad("markets", "must be an array of tables ([[markets]])");
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const std::string where = "markets[" + std::to_string(i) + "]";
+      const toml::table* entry = array->get(i)->as_table();
+      if (entry == nullptr) return bad(where, "must be a table with symbol and address");
+      for (const auto& [k, v] : *entry) {
+        const std::string key(k.str());
+        if (key != "symbol" && key != "address") return bad(where + "." + key, "unknown setting");
+      }
+      PinnedMarket market;
+      AIRLOCK_TRY(symbol, symbol_at(entry->get("symbol"), where + ".symbol", 32));
+      market.symbol = symbol;
+      AIRLOCK_TRY(address, key_at(entry->get("address"), where + ".address"));
+      market.address = address;
+      for (const auto& other : p.markets) {
+        if (other.symbol == market.symbol) return bad(where + ".symbol", "is pinned twice");
+      }
+      p.markets.push_back(std::move(market));
     }
   }
   if (const toml::node* actions = t.get("actions")) {

@@ -3,9 +3,11 @@
 #include <set>
 
 #include <airlock/common/actions.h>
+#include <airlock/common/display.h>
 #include <airlock/common/hash.h>
 #include <airlock/common/programs.h>
 #include <airlock/offline/review.h>
+#include <airlock/offline/templates.h>
 
 namespace airlock::offline {
 namespace {
@@ -15,34 +17,25 @@ using ojson = nlohmann::ordered_json;
 
 constexpr std::string_view kVaultProgram = "AirLockVau1t1111111111111111111111111111111";
 
-// Which vault-program instructions each action may build (the twin's IDL, docs/apisim.md).
-const std::map<std::string, std::set<std::string>, std::less<>>& expected_instructions() {
-  static const std::map<std::string, std::set<std::string>, std::less<>> table = [] {
-    std::map<std::string, std::set<std::string>, std::less<>> t;
-    for (const std::string_view action : kBuilderActions) {
-      std::string name(action);
-      std::replace(name.begin(), name.end(), '/', '_');
-      std::replace(name.begin(), name.end(), '-', '_');
-      t[std::string(action)] = {name};
-    }
-    t["aggregator/swap"].insert("aggregator_initialize");  // a two-hop setup step (spec 3.4)
-    return t;
-  }();
-  return table;
-}
-
 class Reviewer {
  public:
   Reviewer(const envelope::SignRequest& q, const Policy& p, const DecoderRegistry& d,
            const PublicKey& signer, std::int64_t now)
       : q_(q), policy_(p), decoders_(d), signer_(signer), now_(now) {
     intent_ = json::parse(q.intent_json, nullptr, false);
+    if (intent_.is_discarded()) intent_ = json();
+    action_ = parse_action(q.action);
   }
 
   Review run() {
     request_checks();
     token_labels();
     for (std::size_t i = 0; i < q_.steps.size(); ++i) step(i);
+    if (action_) {
+      TemplateFindings found;
+      bind_steps(template_input(), review_.steps, found);
+      take(found);
+    }
     if (review_.refusals.empty()) {
       try {
         intent_across_steps();
@@ -76,7 +69,7 @@ class Reviewer {
     if (signer_ != policy_.manager)
       refuse("policy.manager",
              "the keystore's key " + to_base58(signer_) + " is not the policy's manager");
-    if (expected_instructions().count(q_.action) == 0)
+    if (!action_)
       refuse("policy.action_unknown",
              "action '" + q_.action + "' is not a builder action this version knows");
     if (!policy_.rule(q_.action).allowed)
@@ -94,8 +87,19 @@ class Reviewer {
                  std::to_string(now_ - static_cast<std::int64_t>(q_.deadline)) +
                  " s ago by this machine's clock; the tickets are dead");
     }
-    if (intent_.is_discarded() || !intent_.is_object())
+    if (!intent_.is_object()) {
       refuse("intent.unreadable", "the build request body is not a JSON object");
+    } else if (q_.action != "vault/initialize") {
+      // The envelope's vault is what the transactions are checked against; it must be the one
+      // the manager's body names, or a two-vault policy could be steered to the other vault.
+      const bool named = intent_.contains("vault") && intent_["vault"].is_string() &&
+                         intent_["vault"].get<std::string>() == to_base58(q_.vault);
+      if (!named)
+        refuse("intent.vault",
+               "the request is for vault " + to_base58(q_.vault) +
+                   ", but the build request body names " +
+                   (intent_.contains("vault") ? intent_["vault"].dump() : std::string("no vault")));
+    }
   }
 
   // Token hints are display only, but a wrong symbol or decimals would mislead the operator by
@@ -106,6 +110,14 @@ class Reviewer {
       review_.tokens.push_back({t.mint, t.symbol, t.decimals, true});
     for (const auto& hint : q_.hints.tokens) {
       const std::string mint = to_base58(hint.mint);
+      if (!is_printable(hint.symbol) || (hint.name && !is_printable(*hint.name))) {
+        // Shown escaped; a symbol that needs escaping is itself a warning sign.
+        warn("warn.misleading_hint", "the online half's symbol or name for mint " + mint +
+                                         " holds characters a screen does not show as "
+                                         "themselves: '" +
+                                         printable(hint.symbol) + "'");
+        continue;
+      }
       if (const PinnedToken* pinned = policy_.token(hint.mint)) {
         if (hint.symbol != pinned->symbol || hint.decimals != pinned->decimals) {
           warn("warn.misleading_hint", "the online half calls mint " + mint + " '" + hint.symbol +
@@ -212,20 +224,6 @@ class Reviewer {
         refuse("policy.signer_slot",
                "the manager would sign in slot " + std::to_string(i) + ", not as fee payer", index);
     }
-    // Signatures already present (new position, vault or order accounts) must be valid; other
-    // empty slots are only for co-signers the action is known to have (the perp venue).
-    const auto checks = check_signatures(s.tx);
-    for (std::size_t i = 1; i < checks.size(); ++i) {
-      if (checks[i].state == SignatureState::kInvalid) {
-        refuse("policy.invalid_presignature",
-               "the signature of " + to_base58(checks[i].signer) + " does not verify", index);
-      } else if (checks[i].state == SignatureState::kEmpty && q_.action != "perp/onboard") {
-        refuse(
-            "policy.missing_signature",
-            to_base58(checks[i].signer) + " must sign too, and this machine does not hold its key",
-            index);
-      }
-    }
     s.nonce = durable_nonce(m);
     if (s.nonce) {
       if (policy_.allow_durable_nonce) {
@@ -287,8 +285,41 @@ class Reviewer {
                  std::to_string(policy_.max_priority_fee_lamports),
              index);
     }
+    if (action_ && !s.roles.empty()) {
+      TemplateFindings found;
+      bind_step(template_input(), s, found);
+      take(found);
+    }
+    // Signatures already present (new position, vault or order accounts) must be valid; the
+    // one empty slot allowed is the perp venue's, at the venue account of its onboarding.
+    const auto checks = check_signatures(s.tx);
+    for (std::size_t i = 1; i < checks.size(); ++i) {
+      if (checks[i].state == SignatureState::kInvalid) {
+        refuse("policy.invalid_presignature",
+               "the signature of " + to_base58(checks[i].signer) + " does not verify", index);
+      } else if (checks[i].state == SignatureState::kEmpty &&
+                 !(s.venue_cosigner && checks[i].signer == *s.venue_cosigner)) {
+        refuse(
+            "policy.missing_signature",
+            to_base58(checks[i].signer) + " must sign too, and this machine does not hold its key",
+            index);
+      } else if (checks[i].state == SignatureState::kValid && s.venue_cosigner &&
+                 checks[i].signer == *s.venue_cosigner) {
+        refuse("policy.invalid_presignature",
+               "the venue's slot is already signed: the venue signs only when the API submits",
+               index);
+      }
+    }
     vault_checks(s, index);
     review_.steps.push_back(std::move(s));
+  }
+
+  TemplateInput template_input() const {
+    return TemplateInput{*action_, q_, intent_, policy_, decoders_};
+  }
+  void take(TemplateFindings& found) {
+    for (auto& f : found.refusals) review_.refusals.push_back(std::move(f));
+    for (auto& f : found.warnings) warn(std::move(f.code), std::move(f.message), f.step);
   }
 
   std::optional<PublicKey> account_key(const StepReview& s, const CompiledInstruction& ix,
@@ -410,12 +441,6 @@ class Reviewer {
       }
       if (i >= s.instructions.size() || !s.instructions[i]) continue;
       const Decoded& d = *s.instructions[i];
-      const auto& expected = expected_instructions();
-      auto it = expected.find(q_.action);
-      if (it != expected.end() && it->second.count(d.instruction) == 0) {
-        refuse("intent.instruction", "the action " + q_.action + " does not build " + d.instruction,
-               index);
-      }
       // The decoded arguments follow the IDL, so their shapes are known; the request body is
       // whatever the online half sent. Anything unexpected in either is a refusal, not a crash.
       try {
@@ -524,8 +549,34 @@ class Reviewer {
                    ", before cursorBinId " + std::to_string(*cursor) + " (ranges already done)",
                index);
       }
+    } else if (d.instruction == "dlmm_initialize") {
+      // The position's geometry: its first bin and width are the request's bins.
+      const auto lower = integer("lowerBinId"), upper = integer("upperBinId");
+      if (!lower || !upper || a["lower_bin_id"].get<std::int64_t>() != *lower ||
+          a["width"].get<std::int64_t>() != *upper - *lower) {
+        refuse("intent.bins",
+               "the position spans bins " + std::to_string(a["lower_bin_id"].get<std::int64_t>()) +
+                   " +" + std::to_string(a["width"].get<std::int64_t>()) +
+                   ", not the requested lowerBinId to upperBinId",
+               index);
+      }
     } else if (d.instruction == "dlmm_open" || d.instruction == "dlmm_add" ||
                d.instruction == "dlmm_add_range") {
+      if (d.instruction == "dlmm_open") {
+        // The liquidity goes exactly into the bins of the position the step creates.
+        const std::int64_t lower = a["lower_bin_id"].get<std::int64_t>();
+        const std::int64_t width = a["width"].get<std::int64_t>();
+        if (width < 1 || a["strategy"]["min_bin_id"].get<std::int64_t>() != lower ||
+            a["strategy"]["max_bin_id"].get<std::int64_t>() != lower + width - 1) {
+          refuse("intent.bins",
+                 "the step's liquidity spans bins " +
+                     std::to_string(a["strategy"]["min_bin_id"].get<std::int64_t>()) + " to " +
+                     std::to_string(a["strategy"]["max_bin_id"].get<std::int64_t>()) +
+                     ", not the position it opens (" + std::to_string(lower) + " +" +
+                     std::to_string(width) + ")",
+                 index);
+        }
+      }
       shapes_and_slippage(a, index);
       range_sums_.push_back({a["strategy"]["min_bin_id"].get<std::int64_t>(),
                              a["strategy"]["max_bin_id"].get<std::int64_t>(), u64(a["amount_x"]),
@@ -764,6 +815,7 @@ class Reviewer {
   PublicKey signer_;
   std::int64_t now_;
   json intent_;
+  std::optional<Action> action_;
   std::vector<RangeSum> range_sums_;
   Review review_;
 };

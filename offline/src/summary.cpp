@@ -1,6 +1,7 @@
 #include <map>
 #include <sstream>
 
+#include <airlock/common/display.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/units.h>
 #include <airlock/offline/summary.h>
@@ -241,15 +242,22 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
           << "\n";
       for (std::size_t a = 0; a < ix.accounts.size(); ++a) {
         const std::size_t index = ix.accounts[a];
-        const std::string name = d && a < d->account_names.size()
-                                     ? d->account_names[a]
-                                     : "account " + std::to_string(a + 1);
+        const bool bound = i < s.bindings.size() && a < s.bindings[i].size();
+        const std::string name = d && a < d->account_names.size() ? d->account_names[a]
+                                 : bound                          ? s.bindings[i][a].role
+                                         : "account " + std::to_string(a + 1);
         out << "       " << name << ": ";
         if (index < s.roles.size() && s.roles[index].key) {
-          out << describe_key(*s.roles[index].key, q, r) << " [" << flags(s.roles[index]) << "]\n";
+          out << describe_key(*s.roles[index].key, q, r) << " [" << flags(s.roles[index]) << "]";
         } else {
-          out << "unknown key (lookup table not resolved)\n";
+          out << "unknown key (lookup table not resolved)";
         }
+        // Where the template says the account comes from, and that it was checked.
+        if (i < s.bindings.size() && a < s.bindings[i].size()) {
+          const AccountBinding& b = s.bindings[i][a];
+          out << "\n         <- " << (b.source == "unbound" ? "UNBOUND: " : "") << b.detail;
+        }
+        out << "\n";
       }
       if (d) {
         for (const auto& [name, value] : d->args.items()) {
@@ -276,7 +284,8 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
     out << "\nNothing refused: " << q.steps.size() << " transaction(s) to sign, "
         << r.warnings.size() << " warning(s).\n";
   }
-  return out.str();
+  // Everything above may quote the request, hints and decoded strings: escaped as one.
+  return printable(out.str(), true);
 }
 
 ojson summary_json(const envelope::SignRequest& q, const Review& r) {
@@ -304,13 +313,21 @@ ojson summary_json(const envelope::SignRequest& q, const Review& r) {
       for (std::size_t a = 0; a < ix.accounts.size(); ++a) {
         const std::size_t index = ix.accounts[a];
         ojson account;
-        if (d && a < d->account_names.size()) account["name"] = d->account_names[a];
+        if (d && a < d->account_names.size()) {
+          account["name"] = d->account_names[a];
+        } else if (i < s.bindings.size() && a < s.bindings[i].size()) {
+          account["name"] = s.bindings[i][a].role;
+        }
         account["key"] = index < s.roles.size() && s.roles[index].key
                              ? ojson(to_base58(*s.roles[index].key))
                              : ojson(nullptr);
         if (index < s.roles.size()) {
           account["signer"] = s.roles[index].signer;
           account["writable"] = s.roles[index].writable;
+        }
+        if (i < s.bindings.size() && a < s.bindings[i].size()) {
+          account["bound"] = {{"source", s.bindings[i][a].source},
+                              {"detail", s.bindings[i][a].detail}};
         }
         entry["accounts"].push_back(std::move(account));
       }

@@ -78,9 +78,41 @@ class Adversarial : public SigningTwin {
          {"side", "bid"},
          {"bins",
           {{{"binId", 4990}, {"amount", "1000000"}}, {{"binId", 4991}, {"amount", "2000000"}}}}});
+    h.dlmm_initialize = build(
+        "dlmm/initialize",
+        {{"vault", kVault}, {"lbPair", kSolUsdcPool}, {"lowerBinId", 4990}, {"upperBinId", 5010}});
+    // A confirmed 60-bin position to remove from, as airlock-online asks: with its pool hint.
+    advance(4000);
+    const json open_body = {{"vault", kVault},       {"lbPair", kSolUsdcPool},
+                            {"lowerBinId", 4970},    {"upperBinId", 5030},
+                            {"amountX", "10000000"}, {"amountY", "1500000"},
+                            {"shape", "spot"},       {"maxActiveBinSlippage", 5}};
+    const Reply opened = post("/transactions/dlmm/open", open_body);
+    EXPECT_EQ(opened.status, 200) << opened.body.dump();
+    const auto open_steps = steps_of(opened.body);
+    for (const auto& step : open_steps) EXPECT_EQ(send_and_confirm(step), "confirmed");
+    h.dlmm_remove = build("dlmm/remove", {{"vault", kVault},
+                                          {"position", open_steps.at(0)["position"]},
+                                          {"bpsToRemove", 5000},
+                                          {"lowerBinId", 4980},
+                                          {"upperBinId", 5020}});
+    h.dlmm_remove.hints.pools.push_back({public_key_from_base58(kSolUsdcPool).value(),
+                                         public_key_from_base58(kSol).value(),
+                                         public_key_from_base58(kUsdc).value()});
+    // An empty aggregator strategy to close.
+    confirm("aggregator/initialize",
+            {{"vault", kVault}, {"mint", "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"}});
+    std::string strategy;
+    const Reply strategies = get(std::string("/vaults/") + kVault + "/strategies");
+    for (const auto& s : strategies.body["data"]) {
+      if (s["type"] == "aggregator") strategy = s["address"];
+    }
+    h.strategy_close = build("strategy/close", {{"vault", kVault}, {"strategy", strategy}});
     confirm("perp/initialize", {{"vault", kVault}});
+    h.perp_onboard = build("perp/onboard", {{"vault", kVault}});
     confirm("perp/onboard", {{"vault", kVault}});
     confirm("perp/deposit", {{"vault", kVault}, {"amount", "100000000"}});
+    h.perp_deposit = build("perp/deposit", {{"vault", kVault}, {"amount", "1000000"}});
     h.perp_order = build("perp/order",
                          {{"vault", kVault},
                           {"symbol", "SOL"},
@@ -126,13 +158,15 @@ class Adversarial : public SigningTwin {
 TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
   const auto h = honest();
   // The starting points are honest: each passes the review it is generated under.
-  for (const auto* q : {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order}) {
+  for (const auto* q :
+       {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
+        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.strategy_close}) {
     const auto r =
         offline::review_request(*q, policy_for(*q), decoders, manager_->public_key(), now_s());
     ASSERT_FALSE(r.refused()) << q->action << " is not an honest starting point:\n" << listed(r);
   }
   const auto cases = adversarial::hostile_cases(h);
-  ASSERT_GE(cases.size(), 25U);
+  ASSERT_GE(cases.size(), 60U);
   std::size_t refused = 0;
   std::size_t flagged = 0;
   for (const auto& c : cases) {
@@ -141,6 +175,10 @@ TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
     Run run = sign(c.request, c.policy);
     ASSERT_TRUE(run.outcome.ok()) << run.outcome.error().to_string();
     const auto& outcome = *run.outcome;
+    // Whatever the request holds, the operator's screen shows it escaped: nothing on it can
+    // move the cursor, erase or overwrite a line, or reorder the text after it.
+    for (const std::string_view raw : {"\x1b", "\r", "\x07", "\xe2\x80\xae", "\xe2\x81\xa6"})
+      EXPECT_EQ(outcome.summary.find(raw), std::string::npos) << "raw control text on screen";
     if (c.expect == Expect::kRefused) {
       EXPECT_TRUE(has(outcome.review.refusals, c.code))
           << "expected " << c.code << ", the review says:\n"
@@ -167,8 +205,8 @@ TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
       ++flagged;
     }
   }
-  EXPECT_GE(refused, 20U);
-  EXPECT_GE(flagged, 3U);
+  EXPECT_GE(refused, 50U);
+  EXPECT_GE(flagged, 7U);
 }
 
 TEST_F(Adversarial, AMisleadingHintIsNotShownAsFact) {
@@ -320,6 +358,35 @@ TEST_F(Adversarial, TheOnlineHalfCatchesBadResponsesBeforeSending) {
   const json after = counters();
   EXPECT_EQ(after["sends"], before["sends"]) << "nothing was sent";
   EXPECT_EQ(after["landed"], before["landed"]);
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test
+
+namespace airlock::apisim::test {
+namespace {
+
+// Text from outside reaches the screen escaped on every path: the build request body (shown
+// whole), hint symbols and names, and the JSON summary. A body field holding a right-to-left
+// override and an erase-screen sequence is the test.
+TEST_F(Adversarial, TextFromOutsideReachesTheScreenEscaped) {
+  const auto h = honest();
+  auto q = h.vault_update;
+  json body = json::parse(q.intent_json);
+  body["note"] = "ok\u202e\x1b[2J\rinvisible";
+  q.intent_json = body.dump();
+  q.hints.tokens = {{public_key_from_base58(kUsdc).value(), "US\x1b]0;DC", 6, "USD\u2066Coin"}};
+  const auto r =
+      offline::review_request(q, policy_for(q), decoders, manager_->public_key(), now_s());
+  EXPECT_TRUE(has(r.warnings, "warn.misleading_hint")) << listed(r);
+  const std::string screen = offline::render_summary(q, r, now_s());
+  for (const std::string_view raw : {"\x1b", "\r", "\xe2\x80\xae", "\xe2\x81\xa6"})
+    EXPECT_EQ(screen.find(raw), std::string::npos) << screen;
+  EXPECT_NE(screen.find("ok\\u{202E}"), std::string::npos) << screen;
+  const std::string as_json = offline::summary_json(q, r).dump(2, ' ', true);
+  EXPECT_TRUE(std::all_of(as_json.begin(), as_json.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x80 && (c >= 0x20 || c == '\n');
+  })) << "the JSON summary is ASCII with every control escaped";
 }
 
 }  // namespace

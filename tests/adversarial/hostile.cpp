@@ -2,7 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <airlock/apisim/world.h>
+#include <airlock/common/display.h>
+#include <airlock/common/ed25519.h>
+#include <airlock/common/hash.h>
 #include <airlock/common/message_builder.h>
+#include <airlock/common/pda.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/transaction.h>
 
@@ -60,6 +65,87 @@ Bytes u64_le(std::uint64_t v) {
 Bytes concat(Bytes a, const Bytes& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+
+// The step's main instruction: the twin puts it last, after the compute budget.
+std::size_t main_instruction(const Message& m) { return m.instructions.size() - 1; }
+
+// Where `role` sits among the main instruction's accounts (the vault IDL's order).
+std::size_t position_of(const envelope::SignRequest& q, std::string_view role) {
+  static const std::map<std::string, std::vector<std::string>, std::less<>> kAccounts = {
+      {"aggregator/swap",
+       {"vault", "manager", "strategy", "source_mint", "destination_mint", "vault_source_account",
+        "vault_destination_account", "jupiter_program", "token_program"}},
+      {"dlmm/open",
+       {"vault", "manager", "strategy", "position", "lb_pair", "bin_array_lower", "bin_array_upper",
+        "dlmm_program", "token_program", "system_program"}},
+      {"dlmm/limit-order/place",
+       {"vault", "manager", "strategy", "limit_order", "lb_pair", "dlmm_program", "token_program",
+        "system_program"}},
+      {"dlmm/remove",
+       {"vault", "manager", "position", "lb_pair", "bin_array_lower", "bin_array_upper",
+        "dlmm_program", "token_program"}},
+      {"perp/order", {"vault", "manager", "trader_account", "market", "perp_program"}},
+      {"perp/deposit",
+       {"vault", "manager", "trader_account", "deposit_mint", "vault_deposit_account",
+        "perp_program", "token_program"}},
+      {"strategy/close", {"vault", "manager", "strategy"}},
+  };
+  const auto& names = kAccounts.at(q.action);
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), role) - names.begin());
+}
+
+// `q` with one account of its main instruction (in `step`) replaced by `key`, a new static
+// account with the same flags: a builder that put another account in that one place.
+envelope::SignRequest with_account(const envelope::SignRequest& q, std::string_view role,
+                                   const PublicKey& key, std::size_t step = 0) {
+  const Transaction tx = parse_transaction(q.steps.at(step).transaction).value();
+  const std::size_t ix = main_instruction(tx.message);
+  const std::size_t at = position_of(q, role);
+  auto accounts = apisim::test::static_accounts(tx);
+  const std::uint8_t original = tx.message.instructions[ix].accounts.at(at);
+  apisim::test::StaticAccount a;
+  a.key = key;
+  a.writable = original < accounts.size() ? accounts[original].writable : true;
+  accounts.push_back(a);
+  std::vector<std::uint8_t> placed;
+  Transaction changed = apisim::test::rebuild_static_keys(tx, accounts, &placed);
+  changed.message.instructions[ix].accounts[at] = placed.back();
+  auto out = q;
+  out.steps[step].transaction = serialize_transaction(changed);
+  return out;
+}
+
+// The vault instruction's data, rewritten.
+envelope::SignRequest with_data(const envelope::SignRequest& q,
+                                const std::function<void(Bytes&)>& change) {
+  return rewritten(q, [&](Message& m) { change(m.instructions[main_instruction(m)].data); });
+}
+
+// A swap whose `route` argument is `route` (aggregator_swap: discriminator, two mints, amount,
+// minimum out, slippage, then the route's length and bytes).
+envelope::SignRequest with_route(const envelope::SignRequest& swap, const Bytes& route) {
+  return with_data(swap, [&](Bytes& data) {
+    constexpr std::size_t kRouteAt = 8 + 32 + 32 + 8 + 8 + 2;
+    data.resize(kRouteAt);
+    const auto n = static_cast<std::uint32_t>(route.size());
+    for (int i = 0; i < 4; ++i) data.push_back(static_cast<std::uint8_t>(n >> (8 * i)));
+    data.insert(data.end(), route.begin(), route.end());
+  });
+}
+
+// The honest swap's Jupiter route bytes.
+Bytes route_of(const envelope::SignRequest& swap) {
+  const Transaction tx = first_tx(swap);
+  const Bytes& data = tx.message.instructions[main_instruction(tx.message)].data;
+  constexpr std::size_t kRouteAt = 8 + 32 + 32 + 8 + 8 + 2 + 4;
+  return Bytes(data.begin() + kRouteAt, data.end());
+}
+
+Bytes anchor_discriminator(std::string_view name) {
+  const std::string preimage = "global:" + std::string(name);
+  const Hash h = sha256(Bytes(preimage.begin(), preimage.end()));
+  return Bytes(h.bytes.begin(), h.bytes.begin() + 8);
 }
 
 }  // namespace
@@ -251,6 +337,263 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
       {key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"), "USDC", 9, std::nullopt}};
   add("token decimals contradicting the policy", wrong_decimals, pins_usdc, "warn.misleading_hint",
       Expect::kFlagged);
+
+  // ==== The templates (issue 12): every account, program, signer and step bound ====
+  // Every policy below auto-approves, so a case that is merely "not refused" would be signed.
+  const auto permissive = [&](const envelope::SignRequest& q) {
+    auto p = h.policy_for(q);
+    p.actions[q.action].auto_approve = true;
+    p.vaults.insert(stranger);
+    return p;
+  };
+  const PublicKey other_pool = key_of("Ev1odcsBx9zUWfTrbTfPr82M5rQj25x32sApftABPjxp");
+  const PublicKey attacker = sha256(Bytes{'a', 't', 't', 'a', 'c', 'k', 'e', 'r'});
+
+  // 1. Accounts of the vault instruction.
+  add("dlmm/open into another pool than the request's lbPair",
+      with_account(h.dlmm_open, "lb_pair", other_pool), permissive(h.dlmm_open), "intent.account");
+  add("limit order placed on another pool", with_account(h.limit_order, "lb_pair", other_pool),
+      permissive(h.limit_order), "intent.account");
+  add("removal from another position", with_account(h.dlmm_remove, "position", attacker),
+      permissive(h.dlmm_remove), "intent.account");
+  add("removal from another pool", with_account(h.dlmm_remove, "lb_pair", other_pool),
+      permissive(h.dlmm_remove), "intent.account");
+  add("strategy/close of another strategy", with_account(h.strategy_close, "strategy", attacker),
+      permissive(h.strategy_close), "intent.account");
+  add("swap whose mint account differs from its mint argument",
+      with_account(swap, "destination_mint", key_of("So11111111111111111111111111111111111111112")),
+      permissive(swap), "intent.account");
+  add("swap paying out to the attacker's token account",
+      with_account(swap, "vault_destination_account", attacker), permissive(swap),
+      "intent.account");
+  add("swap under another strategy", with_account(swap, "strategy", attacker), permissive(swap),
+      "intent.account");
+  add("perp deposit from another token account",
+      with_account(h.perp_deposit, "vault_deposit_account", attacker), permissive(h.perp_deposit),
+      "intent.account");
+  add("perp order in another market (BTC's for SOL)",
+      with_account(h.perp_order, "market",
+                   key_of(to_base58(apisim::derive_address("perp-market", PublicKey{}, 1)))),
+      permissive(h.perp_order), "intent.account");
+  add("perp deposit into another trader account",
+      with_account(h.perp_deposit, "trader_account", attacker), permissive(h.perp_deposit),
+      "intent.account");
+
+  // 2. Programs reached through the vault instruction (its CPI targets).
+  add("swap routed through an attacker's program instead of Jupiter",
+      with_account(swap, "jupiter_program", attacker), permissive(swap), "intent.account");
+  add("swap with an attacker's token program", with_account(swap, "token_program", attacker),
+      permissive(swap), "intent.account");
+  add("dlmm/open calling an attacker's program as DLMM",
+      with_account(h.dlmm_open, "dlmm_program", attacker), permissive(h.dlmm_open),
+      "intent.account");
+  add("perp order sent to an attacker's venue program",
+      with_account(h.perp_order, "perp_program", attacker), permissive(h.perp_order),
+      "intent.account");
+
+  // 3. Nested data: decoded only as Jupiter, and only an exact-in route with no fee.
+  const Bytes route = route_of(swap);
+  add("a Meteora remove_all_liquidity passed off as the swap's route",
+      with_route(swap, anchor_discriminator("remove_all_liquidity")), permissive(swap),
+      "policy.undecodable");
+  {
+    // exact_out_route: route_plan, out_amount, quoted_in_amount, slippage, platform fee.
+    Bytes exact_out = {208, 51, 239, 151, 123, 43, 237, 92};
+    exact_out.insert(exact_out.end(), route.begin() + 8, route.end());
+    add("an exact-out route, which skips the in-amount check", with_route(swap, exact_out),
+        permissive(swap), "intent.route");
+  }
+  {
+    Bytes fee = route;
+    fee.back() = 255;
+    add("a route taking a 255 bps platform fee", with_route(swap, fee), permissive(swap),
+        "intent.fee");
+  }
+  {
+    Bytes half = route;
+    half[8 + 4 + 2] = 50;  // the only hop's percent
+    add("a route that swaps only half of what it takes", with_route(swap, half), permissive(swap),
+        "intent.route");
+  }
+  {
+    // route_with_token_ledger: no in_amount at all.
+    Bytes ledger = {150, 86, 71, 116, 167, 93, 14, 104};
+    const std::size_t plan_end = route.size() - (8 + 8 + 2 + 1);
+    ledger.insert(ledger.end(), route.begin() + 8, route.begin() + static_cast<long>(plan_end));
+    ledger.insert(ledger.end(), route.begin() + static_cast<long>(plan_end) + 8, route.end());
+    add("a token-ledger route that names no in-amount", with_route(swap, ledger), permissive(swap),
+        "intent.route");
+  }
+
+  // 4. How many steps an action may produce.
+  {
+    auto twice = swap;
+    twice.steps.push_back(twice.steps[0]);
+    add("a one-step swap answered with the same step twice", twice, permissive(swap),
+        "intent.steps");
+    auto deposit_twice = h.perp_deposit;
+    deposit_twice.steps.push_back(deposit_twice.steps[0]);
+    add("a perp deposit answered twice", deposit_twice, permissive(h.perp_deposit), "intent.steps");
+    auto remove_twice = h.dlmm_remove;
+    remove_twice.steps.push_back(remove_twice.steps[0]);
+    add("two removals of 50% of one range (75% removed)", remove_twice, permissive(h.dlmm_remove),
+        "intent.bins");
+    auto follow_up = h.perp_deposit;
+    follow_up.steps[0].next_action = "perp/withdraw";
+    add("a follow-up the action never needs", follow_up, permissive(h.perp_deposit),
+        "intent.steps");
+  }
+
+  // 5. The vault redirected: envelope and transaction name another vault than the body.
+  {
+    auto redirected = rewritten(update, [&](Message& m) {
+      for (auto& k : m.static_keys) {
+        if (k == update.vault) k = stranger;
+      }
+    });
+    redirected.vault = stranger;
+    add("vault B signed for a body that names vault A (both in the policy)", redirected,
+        permissive(update), "intent.vault");
+  }
+
+  // 6. Position geometry.
+  add("dlmm/initialize of other bins than the request's",
+      with_data(h.dlmm_initialize, [](Bytes& d) { d[8 + 4] ^= 0x01; }),
+      permissive(h.dlmm_initialize), "intent.bins");
+  add("a position one bin wide whose liquidity spans 70 bins",
+      with_data(h.dlmm_open,
+                [](Bytes& d) {
+                  d[8 + 4] = 1;
+                  d[8 + 5] = d[8 + 6] = d[8 + 7] = 0;
+                }),
+      permissive(h.dlmm_open), "intent.bins");
+  {
+    // Both positions' tokens moved into the first, the totals unchanged.
+    auto lopsided = h.dlmm_open;
+    const Transaction first = parse_transaction(lopsided.steps[0].transaction).value();
+    const Transaction second = parse_transaction(lopsided.steps[1].transaction).value();
+    const auto amount_at = [](const Bytes& d, std::size_t at) {
+      std::uint64_t v = 0;
+      for (int i = 7; i >= 0; --i) v = (v << 8) | d[at + static_cast<std::size_t>(i)];
+      return v;
+    };
+    const auto put = [](Bytes& d, std::size_t at, std::uint64_t v) {
+      for (std::size_t i = 0; i < 8; ++i) d[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+    };
+    constexpr std::size_t kX = 8 + 4 + 4;  // after lower_bin_id and width
+    const Bytes& d1 = first.message.instructions.back().data;
+    const Bytes& d2 = second.message.instructions.back().data;
+    const std::uint64_t x = amount_at(d1, kX) + amount_at(d2, kX);
+    const std::uint64_t y = amount_at(d1, kX + 8) + amount_at(d2, kX + 8);
+    lopsided = with_data(lopsided, [&](Bytes& d) {
+      put(d, kX, x);
+      put(d, kX + 8, y);
+    });
+    auto emptied = parse_transaction(lopsided.steps[1].transaction).value();
+    put(emptied.message.instructions.back().data, kX, 0);
+    put(emptied.message.instructions.back().data, kX + 8, 0);
+    lopsided.steps[1].transaction = serialize_transaction(emptied);
+    add("all of a batch's tokens in one of its positions, the totals unchanged", lopsided,
+        permissive(h.dlmm_open), "intent.amount");
+  }
+
+  // 7. The screen: hint text that would rewrite the terminal, and look-alike symbols.
+  {
+    auto pins_jup = permissive(swap);
+    pins_jup.tokens.push_back({key_of("JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"), "JUP", 6});
+    for (const auto& [name, symbol] : std::vector<std::pair<std::string, std::string>>{
+             {"an ESC sequence that erases the warnings", "USDC\x1b[1A\x1b[2K"},
+             {"a carriage return that overwrites the line", "USDC\rJUP"},
+             {"a right-to-left override that reorders the line", "USDC\xe2\x80\xae"}}) {
+      auto q = swap;
+      q.hints.tokens = {
+          {key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"), symbol, 6, std::nullopt}};
+      add("token symbol with " + name, q, pins_jup, "warn.misleading_hint", Expect::kFlagged);
+    }
+    auto greek = swap;
+    greek.hints.tokens = {
+        {key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"), "JU\xce\xa1", 6, std::nullopt}};
+    add("a symbol that looks like a pinned one (JU with a Greek Rho)", greek, pins_jup,
+        "warn.misleading_hint", Expect::kFlagged);
+  }
+
+  // 8. Signers and exemptions.
+  {
+    // An extra signer whose signature is already there.
+    const Transaction tx = first_tx(update);
+    auto accounts = apisim::test::static_accounts(tx);
+    const Keypair cosigner = Keypair::from_seed(sha256(Bytes{'c', 'o'}).view()).value();
+    apisim::test::StaticAccount extra;
+    extra.key = cosigner.public_key();
+    extra.signer = true;
+    accounts.push_back(extra);
+    Transaction changed = apisim::test::rebuild_static_keys(tx, accounts);
+    (void)sign_transaction(changed, cosigner);
+    auto q = update;
+    q.steps[0].transaction = serialize_transaction(changed);
+    add("an extra signer already signed by someone else", q, permissive(update), "intent.signer");
+  }
+  {
+    // perp/onboard with a second empty slot, not the venue's.
+    const Transaction tx = first_tx(h.perp_onboard);
+    auto accounts = apisim::test::static_accounts(tx);
+    apisim::test::StaticAccount extra;
+    extra.key = attacker;
+    extra.signer = true;
+    accounts.push_back(extra);
+    auto q = h.perp_onboard;
+    q.steps[0].transaction = serialize_transaction(apisim::test::rebuild_static_keys(tx, accounts));
+    add("perp/onboard with an empty signer slot that is not the venue's", q,
+        permissive(h.perp_onboard), "policy.missing_signature");
+  }
+  {
+    // An associated token account for an outsider, paid by the manager.
+    const PublicKey usdc = key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
+    const PublicKey token = key_of(programs::kToken);
+    auto with_ata = ixs;
+    with_ata.insert(with_ata.end() - 1,
+                    Instruction{key_of(programs::kAssociatedToken),
+                                {{manager, true, true},
+                                 {associated_token_address(attacker, usdc, token), false, true},
+                                 {attacker, false, false},
+                                 {usdc, false, false},
+                                 {key_of(programs::kSystem), false, false},
+                                 {token, false, false}},
+                                {1}});
+    auto ata_policy = permissive(update);
+    ata_policy.programs.insert(key_of(programs::kAssociatedToken));
+    add("an associated token account for an outsider, paid by the manager",
+        recompiled(update, with_ata, manager), ata_policy, "intent.account");
+  }
+  {
+    // A nonce advance that is not the first instruction (so the runtime would not treat the
+    // transaction as a durable-nonce one, but the advance still runs).
+    auto nonce_policy = permissive(update);
+    nonce_policy.programs.insert(key_of(programs::kSystem));
+    nonce_policy.allow_durable_nonce = true;
+    auto later = ixs;
+    later.insert(later.end() - 1,
+                 Instruction{key_of(programs::kSystem),
+                             {{stranger, false, true},
+                              {key_of(programs::kSysvarRecentBlockhashes), false, false},
+                              {manager, true, false}},
+                             {4, 0, 0, 0}});
+    add("a nonce advance that is not first", recompiled(update, later, manager), nonce_policy,
+        "intent.instruction");
+  }
+  {
+    // The header asks for a write lock the IDL does not: the swap's source mint writable.
+    const Transaction tx = first_tx(swap);
+    auto accounts = apisim::test::static_accounts(tx);
+    const PublicKey usdc = key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
+    for (auto& a : accounts) {
+      if (a.key == usdc) a.writable = true;
+    }
+    auto q = swap;
+    q.steps[0].transaction = serialize_transaction(apisim::test::rebuild_static_keys(tx, accounts));
+    add("a header that makes the source mint writable against the IDL", q, permissive(swap),
+        "intent.account");
+  }
   return cases;
 }
 

@@ -34,6 +34,11 @@ struct HonestBuilds {
   envelope::SignRequest dlmm_open;     // a batch
   envelope::SignRequest limit_order;   // dlmm/limit-order/place
   envelope::SignRequest perp_order;    // perp/order
+  envelope::SignRequest perp_onboard;  // perp/onboard: the venue's slot left empty
+  envelope::SignRequest perp_deposit;  // perp/deposit
+  envelope::SignRequest dlmm_initialize;
+  envelope::SignRequest dlmm_remove;     // one step over a confirmed position
+  envelope::SignRequest strategy_close;  // an empty aggregator strategy
   std::function<offline::Policy(const envelope::SignRequest&)> policy_for;
   PublicKey manager;
   PublicKey stranger;  // a key the offline half holds nothing for

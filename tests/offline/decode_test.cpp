@@ -152,6 +152,20 @@ TEST(Registry, IdlProgramsDecodeWithNamesAndNestedRoutes) {
   EXPECT_EQ(decoded->program, "airlock_vault");
   EXPECT_EQ(decoded->instruction, "aggregator_sweep");
   EXPECT_EQ(decoded->account_names[0], "vault");
+  // The route is decoded only as the program the instruction passes for it: nothing is nested
+  // until the accounts say which program that is.
+  EXPECT_EQ(decoded->nested.count("route"), 0U);
+  std::vector<std::optional<PublicKey>> keys(9, key("11111111111111111111111111111111"));
+  ASSERT_EQ(decoded->account_names[7], "jupiter_program");
+  {
+    // Addressed to another program (Meteora DLMM), the same bytes are not Jupiter's.
+    auto other = *decoded;
+    keys[7] = key("LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo");
+    EXPECT_FALSE(registry.decode_cpi_arguments(other, keys).ok());
+    EXPECT_EQ(other.nested.count("route"), 0U);
+  }
+  keys[7] = key("JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4");
+  ASSERT_TRUE(registry.decode_cpi_arguments(*decoded, keys).ok());
   ASSERT_EQ(decoded->nested.count("route"), 1U);
   EXPECT_EQ(decoded->nested.at("route").instruction, "route");
   EXPECT_EQ(decoded->nested.at("route").args["route_plan"][0]["swap"]["variant"], "Whirlpool");

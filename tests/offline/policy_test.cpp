@@ -105,3 +105,43 @@ TEST(Policy, MistakesNameTheKeyAndTheRule) {
 
 }  // namespace
 }  // namespace airlock::offline
+
+namespace airlock::offline {
+namespace {
+
+TEST(Policy, SymbolsThatLookAlikeAreTheSameSymbol) {
+  EXPECT_TRUE(same_symbol("JUP", "JUP"));
+  EXPECT_TRUE(same_symbol("usdc", "USDC"));
+  EXPECT_TRUE(same_symbol("JUP", "JU\xce\xa1"));  // Greek capital Rho
+  EXPECT_TRUE(same_symbol("SOL", "S\xd0\x9eL"));  // Cyrillic capital O
+  EXPECT_TRUE(same_symbol("SOL", "\xd1\x95ol"));  // Cyrillic small dze, lower case
+  EXPECT_TRUE(same_symbol("USDC",
+                          "U\xef\xbc\xb3"
+                          "DC"));  // a fullwidth S
+  EXPECT_FALSE(same_symbol("JUP", "JTO"));
+  EXPECT_FALSE(same_symbol("SOL", "SOLA"));
+}
+
+TEST(Policy, MarketsArePinnedBySymbolOnce) {
+  const std::string market = "ED2ytqLDah2McFh7nAs9Hzq85EErLFSbfP1ZpVuFndih";
+  auto p = parse_policy(std::string(kHead) + "[[markets]]\nsymbol = \"SOL\"\naddress = \"" +
+                        market + "\"\n");
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  ASSERT_NE(p->market("SOL"), nullptr);
+  EXPECT_EQ(to_base58(p->market("SOL")->address), market);
+  EXPECT_EQ(p->market("BTC"), nullptr);
+  EXPECT_NE(error_of(std::string(kHead) + "[[markets]]\nsymbol = \"SOL\"\naddress = \"" + market +
+                     "\"\n[[markets]]\nsymbol = \"SOL\"\naddress = \"" + market + "\"\n")
+                .find("markets[1].symbol: is pinned twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kHead) + "[[markets]]\nsymbol = \"SOL\"\naddress = \"nope\"\n")
+                .find("markets[0].address"),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kHead) + "[[markets]]\nsymbol = \"SOL\"\naddress = \"" + market +
+                     "\"\nasset = 0\n")
+                .find("markets[0].asset: unknown setting"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace airlock::offline

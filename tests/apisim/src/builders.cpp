@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include <airlock/common/hash.h>
+#include <airlock/common/pda.h>
 #include <airlock/common/programs.h>
 
 #include "borsh.h"
@@ -311,8 +312,28 @@ Route make_route(Engine& e, const Vault& v, const PublicKey& from, const PublicK
   return r;
 }
 
+// The vault program's own accounts are program-derived from the vault (docs/apisim.md), so the
+// offline half can compute every one of them: strategies per kind, the perp trader account,
+// the manager's fee shares. The vault's token accounts are its associated token accounts.
+PublicKey vault_pda(std::vector<Bytes> seeds) {
+  return find_program_address(seeds, key_of(kVaultProgram))->first;
+}
+PublicKey aggregator_strategy(const Vault& v, const PublicKey& mint) {
+  return vault_pda({seed("aggregator"), seed(v.address), seed(mint)});
+}
+PublicKey dlmm_strategy(const Vault& v, const PublicKey& position) {
+  return vault_pda({seed("dlmm"), seed(v.address), seed(position)});
+}
+PublicKey limit_order_strategy(const Vault& v, const PublicKey& order) {
+  return vault_pda({seed("limit_order"), seed(v.address), seed(order)});
+}
+PublicKey perp_strategy_address(const Vault& v) {
+  return vault_pda({seed("perp"), seed(v.address)});
+}
+PublicKey trader_address(const Vault& v) { return vault_pda({seed("trader"), seed(v.address)}); }
+
 PublicKey token_account(const Vault& v, const PublicKey& mint) {
-  return derive_address("token-account", v.address, mint.bytes[0] * 256U + mint.bytes[1]);
+  return associated_token_address(v.address, mint, key_of(programs::kToken));
 }
 
 // ---- the builders ---------------------------------------------------------------------------
@@ -334,8 +355,7 @@ Steps swap_steps(BuildContext& ctx, Vault& v, const PublicKey& from, const Publi
       v, [&](const Strategy& s) { return s.type == "aggregator" && s.target_mint == target; });
   const bool opens = !sweep && to != v.deposit_mint && existing == nullptr;
   const bool sells_all = from != v.deposit_mint && v.balances[from] == amount;
-  const PublicKey strategy =
-      existing ? existing->address : derive_address("strategy", v.address, ctx.engine.nonce++);
+  const PublicKey strategy = existing ? existing->address : aggregator_strategy(v, target);
 
   // A two-hop route leaves no room for the strategy's setup or close in the same transaction:
   // the step does what fits and `next` asks for the rest (spec 3.4). Setting up alone is the
@@ -351,7 +371,7 @@ Steps swap_steps(BuildContext& ctx, Vault& v, const PublicKey& from, const Publi
     spec.accounts = base_accounts(v, ctx.key);
     spec.accounts.w(strategy);
     if (!sweep) spec.accounts.r(from).r(to);
-    if (sweep) spec.accounts.r(from);
+    if (sweep) spec.accounts.r(from).r(to);
     spec.accounts.w(token_account(v, from))
         .w(token_account(v, to))
         .r(key_of(kJupiterProgram))
@@ -417,7 +437,7 @@ Steps build_aggregator_initialize(BuildContext& ctx, Vault& v) {
           v, [&](const Strategy& s) { return s.type == "aggregator" && s.target_mint == mint; })) {
     return conflict("Stale", "an aggregator strategy for this token is already open");
   }
-  const PublicKey strategy = derive_address("strategy", v.address, ctx.engine.nonce++);
+  const PublicKey strategy = aggregator_strategy(v, mint);
   StepSpec spec{"aggregator_initialize", base_accounts(v, ctx.key), Borsh().key(mint).data()};
   spec.accounts.w(strategy).r(mint).r(key_of(programs::kSystem));
   TRY_API(step, make_step(ctx, std::move(spec)));
@@ -526,7 +546,7 @@ ApiResult<Strategy*> position_of(BuildContext& ctx, Vault& v, const char* field 
 }
 
 PublicKey bin_array(const PublicKey& lb_pair, int bin) {
-  return derive_address("bin-array", lb_pair, static_cast<std::uint64_t>(bin / 70 + 100000));
+  return bin_array_address(lb_pair, bin, key_of(kDlmmProgram));
 }
 
 Accounts pool_accounts(const Vault& v, const ApiKey& key, const Strategy& s, const BinRange& r) {
@@ -605,7 +625,7 @@ Steps build_dlmm_initialize(BuildContext& ctx, Vault& v) {
   }
   auto position_key = ctx.engine.derived_keypair("position", v.address, ctx.engine.nonce++);
   const PublicKey position = position_key->public_key();
-  const PublicKey strategy = derive_address("strategy", v.address, ctx.engine.nonce++);
+  const PublicKey strategy = dlmm_strategy(v, position);
   const BinRange range{static_cast<int>(lower), static_cast<int>(upper_exclusive - 1)};
   StepSpec spec{"dlmm_initialize", base_accounts(v, ctx.key),
                 Borsh().i32(range.lower).i32(static_cast<std::int32_t>(range.count())).data()};
@@ -684,7 +704,7 @@ Steps build_dlmm_open(BuildContext& ctx, Vault& v) {
     const std::uint64_t x = chunk.x, y = chunk.y;
     auto position_key = ctx.engine.derived_keypair("position", v.address, ctx.engine.nonce++);
     const PublicKey position = position_key->public_key();
-    const PublicKey strategy = derive_address("strategy", v.address, ctx.engine.nonce++);
+    const PublicKey strategy = dlmm_strategy(v, position);
     Borsh args;
     args.i32(r.lower).i32(static_cast<std::int32_t>(r.count()));
     args.raw(strategy_args(x, y, pool->active_bin_id, static_cast<int>(max_slip), r, shape));
@@ -1032,14 +1052,14 @@ Steps build_dlmm_zap_out_swap(BuildContext& ctx, Vault& v) {
   Route route = make_route(ctx.engine, v, mint, v.deposit_mint, amount, out, bps);
   Strategy* strategy = find_strategy(
       v, [&](const Strategy& s) { return s.type == "aggregator" && s.target_mint == mint; });
-  const PublicKey strategy_key =
-      strategy ? strategy->address : derive_address("strategy", v.address, ctx.engine.nonce++);
+  const PublicKey strategy_key = strategy ? strategy->address : aggregator_strategy(v, mint);
   StepSpec spec{
       "dlmm_zap_out_swap", base_accounts(v, ctx.key),
       Borsh().key(mint).u64(before).boolean(close_when_empty).u16(bps).bytes(route.data).data(),
       300'000};
   spec.accounts.w(strategy_key)
       .r(mint)
+      .r(v.deposit_mint)
       .w(token_account(v, mint))
       .w(token_account(v, v.deposit_mint));
   spec.accounts.r(key_of(kJupiterProgram)).r(key_of(programs::kToken));
@@ -1111,7 +1131,7 @@ Steps build_limit_order_place(BuildContext& ctx, Vault& v) {
     return conflict("Stale", "the vault holds less than the bins' total of the token it sells");
   auto order_key = ctx.engine.derived_keypair("limit-order", v.address, ctx.engine.nonce++);
   const PublicKey order = order_key->public_key();
-  const PublicKey strategy = derive_address("strategy", v.address, ctx.engine.nonce++);
+  const PublicKey strategy = limit_order_strategy(v, order);
   StepSpec spec{"dlmm_limit_order_place", base_accounts(v, ctx.key), args.data(), 210'000};
   spec.accounts.w(strategy)
       .s(order)
@@ -1177,8 +1197,8 @@ ApiResult<const PerpMarket*> market_of(BuildContext& ctx) {
 
 Steps build_perp_initialize(BuildContext& ctx, Vault& v) {
   if (perp_strategy(v)) return conflict("Stale", "the vault already has a perpetuals account");
-  const PublicKey strategy = derive_address("strategy", v.address, ctx.engine.nonce++);
-  const PublicKey trader = derive_address("trader", v.address, 0);
+  const PublicKey strategy = perp_strategy_address(v);
+  const PublicKey trader = trader_address(v);
   Accounts a = base_accounts(v, ctx.key);
   a.w(strategy).w(trader).r(key_of(kPerpProgram)).r(key_of(programs::kSystem));
   TRY_API(step, make_step(ctx, StepSpec{"perp_initialize", a, {}, 120'000}));
@@ -1229,6 +1249,7 @@ Steps build_perp_move(BuildContext& ctx, Vault& v, bool deposit) {
     return conflict("Stale", "the margin account holds less than amount");
   Accounts a = base_accounts(v, ctx.key);
   a.w(s->trader_account)
+      .r(v.deposit_mint)
       .w(token_account(v, v.deposit_mint))
       .r(key_of(kPerpProgram))
       .r(key_of(programs::kToken));
@@ -1367,6 +1388,7 @@ Steps build_perp_sweep(BuildContext& ctx, Vault& v) {
   Accounts a = base_accounts(v, ctx.key);
   a.w(s->address)
       .w(s->trader_account)
+      .r(v.deposit_mint)
       .w(token_account(v, v.deposit_mint))
       .r(key_of(kPerpProgram))
       .r(key_of(programs::kToken));
@@ -1480,7 +1502,7 @@ Steps build_vault_update(BuildContext& ctx, Vault& v) {
 
 Steps build_vault_claim_fee(BuildContext& ctx, Vault& v) {
   Accounts a = base_accounts(v, ctx.key);
-  a.w(derive_address("manager-shares", v.address, 0)).r(key_of(programs::kToken));
+  a.w(vault_pda({seed("manager_shares"), seed(v.address)})).r(key_of(programs::kToken));
   TRY_API(step, make_step(ctx, StepSpec{"vault_claim_fee", a, {}, 90'000}));
   step.effect = on_vault(v.address, [](Engine&, Vault& vault) {
     vault.share_supply += vault.unclaimed_fee_shares;

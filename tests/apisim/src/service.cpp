@@ -230,11 +230,13 @@ class Api {
       }
       json markets = json::array();
       for (const auto& m : e_.world.perp_markets) {
-        markets.push_back({{"symbol", m.symbol},
-                           {"assetId", m.asset_id},
-                           {"markPrice", m.mark_price},
-                           {"baseLotsPerUnit", m.base_lots_per_unit},
-                           {"ticksPerUsd", m.ticks_per_usd}});
+        markets.push_back(
+            {{"symbol", m.symbol},
+             {"address", to_base58(derive_address("perp-market", PublicKey{}, m.asset_id))},
+             {"assetId", m.asset_id},
+             {"markPrice", m.mark_price},
+             {"baseLotsPerUnit", m.base_lots_per_unit},
+             {"ticksPerUsd", m.ticks_per_usd}});
       }
       json orders = json::array();
       if (perp) {

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <airlock/apisim/world.h>
+#include <airlock/common/hash.h>
 #include <airlock/common/secret.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/online/round.h>
@@ -34,6 +36,178 @@ std::vector<Instruction> decompile(const Message& m) {
     out.push_back(std::move(i));
   }
   return out;
+}
+
+std::vector<StaticAccount> static_accounts(const Transaction& tx) {
+  const Message& m = tx.message;
+  const std::size_t n = m.static_keys.size(), signers = m.header.num_required_signatures;
+  std::vector<StaticAccount> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    StaticAccount a;
+    a.key = m.static_keys[i];
+    a.signer = i < signers;
+    a.writable = a.signer ? i < signers - m.header.num_readonly_signed
+                          : i < n - m.header.num_readonly_unsigned;
+    if (a.signer && i < tx.signatures.size()) a.signature = tx.signatures[i];
+    out.push_back(a);
+  }
+  return out;
+}
+
+Transaction rebuild_static_keys(const Transaction& tx, const std::vector<StaticAccount>& accounts,
+                                std::vector<std::uint8_t>* placed) {
+  const auto section = [](const StaticAccount& a) {
+    return a.signer ? (a.writable ? 0 : 1) : (a.writable ? 2 : 3);
+  };
+  std::vector<std::size_t> order(accounts.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return section(accounts[a]) < section(accounts[b]);
+  });
+  std::vector<std::uint8_t> new_index(accounts.size());
+  Transaction out = tx;
+  Message& m = out.message;
+  m.static_keys.clear();
+  out.signatures.clear();
+  m.header = {};
+  for (std::size_t position = 0; position < order.size(); ++position) {
+    const StaticAccount& a = accounts[order[position]];
+    new_index[order[position]] = static_cast<std::uint8_t>(position);
+    m.static_keys.push_back(a.key);
+    if (a.signer) {
+      ++m.header.num_required_signatures;
+      if (!a.writable) ++m.header.num_readonly_signed;
+      out.signatures.push_back(a.signature);
+    } else if (!a.writable) {
+      ++m.header.num_readonly_unsigned;
+    }
+  }
+  const std::size_t old_static = tx.message.static_keys.size();
+  const auto remap = [&](std::uint8_t index) {
+    return index < old_static ? new_index[index]
+                              : static_cast<std::uint8_t>(index - old_static + accounts.size());
+  };
+  for (auto& ix : m.instructions) {
+    ix.program_index = remap(ix.program_index);
+    for (auto& a : ix.accounts) a = remap(a);
+  }
+  if (placed != nullptr) *placed = new_index;
+  return out;
+}
+
+namespace {
+
+bool refused_by_a_rule(const offline::Review& r) {
+  return std::any_of(r.refusals.begin(), r.refusals.end(), [](const offline::Finding& f) {
+    return f.code != "policy.invalid_presignature";
+  });
+}
+
+std::string codes_of(const offline::Review& r) {
+  std::string out;
+  for (const auto& f : r.warnings) out += " " + f.code;
+  return out.empty() ? " none" : out;
+}
+
+}  // namespace
+
+std::vector<std::string> binding_sweep(const envelope::SignRequest& q,
+                                       const offline::Policy& policy,
+                                       const offline::DecoderRegistry& decoders,
+                                       const PublicKey& signer, std::int64_t now,
+                                       std::size_t& tried) {
+  std::vector<std::string> missed;
+  const auto honest = offline::review_request(q, policy, decoders, signer, now);
+  if (honest.refused()) return {"the honest request is refused already"};
+  const PublicKey stranger = sha256(Bytes{'s', 't', 'r', 'a', 'n', 'g', 'e', 'r'});
+  const auto check = [&](const envelope::SignRequest& changed, const std::string& what,
+                         const char* must = nullptr) {
+    ++tried;
+    const auto r = offline::review_request(changed, policy, decoders, signer, now);
+    if (std::getenv("AIRLOCK_SWEEP_TRACE") != nullptr) {
+      std::string codes;
+      for (const auto& f : r.refusals) codes += " " + f.code;
+      std::cout << "sweep: " << q.action << ": " << what << ":" << codes << "\n";
+    }
+    if (!refused_by_a_rule(r) || (must && !has(r.refusals, must)))
+      missed.push_back(q.action + ": " + what + " (warnings:" + codes_of(r) + ")");
+  };
+  for (std::size_t s = 0; s < q.steps.size(); ++s) {
+    const Transaction tx = parse_transaction(q.steps[s].transaction).value();
+    const Message& m = tx.message;
+    const auto with = [&](const Transaction& changed) {
+      auto out = q;
+      out.steps[s].transaction = serialize_transaction(changed);
+      return out;
+    };
+    const std::string step = "step " + std::to_string(s + 1) + " ";
+    for (std::size_t i = 0; i < m.instructions.size(); ++i) {
+      const auto& ix = m.instructions[i];
+      const auto& bindings = honest.steps[s].bindings[i];
+      for (std::size_t p = 0; p < ix.accounts.size(); ++p) {
+        const std::string role = p < bindings.size() ? bindings[p].role : std::to_string(p);
+        if (p < bindings.size() && bindings[p].source == "route") continue;  // the router's
+        const std::uint8_t original = ix.accounts[p];
+        // A stranger in this one place, with the flags the place had.
+        {
+          auto accounts = static_accounts(tx);
+          StaticAccount a;
+          a.key = stranger;
+          if (original < accounts.size()) {
+            a.signer = accounts[original].signer;
+            a.writable = accounts[original].writable;
+          } else {
+            a.writable = true;
+          }
+          accounts.push_back(a);
+          std::vector<std::uint8_t> placed;
+          Transaction changed = rebuild_static_keys(tx, accounts, &placed);
+          changed.message.instructions[i].accounts[p] = placed.back();
+          check(with(changed),
+                step + "instruction " + std::to_string(i + 1) + " " + role + " -> a stranger");
+        }
+        // Another account of the same instruction in its place.
+        for (std::size_t other = 0; other < ix.accounts.size(); ++other) {
+          const std::uint8_t index = ix.accounts[other];
+          if (index == original ||
+              (index < m.static_keys.size() && original < m.static_keys.size() &&
+               m.static_keys[index] == m.static_keys[original]))
+            continue;
+          Transaction changed = tx;
+          changed.message.instructions[i].accounts[p] = index;
+          check(with(changed), step + "instruction " + std::to_string(i + 1) + " " + role +
+                                   " -> its account " + std::to_string(other + 1));
+        }
+      }
+    }
+    // Each static account's writable flag flipped (the fee payer's and invoked programs' aside:
+    // the runtime decides those).
+    for (std::size_t j = 1; j < m.static_keys.size(); ++j) {
+      const bool invoked = std::any_of(m.instructions.begin(), m.instructions.end(),
+                                       [&](const auto& ix) { return ix.program_index == j; });
+      if (invoked) continue;
+      auto accounts = static_accounts(tx);
+      accounts[j].writable = !accounts[j].writable;
+      check(with(rebuild_static_keys(tx, accounts)),
+            step + "account " + to_base58(m.static_keys[j]) + " writable flipped");
+    }
+    // A signer no instruction needs.
+    {
+      auto accounts = static_accounts(tx);
+      StaticAccount extra;
+      extra.key = stranger;
+      extra.signer = true;
+      accounts.push_back(extra);
+      check(with(rebuild_static_keys(tx, accounts)), step + "an extra signer", "intent.signer");
+    }
+  }
+  // A step repeated.
+  {
+    auto changed = q;
+    changed.steps.push_back(q.steps.back());
+    check(changed, "the last step twice");
+  }
+  return missed;
 }
 
 void SigningTwin::SetUp() {
@@ -164,6 +338,12 @@ offline::Policy Twin::demo_policy(const envelope::SignRequest& request, const st
                      "\"ComputeBudget111111111111111111111111111111\"]\n"
                      "max_priority_fee_lamports = 100000\n" +
                      extra + "\n";
+  // The twin's perp markets, as its perp read lists them (GET /vaults/{vault}/perp).
+  for (const auto& [symbol, asset] : {std::pair<const char*, std::uint64_t>{"SOL", 0},
+                                      std::pair<const char*, std::uint64_t>{"BTC", 1}}) {
+    toml += "[[markets]]\nsymbol = \"" + std::string(symbol) + "\"\naddress = \"" +
+            to_base58(derive_address("perp-market", PublicKey{}, asset)) + "\"\n";
+  }
   for (const auto& hint : request.hints.lookup_tables) {
     toml += "[[lookup_tables]]\naddress = \"" + to_base58(hint.table) + "\"\naddresses = [";
     for (const auto& [i, address] : hint.entries)

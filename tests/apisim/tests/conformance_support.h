@@ -45,6 +45,34 @@ bool has(const std::vector<offline::Finding>& findings, const std::string& code)
 // and compile again.
 std::vector<Instruction> decompile(const Message& m);
 
+// A static account as the header places it: rebuild_static_keys() orders these into the
+// header's four sections (writable signers, read-only signers, writable, read-only), keeping
+// each signer's signature with its key and remapping every instruction's indexes.
+struct StaticAccount {
+  PublicKey key;
+  bool signer = false;
+  bool writable = false;
+  Signature signature{};
+};
+std::vector<StaticAccount> static_accounts(const Transaction& tx);
+// `accounts[i]` replaces static key i (a longer list appends keys); instruction indexes are
+// remapped, loaded ones shifted. `placed`, if given, receives where each of `accounts` went.
+// Precondition: the fee payer stays first and a writable signer.
+Transaction rebuild_static_keys(const Transaction& tx, const std::vector<StaticAccount>& accounts,
+                                std::vector<std::uint8_t>* placed = nullptr);
+
+// The binding sweep (docs/threat-model.md): a reviewed request changed in one thing at a time —
+// every account of every instruction replaced by a stranger or by another account of the same
+// instruction, every static account's writable flag flipped, an extra signer added, a step
+// repeated — and reviewed again. Each change must be refused by a rule other than the broken
+// pre-signature of a new account (which any change to the message causes). Returns the changes
+// that were not, described; counts what it tried in `tried`.
+std::vector<std::string> binding_sweep(const envelope::SignRequest& q,
+                                       const offline::Policy& policy,
+                                       const offline::DecoderRegistry& decoders,
+                                       const PublicKey& signer, std::int64_t now,
+                                       std::size_t& tried);
+
 struct Reply {
   int status = 0;
   json body;

@@ -143,7 +143,9 @@ TEST_F(SigningTest, TheSameRequestAgainIsReissuedFromTheLogAndAnotherUnderItsIdI
             std::get<std::vector<Signature>>(first->response.result));
   EXPECT_EQ(asked, 1) << "a reissue asks nothing";
 
+  advance(2000);  // a later slot: another blockhash, so other bytes under the same id
   auto other = swap_request();
+  ASSERT_NE(other.steps, q.steps);
   other.request_id = q.request_id;
   auto replay = process(other, demo_policy(other));
   ASSERT_TRUE(replay.ok());

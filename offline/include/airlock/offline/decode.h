@@ -22,9 +22,22 @@ struct Decoded {
   std::string instruction;  // "transfer", "set_authority", "aggregator_swap", ...
   nlohmann::ordered_json args = nlohmann::ordered_json::object();
   std::vector<std::string> account_names;  // aligned with the instruction's account list
-  // Arguments that are themselves instructions of another known program (a Jupiter route).
+  // The IDL's writable and signer flags, aligned with account_names (IDL instructions only;
+  // empty for the built-in decoders).
+  std::vector<bool> account_writable;
+  std::vector<bool> account_signer;
+  // Arguments that are themselves instructions of another program (a Jupiter route), decoded
+  // only as the program the instruction passes for them (decode_cpi_arguments).
   std::map<std::string, Decoded> nested;
 };
+
+// An argument holding instruction data for the program passed in one of the instruction's
+// accounts: the vault program hands `route` to the program in its `jupiter_program` account.
+struct CpiArgument {
+  std::string_view argument;
+  std::string_view program_account;
+};
+inline constexpr CpiArgument kCpiArguments[] = {{"route", "jupiter_program"}};
 
 class DecoderRegistry {
  public:
@@ -45,6 +58,13 @@ class DecoderRegistry {
                                        std::size_t account_count) const;
 
   [[nodiscard]] bool knows(const PublicKey& program) const;
+
+  // Decodes the CPI arguments of `d` (kCpiArguments) as the program its own account names, and
+  // nothing else: data is never matched against other programs to see what fits. `keys` are
+  // the instruction's account keys (nullopt where unknown). Fails, naming the argument, when
+  // that program does not decode the data exactly.
+  [[nodiscard]] Status decode_cpi_arguments(
+      Decoded& d, const std::vector<std::optional<PublicKey>>& keys) const;
 
  private:
   std::map<PublicKey, std::vector<Idl>> idls_;

@@ -30,12 +30,20 @@ struct PinnedToken {
   std::uint8_t decimals = 0;
 };
 
+// A perp market's account for its symbol: the build request names a market by symbol only, so
+// the offline half can bind the market account only to what its policy pins.
+struct PinnedMarket {
+  std::string symbol;
+  PublicKey address;
+};
+
 struct Policy {
   PublicKey manager;
   std::set<PublicKey> vaults;
   std::set<PublicKey> programs;
   std::vector<LoadedTable> pinned_tables;  // full contents, index by index
   std::vector<PinnedToken> tokens;
+  std::vector<PinnedMarket> markets;
   bool allow_unverified_lookup_tables = false;
   bool allow_durable_nonce = false;
   bool allow_vault_initialize = false;  // vault/initialize names a vault not yet in `vaults`
@@ -45,10 +53,12 @@ struct Policy {
 
   [[nodiscard]] const LoadedTable* pinned(const PublicKey& table) const;
   [[nodiscard]] const PinnedToken* token(const PublicKey& mint) const;
+  [[nodiscard]] const PinnedMarket* market(std::string_view symbol) const;
   [[nodiscard]] ActionRule rule(std::string_view action) const;
 };
 
-// Token symbols compare without regard to ASCII case: "usdc" claims to be USDC.
+// Token symbols compare without regard to case and by Unicode's confusable skeleton: "usdc"
+// claims to be USDC, and so does "JU\u03A1" (a Greek Rho) to be JUP.
 [[nodiscard]] bool same_symbol(std::string_view a, std::string_view b);
 
 // Parses and checks the policy; errors name the key and the rule ("policy: vaults[1]: ...").

@@ -25,12 +25,24 @@ struct Finding {
   std::optional<std::size_t> step;
 };
 
+// How the review bound one account of one instruction to its source, per the action's
+// template (offline/src/templates.cpp, docs/threat-model.md).
+struct AccountBinding {
+  std::string role;    // the account's name in its instruction ("lb_pair", "route account 3")
+  std::string source;  // program, manager, vault, request, derived, new signer, checked on chain,
+                       // route, unbound
+  std::string detail;  // what it was checked against, in words for the screen
+};
+
 struct StepReview {
   std::size_t index = 0;
   Transaction tx;
   Hash message_hash;
   std::vector<AccountRole> roles;
   std::vector<std::optional<Decoded>> instructions;  // nullopt: undecodable
+  // Aligned with the message's instructions, then with each one's accounts.
+  std::vector<std::vector<AccountBinding>> bindings;
+  std::optional<PublicKey> venue_cosigner;  // perp/onboard: the one slot left for the venue
   std::optional<DurableNonceUse> nonce;
   std::uint64_t priority_fee_lamports = 0;  // compute-unit price x limit
   std::uint64_t compute_unit_limit = 0;

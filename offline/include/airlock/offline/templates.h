@@ -1,0 +1,124 @@
+// What each of the 28 builder actions may produce, as a typed model: for every step the exact
+// instruction sequence, and for every account of every instruction where its value comes from
+// (a fixed program, the manager, the request's vault or one of its fields, an address derived
+// here, a new signer made for the step, a value the chain itself checks, a route account) —
+// with its IDL flags. The review binds each step to its action's template; whatever the
+// template does not name is refused with a code naming the instruction and the account. Actions
+// and instruction kinds are enums, and every table over them is a switch without a default, so
+// a kind without a template does not compile.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <airlock/formats/envelope.h>
+#include <airlock/offline/decode.h>
+#include <airlock/offline/policy.h>
+#include <airlock/offline/review.h>
+
+namespace airlock::offline {
+
+enum class Action {
+  kAggregatorInitialize,
+  kAggregatorSwap,
+  kAggregatorSweep,
+  kDlmmInitialize,
+  kDlmmOpen,
+  kDlmmAdd,
+  kDlmmRemove,
+  kDlmmFlip,
+  kDlmmClaimFee,
+  kDlmmZapOut,
+  kDlmmClose,
+  kDlmmExtend,
+  kDlmmAddRange,
+  kDlmmZapOutSwap,
+  kDlmmLimitOrderPlace,
+  kDlmmLimitOrderCancel,
+  kPerpInitialize,
+  kPerpOnboard,
+  kPerpDeposit,
+  kPerpWithdraw,
+  kPerpOrder,
+  kPerpCancel,
+  kPerpSweep,
+  kVaultInitialize,
+  kVaultUpdate,
+  kVaultClaimFee,
+  kVaultClose,
+  kStrategyClose,
+};
+inline constexpr int kActionCount = 28;
+
+[[nodiscard]] std::string_view action_name(Action action);
+[[nodiscard]] std::optional<Action> parse_action(std::string_view name);
+
+// The instruction kinds the templates know: one per vault-program instruction, and the perp
+// venue's onboarding.
+enum class InstructionKind {
+  kAggregatorInitialize,
+  kAggregatorSwap,
+  kAggregatorSweep,
+  kDlmmInitialize,
+  kDlmmOpen,
+  kDlmmAdd,
+  kDlmmRemove,
+  kDlmmFlip,
+  kDlmmClaimFee,
+  kDlmmZapOut,
+  kDlmmClose,
+  kDlmmExtend,
+  kDlmmAddRange,
+  kDlmmZapOutSwap,
+  kDlmmLimitOrderPlace,
+  kDlmmLimitOrderCancel,
+  kPerpInitialize,
+  kPerpOnboard,  // the vault program's own onboarding instruction: no action builds it
+  kPerpDeposit,
+  kPerpWithdraw,
+  kPerpOrder,
+  kPerpCancel,
+  kPerpSweep,
+  kVaultInitialize,
+  kVaultUpdate,
+  kVaultClaimFee,
+  kVaultClose,
+  kStrategyClose,
+  kVenueOnboard,  // the perp venue's onboarding (airlock_perp_venue.json)
+};
+inline constexpr int kInstructionKindCount = 29;
+
+// The IDL instruction name of a kind, and the account names its template lists in order (a
+// test holds them against the shipped IDLs).
+[[nodiscard]] std::string_view instruction_name(InstructionKind kind);
+[[nodiscard]] std::vector<std::string_view> template_accounts(InstructionKind kind);
+
+struct TemplateInput {
+  Action action;
+  const envelope::SignRequest& request;
+  const nlohmann::ordered_json& intent;  // the manager's build request body
+  const Policy& policy;
+  const DecoderRegistry& decoders;
+};
+
+struct TemplateFindings {
+  std::vector<Finding> refusals;
+  std::vector<Finding> warnings;
+};
+
+// Binds one reviewed step (parsed, accounts resolved, instructions decoded) to the action's
+// template: the instruction sequence, every account's source, the IDL's writable and signer
+// flags against the header's, the signers, and CPI data decoded only as the program it is
+// passed to (a Jupiter route: its kind, fee and plan). Fills step.bindings and nested decodes.
+void bind_step(const TemplateInput& in, StepReview& step, TemplateFindings& out);
+
+// The steps together: how many the action may produce, which may carry a `next` follow-up,
+// ranged batches tiling without overlap with each step's deposit within its bins' share, and
+// no new account made twice.
+void bind_steps(const TemplateInput& in, const std::vector<StepReview>& steps,
+                TemplateFindings& out);
+
+}  // namespace airlock::offline
