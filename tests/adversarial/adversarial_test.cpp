@@ -205,6 +205,8 @@ TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
       ++flagged;
     }
   }
+  std::cout << cases.size() << " hostile requests: " << refused << " refused, " << flagged
+            << " flagged\n";
   EXPECT_GE(refused, 50U);
   EXPECT_GE(flagged, 7U);
 }
