@@ -123,8 +123,10 @@ Status Receiver::receive(ByteView code) {
   } else {
     auto value = cbor::decode_strict(r.cbor, {ur::kMaxMessageBytes + 16, 1, 1});
     if (!value.ok() || value->kind() != cbor::Value::Kind::kBytes) {
+      // The message is made before the reset: `r` lives in the state the reset frees.
+      Error error(ErrorCode::kUrInvalid, "ur:" + r.type + " does not carry a CBOR byte string");
       *this = Receiver();
-      return Error(ErrorCode::kUrInvalid, "ur:" + r.type + " does not carry a CBOR byte string");
+      return error;
     }
     result_ = Content{dense::ContentType::kFile, value->byte_string()};
   }

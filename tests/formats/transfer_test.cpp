@@ -86,6 +86,21 @@ TEST(Transfer, ReceiverRefusesForeignCodesAndMixedFramings) {
       ErrorCode::kUrInconsistentPart);
 }
 
+// A complete UR of another type whose CBOR is not a byte string: the receiver resets and names
+// the type it refused. The message was built from the state the reset freed (a heap
+// use-after-free AddressSanitizer reported); one QR code shown to the camera reached it.
+TEST(Transfer, AForeignUrTypeIsRefusedByNameAndTheReceiverStartsOver) {
+  Receiver receiver;
+  const std::string frame = "UR:CRYPTO-MULTI-ACCOUNTS/OEADCYBGEEHFKSAONBINLRISWT";
+  const auto status =
+      receiver.receive(ByteView(reinterpret_cast<const std::uint8_t*>(frame.data()), frame.size()));
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().code(), ErrorCode::kUrInvalid);
+  EXPECT_EQ(status.error().message(), "ur:crypto-multi-accounts does not carry a CBOR byte string");
+  EXPECT_FALSE(receiver.complete());
+  EXPECT_EQ(receiver.fragments_known(), 0U);
+}
+
 TEST(Transfer, SenderRefusesImpossibleSettings) {
   const Content content{dense::ContentType::kFile, random_bytes(100, 5)};
   Options bad_version;
