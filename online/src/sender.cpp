@@ -3,6 +3,7 @@
 #include <optional>
 
 #include <airlock/common/bytes.h>
+#include <airlock/common/display.h>
 #include <airlock/common/json_fields.h>
 #include <airlock/online/sender.h>
 
@@ -17,6 +18,19 @@ Status record(SendContext& c, JournalStep& st, std::string_view status) {
   st.status = status;
   st.updated_at = c.clock();
   return c.journal.update_step(st);
+}
+
+// How long before a ticket dies a send is no longer tried, and the spacing of resends.
+constexpr std::int64_t kResendSeconds = 2;
+
+// Answers the spec gives from the API's own checks, before it relays anything (4.12: the
+// ticket, key, message, fee payer and signature checks give 403, preflight gives 422 "and
+// nothing is sent"; validation 400, 401, 404, 413; 429 is the rate limit, before the request
+// is handled at all). Anything else — no answer, 5xx, a gateway's 504 — may come after the
+// relay.
+bool refused_before_relay(int http) {
+  return http == 400 || http == 401 || http == 403 || http == 404 || http == 413 || http == 422 ||
+         http == 429;
 }
 
 std::string step_name(const JournalStep& st, std::size_t total) {
@@ -126,20 +140,56 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
       // Committed before the call: if the process dies during it, resume knows the step may
       // have reached the API and sends only these identical bytes again.
       AIRLOCK_CHECK(record(c, st, ss::kSending));
-      auto sent = c.client.send(st.transaction, st.ticket, st.submit);
-      if (!sent.ok()) return sent.error();  // stays `sending`
+      // Once any attempt may have been relayed (no answer, a gateway or server error, or an
+      // earlier attempt by a process that died), no refusal proves that nothing went out:
+      // the first attempt may land while the later ones are refused.
+      bool maybe_relayed = again;
+      Result<Reply> sent = c.client.send(st.transaction, st.ticket, st.submit);
+      for (;;) {
+        const int http = sent.ok() && sent->failure ? sent->failure->status : 0;
+        if (sent.ok() && !sent->failure) break;
+        if (sent.ok() && refused_before_relay(http) && !maybe_relayed && http != 429) break;
+        if (!sent.ok() || (http != 429 && !refused_before_relay(http))) maybe_relayed = true;
+        st.code = sent.ok() ? sent->failure->code : "NoAnswer";
+        st.message = sent.ok() ? sent->failure->message : sent.error().message();
+        AIRLOCK_CHECK(record(c, st, ss::kSending));
+        // The identical signed bytes may go again while the ticket lives: the API answers a
+        // relayed transaction with its receipt, and nothing can land twice.
+        if (st.built_at + kTicketSeconds - c.clock() <= kResendSeconds) break;
+        c.log << "airlock-online: " << step_name(st, total) << ": "
+              << (sent.ok() ? "HTTP " + std::to_string(http) + " " + printable(st.code)
+                            : printable(st.message))
+              << "; sending the identical bytes again\n";
+        c.sleep(std::chrono::seconds(kResendSeconds));
+        sent = c.client.send(st.transaction, st.ticket, st.submit);
+      }
+      if (!sent.ok() ||
+          (sent->failure && (maybe_relayed || !refused_before_relay(sent->failure->status)))) {
+        // Stays `sending`: the journal keeps the intent blocked until a receipt, or the
+        // blockhash's expiry, shows whether these bytes landed.
+        return Error(
+            ErrorCode::kApi,
+            "send " + step_name(st, total) + ": " +
+                (sent.ok() ? "HTTP " + std::to_string(sent->failure->status) + " " + st.code
+                           : st.message) +
+                "; the API may have relayed the transaction (signature " + st.signature +
+                "), so its outcome is unknown: nothing is built for this action until "
+                "airlock-online resume learns it");
+      }
       if (sent->failure) {
+        // Refused by the API's own checks before anything was relayed (spec 4.12, part 7).
         st.code = sent->failure->code;
         st.message = sent->failure->message;
         AIRLOCK_CHECK(record(c, st, ss::kRejected));
-        if (st.code == "InvalidTicket" && !accepted && !again) {
+        if (st.code == "InvalidTicket" && !accepted) {
           c.log << "airlock-online: " << step_name(st, total)
                 << ": the ticket is no longer valid and nothing was sent; building again\n";
           return RoundEnd::kRebuild;
         }
         return Error(ErrorCode::kApi, "send " + step_name(st, total) + ": HTTP " +
                                           std::to_string(sent->failure->status) + " " + st.code +
-                                          ": " + st.message);
+                                          ": " + st.message +
+                                          " (refused before anything was sent)");
       }
       accepted = true;
       st.receipt = json_fields::text(sent->body, "receipt");

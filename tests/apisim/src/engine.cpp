@@ -1,5 +1,6 @@
 #include "engine.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <sodium.h>
@@ -107,6 +108,16 @@ void Engine::advance_receipt(Receipt& r) {
     return;
   }
   if (!r.landed && blockhash_expired) r.status = "expired";
+}
+
+void Engine::advance_receipts() {
+  for (auto& [id, r] : receipts_) advance_receipt(r);
+}
+
+std::uint64_t Engine::landed_unread() const {
+  return static_cast<std::uint64_t>(
+      std::count_if(receipts_.begin(), receipts_.end(),
+                    [](const auto& r) { return r.second.landed && !r.second.read; }));
 }
 
 void Engine::drop_expired() {

@@ -88,6 +88,7 @@ struct Receipt {
   Landing landing = Landing::kLands;
   std::string fail_code, fail_message;
   bool landed = false;
+  bool read = false;                    // the client has polled this receipt's status at least once
   std::string status = "pending";       // pending, confirmed, failed, expired
   std::string send_status = "pending";  // what send answered: pending or unknown
   std::function<void(Engine&)> effect;
@@ -103,6 +104,10 @@ struct Faults {
   std::string fail_code = "SlippageToleranceExceeded";
   std::int64_t extra_confirm_ms = 0;  // slow confirmation
   bool unknown_lands = true;          // whether "unknown" sends land later
+  // The next sends are relayed (stored, and they land) but answered with these HTTP statuses
+  // instead of the receipt: a gateway timing out after the relay (504, a non-JSON body), or a
+  // 503 the service sends after the RPC took the transaction.
+  std::deque<int> relay_then_fail;
 };
 
 struct Counters {
@@ -121,6 +126,11 @@ class Engine {
   std::int64_t now_ms() const;
   std::uint64_t slot() const { return static_cast<std::uint64_t>(now_ms() / kSlotMs); }
   Hash blockhash_for(std::uint64_t slot) const;
+  // Every receipt moves on the twin's clock, whether or not anyone polls it: a relayed
+  // transaction lands on chain all the same.
+  void advance_receipts();
+  // Transactions that landed although the client never read their receipt's status.
+  std::uint64_t landed_unread() const;
 
   // Keys the twin signs with: a position or limit-order account, the perp venue.
   Result<Keypair> derived_keypair(std::string_view tag, const PublicKey& base,

@@ -492,6 +492,7 @@ class Api {
     }
     // Identical signed bytes again: the same receipt; it lands once.
     if (Receipt* existing = e_.receipt_for_signature(tx->signatures.front())) {
+      if (auto failed = relay_fault()) return *failed;
       return json_response(200, {{"signature", to_base58(existing->signature)},
                                  {"receipt", existing->id},
                                  {"status", existing->send_status}});
@@ -532,9 +533,25 @@ class Api {
     }
     r.send_status = status;
     Receipt& stored = e_.add_receipt(std::move(r));
+    if (auto failed = relay_fault()) return *failed;
     return json_response(
         200,
         {{"signature", to_base58(stored.signature)}, {"receipt", stored.id}, {"status", status}});
+  }
+
+  // The answer a relay_then_fail fault puts in place of the receipt, after the relay.
+  std::optional<Response> relay_fault() {
+    if (e_.faults.relay_then_fail.empty()) return std::nullopt;
+    const int failed = e_.faults.relay_then_fail.front();
+    e_.faults.relay_then_fail.pop_front();
+    if (failed == 504) {  // the edge gave up waiting: its own page, not the API's envelope
+      Response timeout;
+      timeout.status = 504;
+      timeout.body = "<html><body>504 Gateway Time-out</body></html>";
+      timeout.headers.emplace_back("Content-Type", "text/html");
+      return timeout;
+    }
+    return error_response(failed, failed == 503 ? "RpcUnavailable" : "Internal", "");
   }
 
   Response status() {
@@ -546,6 +563,7 @@ class Api {
       return error_response(404, "NotFound",
                             "receipt is unknown, older than 24 hours, or another key's");
     e_.advance_receipt(*r);
+    r->read = true;
     json out = {{"status", r->status}};
     if (r->status == "failed") {
       out["code"] = r->fail_code;
@@ -577,6 +595,7 @@ Response sim_control(Engine& e, const Request& q) {
                                {"builds", e.counters.builds},
                                {"sends", e.counters.sends},
                                {"landed", e.counters.landed},
+                               {"landedUnread", e.landed_unread()},
                                {"landedBySignature", landed},
                                {"buildsByAction", e.counters.builds_by_action},
                                {"slot", e.slot()},
@@ -613,6 +632,10 @@ Response sim_control(Engine& e, const Request& q) {
     if (body.contains("failCode")) f.fail_code = body["failCode"];
     if (body.contains("extraConfirmMs")) f.extra_confirm_ms = body["extraConfirmMs"];
     if (body.contains("unknownLands")) f.unknown_lands = body["unknownLands"];
+    if (body.contains("relayThenFail")) {
+      f.relay_then_fail.clear();
+      for (const auto& status : body["relayThenFail"]) f.relay_then_fail.push_back(status);
+    }
     return json_response(200, {{"ok", true}});
   }
   if (parts.size() == 3 && parts[1] == "keys") {
@@ -730,6 +753,7 @@ Response rpc(Engine& e, const Request& q) {
 
 Response Engine::handle(const Request& q) {
   ++counters.requests;
+  advance_receipts();
   drop_expired();
   if (starts_with(q.path, "/_sim/")) return sim_control(*this, q);
   if (q.path == "/rpc" && q.method == "POST") return rpc(*this, q);

@@ -49,10 +49,13 @@ class SenderTest : public Twin {
   // Builds `action`, signs every step with the manager key as the offline half would, and
   // records the signed steps in a new run: what airlock-online act has done just before it
   // sends.
-  std::vector<online::JournalStep> signed_round(const std::string& action, const json& body) {
+  // `reply_ms`: how long the build reply took to arrive (the client's ticket clock starts then).
+  std::vector<online::JournalStep> signed_round(const std::string& action, const json& body,
+                                                std::int64_t reply_ms = 0) {
     advance(4000);
     const Reply built = post("/transactions/" + action, body);
     EXPECT_EQ(built.status, 200) << built.body.dump();
+    if (reply_ms > 0) advance(reply_ms);
     const std::int64_t built_at = now_s();
     auto round = online::prepare_round(action, body, built.body, std::nullopt, built_at);
     EXPECT_TRUE(round.ok()) << round.error().to_string();
@@ -250,6 +253,101 @@ TEST_F(SenderTest, ResumeLeavesASendWithoutReceiptOpenOnceItsTicketDied) {
   EXPECT_EQ(outcome->state, "open") << "the outcome cannot be known from here";
   EXPECT_NE(outcome->note.find(steps[0].signature), std::string::npos);
   EXPECT_FALSE(journal->unresolved().value().empty()) << "act refuses to build until resolved";
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test
+
+namespace airlock::apisim::test {
+namespace {
+
+namespace ss = online::step_status;
+
+// Issue 13: a signed step may have landed from the moment its bytes could have left until a
+// receipt or the blockhash's expiry proves otherwise. Each case below asserts from the twin's
+// counters that the intent landed once (or not at all) and that nothing was built again.
+class AtMostOnce : public SenderTest {
+ protected:
+  std::uint64_t landed(const std::string& signature) {
+    const json n = counters();
+    return n["landedBySignature"].value(signature, std::uint64_t{0});
+  }
+};
+
+TEST_F(AtMostOnce, AGatewayTimeoutAfterTheRelayIsAnsweredByTheIdenticalBytesNotARebuild) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"relayThenFail", {504}}});
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_TRUE(end.ok()) << end.error().to_string() << "\n" << log.str();
+  EXPECT_EQ(statuses().front(), ss::kConfirmed);
+  EXPECT_NE(log.str().find("HTTP 504"), std::string::npos) << log.str();
+  EXPECT_EQ(landed(steps[0].signature), 1U);
+  EXPECT_EQ(counters()["sends"], 1) << "the resend was answered with the first send's receipt";
+  EXPECT_EQ(counters()["builds"], 1);
+}
+
+TEST_F(AtMostOnce, ASendThatNeverGetsItsReceiptStaysOpenAndBlocksEveryRebuild) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"relayThenFail", json(std::vector<int>(60, 504))}});
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok());
+  EXPECT_NE(end.error().message().find("may have relayed"), std::string::npos)
+      << end.error().message();
+  EXPECT_EQ(statuses().front(), ss::kSending) << "never `rejected`: it may have landed";
+  EXPECT_FALSE(journal->unresolved().value().empty()) << "act refuses to build while it is open";
+  // The twin landed it on its own clock although no receipt was ever read.
+  advance(10'000);
+  EXPECT_EQ(landed(steps[0].signature), 1U);
+  EXPECT_EQ(counters()["landedUnread"], 1);
+  // The plan of the remaining work offers nothing while the outcome is open.
+  const auto plan = online::plan_remaining(journal->steps(run_id).value(), now_s());
+  EXPECT_NE(plan.kind, online::RemainingWork::Kind::kOffer) << plan.why;
+  // resume, after the ticket died, leaves it open rather than calling it rejected.
+  faults({{"relayThenFail", json::array()}});
+  advance(120'000);
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "open");
+  EXPECT_EQ(statuses().front(), ss::kSending);
+  EXPECT_EQ(counters()["builds"], 1) << "nothing was built again";
+  EXPECT_EQ(landed(steps[0].signature), 1U);
+}
+
+TEST_F(AtMostOnce, A503OnTheResendAfterACrashDoesNotFreeTheIntent) {
+  auto steps = signed_round("vault/update", update_body());
+  // The first send reached the API and the process died before recording the reply.
+  ASSERT_TRUE(client->send(steps[0].transaction, steps[0].ticket, false).ok());
+  steps[0].status = ss::kSending;
+  ASSERT_TRUE(journal->update_step(steps[0]).ok());
+  faults({{"relayThenFail", json(std::vector<int>(60, 503))}});
+  auto c = context();
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "open") << outcome->note;
+  EXPECT_EQ(statuses().front(), ss::kSending);
+  EXPECT_EQ(landed(steps[0].signature), 1U);
+  EXPECT_EQ(counters()["builds"], 1);
+}
+
+TEST_F(AtMostOnce, AnInvalidTicketOnAResendIsNoProofThatNothingWasSent) {
+  // The build reply took 10 s: the client's ticket clock started 10 s after the API's.
+  auto steps = signed_round("vault/update", update_body(), 10'000);
+  ASSERT_TRUE(client->send(steps[0].transaction, steps[0].ticket, false).ok());
+  steps[0].status = ss::kSending;  // the process died before recording the reply
+  ASSERT_TRUE(journal->update_step(steps[0]).ok());
+  // The API's ticket has expired; the client thinks it has 7 s left and sends again.
+  advance(83'000);
+  auto c = context();
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_NE(log.str().find("HTTP 403 InvalidTicket"), std::string::npos) << log.str();
+  EXPECT_NE(statuses().front(), ss::kRejected) << log.str();
+  EXPECT_NE(outcome->state, "stopped") << outcome->note;
+  EXPECT_NE(outcome->state, "failed") << outcome->note;
+  EXPECT_EQ(counters()["builds"], 1);
+  EXPECT_LE(landed(steps[0].signature), 1U);
 }
 
 }  // namespace
