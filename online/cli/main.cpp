@@ -7,6 +7,7 @@
 #include <deque>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <unistd.h>
@@ -302,7 +303,13 @@ void journal_option(po::options_description& options) {
                         "~/.local/state/airlock/journal.sqlite)");
 }
 
-Result<online::Journal> open_journal(const po::variables_map& vm) {
+// The journal lock of this process (act and resume), held until it exits.
+std::optional<online::JournalLock> g_journal_lock;
+
+// Opens the journal; `holder` (act, resume) also takes its lock, so no other process acts on
+// it at the same time.
+Result<online::Journal> open_journal(const po::variables_map& vm,
+                                     std::optional<std::string> holder = std::nullopt) {
   std::string path;
   if (vm.count("journal")) {
     path = vm["journal"].as<std::string>();
@@ -311,6 +318,10 @@ Result<online::Journal> open_journal(const po::variables_map& vm) {
   } else {
     AIRLOCK_TRY(state, state_file("journal.sqlite", "give --journal FILE or set AIRLOCK_JOURNAL"));
     path = state;
+  }
+  if (holder) {
+    AIRLOCK_TRY(lock, online::JournalLock::take(path, "airlock-online " + *holder));
+    g_journal_lock.emplace(std::move(lock));
   }
   return online::Journal::open(path);
 }
@@ -461,7 +472,7 @@ int run_act(const std::vector<std::string>& args) {
   if (vm.count("rpc")) rpc = vm["rpc"].as<std::string>();
   auto client = client_from(vm);
   if (!client.ok()) return report(client.error());
-  auto journal = open_journal(vm);
+  auto journal = open_journal(vm, "act");
   if (!journal.ok()) return report(journal.error());
   // Never build while an earlier send's outcome is open: building again could do it twice.
   auto unresolved = journal->unresolved();
@@ -506,7 +517,8 @@ int run_act(const std::vector<std::string>& args) {
       }
       return report(error);
     };
-    for (int round_no = 1; rounds_left > 0; ++round_no, --rounds_left) {
+    for (int round_no = 1; rounds_left > 0; ++round_no) {
+      --rounds_left;  // every round counts, however it ends (a failed one too)
       auto built = client->build(action, body);
       if (!built.ok()) return stop(built.error());
       if (built->failure) return stop(api_error("build " + action, *built));
@@ -654,7 +666,7 @@ int run_resume(const std::vector<std::string>& args) {
   if (!cli::parse_options(kProgram, args, options, vm, code)) return code;
   auto client = client_from(vm);
   if (!client.ok()) return report(client.error());
-  auto journal = open_journal(vm);
+  auto journal = open_journal(vm, "resume");
   if (!journal.ok()) return report(journal.error());
   auto runs = journal->runs(true);
   if (!runs.ok()) return report(runs.error());

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -122,15 +123,32 @@ std::string ApiKey::header() const {
 }
 
 Status check_transport(const std::string& url) {
-  if (url.rfind("https://", 0) == 0) return {};
-  if (url.rfind("http://", 0) == 0) {
-    const std::string rest = url.substr(7);
-    for (const char* host : {"127.0.0.1", "localhost", "[::1]"}) {
-      const std::size_t n = std::strlen(host);
-      if (rest.compare(0, n, host) == 0 && (rest.size() == n || rest[n] == ':' || rest[n] == '/'))
-        return {};
-    }
-    return Error(ErrorCode::kUsage, "refusing plain HTTP to " + url.substr(0, url.find('/', 7)) +
+  // Parsed by libcurl itself, so the host checked is the host libcurl will connect to.
+  curl_global();
+  CURLU* parsed = curl_url();
+  if (parsed == nullptr) return Error(ErrorCode::kHttp, "cannot parse URLs");
+  const auto part = [&](CURLUPart which) -> std::optional<std::string> {
+    char* text = nullptr;
+    if (curl_url_get(parsed, which, &text, 0) != CURLUE_OK || text == nullptr) return std::nullopt;
+    std::string out(text);
+    curl_free(text);
+    return out;
+  };
+  const CURLUcode rc = curl_url_set(parsed, CURLUPART_URL, url.c_str(), 0);
+  const auto scheme = rc == CURLUE_OK ? part(CURLUPART_SCHEME) : std::nullopt;
+  const auto host = rc == CURLUE_OK ? part(CURLUPART_HOST) : std::nullopt;
+  const bool user_info = rc == CURLUE_OK && (part(CURLUPART_USER) || part(CURLUPART_PASSWORD) ||
+                                             part(CURLUPART_OPTIONS));
+  curl_url_cleanup(parsed);
+  if (rc != CURLUE_OK || !scheme || !host)
+    return Error(ErrorCode::kUsage, "the URL is not a valid absolute URL");
+  // A user name or password in the URL would let text before '@' pose as the host.
+  if (user_info)
+    return Error(ErrorCode::kUsage, "the URL must not carry a user name or password (before '@')");
+  if (*scheme == "https") return {};
+  if (*scheme == "http") {
+    if (*host == "127.0.0.1" || *host == "localhost" || *host == "[::1]") return {};
+    return Error(ErrorCode::kUsage, "refusing plain HTTP to " + *host +
                                         ": use https:// (plain http only to this machine)");
   }
   return Error(ErrorCode::kUsage, "the URL must start with https:// (or http:// to this machine)");

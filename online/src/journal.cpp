@@ -1,6 +1,12 @@
+#include <cerrno>
+#include <cstring>
+#include <ctime>
 #include <utility>
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <airlock/online/journal.h>
 
@@ -329,5 +335,44 @@ Result<std::vector<JournalStep>> Journal::unresolved() const {
                       "(SELECT id FROM runs WHERE state='open')",
                       std::nullopt);
 }
+
+Result<JournalLock> JournalLock::take(const std::string& journal_path, const std::string& who) {
+  const std::string path = journal_path + ".lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return Error(ErrorCode::kIo,
+                 "cannot open the journal's lock file '" + path + "': " + std::strerror(errno));
+  }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int why = errno;
+    char holder[256] = {};
+    const ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
+    ::close(fd);
+    if (why != EWOULDBLOCK) {
+      return Error(ErrorCode::kIo, "cannot lock '" + path + "': " + std::strerror(why));
+    }
+    std::string text = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "";
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\0')) text.pop_back();
+    return Error(ErrorCode::kUsage,
+                 "the journal '" + journal_path + "' is in use by " +
+                     (text.empty() ? std::string("another process") : text) +
+                     "; one process at a time acts on a journal: wait for it to end (or stop it) "
+                     "and run this again");
+  }
+  const std::string line = who + ", pid " + std::to_string(::getpid()) + ", since unix " +
+                           std::to_string(std::time(nullptr)) + "\n";
+  if (::ftruncate(fd, 0) != 0 ||
+      ::pwrite(fd, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
+    ::close(fd);
+    return Error(ErrorCode::kIo, "cannot write the journal's lock file '" + path + "'");
+  }
+  return JournalLock(fd);
+}
+
+JournalLock::~JournalLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
+}
+
+JournalLock::JournalLock(JournalLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
 
 }  // namespace airlock::online

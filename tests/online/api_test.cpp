@@ -62,8 +62,12 @@ TEST(Transport, HttpsEverywhereAndPlainHttpOnlyToThisMachine) {
   EXPECT_TRUE(check_transport("http://127.0.0.1:8080/api/external/v1").ok());
   EXPECT_TRUE(check_transport("http://localhost/api/external/v1").ok());
   EXPECT_TRUE(check_transport("http://[::1]:9/x").ok());
-  for (const char* url : {"http://api.example.com/api/external/v1", "http://127.0.0.1.evil.com/",
-                          "http://localhost.evil.com:80/", "ftp://127.0.0.1/", "127.0.0.1:80"}) {
+  for (const char* url :
+       {"http://api.example.com/api/external/v1", "http://127.0.0.1.evil.com/",
+        "http://localhost.evil.com:80/", "ftp://127.0.0.1/", "127.0.0.1:80",
+        // User-info: the text before '@' is not the host (issue 13).
+        "http://localhost:80@other-host/api/external/v1", "http://127.0.0.1:x@other-host/",
+        "http://[::1]:x@other-host/", "https://bot:secret@api.example.com/api/external/v1"}) {
     auto s = check_transport(url);
     EXPECT_FALSE(s.ok()) << url;
   }

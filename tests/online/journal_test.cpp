@@ -1,7 +1,10 @@
 // The journal on its own: what is written survives closing and reopening, steps keep their
 // order and status, unresolved sends are found, and a journal of another schema is refused.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <airlock/online/journal.h>
 
@@ -165,6 +168,46 @@ TEST(Journal, AVersionOneJournalIsUpgradedInPlace) {
   ASSERT_EQ(now.size(), 2U);
   EXPECT_EQ(now[1].body["vault"], "V");
   EXPECT_EQ(now[1].metadata["lowerBinId"], 1);
+}
+
+}  // namespace
+}  // namespace airlock::online
+
+namespace airlock::online {
+namespace {
+
+// One process at a time acts on a journal: a second act or resume is refused, naming the
+// holder; the lock goes with the holder, however it ends (here: killed).
+TEST(JournalLock, ASecondProcessIsRefusedUntilTheFirstIsGone) {
+  airlock::test::ScratchDir dir("airlock-journal-lock");
+  const std::string path = dir.file("journal.sqlite");
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto held = JournalLock::take(path, "airlock-online act");
+    const char ok = held.ok() ? 'y' : 'n';
+    (void)::write(ready[1], &ok, 1);
+    ::pause();  // holds the lock until killed
+    ::_exit(0);
+  }
+  char ok = 0;
+  ASSERT_EQ(::read(ready[0], &ok, 1), 1);
+  ASSERT_EQ(ok, 'y');
+  auto second = JournalLock::take(path, "airlock-online resume");
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(
+      second.error().message().find("in use by airlock-online act, pid " + std::to_string(child)),
+      std::string::npos)
+      << second.error().message();
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  auto after = JournalLock::take(path, "airlock-online resume");
+  EXPECT_TRUE(after.ok()) << after.error().to_string();
+  // Within one process too: a second take while the first is held is refused.
+  EXPECT_FALSE(JournalLock::take(path, "airlock-online act").ok());
 }
 
 }  // namespace

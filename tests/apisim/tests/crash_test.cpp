@@ -243,16 +243,30 @@ struct ActResult {
 
 class RemainingTest : public CrashTest {
  protected:
-  ActResult open_with(const json& landings, const std::string& mode) {
+  ActResult open_with(const json& landings, const std::string& mode,
+                      std::vector<std::string> extra = {}) {
     std::ofstream(dir.file("api.key")) << kDemoKey << "\n";
     control("/_sim/faults", {{"nextLandings", landings}});
     std::atomic<bool> stop{false};
     std::thread offline([&] { sign_loop(stop); });
-    const pid_t pid =
-        spawn({"act", "dlmm/open", "--api", api(), "--api-key-file", dir.file("api.key"), "--body",
-               body.dump(), "--request-out", dir.file("req.alreq"), "--response",
-               dir.file("res.alres"), "--journal", dir.file("journal.sqlite"), "--remaining", mode},
-              dir.file("act.log"));
+    std::vector<std::string> args = {"act",
+                                     "dlmm/open",
+                                     "--api",
+                                     api(),
+                                     "--api-key-file",
+                                     dir.file("api.key"),
+                                     "--body",
+                                     body.dump(),
+                                     "--request-out",
+                                     dir.file("req.alreq"),
+                                     "--response",
+                                     dir.file("res.alres"),
+                                     "--journal",
+                                     dir.file("journal.sqlite"),
+                                     "--remaining",
+                                     mode};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const pid_t pid = spawn(args, dir.file("act.log"));
     const int status = wait_bounded(pid, 60);
     stop = true;
     offline.join();
@@ -298,6 +312,15 @@ TEST_F(RemainingTest, AStoppedBatchBuildsOnlyTheRangesThatDidNotLand) {
   EXPECT_EQ(runs[1].state, "done");
   EXPECT_EQ(runs[1].body["cursorBinId"], 5000);
   EXPECT_EQ(journal->steps(runs[1].id).value().size(), 1U);
+}
+
+// --max-rounds bounds every signing round of the invocation, the remaining-work rounds too: a
+// round that failed on chain counts.
+TEST_F(RemainingTest, MaxRoundsCountsTheRoundThatFailed) {
+  const auto r = open_with(json::array({"lands", "fails"}), "build", {"--max-rounds", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("no signing rounds left (--max-rounds)"), std::string::npos) << r.output;
+  EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 1) << "the remaining work was not built";
 }
 
 TEST_F(RemainingTest, WithoutConsentTheRemainingWorkIsOnlyShown) {

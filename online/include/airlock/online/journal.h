@@ -74,6 +74,26 @@ struct JournalEvent {
   std::string detail;
 };
 
+// One process at a time acts on a journal: `act` and `resume` hold this lock (an flock on
+// JOURNAL.lock, which the kernel releases when the holder exits, however it exits) for as long
+// as they run, so a resume can never close a run whose act is still about to send.
+class JournalLock {
+ public:
+  // Takes the lock without waiting; `who` is written into the lock file for the next comer.
+  // Fails, naming the holder ("airlock-online act, pid 1234, since ..."), when it is taken.
+  [[nodiscard]] static Result<JournalLock> take(const std::string& journal_path,
+                                                const std::string& who);
+  ~JournalLock();
+  JournalLock(JournalLock&& other) noexcept;
+  JournalLock& operator=(JournalLock&&) = delete;
+  JournalLock(const JournalLock&) = delete;
+  JournalLock& operator=(const JournalLock&) = delete;
+
+ private:
+  explicit JournalLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
 class Journal {
  public:
   // Opens (creating when missing) and checks the schema version. Another process may hold the
