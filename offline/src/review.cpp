@@ -566,8 +566,10 @@ class Reviewer {
         // The liquidity goes exactly into the bins of the position the step creates.
         const std::int64_t lower = a["lower_bin_id"].get<std::int64_t>();
         const std::int64_t width = a["width"].get<std::int64_t>();
-        if (width < 1 || a["strategy"]["min_bin_id"].get<std::int64_t>() != lower ||
-            a["strategy"]["max_bin_id"].get<std::int64_t>() != lower + width - 1) {
+        const bool spans_position =
+            width >= 1 && a["strategy"]["min_bin_id"].get<std::int64_t>() == lower &&
+            a["strategy"]["max_bin_id"].get<std::int64_t>() == lower + width - 1;
+        if (!spans_position) {
           refuse("intent.bins",
                  "the step's liquidity spans bins " +
                      std::to_string(a["strategy"]["min_bin_id"].get<std::int64_t>()) + " to " +

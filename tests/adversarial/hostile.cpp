@@ -566,6 +566,41 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
         recompiled(update, with_ata, manager), ata_policy, "intent.account");
   }
   {
+    // Instructions of programs the policy allows, which the manager does not sign: only the
+    // template knows they are no part of the action.
+    auto memo_policy = permissive(update);
+    memo_policy.programs.insert(key_of(programs::kMemo));
+    auto with_memo = ixs;
+    with_memo.insert(with_memo.end() - 1,
+                     Instruction{key_of(programs::kMemo), {}, Bytes{'p', 'a', 'i', 'd'}});
+    add("a memo the action never writes, its program allowed",
+        recompiled(update, with_memo, manager), memo_policy, "intent.instruction");
+    // A second vault instruction of another kind, on its own vault account: closing the vault
+    // inside an update.
+    auto close_too = ixs;
+    Bytes close_data = anchor_discriminator("vault_close");
+    close_too.insert(close_too.end() - 1,
+                     Instruction{key_of("AirLockVau1t1111111111111111111111111111111"),
+                                 {{update.vault, false, true},
+                                  {manager, true, true},
+                                  {key_of(programs::kSystem), false, false}},
+                                 close_data});
+    add("a vault_close smuggled into a vault/update", recompiled(update, close_too, manager),
+        permissive(update), "intent.instruction");
+    // A direct Meteora DLMM call beside a swap, the DLMM program allowed.
+    auto dlmm_policy = permissive(update);
+    dlmm_policy.programs.insert(key_of("LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo"));
+    std::vector<AccountMeta> pool_accounts;
+    for (std::uint8_t i = 0; i < 16; ++i)
+      pool_accounts.push_back({sha256(Bytes{'p', 'o', 'o', 'l', i}), false, i < 4});
+    auto direct = ixs;
+    direct.insert(direct.end() - 1,
+                  Instruction{key_of("LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo"), pool_accounts,
+                              anchor_discriminator("remove_all_liquidity")});
+    add("a direct DLMM instruction beside the vault's, the DLMM program allowed",
+        recompiled(update, direct, manager), dlmm_policy, "intent.instruction");
+  }
+  {
     // A nonce advance that is not the first instruction (so the runtime would not treat the
     // transaction as a durable-nonce one, but the advance still runs).
     auto nonce_policy = permissive(update);
