@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <airlock/common/cli_options.h>
+#include <airlock/common/display.h>
 #include <airlock/common/json_fields.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/html.h>
@@ -118,7 +119,7 @@ int run_get(const std::vector<std::string>& args) {
   auto reply = client->get(vm["path"].as<std::string>());
   if (!reply.ok()) return report(reply.error());
   if (reply->failure) return report(api_error("GET " + vm["path"].as<std::string>(), *reply));
-  std::cout << reply->body.dump(2) << "\n";
+  std::cout << reply->body.dump(2, ' ', true) << "\n";
   return cli::kExitOk;
 }
 
@@ -176,7 +177,7 @@ int run_read(const std::string& command, const std::vector<std::string>& args) {
   if (!reply.ok()) return report(reply.error());
   if (reply->failure) return report(api_error("GET " + *path, *reply));
   if (vm.count("json")) {
-    std::cout << reply->body.dump(2) << "\n";
+    std::cout << reply->body.dump(2, ' ', true) << "\n";
   } else {
     std::cout << online::render_read(command, reply->body);
   }
@@ -584,7 +585,7 @@ int run_act(const std::vector<std::string>& args) {
       }
       auto answer = online::apply_response(*round, *response, now_s());
       if (!answer.ok() && answer.error().code() == ErrorCode::kResponseLate) {
-        std::cerr << "airlock-online: " << answer.error().message() << "\n";
+        std::cerr << "airlock-online: " << printable(answer.error().message()) << "\n";
         (void)journal->event(*run_id, "late", answer.error().message(), now_s());
         continue;
       }
@@ -732,7 +733,7 @@ int run_history(const std::vector<std::string>& args) {
     all.push_back(std::move(j));
   }
   if (vm.count("json")) {
-    std::cout << all.dump(2) << "\n";
+    std::cout << all.dump(2, ' ', true) << "\n";
     return cli::kExitOk;
   }
   for (const auto& j : all) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include <airlock/common/bytes.h>
+#include <airlock/common/display.h>
 #include <airlock/common/json_fields.h>
 #include <airlock/common/units.h>
 #include <airlock/online/api.h>
@@ -339,7 +340,9 @@ Result<std::string> read_path(const std::string& command, const ReadArgs& a) {
   return usage("command", "'" + command + "' is not a read");
 }
 
-std::string render_read(const std::string& command, const json& reply) {
+namespace {
+
+std::string render_read_raw(const std::string& command, const json& reply) {
   const json data = reply.is_object() && reply.contains("data") ? reply["data"] : reply;
   std::string out;
   if (reply.is_object() && reply.contains("vault") && reply["vault"].is_string())
@@ -360,6 +363,14 @@ std::string render_read(const std::string& command, const json& reply) {
     return text;
   }
   return out + sections(data);
+}
+
+}  // namespace
+
+std::string render_read(const std::string& command, const json& reply) {
+  // Every string in a reply is the server's: shown escaped, so none can move the cursor,
+  // erase or recolour a line, or reorder what follows.
+  return printable(render_read_raw(command, reply), true);
 }
 
 }  // namespace airlock::online

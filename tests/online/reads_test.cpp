@@ -146,3 +146,22 @@ TEST(Reads, UnknownFieldsAreShownNotDropped) {
 
 }  // namespace
 }  // namespace airlock::online
+
+namespace airlock::online {
+namespace {
+
+// Issue 13: an error message or field with escape sequences set the terminal's title and
+// printed a fake green line. Every string of a reply reaches the terminal escaped.
+TEST(Reads, ServerStringsReachTheTerminalEscaped) {
+  const json reply = {{"vault", "CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT"},
+                      {"data",
+                       {{"name", "\x1b]0;owned\x07\x1b[32maggregator/swap done\x1b[0m"},
+                        {"note", "ok\rFAKE \xe2\x80\xae reversed"}}}};
+  const std::string shown = render_read("vault", reply);
+  for (const std::string_view raw : {"\x1b", "\x07", "\r", "\xe2\x80\xae"})
+    EXPECT_EQ(shown.find(raw), std::string::npos) << shown;
+  EXPECT_NE(shown.find("\\u{001B}[32maggregator/swap done"), std::string::npos) << shown;
+}
+
+}  // namespace
+}  // namespace airlock::online
