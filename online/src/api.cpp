@@ -25,9 +25,30 @@ void curl_global() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
+// What a reply may hold: the largest read the spec allows (2,000 NAV points) is far below.
+constexpr std::size_t kMaxReplyBytes = 8 << 20;
+// How deep a reply's arrays and objects may nest: the spec's deepest are a handful of levels.
+constexpr std::size_t kMaxReplyDepth = 64;
+
+struct Sink {
+  std::string data;
+  bool over = false;  // the reply passed kMaxReplyBytes; the transfer was stopped there
+};
+
 std::size_t collect(char* data, std::size_t size, std::size_t count, void* out) {
-  static_cast<std::string*>(out)->append(data, size * count);
+  auto* sink = static_cast<Sink*>(out);
+  if (sink->data.size() + size * count > kMaxReplyBytes) {
+    sink->over = true;
+    return 0;  // libcurl stops the transfer
+  }
+  sink->data.append(data, size * count);
   return size * count;
+}
+
+// Parses a reply's JSON, refusing one nested deeper than the spec's shapes need.
+json parse_reply(const std::string& text) {
+  if (!json_fields::depth_at_most(text, kMaxReplyDepth)) return json(json::value_t::discarded);
+  return json::parse(text, nullptr, false);
 }
 
 // One HTTP exchange. The key header, when given, is passed to libcurl and nowhere else.
@@ -43,7 +64,7 @@ Result<std::pair<int, std::string>> exchange(const char* method, const std::stri
   if (curl == nullptr) return Error(ErrorCode::kHttp, "cannot start an HTTP request");
   curl_slist* list = nullptr;
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
-  std::string reply;
+  Sink reply;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
@@ -64,11 +85,17 @@ Result<std::pair<int, std::string>> exchange(const char* method, const std::stri
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   curl_slist_free_all(list);  // holds the Authorization header; freed at once
   curl_easy_cleanup(curl);
+  if (reply.over) {
+    return Error(ErrorCode::kHttp, std::string(method) + " " + url.substr(0, url.find('?')) +
+                                       ": the reply is larger than " +
+                                       std::to_string(kMaxReplyBytes >> 20) +
+                                       " MiB; stopped reading it there");
+  }
   if (rc != CURLE_OK) {
     return Error(ErrorCode::kHttp, std::string(method) + " " + url.substr(0, url.find('?')) + ": " +
                                        curl_easy_strerror(rc));
   }
-  return std::make_pair(static_cast<int>(status), std::move(reply));
+  return std::make_pair(static_cast<int>(status), std::move(reply.data));
 }
 
 }  // namespace
@@ -186,10 +213,13 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
   if (!answer.ok()) return answer.error();
   Reply r;
   r.status = answer->first;
-  r.body = json::parse(answer->second, nullptr, false);
+  r.body = parse_reply(answer->second);
   const bool ok = r.status >= 200 && r.status < 300;
-  if (ok && r.body.is_discarded())
-    return Error(ErrorCode::kHttp, std::string(method) + " " + path + ": the reply is not JSON");
+  if (ok && r.body.is_discarded()) {
+    return Error(ErrorCode::kHttp, std::string(method) + " " + path +
+                                       ": the reply is not JSON nested at most " +
+                                       std::to_string(kMaxReplyDepth) + " deep");
+  }
   if (!ok) {
     ApiFailure f{r.status, "", ""};
     if (r.body.is_object() && r.body.contains("error") && r.body["error"].is_object()) {
@@ -252,7 +282,7 @@ Result<json> rpc_call(const std::string& rpc_url, const std::string& method, con
       json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}.dump();
   AIRLOCK_TRY(answer,
               exchange("POST", rpc_url, {"Content-Type: application/json"}, &body, timeout));
-  const json reply = json::parse(answer.second, nullptr, false);
+  const json reply = parse_reply(answer.second);
   if (answer.first != 200 || !reply.is_object()) {
     return Error(ErrorCode::kHttp, "RPC " + method + ": HTTP " + std::to_string(answer.first));
   }

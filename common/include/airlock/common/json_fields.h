@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,34 @@ inline std::string text(const nlohmann::json& o, const char* key) {
 inline bool flag(const nlohmann::json& o, const char* key) {
   const nlohmann::json* v = member(o, key);
   return v != nullptr && v->is_boolean() && v->get<bool>();
+}
+
+// True when the JSON text's arrays and objects nest at most `max_depth` deep (counted over the
+// text, outside strings): checked before parsing, so a reply nested 200,000 deep is refused by
+// rule instead of exhausting the stack in the parser, a destructor or dump().
+inline bool depth_at_most(std::string_view text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return false;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return true;
 }
 
 }  // namespace airlock::json_fields
