@@ -5,6 +5,7 @@
 #include <airlock/common/actions.h>
 #include <airlock/common/display.h>
 #include <airlock/common/hash.h>
+#include <airlock/common/json_fields.h>
 #include <airlock/common/programs.h>
 #include <airlock/offline/review.h>
 #include <airlock/offline/templates.h>
@@ -22,7 +23,10 @@ class Reviewer {
   Reviewer(const envelope::SignRequest& q, const Policy& p, const DecoderRegistry& d,
            const PublicKey& signer, std::int64_t now)
       : q_(q), policy_(p), decoders_(d), signer_(signer), now_(now) {
-    intent_ = json::parse(q.intent_json, nullptr, false);
+    // The body is at most 16 KiB, but nested that deep it would still strain the parser and
+    // every recursive walk after it: a body deeper than any builder's is unreadable.
+    if (json_fields::depth_at_most(q.intent_json, 32))
+      intent_ = json::parse(q.intent_json, nullptr, false);
     if (intent_.is_discarded()) intent_ = json();
     action_ = parse_action(q.action);
   }

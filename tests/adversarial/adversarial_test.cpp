@@ -393,3 +393,21 @@ TEST_F(Adversarial, TextFromOutsideReachesTheScreenEscaped) {
 
 }  // namespace
 }  // namespace airlock::apisim::test
+
+namespace airlock::apisim::test {
+namespace {
+
+// A build request body nested 8,000 deep fits the envelope's 16 KiB but no builder's shape:
+// unreadable by rule, never a deep recursion.
+TEST_F(Adversarial, ADeeplyNestedBodyIsUnreadable) {
+  const auto h = honest();
+  auto q = h.vault_update;
+  q.intent_json = "{\"vault\":\"" + std::string(kVault) + "\",\"x\":" + std::string(8000, '[') +
+                  std::string(8000, ']') + "}";
+  const auto r =
+      offline::review_request(q, policy_for(q), decoders, manager_->public_key(), now_s());
+  EXPECT_TRUE(has(r.refusals, "intent.unreadable")) << listed(r);
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test
