@@ -81,6 +81,14 @@ Result<std::string> state_file(const char* name, const char* how_else) {
   return (dir / name).string();
 }
 
+// The API's base URL as runs are recorded and matched: without trailing slashes, so
+// `--api https://host/api/external/v1/` finds the runs made with `.../v1`.
+std::string api_of(const po::variables_map& vm) {
+  std::string url = vm["api"].as<std::string>();
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
 Result<online::ApiClient> client_from(const po::variables_map& vm) {
   std::optional<std::string> file;
   if (vm.count("api-key-file")) file = vm["api-key-file"].as<std::string>();
@@ -503,7 +511,7 @@ int run_act(const std::vector<std::string>& args) {
   // planned).
   std::int64_t failed_run = 0;
   const auto perform = [&](std::string action, online::json body) -> int {
-    auto run_id = journal->begin_run(vm["api"].as<std::string>(), action, body, now_s());
+    auto run_id = journal->begin_run(api_of(vm), action, body, now_s());
     if (!run_id.ok()) return report(run_id.error());
     // Ends the run in the journal: failed when nothing is left open, else it waits for resume.
     const auto stop = [&](const Error& error) {
@@ -675,7 +683,9 @@ int run_resume(const std::vector<std::string>& args) {
   bool left_open = false;
   auto context = send_context(*client, *journal);
   for (const auto& run : *runs) {
-    if (run.api != vm["api"].as<std::string>()) {
+    std::string recorded = run.api;
+    while (!recorded.empty() && recorded.back() == '/') recorded.pop_back();
+    if (recorded != api_of(vm)) {
       std::cout << "run " << run.id << " (" << run.action << ") was made against " << run.api
                 << "; skipped\n";
       left_open = true;

@@ -9,6 +9,7 @@
 // work left is built, and only when it can be derived without doing anything twice.
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -226,6 +227,54 @@ TEST_F(CrashTest, TheTerminalAnimationStopsWhenTheAnswerComes) {
   const std::string text(log_text->begin(), log_text->end());
   EXPECT_NE(text.find("fragments"), std::string::npos) << "the request was animated";
   EXPECT_NE(text.find("vault/update done"), std::string::npos) << text;
+}
+
+// Issue 13: a resume started while act waited for signatures closed the run as "nothing was
+// sent", and act then sent. Now one process acts on a journal at a time; and resume finds the
+// runs of the same API whether or not its URL ends in a slash.
+TEST_F(CrashTest, ResumeWaitsForActsLockAndMatchesTheApiWithoutItsTrailingSlash) {
+  std::ofstream(dir.file("api.key")) << kDemoKey << "\n";
+  const std::vector<std::string> journal = {"--journal", dir.file("locked.sqlite")};
+  std::vector<std::string> act = {"act",
+                                  "vault/update",
+                                  "--vault",
+                                  kVault,
+                                  "--deposit-cap",
+                                  "20000000000000",
+                                  "--api",
+                                  api(),
+                                  "--api-key-file",
+                                  dir.file("api.key"),
+                                  "--request-out",
+                                  dir.file("req.alreq"),
+                                  "--response",
+                                  dir.file("res.alres")};
+  act.insert(act.end(), journal.begin(), journal.end());
+  const pid_t waiting = spawn(act, dir.file("locked-act.log"));  // nobody answers it
+  for (int i = 0; i < 300 && !std::filesystem::exists(dir.file("req.alreq")); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(std::filesystem::exists(dir.file("req.alreq"))) << "act built and waits";
+  std::vector<std::string> resume = {"resume", "--api", api() + "/", "--api-key-file",
+                                     dir.file("api.key")};
+  resume.insert(resume.end(), journal.begin(), journal.end());
+  const int refused = wait_bounded(spawn(resume, dir.file("locked-resume.log")), 30);
+  EXPECT_TRUE(WIFEXITED(refused) && WEXITSTATUS(refused) != 0);
+  const auto text = [&](const char* name) {
+    const auto bytes = files::read_limited(dir.file(name), 1 << 20);
+    return bytes.ok() ? std::string(bytes->begin(), bytes->end()) : std::string();
+  };
+  EXPECT_NE(text("locked-resume.log")
+                .find("is in use by airlock-online act, pid " + std::to_string(waiting)),
+            std::string::npos)
+      << text("locked-resume.log");
+  ::kill(waiting, SIGKILL);
+  int status = 0;
+  ::waitpid(waiting, &status, 0);
+  const int resumed = wait_bounded(spawn(resume, dir.file("resumed.log")), 30);
+  EXPECT_TRUE(WIFEXITED(resumed) && WEXITSTATUS(resumed) == 0) << text("resumed.log");
+  EXPECT_NE(text("resumed.log").find("(vault/update): stopped"), std::string::npos)
+      << text("resumed.log");
+  EXPECT_EQ(text("resumed.log").find("skipped"), std::string::npos) << text("resumed.log");
 }
 
 }  // namespace
