@@ -758,7 +758,14 @@ Response Engine::handle(const Request& q) {
   if (starts_with(q.path, "/_sim/")) return sim_control(*this, q);
   if (q.path == "/rpc" && q.method == "POST") return rpc(*this, q);
   if (!starts_with(q.path, kApiPrefix)) return error_response(404, "NotFound", "unknown route");
-  return Api(*this, q).handle();
+  Response r = Api(*this, q).handle();
+  // Reads carry Cache-Control: no-store (spec 4.11), their error replies too: a cache in
+  // between must not keep an answer about money.
+  if (q.method == "GET" && std::none_of(r.headers.begin(), r.headers.end(),
+                                        [](const auto& h) { return h.first == "Cache-Control"; })) {
+    r.headers.emplace_back("Cache-Control", "no-store");
+  }
+  return r;
 }
 
 Service::Service(World world, ServiceOptions options)

@@ -92,6 +92,11 @@ TEST_F(Twin, Section4_11_ReadsAreNoStoreAndShaped) {
   const Reply holdings = get(std::string("/vaults/") + kVault + "/holdings");
   ASSERT_EQ(holdings.status, 200);
   EXPECT_EQ(holdings.headers.find("Cache-Control")->second, "no-store");
+  // An error answer to a read is no-store too.
+  const Reply missing = get("/vaults/11111111111111111111111111111111/holdings");
+  EXPECT_GE(missing.status, 400);
+  ASSERT_NE(missing.headers.find("Cache-Control"), missing.headers.end());
+  EXPECT_EQ(missing.headers.find("Cache-Control")->second, "no-store");
   const json& data = holdings.body["data"];
   for (const char* field : {"depositToken", "totalValue", "totalUsd", "navTotalAssets",
                             "navDeltaBps", "partial", "unpriced", "tokens", "positions"}) {
