@@ -341,7 +341,7 @@ Result<JournalLock> JournalLock::take(const std::string& journal_path, const std
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
     return Error(ErrorCode::kIo,
-                 "cannot open the journal's lock file '" + path + "': " + std::strerror(errno));
+                 "journal: cannot open its lock file '" + path + "': " + std::strerror(errno));
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int why = errno;
