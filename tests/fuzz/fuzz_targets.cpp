@@ -13,6 +13,7 @@
 #include <airlock/formats/envelope.h>
 #include <airlock/formats/image.h>
 #include <airlock/formats/keystone.h>
+#include <airlock/formats/transfer.h>
 #include <airlock/formats/ur.h>
 #include <airlock/offline/idl.h>
 #include <airlock/offline/inspect.h>
@@ -214,6 +215,26 @@ int api_response(const std::uint8_t* data, std::size_t size) {
 int lookup_table_account(const std::uint8_t* data, std::size_t size) {
   auto table = parse_lookup_table_account(view(data, size));
   if (table.ok()) require(table->addresses.size() <= 256);
+  return 0;
+}
+
+// Input: the QR payloads a camera reads, in order, each as a 2-byte little-endian length and its
+// bytes: dense frames, UR parts of any type, restarts, strays. The receiver assembles content
+// or refuses each code by name; it never crashes, and what it completes is what a transfer
+// carries (issue 14: a foreign UR type once made it read freed memory).
+int receive(const std::uint8_t* data, std::size_t size) {
+  transfer::Receiver receiver;
+  std::size_t at = 0;
+  while (at + 2 <= size) {
+    const std::size_t n = data[at] | static_cast<std::size_t>(data[at + 1]) << 8;
+    at += 2;
+    if (n > size - at) break;
+    const auto status = receiver.receive(view(data + at, n));
+    if (!status.ok()) require(!status.error().message().empty());
+    require(receiver.fragments_known() <= receiver.fragments_total() || !receiver.complete());
+    at += n;
+  }
+  if (receiver.complete()) require(!receiver.result().bytes.empty());
   return 0;
 }
 

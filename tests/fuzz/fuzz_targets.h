@@ -34,6 +34,7 @@ int keystore_file(const std::uint8_t* data, std::size_t size);
 int policy_file(const std::uint8_t* data, std::size_t size);
 int api_response(const std::uint8_t* data, std::size_t size);
 int lookup_table_account(const std::uint8_t* data, std::size_t size);
+int receive(const std::uint8_t* data, std::size_t size);
 
 // Test names print the target's name, not its bytes.
 inline void PrintTo(const NamedTarget& target, std::ostream* os) { *os << target.name; }
@@ -56,6 +57,7 @@ inline constexpr NamedTarget kTargets[] = {
     {"policy_file", policy_file},
     {"api_response", api_response},
     {"lookup_table_account", lookup_table_account},
+    {"receive", receive},
 };
 
 }  // namespace airlock::fuzz

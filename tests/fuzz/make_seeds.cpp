@@ -11,6 +11,7 @@
 #include <airlock/formats/image.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/formats/qr.h>
+#include <airlock/formats/transfer.h>
 #include <airlock/formats/ur.h>
 
 #include "support/vectors.h"
@@ -20,8 +21,10 @@ using namespace airlock;
 namespace {
 
 std::filesystem::path root;
+std::string only;  // when given, seeds for this target alone
 
 void put(const std::string& target, const std::string& name, ByteView data) {
+  if (!only.empty() && target != only) return;
   const auto dir = root / target;
   std::filesystem::create_directories(dir);
   std::ofstream(dir / ("seed-" + name), std::ios::binary)
@@ -35,11 +38,12 @@ void put_text(const std::string& target, const std::string& name, const std::str
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: airlock-fuzz-seeds CORPUS_DIR\n";
+  if (argc != 2 && argc != 3) {
+    std::cerr << "usage: airlock-fuzz-seeds CORPUS_DIR [TARGET]\n";
     return 2;
   }
   root = argv[1];
+  if (argc == 3) only = argv[2];
 
   envelope::SignRequest q;
   q.request_id = envelope::random_request_id();
@@ -98,6 +102,43 @@ int main(int argc, char** argv) {
     stream.insert(stream.end(), frame.begin(), frame.end());
   }
   put("dense_frame", "request", stream);
+
+  // The receive path: whole transfers in both framings, a stale frame of another transfer
+  // first, and the foreign UR type of issue 14.
+  const auto framed = [](const std::vector<Bytes>& codes) {
+    Bytes out;
+    for (const auto& c : codes) {
+      out.push_back(static_cast<std::uint8_t>(c.size() & 0xff));
+      out.push_back(static_cast<std::uint8_t>(c.size() >> 8));
+      out.insert(out.end(), c.begin(), c.end());
+    }
+    return out;
+  };
+  const auto codes_of = [](const Bytes& content, transfer::Framing framing) {
+    transfer::Options options;
+    options.framing = framing;
+    options.max_version = 12;
+    auto sender = transfer::Sender::create({dense::ContentType::kSignRequest, content}, options);
+    std::vector<Bytes> codes;
+    for (std::uint32_t n = 1; n <= sender->fragment_count() + 2; ++n) {
+      const auto c = sender->code(n);
+      if (const auto* b = std::get_if<Bytes>(&c)) {
+        codes.push_back(*b);
+      } else {
+        const auto& t = std::get<std::string>(c);
+        codes.emplace_back(t.begin(), t.end());
+      }
+    }
+    return codes;
+  };
+  put("receive", "dense", framed(codes_of(request, transfer::Framing::kDense)));
+  put("receive", "ur", framed(codes_of(request, transfer::Framing::kUr)));
+  auto stale = codes_of(Bytes(900, 7), transfer::Framing::kDense);
+  auto fresh = codes_of(request, transfer::Framing::kDense);
+  fresh.insert(fresh.begin(), stale.front());
+  put("receive", "stale-then-fresh", framed(fresh));
+  const std::string foreign = "UR:CRYPTO-MULTI-ACCOUNTS/OEADCYBGEEHFKSAONBINLRISWT";
+  put("receive", "foreign-ur", framed({Bytes(foreign.begin(), foreign.end())}));
   Bytes repetitive(3000, 'a');
   auto deflated =
       dense::Encoder::create(repetitive, dense::ContentType::kFile, 200, dense::Deflate::kAlways);
