@@ -92,6 +92,10 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "ur.inconsistent_part";
     case ErrorCode::kFrameInvalid:
       return "frame.invalid";
+    case ErrorCode::kDenseOtherTransfer:
+      return "dense.other_transfer";
+    case ErrorCode::kDenseMixed:
+      return "dense.mixed";
     case ErrorCode::kApiKeyInvalid:
       return "api.key_invalid";
     case ErrorCode::kHttp:

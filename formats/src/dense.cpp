@@ -1,7 +1,9 @@
+#include <algorithm>
 #include <string>
 
 #include <zlib.h>
 
+#include <airlock/common/hash.h>
 #include <airlock/formats/dense.h>
 
 namespace airlock::dense {
@@ -30,6 +32,13 @@ Bytes carried_payload(ByteView payload, Deflate mode, bool& deflated) {
   }
   deflated = false;
   return Bytes(payload.begin(), payload.end());
+}
+
+TransferId id_of(ByteView carried) {
+  const Hash h = sha256(carried);
+  TransferId id{};
+  std::copy(h.bytes.begin(), h.bytes.begin() + kTransferIdBytes, id.begin());
+  return id;
 }
 
 }  // namespace
@@ -103,7 +112,7 @@ Result<Encoder> Encoder::create(ByteView payload, ContentType type, std::size_t 
                                            " frames at " + std::to_string(max_frame_bytes) +
                                            " bytes each; choose a larger QR version");
   }
-  return Encoder(type, deflated, carried.size(),
+  return Encoder(type, deflated, carried.size(), id_of(carried),
                  fountain::Encoder(carried, fragment, 1, fountain::Chooser::kDense));
 }
 
@@ -119,12 +128,21 @@ Bytes Encoder::frame(std::uint32_t seq_num) const {
   put_u16(out, part.seq_len);
   put_u32(out, part.message_len);
   put_u32(out, part.checksum);
+  out.insert(out.end(), id_.begin(), id_.end());
   out.insert(out.end(), part.data.begin(), part.data.end());
   return out;
 }
 
 bool is_dense_frame(ByteView bytes) noexcept {
   return bytes.size() >= 2 && bytes[0] == kMagic[0] && bytes[1] == kMagic[1];
+}
+
+std::optional<TransferId> transfer_id(ByteView frame) noexcept {
+  if (!is_dense_frame(frame) || frame.size() <= kHeaderBytes || frame[2] != kFramingVersion)
+    return std::nullopt;
+  TransferId id{};
+  std::copy(frame.begin() + 18, frame.begin() + 18 + kTransferIdBytes, id.begin());
+  return id;
 }
 
 Decoder::Decoder() : fountain_({kMaxPayloadBytes, kMaxFragments}, fountain::Chooser::kDense) {}
@@ -138,9 +156,15 @@ Status Decoder::receive(ByteView frame) {
                                                " bytes has no fragment after its header");
   }
   if (frame[2] != kFramingVersion) {
-    return Error(
-        ErrorCode::kFrameInvalid,
-        "frame uses framing version " + std::to_string(frame[2]) + "; this build reads version 1");
+    return Error(ErrorCode::kFrameInvalid,
+                 "frame uses dense framing version " + std::to_string(frame[2]) +
+                     "; this build reads version " + std::to_string(kFramingVersion) +
+                     " (both halves must be the same airlock release)");
+  }
+  const auto id = transfer_id(frame);
+  if (id_ && id && *id_ != *id) {
+    return Error(ErrorCode::kDenseOtherTransfer,
+                 "frame belongs to another transfer (its id differs)");
   }
   const std::uint8_t flags = frame[3];
   const auto type = static_cast<std::uint8_t>(flags & 0x7f);
@@ -149,9 +173,8 @@ Status Decoder::receive(ByteView frame) {
                  "frame has unknown content type " + std::to_string(type));
   }
   if (flags_ && *flags_ != flags) {
-    return Error(ErrorCode::kUrInconsistentPart,
-                 "frame belongs to another transfer (its content "
-                 "type or compression differ)");
+    return Error(ErrorCode::kDenseOtherTransfer,
+                 "frame belongs to another transfer (its content type or compression differ)");
   }
   fountain::Part part;
   part.seq_num = get_be(frame, 4, 4);
@@ -161,7 +184,14 @@ Status Decoder::receive(ByteView frame) {
   part.data.assign(frame.begin() + kHeaderBytes, frame.end());
   AIRLOCK_CHECK(fountain_.receive(part));
   flags_ = flags;
+  id_ = id;
   if (!fountain_.complete()) return {};
+  if (id_of(fountain_.message()) != *id_) {
+    *this = Decoder();
+    return Error(ErrorCode::kDenseMixed,
+                 "the reassembled payload does not hash to its transfer id: frames of different "
+                 "transfers were mixed (or forged); reading starts over");
+  }
 
   Payload payload;
   payload.type = static_cast<ContentType>(type);

@@ -60,10 +60,16 @@ Result<transfer::Content> receive(frames::FrameSource& source, std::chrono::seco
                 << stats.frames << " frames \u00b7 " << stats.unreadable << " unreadable";
       if (total > known && !receiver.complete())
         std::cerr << " \u00b7 ~" << (total - known) * 11 / 10 + 1 << " more frames";
+      if (receiver.other_transfers() > 0)
+        std::cerr << " \u00b7 " << receiver.other_transfers() << " other transfer(s) ignored";
       std::cerr << std::flush;
     }
   }
   if (live) std::cerr << "\n";
+  if (receiver.complete() && receiver.other_transfers() > 0 && !quiet) {
+    std::cerr << program << ": completed the transfer shown; ignored codes of "
+              << receiver.other_transfers() << " other transfer(s)\n";
+  }
   if (!receiver.complete()) {
     std::string why = "transfer incomplete after " + std::to_string(stats.frames) + " frames (" +
                       std::to_string(receiver.fragments_known()) + " of " +

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <airlock/formats/cbor.h>
 #include <airlock/formats/transfer.h>
 
@@ -101,44 +103,93 @@ Status Receiver::receive(ByteView code) {
   } else {
     return Error(ErrorCode::kFrameInvalid, "QR code is neither an airlock dense frame nor a UR");
   }
-  if (framing_ && *framing_ != framing) {
-    return Error(ErrorCode::kUrInconsistentPart,
-                 "QR code uses another framing than the transfer under way");
-  }
-  if (framing == Framing::kDense) {
-    AIRLOCK_CHECK(dense_.receive(code));
-    framing_ = framing;
-    if (dense_.complete()) result_ = Content{dense_.result().type, dense_.result().bytes};
-    return {};
-  }
   const std::string_view text(reinterpret_cast<const char*>(code.data()), code.size());
-  AIRLOCK_CHECK(ur_.receive(text));
-  framing_ = framing;
-  if (!ur_.complete()) return {};
-  const ur::Resource& r = ur_.result();
-  if (r.type == kUrRequestType) {
-    result_ = Content{dense::ContentType::kSignRequest, r.cbor};
-  } else if (r.type == kUrResponseType) {
-    result_ = Content{dense::ContentType::kSignResponse, r.cbor};
-  } else {
-    auto value = cbor::decode_strict(r.cbor, {ur::kMaxMessageBytes + 16, 1, 1});
-    if (!value.ok() || value->kind() != cbor::Value::Kind::kBytes) {
-      // The message is made before the reset: `r` lives in the state the reset frees.
-      Error error(ErrorCode::kUrInvalid, "ur:" + r.type + " does not carry a CBOR byte string");
-      *this = Receiver();
-      return error;
-    }
-    result_ = Content{dense::ContentType::kFile, value->byte_string()};
+  const auto feed = [&](Candidate& c) {
+    return framing == Framing::kDense ? c.dense.receive(code) : c.ur.receive(text);
+  };
+  const auto other_transfer = [](const Status& s) {
+    return !s.ok() && (s.error().code() == ErrorCode::kDenseOtherTransfer ||
+                       s.error().code() == ErrorCode::kUrInconsistentPart);
+  };
+  for (auto& c : candidates_) {
+    if (c.framing != framing) continue;
+    Status status = feed(c);
+    if (other_transfer(status)) continue;
+    if (!status.ok()) return status;
+    const bool done = framing == Framing::kDense ? c.dense.complete() : c.ur.complete();
+    return done ? finish(c) : Status{};
   }
+  // A transfer not seen before: followed beside the others, replacing the least advanced one
+  // when kMaxCandidates are already followed.
+  if (candidates_.size() >= kMaxCandidates) {
+    const auto least = std::min_element(
+        candidates_.begin(), candidates_.end(),
+        [](const Candidate& a, const Candidate& b) { return a.known() < b.known(); });
+    candidates_.erase(least);
+  }
+  Candidate fresh;
+  fresh.framing = framing;
+  Status status = feed(fresh);
+  if (!status.ok()) return status;  // a malformed code starts nothing
+  candidates_.push_back(std::move(fresh));
+  Candidate& c = candidates_.back();
+  const bool done = framing == Framing::kDense ? c.dense.complete() : c.ur.complete();
+  return done ? finish(c) : Status{};
+}
+
+Status Receiver::finish(Candidate& c) {
+  if (c.framing == Framing::kDense) {
+    result_ = Content{c.dense.result().type, c.dense.result().bytes};
+  } else {
+    const ur::Resource& r = c.ur.result();
+    if (r.type == kUrRequestType) {
+      result_ = Content{dense::ContentType::kSignRequest, r.cbor};
+    } else if (r.type == kUrResponseType) {
+      result_ = Content{dense::ContentType::kSignResponse, r.cbor};
+    } else {
+      auto value = cbor::decode_strict(r.cbor, {ur::kMaxMessageBytes + 16, 1, 1});
+      if (!value.ok() || value->kind() != cbor::Value::Kind::kBytes) {
+        // The message is made before the candidate goes: `r` lives in its state.
+        Error error(ErrorCode::kUrInvalid, "ur:" + r.type + " does not carry a CBOR byte string");
+        std::erase_if(candidates_, [&](const Candidate& x) { return &x == &c; });
+        return error;
+      }
+      result_ = Content{dense::ContentType::kFile, value->byte_string()};
+    }
+  }
+  done_framing_ = c.framing;
+  others_ = candidates_.size() - 1;
+  candidates_.clear();
   return {};
 }
 
+const Receiver::Candidate* Receiver::furthest() const {
+  const Candidate* best = nullptr;
+  for (const auto& c : candidates_) {
+    if (best == nullptr || c.known() >= best->known()) best = &c;
+  }
+  return best;
+}
+
+std::optional<Framing> Receiver::framing() const {
+  if (done_framing_) return done_framing_;
+  const Candidate* c = furthest();
+  return c ? std::optional<Framing>(c->framing) : std::nullopt;
+}
+
+std::size_t Receiver::other_transfers() const noexcept {
+  if (complete()) return others_;
+  return candidates_.empty() ? 0 : candidates_.size() - 1;
+}
+
 std::size_t Receiver::fragments_known() const {
-  return framing_ == Framing::kUr ? ur_.fragments_known() : dense_.fragments_known();
+  const Candidate* c = furthest();
+  return c ? c->known() : 0;
 }
 
 std::size_t Receiver::fragments_total() const {
-  return framing_ == Framing::kUr ? ur_.fragments_total() : dense_.fragments_total();
+  const Candidate* c = furthest();
+  return c ? c->total() : 0;
 }
 
 Result<Framing> parse_framing(std::string_view text) {

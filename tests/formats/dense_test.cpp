@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <airlock/common/hash.h>
 #include <airlock/formats/dense.h>
 
 #include "support/helpers.h"
@@ -94,7 +95,7 @@ TEST(Dense, RefusesBadFramesWithoutLosingProgress) {
   header_only.resize(kHeaderBytes);
   EXPECT_EQ(decoder.receive(header_only).error().code(), ErrorCode::kFrameInvalid);
   auto other = Encoder::create(random_bytes(2000, 10), ContentType::kFile, 300);
-  EXPECT_EQ(decoder.receive(other->frame(2)).error().code(), ErrorCode::kUrInconsistentPart);
+  EXPECT_EQ(decoder.receive(other->frame(2)).error().code(), ErrorCode::kDenseOtherTransfer);
   Bytes lying_length = encoder->frame(2);
   lying_length[13] ^= 0x01;  // message length no longer matches the fragment count
   EXPECT_FALSE(decoder.receive(lying_length).ok());
@@ -108,7 +109,7 @@ TEST(Dense, RefusesBadFramesWithoutLosingProgress) {
 
 TEST(Dense, CorruptFragmentFailsTheChecksumAndStartsOver) {
   const Bytes payload = random_bytes(600, 11);
-  auto encoder = Encoder::create(payload, ContentType::kFile, 218);
+  auto encoder = Encoder::create(payload, ContentType::kFile, kHeaderBytes + 200);
   ASSERT_TRUE(encoder.ok());
   ASSERT_EQ(encoder->fragment_count(), 3U);
   Decoder decoder;
@@ -130,7 +131,8 @@ TEST(Dense, EncoderRefusesImpossibleSettings) {
   EXPECT_EQ(
       Encoder::create(Bytes(kMaxPayloadBytes + 1, 1), ContentType::kFile, 2000).error().code(),
       ErrorCode::kTooLarge);
-  EXPECT_EQ(Encoder::create(random_bytes(100000, 2), ContentType::kFile, 20, Deflate::kNever)
+  EXPECT_EQ(Encoder::create(random_bytes(100000, 2), ContentType::kFile, kHeaderBytes + 2,
+                            Deflate::kNever)
                 .error()
                 .code(),
             ErrorCode::kTooLarge);
@@ -180,3 +182,45 @@ TEST(Fountain, DenseChooserIsDeterministicAndHalfDense) {
 
 }  // namespace
 }  // namespace airlock::fountain
+
+namespace airlock::dense {
+namespace {
+
+// The transfer id is the carried payload's SHA-256 (first 16 bytes), and what is reassembled
+// must hash to it: frames that agree in length, CRC-32 and id but carry other bytes never pass
+// as content (issue 14: two transfers forged to share length and CRC decoded to bytes neither
+// sender sent). Here every frame claims an id its fragments do not hash to.
+TEST(Dense, ReassembledContentMustHashToItsTransferId) {
+  const Bytes payload = random_bytes(600, 21);
+  auto encoder = Encoder::create(payload, ContentType::kFile, 218, Deflate::kNever);
+  ASSERT_TRUE(encoder.ok());
+  Decoder decoder;
+  Status last;
+  for (std::uint32_t n = 1; n <= encoder->fragment_count(); ++n) {
+    Bytes frame = encoder->frame(n);
+    frame[18] ^= 0x01;  // the id's first byte
+    last = decoder.receive(frame);
+  }
+  ASSERT_FALSE(last.ok());
+  EXPECT_EQ(last.error().code(), ErrorCode::kDenseMixed);
+  EXPECT_FALSE(decoder.complete());
+  EXPECT_EQ(decoder.fragments_known(), 0U) << "reading starts over";
+  ASSERT_EQ(transfer_id(encoder->frame(1)).has_value(), true);
+  const Hash h = sha256(payload);
+  EXPECT_TRUE(std::equal(h.bytes.begin(), h.bytes.begin() + kTransferIdBytes,
+                         transfer_id(encoder->frame(1))->begin()));
+}
+
+// Version-1 frames (CRC-32 only) are refused by name: both halves must be one release.
+TEST(Dense, AnOlderFramingVersionIsRefusedByName) {
+  auto encoder = Encoder::create(random_bytes(100, 22), ContentType::kFile, 218);
+  Bytes frame = encoder->frame(1);
+  frame[2] = 1;
+  Decoder decoder;
+  const auto status = decoder.receive(frame);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message().find("dense framing version 1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace airlock::dense

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <airlock/formats/cbor.h>
+#include <airlock/formats/dense.h>
 #include <airlock/formats/envelope.h>
+#include <airlock/formats/qr.h>
 
 #include "support/vectors.h"
 
@@ -73,10 +75,11 @@ TEST(Envelope, ResponseRoundTripsBothForms) {
 }
 
 TEST(Envelope, ResponsesStaySmall) {
-  // One step fits a byte-mode QR code of version 8 at level L (192 bytes) even with the 18-byte
-  // dense-frame header; 20 steps fit three version-17 level-L frames (644 bytes each).
-  EXPECT_LE(encode_response(sample_response(1)).size() + 18, 192U);
-  EXPECT_LE(encode_response(sample_response(20)).size(), 3U * (644 - 18));
+  // One step fits a byte-mode QR code of version 9 at level L (230 bytes) with the dense-frame
+  // header; 20 steps fit three version-17 level-L frames (644 bytes each).
+  EXPECT_EQ(qr::byte_capacity(9, qr::EcLevel::kL), 230U);
+  EXPECT_LE(encode_response(sample_response(1)).size() + dense::kHeaderBytes, 230U);
+  EXPECT_LE(encode_response(sample_response(20)).size(), 3U * (644 - dense::kHeaderBytes));
 }
 
 // Decodes the encoding of `q` after `edit` changes its CBOR tree.
@@ -171,8 +174,7 @@ TEST(Envelope, PoolHintsNameEachPoolOnceWithTwoDifferentTokens) {
   q.hints.pools.push_back(q.hints.pools[0]);
   auto twice = decode_request(encode_request(q));
   ASSERT_FALSE(twice.ok());
-  EXPECT_NE(twice.error().message().find("pools[1]"), std::string::npos)
-      << twice.error().message();
+  EXPECT_NE(twice.error().message().find("pools[1]"), std::string::npos) << twice.error().message();
   q.hints.pools = {{q.vault, q.manager, q.manager}};
   auto same = decode_request(encode_request(q));
   ASSERT_FALSE(same.ok());

@@ -64,7 +64,13 @@ TEST(Transfer, DenseNeedsFewerFramesThanUrAtTheSameDensity) {
       << dense_sender->fragment_count() << " dense vs " << ur_sender->fragment_count() << " UR";
 }
 
-TEST(Transfer, ReceiverRefusesForeignCodesAndMixedFramings) {
+ByteView bytes_of(const std::variant<Bytes, std::string>& code) {
+  if (const auto* b = std::get_if<Bytes>(&code)) return *b;
+  const auto& t = std::get<std::string>(code);
+  return ByteView(reinterpret_cast<const std::uint8_t*>(t.data()), t.size());
+}
+
+TEST(Transfer, ReceiverRefusesForeignCodesAndFollowsEachFraming) {
   const Content content{dense::ContentType::kFile, random_bytes(2000, 4)};
   auto dense_sender = Sender::create(content, {});
   Options ur_options;
@@ -77,13 +83,44 @@ TEST(Transfer, ReceiverRefusesForeignCodesAndMixedFramings) {
           .error()
           .code(),
       ErrorCode::kFrameInvalid);
-  ASSERT_TRUE(receiver.receive(std::get<Bytes>(dense_sender->code(1))).ok());
-  const std::string part = std::get<std::string>(ur_sender->code(1));
-  EXPECT_EQ(
-      receiver.receive(ByteView(reinterpret_cast<const std::uint8_t*>(part.data()), part.size()))
-          .error()
-          .code(),
-      ErrorCode::kUrInconsistentPart);
+  ASSERT_TRUE(receiver.receive(bytes_of(dense_sender->code(1))).ok());
+  // A code of the other framing is another transfer: followed beside the first, which it
+  // completes here.
+  for (std::uint32_t n = 1; !receiver.complete() && n < 200; ++n) {
+    const auto code = ur_sender->code(n);
+    ASSERT_TRUE(receiver.receive(bytes_of(code)).ok());
+  }
+  ASSERT_TRUE(receiver.complete());
+  EXPECT_EQ(receiver.result().bytes, content.bytes);
+  EXPECT_EQ(receiver.framing(), Framing::kUr);
+  EXPECT_EQ(receiver.other_transfers(), 1U);
+}
+
+// Issue 14: one stale frame of an earlier transfer (a screen still showing the last request)
+// made a complete later transfer fail until the timeout. The reader now follows both and
+// completes the one being shown, saying it ignored the other.
+TEST(Transfer, AStaleFrameOfAnEarlierTransferDoesNotStopTheOneShown) {
+  for (const Framing framing : {Framing::kDense, Framing::kUr}) {
+    SCOPED_TRACE(framing == Framing::kDense ? "dense" : "ur");
+    Options options;
+    options.framing = framing;
+    auto earlier =
+        Sender::create({dense::ContentType::kSignRequest, random_bytes(3000, 30)}, options);
+    const Content shown{dense::ContentType::kSignRequest, random_bytes(3000, 31)};
+    auto now = Sender::create(shown, options);
+    ASSERT_TRUE(earlier.ok() && now.ok());
+    Receiver receiver;
+    ASSERT_TRUE(receiver.receive(bytes_of(earlier->code(2))).ok());
+    for (std::uint32_t n = 1; !receiver.complete() && n < 400; ++n) {
+      ASSERT_TRUE(receiver.receive(bytes_of(now->code(n))).ok());
+      if (n == 3) {
+        ASSERT_TRUE(receiver.receive(bytes_of(earlier->code(3))).ok());
+      }
+    }
+    ASSERT_TRUE(receiver.complete());
+    EXPECT_EQ(receiver.result().bytes, shown.bytes);
+    EXPECT_EQ(receiver.other_transfers(), 1U);
+  }
 }
 
 // A complete UR of another type whose CBOR is not a byte string: the receiver resets and names

@@ -68,6 +68,8 @@ enum class ErrorCode : std::uint16_t {
   kUrChecksum,
   kUrInconsistentPart,
   kFrameInvalid,
+  kDenseOtherTransfer,  // a dense frame of another transfer than this decoder's
+  kDenseMixed,          // reassembled dense content that does not hash to its transfer id
   kQrEncodeFailed,
   kImageInvalid,
   // Instruction decoding (offline/idl.h, offline/decode.h).

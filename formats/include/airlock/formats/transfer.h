@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/error.h>
@@ -57,21 +58,46 @@ class Sender {
   std::variant<dense::Encoder, ur::MultipartEncoder> encoder_;
 };
 
+// Follows the transfer being shown: codes of another transfer (a screen still showing the last
+// request, a second sender in view) start a candidate of their own instead of failing the one
+// under way, and whichever transfer completes first is the result. At most kMaxCandidates are
+// followed at once; a new one replaces the one with the least progress.
 class Receiver {
  public:
+  static constexpr std::size_t kMaxCandidates = 4;
+
   // Feeds the bytes of one scanned QR code. A code that is not part of an airlock transfer, or
-  // of another transfer than the one under way, is refused with a named error; progress stays.
+  // is malformed, is refused with a named error; progress stays.
   [[nodiscard]] Status receive(ByteView code);
   [[nodiscard]] bool complete() const noexcept { return result_.has_value(); }
   [[nodiscard]] const Content& result() const { return *result_; }
-  [[nodiscard]] std::optional<Framing> framing() const noexcept { return framing_; }
+  // The framing of the completed transfer, or of the one furthest along.
+  [[nodiscard]] std::optional<Framing> framing() const;
+  // Progress of the transfer furthest along (0 of 0 before the first code).
   [[nodiscard]] std::size_t fragments_known() const;
   [[nodiscard]] std::size_t fragments_total() const;
+  // Other transfers whose codes were seen (and ignored by the result).
+  [[nodiscard]] std::size_t other_transfers() const noexcept;
 
  private:
-  std::optional<Framing> framing_;
-  dense::Decoder dense_;
-  ur::Decoder ur_;
+  struct Candidate {
+    Framing framing = Framing::kDense;
+    dense::Decoder dense;
+    ur::Decoder ur;
+    [[nodiscard]] std::size_t known() const {
+      return framing == Framing::kDense ? dense.fragments_known() : ur.fragments_known();
+    }
+    [[nodiscard]] std::size_t total() const {
+      return framing == Framing::kDense ? dense.fragments_total() : ur.fragments_total();
+    }
+  };
+  [[nodiscard]] const Candidate* furthest() const;
+  // The result of a completed candidate (a UR's type decides what it carries).
+  [[nodiscard]] Status finish(Candidate& c);
+
+  std::vector<Candidate> candidates_;
+  std::optional<Framing> done_framing_;
+  std::size_t others_ = 0;
   std::optional<Content> result_;
 };
 
