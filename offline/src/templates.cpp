@@ -32,6 +32,16 @@ enum class Src {
   kVenue,         // the perp venue's co-signer, the one signature left empty
 };
 
+// The integer at `path` inside decoded arguments, if it is one.
+std::optional<std::int64_t> arg_int(const ojson& a, std::initializer_list<const char*> path) {
+  const ojson* at = &a;
+  for (const char* p : path) {
+    if (!at->is_object() || !at->contains(p)) return std::nullopt;
+    at = &(*at)[p];
+  }
+  return at->is_number_integer() ? std::optional(at->get<std::int64_t>()) : std::nullopt;
+}
+
 // One instruction being bound: its decoded form and its accounts' keys.
 struct Bound {
   const Decoded& d;
@@ -45,12 +55,7 @@ struct Bound {
     return std::nullopt;
   }
   std::optional<std::int64_t> integer(std::initializer_list<const char*> path) const {
-    const ojson* at = &d.args;
-    for (const char* p : path) {
-      if (!at->is_object() || !at->contains(p)) return std::nullopt;
-      at = &(*at)[p];
-    }
-    return at->is_number_integer() ? std::optional(at->get<std::int64_t>()) : std::nullopt;
+    return arg_int(d.args, path);
   }
 };
 
@@ -570,12 +575,12 @@ class StepBinder {
     std::size_t mains = 0;
     std::set<std::string> budget_seen;
     std::vector<PublicKey> step_mints;
+    const auto allowed = main_kinds(in_.action);
     // The main instruction first: ATA creations may only be for mints it names.
     for (std::size_t i = 0; i < m_.instructions.size(); ++i) {
       if (!s_.instructions[i]) continue;
       const PublicKey& program = m_.static_keys[m_.instructions[i].program_index];
       const auto kind = kind_of(program, *s_.instructions[i]);
-      const auto allowed = main_kinds(in_.action);
       if (kind && std::find(allowed.begin(), allowed.end(), *kind) != allowed.end()) {
         ++mains;
         bind_main(i, *kind, step_mints);
@@ -587,7 +592,6 @@ class StepBinder {
       const Decoded& d = *s_.instructions[i];
       const PublicKey& program = m_.static_keys[ix.program_index];
       const auto kind = kind_of(program, d);
-      const auto allowed = main_kinds(in_.action);
       if (kind && std::find(allowed.begin(), allowed.end(), *kind) != allowed.end()) continue;
       if (program == programs::key(programs::kComputeBudget)) {
         if (!ix.accounts.empty() || !budget_seen.insert(d.instruction).second) {
@@ -1033,15 +1037,6 @@ const Decoded* main_of(const TemplateInput& in, const StepReview& s) {
       return &*s.instructions[i];
   }
   return nullptr;
-}
-
-std::optional<std::int64_t> arg_int(const ojson& a, std::initializer_list<const char*> path) {
-  const ojson* at = &a;
-  for (const char* p : path) {
-    if (!at->is_object() || !at->contains(p)) return std::nullopt;
-    at = &(*at)[p];
-  }
-  return at->is_number_integer() ? std::optional(at->get<std::int64_t>()) : std::nullopt;
 }
 
 std::optional<std::uint64_t> arg_u64(const ojson& a, const char* name) {

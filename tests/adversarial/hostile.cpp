@@ -1,5 +1,7 @@
 #include "hostile.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <airlock/apisim/world.h>
@@ -10,6 +12,7 @@
 #include <airlock/common/pda.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/transaction.h>
+#include <airlock/offline/templates.h>
 
 #include "conformance_support.h"
 
@@ -70,29 +73,19 @@ Bytes concat(Bytes a, const Bytes& b) {
 // The step's main instruction: the twin puts it last, after the compute budget.
 std::size_t main_instruction(const Message& m) { return m.instructions.size() - 1; }
 
-// Where `role` sits among the main instruction's accounts (the vault IDL's order).
+// Where `role` sits among the main instruction's accounts: the order the action's template
+// (and so the vault IDL) gives them.
 std::size_t position_of(const envelope::SignRequest& q, std::string_view role) {
-  static const std::map<std::string, std::vector<std::string>, std::less<>> kAccounts = {
-      {"aggregator/swap",
-       {"vault", "manager", "strategy", "source_mint", "destination_mint", "vault_source_account",
-        "vault_destination_account", "jupiter_program", "token_program"}},
-      {"dlmm/open",
-       {"vault", "manager", "strategy", "position", "lb_pair", "bin_array_lower", "bin_array_upper",
-        "dlmm_program", "token_program", "system_program"}},
-      {"dlmm/limit-order/place",
-       {"vault", "manager", "strategy", "limit_order", "lb_pair", "dlmm_program", "token_program",
-        "system_program"}},
-      {"dlmm/remove",
-       {"vault", "manager", "position", "lb_pair", "bin_array_lower", "bin_array_upper",
-        "dlmm_program", "token_program"}},
-      {"perp/order", {"vault", "manager", "trader_account", "market", "perp_program"}},
-      {"perp/deposit",
-       {"vault", "manager", "trader_account", "deposit_mint", "vault_deposit_account",
-        "perp_program", "token_program"}},
-      {"strategy/close", {"vault", "manager", "strategy"}},
-  };
-  const auto& names = kAccounts.at(q.action);
-  return static_cast<std::size_t>(std::find(names.begin(), names.end(), role) - names.begin());
+  std::string name = q.action;
+  std::replace(name.begin(), name.end(), '/', '_');
+  std::replace(name.begin(), name.end(), '-', '_');
+  for (int i = 0; i < offline::kInstructionKindCount; ++i) {
+    const auto kind = static_cast<offline::InstructionKind>(i);
+    if (offline::instruction_name(kind) != name) continue;
+    const auto names = offline::template_accounts(kind);
+    return static_cast<std::size_t>(std::find(names.begin(), names.end(), role) - names.begin());
+  }
+  return SIZE_MAX;
 }
 
 // `q` with one account of its main instruction (in `step`) replaced by `key`, a new static
