@@ -368,8 +368,9 @@ Result<online::RemainingWork> plan_after_stop(online::ApiClient& client,
   const online::RemainingWork plan = online::plan_remaining(steps, now_s());
   if (plan.kind == online::RemainingWork::Kind::kNone) return plan;
   show_current_state(client, body);
-  std::cerr << "airlock-online: what is left of run " << run_id << ": " << plan.why << "\n";
-  for (const auto& b : plan.builds) std::cerr << "  " << online::act_command(b) << "\n";
+  std::cerr << "airlock-online: what is left of run " << run_id << ": " << printable(plan.why)
+            << "\n";
+  for (const auto& b : plan.builds) std::cerr << "  " << printable(online::act_command(b)) << "\n";
   return plan;
 }
 
@@ -686,15 +687,16 @@ int run_resume(const std::vector<std::string>& args) {
     std::string recorded = run.api;
     while (!recorded.empty() && recorded.back() == '/') recorded.pop_back();
     if (recorded != api_of(vm)) {
-      std::cout << "run " << run.id << " (" << run.action << ") was made against " << run.api
-                << "; skipped\n";
+      std::cout << "run " << run.id << " (" << printable(run.action) << ") was made against "
+                << printable(run.api) << "; skipped\n";
       left_open = true;
       continue;
     }
     auto outcome = online::resume_run(context, run);
     if (!outcome.ok()) return report(outcome.error());
-    std::cout << "run " << run.id << " (" << run.action << "): " << outcome->state << ": "
-              << outcome->note << "\n";
+    // The note may quote the server's codes and messages: escaped like every outside string.
+    std::cout << "run " << run.id << " (" << printable(run.action) << "): " << outcome->state
+              << ": " << printable(outcome->note) << "\n";
     left_open = left_open || outcome->state == "open";
     // resume never builds (it has no way to the offline half); it says what is left and how.
     if (outcome->state == "failed" || outcome->state == "stopped") {
@@ -747,12 +749,12 @@ int run_history(const std::vector<std::string>& args) {
     return cli::kExitOk;
   }
   for (const auto& j : all) {
-    std::cout << "run " << j["run"].get<std::int64_t>() << "  " << j["action"].get<std::string>()
-              << "  " << j["state"].get<std::string>() << "  " << j["note"].get<std::string>()
-              << "\n";
+    std::cout << "run " << j["run"].get<std::int64_t>() << "  "
+              << printable(j["action"].get<std::string>()) << "  " << j["state"].get<std::string>()
+              << "  " << printable(j["note"].get<std::string>()) << "\n";
     for (const auto& st : j["steps"]) {
       std::cout << "    round " << st["round"].get<int>() << " step " << st["step"].get<int>()
-                << "  " << st["action"].get<std::string>() << "  "
+                << "  " << printable(st["action"].get<std::string>()) << "  "
                 << st["status"].get<std::string>();
       const auto sent_at = st["sentAt"].get<std::int64_t>();
       if (sent_at != 0) {
@@ -761,8 +763,9 @@ int run_history(const std::vector<std::string>& args) {
                   << " s left on its ticket";
       }
       std::cout << "  " << st["signature"].get<std::string>()
-                << (st["code"].get<std::string>().empty() ? ""
-                                                          : "  " + st["code"].get<std::string>())
+                << (st["code"].get<std::string>().empty()
+                        ? ""
+                        : "  " + printable(st["code"].get<std::string>()))
                 << "\n";
     }
   }
