@@ -335,9 +335,11 @@ Result<online::Journal> open_journal(const po::variables_map& vm,
   return online::Journal::open(path);
 }
 
-online::SendContext send_context(online::ApiClient& client, online::Journal& journal) {
-  return {client, journal, now_s,
-          [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }, std::cerr};
+online::SendContext send_context(online::ApiClient& client, online::Journal& journal,
+                                 const std::optional<std::string>& rpc) {
+  return {client,    journal,
+          now_s,     [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); },
+          std::cerr, rpc ? online::rpc_prover(*rpc) : online::ChainProver{}};
 }
 
 // The vault's strategies as the API sees them now, so the operator sees what the confirmed steps
@@ -411,7 +413,8 @@ int run_act(const std::vector<std::string>& args) {
   }
   options.add_options()("body", po::value<std::string>(), "the builder request body, JSON")(
       "rpc", po::value<std::string>(),
-      "a Solana RPC URL to fetch lookup tables from, sent to the offline half as hints")(
+      "a Solana RPC URL (keeping transaction history): lookup tables for the offline half, "
+      "the blockhash's remaining life, and proof of a send's outcome when no receipt came")(
       "request-out", po::value<std::string>(), "write each sign request to this file")(
       "request-png", po::value<std::string>(), "write each sign request as QR frames here")(
       "request-terminal",
@@ -479,7 +482,10 @@ int run_act(const std::vector<std::string>& args) {
     return report(Error(ErrorCode::kUsage, "--remaining: must be ask, build or show"));
   }
   std::optional<std::string> rpc;
-  if (vm.count("rpc")) rpc = vm["rpc"].as<std::string>();
+  if (vm.count("rpc")) {
+    rpc = vm["rpc"].as<std::string>();
+    if (auto s = online::check_transport(*rpc); !s.ok()) return report(s.error().in_field("--rpc"));
+  }
   auto client = client_from(vm);
   if (!client.ok()) return report(client.error());
   auto journal = open_journal(vm, "act");
@@ -529,10 +535,11 @@ int run_act(const std::vector<std::string>& args) {
     };
     for (int round_no = 1; rounds_left > 0; ++round_no) {
       --rounds_left;  // every round counts, however it ends (a failed one too)
+      // The service starts the tickets' clock while it builds: count from the request's start.
+      const std::int64_t built_at = now_s();
       auto built = client->build(action, body);
       if (!built.ok()) return stop(built.error());
       if (built->failure) return stop(api_error("build " + action, *built));
-      const std::int64_t built_at = now_s();
       auto round = online::prepare_round(action, body, built->body, rpc, built_at);
       if (!round.ok()) return stop(round.error());
       (void)journal->event(
@@ -543,7 +550,11 @@ int run_act(const std::vector<std::string>& args) {
       online::add_token_hints(*client, *round);
       std::cerr << "airlock-online: built " << action << ": " << round->steps.size()
                 << " step(s); the offline half must answer within "
-                << round->request.deadline - static_cast<std::uint64_t>(built_at) << " s\n";
+                << static_cast<std::int64_t>(round->request.deadline) - now_s()
+                << " s (tickets live " << online::kTicketSeconds << " s, the blockhash "
+                << (round->blockhash_measured ? "" : "about ") << round->blockhash_seconds
+                << " s from the build" << (round->blockhash_measured ? ", by the RPC node" : "")
+                << ")\n";
       if (auto s = write_request(t, round->request); !s.ok()) return stop(s.error());
 
       // The terminal animation runs beside the wait and stops when it ends.
@@ -606,7 +617,7 @@ int run_act(const std::vector<std::string>& args) {
       auto steps = online::steps_of_round(*run_id, round_no, *round, answer->signed_transactions,
                                           built_at, now_s());
       if (auto s = journal->add_signed_steps(steps); !s.ok()) return stop(s.error());
-      auto context = send_context(*client, *journal);
+      auto context = send_context(*client, *journal, rpc);
       auto sent = online::send_round(context, steps);
       if (!sent.ok()) return stop(sent.error());
       if (*sent == online::RoundEnd::kRebuild) continue;
@@ -664,12 +675,17 @@ int run_act(const std::vector<std::string>& args) {
 
 int run_resume(const std::vector<std::string>& args) {
   po::options_description options(
-      "usage: airlock-online resume --api URL [--journal FILE]\n\n"
+      "usage: airlock-online resume --api URL [--rpc URL] [--journal FILE]\n\n"
       "Finishes every run the journal shows open after a crash or a stop: polls each receipt\n"
       "first, sends signed steps whose tickets are still valid (a step that may have been sent\n"
-      "goes again only as the identical signed bytes), and never builds anything. Prints what\n"
-      "each run ended as and what is left to do. Exit 0 when nothing is left open.\n\noptions");
+      "goes again only as the identical signed bytes), and never builds anything. A step that\n"
+      "may have been sent but has no receipt stays open until the RPC node (--rpc) proves it\n"
+      "landed or can never land. Prints what each run ended as and what is left to do. Exit 0\n"
+      "when nothing is left open.\n\noptions");
   api_options(options);
+  options.add_options()("rpc", po::value<std::string>(),
+                        "a Solana RPC URL (keeping transaction history) that proves the outcome "
+                        "of a send no receipt answered");
   journal_option(options);
   po::variables_map vm;
   int code = 0;
@@ -682,7 +698,12 @@ int run_resume(const std::vector<std::string>& args) {
   if (!runs.ok()) return report(runs.error());
   if (runs->empty()) std::cout << "nothing to resume\n";
   bool left_open = false;
-  auto context = send_context(*client, *journal);
+  std::optional<std::string> rpc;
+  if (vm.count("rpc")) {
+    rpc = vm["rpc"].as<std::string>();
+    if (auto s = online::check_transport(*rpc); !s.ok()) return report(s.error().in_field("--rpc"));
+  }
+  auto context = send_context(*client, *journal, rpc);
   for (const auto& run : *runs) {
     std::string recorded = run.api;
     while (!recorded.empty() && recorded.back() == '/') recorded.pop_back();

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -30,10 +32,50 @@ constexpr std::size_t kMaxReplyBytes = 8 << 20;
 // How deep a reply's arrays and objects may nest: the spec's deepest are a handful of levels.
 constexpr std::size_t kMaxReplyDepth = 64;
 
+// What the reply's headers may hold altogether; libcurl refuses one header line over 100 KB.
+constexpr std::size_t kMaxHeaderBytes = 64 << 10;
+
 struct Sink {
   std::string data;
   bool over = false;  // the reply passed kMaxReplyBytes; the transfer was stopped there
+  std::size_t header_bytes = 0;
+  bool headers_over = false;  // the headers passed kMaxHeaderBytes
+  std::optional<std::chrono::seconds> retry_after;
 };
+
+// Retry-After as delta-seconds (RFC 9110 10.2.3); the HTTP-date form is ignored, and the
+// backoff applies instead.
+std::optional<std::chrono::seconds> parse_retry_after(std::string_view value) {
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+    value.remove_suffix(1);
+  if (value.empty() || value.size() > 9) return std::nullopt;
+  std::int64_t seconds = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9') return std::nullopt;
+    seconds = seconds * 10 + (c - '0');
+  }
+  return std::chrono::seconds(seconds);
+}
+
+std::size_t collect_header(char* data, std::size_t size, std::size_t count, void* out) {
+  auto* sink = static_cast<Sink*>(out);
+  const std::size_t n = size * count;
+  sink->header_bytes += n;
+  if (sink->header_bytes > kMaxHeaderBytes) {
+    sink->headers_over = true;
+    return 0;  // libcurl stops the transfer
+  }
+  const std::string_view line(data, n);
+  constexpr std::string_view kName = "retry-after:";
+  if (line.size() > kName.size()) {
+    bool match = true;
+    for (std::size_t i = 0; i < kName.size() && match; ++i)
+      match = std::tolower(static_cast<unsigned char>(line[i])) == kName[i];
+    if (match) sink->retry_after = parse_retry_after(line.substr(kName.size()));
+  }
+  return n;
+}
 
 std::size_t collect(char* data, std::size_t size, std::size_t count, void* out) {
   auto* sink = static_cast<Sink*>(out);
@@ -51,11 +93,16 @@ json parse_reply(const std::string& text) {
   return json::parse(text, nullptr, false);
 }
 
+struct Exchanged {
+  int status = 0;
+  std::string body;
+  std::optional<std::chrono::seconds> retry_after;
+};
+
 // One HTTP exchange. The key header, when given, is passed to libcurl and nowhere else.
-Result<std::pair<int, std::string>> exchange(const char* method, const std::string& url,
-                                             const std::vector<std::string>& headers,
-                                             const std::string* body,
-                                             std::chrono::milliseconds timeout) {
+Result<Exchanged> exchange(const char* method, const std::string& url,
+                           const std::vector<std::string>& headers, const std::string* body,
+                           std::chrono::milliseconds timeout) {
   AIRLOCK_CHECK(check_transport(url));
   if (url.size() > kMaxUrlChars)
     return Error(ErrorCode::kUsage, "request URL is longer than 4096 characters");
@@ -70,6 +117,8 @@ Result<std::pair<int, std::string>> exchange(const char* method, const std::stri
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, collect_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);  // a redirect could leave the checked host
@@ -91,11 +140,15 @@ Result<std::pair<int, std::string>> exchange(const char* method, const std::stri
                                        std::to_string(kMaxReplyBytes >> 20) +
                                        " MiB; stopped reading it there");
   }
-  if (rc != CURLE_OK) {
-    return Error(ErrorCode::kHttp, std::string(method) + " " + url.substr(0, url.find('?')) + ": " +
-                                       curl_easy_strerror(rc));
+  const std::string where = std::string(method) + " " + url.substr(0, url.find('?')) + ": ";
+  if (reply.headers_over || (rc == CURLE_OUT_OF_MEMORY && reply.data.empty())) {
+    // libcurl reports a header line over its own limit as "Out of memory".
+    return Error(ErrorCode::kHttp, where + "the reply's headers are larger than " +
+                                       std::to_string(kMaxHeaderBytes >> 10) +
+                                       " KiB; stopped reading them there");
   }
-  return std::make_pair(static_cast<int>(status), std::move(reply.data));
+  if (rc != CURLE_OK) return Error(ErrorCode::kHttp, where + curl_easy_strerror(rc));
+  return Exchanged{static_cast<int>(status), std::move(reply.data), reply.retry_after};
 }
 
 }  // namespace
@@ -212,8 +265,9 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
   for (auto& h : headers) sodium_memzero(h.data(), h.size());
   if (!answer.ok()) return answer.error();
   Reply r;
-  r.status = answer->first;
-  r.body = parse_reply(answer->second);
+  r.status = answer->status;
+  r.retry_after = answer->retry_after;
+  r.body = parse_reply(answer->body);
   const bool ok = r.status >= 200 && r.status < 300;
   if (ok && r.body.is_discarded()) {
     return Error(ErrorCode::kHttp, std::string(method) + " " + path +
@@ -222,9 +276,16 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
   }
   if (!ok) {
     ApiFailure f{r.status, "", ""};
-    if (r.body.is_object() && r.body.contains("error") && r.body["error"].is_object()) {
-      f.code = json_fields::text(r.body["error"], "code");
-      f.message = json_fields::text(r.body["error"], "message");
+    const json* envelope =
+        r.body.is_object() && r.body.contains("error") ? &r.body["error"] : nullptr;
+    if (envelope != nullptr && envelope->is_object() && envelope->contains("code") &&
+        (*envelope)["code"].is_string() && !(*envelope)["code"].get<std::string>().empty() &&
+        envelope->contains("message") && (*envelope)["message"].is_string()) {
+      f.code = (*envelope)["code"].get<std::string>();
+      f.message = (*envelope)["message"].get<std::string>();
+    } else if (envelope != nullptr) {
+      f.code = "HTTP" + std::to_string(r.status);
+      f.message = "an error envelope that is not {code: non-empty string, message: string}";
     } else {
       f.code = "HTTP" + std::to_string(r.status);  // e.g. an edge proxy's non-JSON 413 or 429
       f.message = "a reply without the API's error envelope";
@@ -241,10 +302,16 @@ Result<Reply> ApiClient::with_retries(const char* method, const std::string& pat
     AIRLOCK_TRY(reply, once(method, path, body));
     const bool retryable = reply.failure && (reply.status == 429 || reply.status == 503);
     if (!retryable || attempt >= options_.max_attempts) return reply;
-    // Growing delay with jitter, so many clients do not retry in step.
+    // Growing delay with jitter, so many clients do not retry in step; never sooner than the
+    // service's Retry-After, and no wait longer than kMaxRetryAfter (the reply is returned).
     const auto jitter = std::chrono::milliseconds(
         randombytes_uniform(static_cast<std::uint32_t>(delay.count() / 2 + 1)));
-    options_.sleep(delay + jitter);
+    auto wait = delay + jitter;
+    if (reply.retry_after) {
+      if (*reply.retry_after > kMaxRetryAfter) return reply;
+      wait = std::max<std::chrono::milliseconds>(wait, *reply.retry_after);
+    }
+    options_.sleep(wait);
     delay *= 2;
   }
 }
@@ -282,12 +349,12 @@ Result<json> rpc_call(const std::string& rpc_url, const std::string& method, con
       json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}.dump();
   AIRLOCK_TRY(answer,
               exchange("POST", rpc_url, {"Content-Type: application/json"}, &body, timeout));
-  const json reply = parse_reply(answer.second);
-  if (answer.first != 200 || !reply.is_object()) {
-    return Error(ErrorCode::kHttp, "RPC " + method + ": HTTP " + std::to_string(answer.first));
+  const json reply = parse_reply(answer.body);
+  if (answer.status != 200 || !reply.is_object()) {
+    return Error(ErrorCode::kHttp, "RPC " + method + ": HTTP " + std::to_string(answer.status));
   }
   if (reply.contains("error"))
-    return Error(ErrorCode::kHttp, "RPC " + method + ": " + reply["error"].dump());
+    return Error(ErrorCode::kHttp, "RPC " + method + ": " + reply["error"].dump(-1, ' ', true));
   if (!reply.contains("result")) return Error(ErrorCode::kHttp, "RPC " + method + ": no result");
   return reply["result"];
 }

@@ -50,9 +50,55 @@ bool is_ranged_action(const std::string& action) {
          action == "dlmm/remove";
 }
 
+RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t now);
+
+// A step whose outcome says the same request would fail the same way: it landed and failed, or
+// the API refused it for what it is (preflight 422, validation, scope), not for the time it
+// took (an expired ticket, the rate limit). Spec part 7: not again unchanged.
+const JournalStep* needs_a_change(const std::vector<const JournalStep*>& undone) {
+  for (const JournalStep* st : undone) {
+    if (st->status == ss::kFailed) return st;
+    if (st->status == ss::kRejected && st->code != "InvalidTicket" && st->code != "RateLimited")
+      return st;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t now) {
+  RemainingWork plan = plan_builds(steps, now);
+  if (plan.kind != RemainingWork::Kind::kOffer || steps.empty()) return plan;
+  const int last_round =
+      std::max_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
+        return a.round < b.round;
+      })->round;
+  std::vector<const JournalStep*> undone;
+  const JournalStep* any = nullptr;
+  for (const auto& st : steps) {
+    if (st.round != last_round) continue;
+    any = &st;
+    if (st.status != ss::kConfirmed) undone.push_back(&st);
+  }
+  // Only the identical build is held back; a resumed range (cursorBinId) or a follow-up is a
+  // different request.
+  const bool identical = plan.builds.size() == 1 && plan.builds[0].action == any->action &&
+                         plan.builds[0].body == any->body;
+  if (const JournalStep* st = identical ? needs_a_change(undone) : nullptr) {
+    plan.kind = RemainingWork::Kind::kManual;
+    plan.why = "step " + std::to_string(st->step) + " " +
+               (st->status == ss::kFailed ? "landed and failed" : "was refused") +
+               (st->code.empty() ? "" : " (" + st->code + ")") +
+               ", so the same request would fail the same way: read the current state and "
+               "change what caused it (slippage, amounts, range) before building; unchanged, " +
+               plan.why;
+  }
+  return plan;
+}
+
+namespace {
+
+RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t now) {
   if (steps.empty()) return manual("no step was signed, so nothing was sent");
   const int last_round =
       std::max_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
@@ -156,6 +202,8 @@ RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t
                 std::string(action == "dlmm/open" ? "dlmm/open" : "dlmm/add-range") +
                 " with their lowerBinId/upperBinId)");
 }
+
+}  // namespace
 
 std::string act_command(const Build& build) {
   std::string quoted;

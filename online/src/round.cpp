@@ -46,6 +46,28 @@ Result<std::vector<envelope::LookupTableHint>> table_hints(const std::vector<Tra
   return hints;
 }
 
+// The seconds a blockhash has left, when the node's latest blockhash is this one (it then gives
+// its last valid block height): blocks left at 400 ms. Nothing when the node does not say.
+std::optional<std::int64_t> blockhash_seconds_left(const std::string& rpc_url,
+                                                   const Hash& blockhash) {
+  auto latest =
+      rpc_call(rpc_url, "getLatestBlockhash", json::array({{{"commitment", "confirmed"}}}));
+  auto height = rpc_call(rpc_url, "getBlockHeight", json::array({{{"commitment", "confirmed"}}}));
+  if (!latest.ok() || !height.ok() || !height->is_number_unsigned()) return std::nullopt;
+  const json* value =
+      latest->is_object() && latest->contains("value") ? &(*latest)["value"] : nullptr;
+  if (value == nullptr || !value->is_object() ||
+      json_fields::text(*value, "blockhash") != to_base58(blockhash) ||
+      !value->contains("lastValidBlockHeight") ||
+      !(*value)["lastValidBlockHeight"].is_number_unsigned()) {
+    return std::nullopt;
+  }
+  const auto last = (*value)["lastValidBlockHeight"].get<std::uint64_t>();
+  const auto now = height->get<std::uint64_t>();
+  return last <= now ? 0
+                     : static_cast<std::int64_t>(std::min<std::uint64_t>(last - now, 1000) * 2 / 5);
+}
+
 }  // namespace
 
 Result<Round> prepare_round(const std::string& action, const json& body, const json& build_reply,
@@ -64,7 +86,6 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
   envelope::SignRequest& q = round.request;
   q.request_id = envelope::random_request_id();
   q.created_at = static_cast<std::uint64_t>(built_at);
-  q.deadline = static_cast<std::uint64_t>(built_at + kTicketSeconds - kSendMarginSeconds);
   q.action = action;
   q.intent_json = body.dump();
   for (std::size_t i = 0; i < round.steps.size(); ++i) {
@@ -140,7 +161,14 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
   if (rpc_url) {
     AIRLOCK_TRY(hints, table_hints(round.transactions, *rpc_url));
     q.hints.lookup_tables = std::move(hints);
+    if (auto left =
+            blockhash_seconds_left(*rpc_url, round.transactions.front().message.recent_blockhash)) {
+      round.blockhash_seconds = std::min(*left, kBlockhashSeconds);
+      round.blockhash_measured = true;
+    }
   }
+  q.deadline = static_cast<std::uint64_t>(
+      built_at + std::min(kTicketSeconds, round.blockhash_seconds) - kSendMarginSeconds);
   return round;
 }
 

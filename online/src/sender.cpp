@@ -5,6 +5,7 @@
 #include <airlock/common/bytes.h>
 #include <airlock/common/display.h>
 #include <airlock/common/json_fields.h>
+#include <airlock/common/transaction.h>
 #include <airlock/online/sender.h>
 
 namespace airlock::online {
@@ -42,7 +43,19 @@ std::string step_name(const JournalStep& st, std::size_t total) {
 Status follow(SendContext& c, JournalStep& st, std::size_t total) {
   const std::int64_t give_up_at = c.clock() + 120;
   for (;;) {
-    AIRLOCK_TRY(reply, c.client.status(st.receipt));
+    auto polled = c.client.status(st.receipt);
+    // No answer, or the service busy: the receipt is still there; poll again until give-up.
+    const bool transient =
+        !polled.ok() || (polled->failure && (polled->status == 429 || polled->status >= 500));
+    if (transient && c.clock() <= give_up_at) {
+      c.log << "airlock-online: status of " << step_name(st, total) << ": "
+            << (polled.ok() ? "HTTP " + std::to_string(polled->status)
+                            : printable(polled.error().message()))
+            << "; polling again\n";
+      c.sleep(std::chrono::seconds(2));
+      continue;
+    }
+    AIRLOCK_TRY(reply, std::move(polled));
     if (reply.failure) {
       return Error(ErrorCode::kApi, "status of " + step_name(st, total) + ": HTTP " +
                                         std::to_string(reply.failure->status) + " " +
@@ -68,6 +81,60 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
     }
     c.sleep(std::chrono::seconds(2));
   }
+}
+
+// A step that may have been sent, whose ticket has expired: only the chain can tell now. Returns
+// true when it landed without error (recorded confirmed); an error for every other case, with
+// the step recorded failed or expired when the chain proves it, and left `sending` otherwise.
+Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total) {
+  const std::string unknown = step_name(st, total) + " may have been sent (signature " +
+                              st.signature +
+                              ") but no receipt was recorded, and its ticket has "
+                              "expired";
+  if (!c.prove) {
+    return Error(ErrorCode::kApi, unknown +
+                                      "; nothing is built for this action until the chain "
+                                      "shows its outcome: run airlock-online resume --rpc URL");
+  }
+  AIRLOCK_TRY(wire, from_base64(st.transaction, kMaxTransactionBytes));
+  AIRLOCK_TRY(tx, parse_transaction(wire));
+  const std::string blockhash = to_base58(tx.message.recent_blockhash);
+  auto proof = c.prove(st.signature, blockhash, c.clock() - st.built_at);
+  if (!proof.ok()) {
+    return Error(ErrorCode::kApi, unknown + "; the RPC node could not prove its outcome (" +
+                                      proof.error().message() + "), so it stays open");
+  }
+  st.message = "the RPC node: " + proof->detail;
+  switch (proof->outcome) {
+    case ChainProof::Outcome::kLanded:
+      AIRLOCK_CHECK(record(c, st, ss::kConfirmed));
+      AIRLOCK_CHECK(
+          c.journal.event(st.run_id, "proof", step_name(st, total) + ": " + st.message, c.clock()));
+      c.log << "airlock-online: " << step_name(st, total) << " confirmed: " << printable(st.message)
+            << "\n";
+      return true;
+    case ChainProof::Outcome::kLandedFailed:
+      st.code = "FailedOnChain";
+      AIRLOCK_CHECK(record(c, st, ss::kFailed));
+      AIRLOCK_CHECK(
+          c.journal.event(st.run_id, "proof", step_name(st, total) + ": " + st.message, c.clock()));
+      return Error(ErrorCode::kApi, step_name(st, total) + " failed: " + st.message +
+                                        "; read the current state before building the rest");
+    case ChainProof::Outcome::kNeverLands:
+      st.code = "BlockhashExpired";
+      AIRLOCK_CHECK(record(c, st, ss::kExpired));
+      AIRLOCK_CHECK(
+          c.journal.event(st.run_id, "proof", step_name(st, total) + ": " + st.message, c.clock()));
+      return Error(ErrorCode::kApi, step_name(st, total) +
+                                        " never landed and never can: " + st.message +
+                                        "; read the current state and build the "
+                                        "remaining work");
+    case ChainProof::Outcome::kMayLand:
+      break;
+  }
+  return Error(ErrorCode::kApi, unknown + "; " + st.message +
+                                    ", so it may still land: run "
+                                    "airlock-online resume --rpc URL again later");
 }
 
 }  // namespace
@@ -131,10 +198,8 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
                            " was never sent and its ticket has expired, so nothing of it happened; "
                            "read the current state and build the remaining work");
         }
-        return Error(ErrorCode::kApi,
-                     step_name(st, total) + " may have been sent (signature " + st.signature +
-                         ") but no receipt was recorded, and its ticket has expired; check that "
-                         "signature on chain before building anything again");
+        AIRLOCK_TRY(landed, prove_outcome(c, st, total));
+        if (landed) continue;  // confirmed on chain: nothing to send
       }
       const bool again = is(st, ss::kSending);
       // Committed before the call: if the process dies during it, resume knows the step may
@@ -155,12 +220,16 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
         AIRLOCK_CHECK(record(c, st, ss::kSending));
         // The identical signed bytes may go again while the ticket lives: the API answers a
         // relayed transaction with its receipt, and nothing can land twice.
-        if (st.built_at + kTicketSeconds - c.clock() <= kResendSeconds) break;
+        // Never sooner than the service's Retry-After; never past the ticket.
+        std::int64_t wait = kResendSeconds;
+        if (sent.ok() && sent->retry_after)
+          wait = std::max<std::int64_t>(wait, sent->retry_after->count());
+        if (st.built_at + kTicketSeconds - c.clock() <= wait) break;
         c.log << "airlock-online: " << step_name(st, total) << ": "
               << (sent.ok() ? "HTTP " + std::to_string(http) + " " + printable(st.code)
                             : printable(st.message))
               << "; sending the identical bytes again\n";
-        c.sleep(std::chrono::seconds(kResendSeconds));
+        c.sleep(std::chrono::seconds(wait));
         sent = c.client.send(st.transaction, st.ticket, st.submit);
       }
       if (!sent.ok() ||

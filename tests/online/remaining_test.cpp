@@ -58,12 +58,38 @@ TEST(Remaining, APendingFollowUpIsOfferedWithItsBodyUnchanged) {
 }
 
 TEST(Remaining, ARoundWhereNothingLandedIsBuiltAgainAsItWas) {
-  for (const char* status : {ss::kFailed, ss::kExpired, ss::kRejected, ss::kAbandoned}) {
-    SCOPED_TRACE(status);
-    const auto plan = plan_remaining(open_batch(status, ss::kSigned), kLater);
+  // Nothing of it happened for want of time: the same build is the work left.
+  for (const auto& [status, code] :
+       std::vector<std::pair<std::string, std::string>>{{ss::kExpired, ""},
+                                                        {ss::kAbandoned, ""},
+                                                        {ss::kRejected, "InvalidTicket"},
+                                                        {ss::kRejected, "RateLimited"}}) {
+    SCOPED_TRACE(status + " " + code);
+    auto steps = open_batch(status, ss::kSigned);
+    steps[0].code = code;
+    const auto plan = plan_remaining(steps, kLater);
     ASSERT_EQ(plan.kind, Kind::kOffer) << plan.why;
     ASSERT_EQ(plan.builds.size(), 1U);
     EXPECT_EQ(plan.builds[0].action, "dlmm/open");
+    EXPECT_EQ(plan.builds[0].body, kOpenBody);
+  }
+}
+
+TEST(Remaining, TheSameBuildIsNotOfferedAfterALandedFailureOrARefusalOfWhatItIs) {
+  // Spec part 7: a 422 (or a landed failure) means the same request fails the same way; it is
+  // shown as a suggestion to change, never built by --remaining build.
+  for (const auto& [status, code] :
+       std::vector<std::pair<std::string, std::string>>{{ss::kFailed, "SlippageToleranceExceeded"},
+                                                        {ss::kRejected, "SimulationFailed"},
+                                                        {ss::kRejected, "Forbidden"}}) {
+    SCOPED_TRACE(status + " " + code);
+    auto steps = open_batch(status, ss::kExpired);
+    steps[0].code = code;
+    const auto plan = plan_remaining(steps, kLater);
+    EXPECT_EQ(plan.kind, Kind::kManual) << plan.why;
+    EXPECT_NE(plan.why.find(code), std::string::npos) << plan.why;
+    EXPECT_NE(plan.why.find("the same request would fail the same way"), std::string::npos);
+    ASSERT_EQ(plan.builds.size(), 1U) << "the build is still shown, to be changed";
     EXPECT_EQ(plan.builds[0].body, kOpenBody);
   }
 }
@@ -74,7 +100,7 @@ TEST(Remaining, OnlyTheLastRoundCounts) {
       {"vault", "V"}, {"position", "Q"}, {"upperBinId", 5200}, {"fromBinId", 5140}};
   std::vector<JournalStep> steps = {
       step(1, ss::kConfirmed, "dlmm/extend", {{"vault", "V"}}, json::object(), 1),
-      step(1, ss::kFailed, "dlmm/extend", follow, json::object(), 2)};
+      step(1, ss::kExpired, "dlmm/extend", follow, json::object(), 2)};
   const auto plan = plan_remaining(steps, kLater);
   ASSERT_EQ(plan.kind, Kind::kOffer);
   EXPECT_EQ(plan.builds[0].body, follow);
@@ -155,7 +181,7 @@ TEST(Remaining, NothingIsPlannedWhileAnOutcomeIsOpen) {
 }
 
 TEST(Remaining, ASignedStepWhoseTicketLivesBlocksThePlanUntilItDies) {
-  const auto steps = open_batch(ss::kFailed, ss::kSigned);
+  const auto steps = open_batch(ss::kExpired, ss::kSigned);
   const auto early = plan_remaining(steps, kBuiltAt + 30);
   EXPECT_EQ(early.kind, Kind::kManual);
   EXPECT_NE(early.why.find("60 s"), std::string::npos) << early.why;

@@ -21,6 +21,7 @@ void Server::install_routes() {
     Request request;
     request.method = in.method;
     request.path = in.path;
+    request.target = in.target;
     for (const auto& [k, v] : in.params) request.query.emplace(k, v);
     for (const auto& [k, v] : in.headers) {
       std::string name = k;

@@ -67,8 +67,13 @@ class Api {
 
   Response handle() {
     const std::string path = q_.path.substr(kApiPrefix.size());
-    std::size_t url_length = q_.path.size();
-    for (const auto& [k, v] : q_.query) url_length += k.size() + v.size() + 2;
+    // The limit is on the URL as sent (percent-encoding included); a request made in-process,
+    // without a target, is measured from its decoded parts.
+    std::size_t url_length = q_.target.size();
+    if (q_.target.empty()) {
+      url_length = q_.path.size();
+      for (const auto& [k, v] : q_.query) url_length += k.size() + v.size() + 2;
+    }
     if (q_.method == "GET" && url_length > kMaxUrlChars)
       return error_response(400, "Validation", "url: at most 4096 characters");
     if (q_.body.size() > kMaxBodyBytes)
@@ -720,7 +725,45 @@ Response rpc(Engine& e, const Request& q) {
   if (e.faults.rpc_outage) return error_response(503, "RpcUnavailable", "");
   const std::string method = call["method"];
   const json context = {{"slot", e.slot()}};
-  if (method == "getSlot") return reply(e.slot());
+  const json params =
+      call.contains("params") && call["params"].is_array() ? call["params"] : json::array();
+  if (method == "getSlot" || method == "getBlockHeight") return reply(e.slot());
+  if (method == "getHealth") return reply("ok");
+  if (method == "minimumLedgerSlot") return reply(0);  // the twin keeps its whole history
+  if (method == "isBlockhashValid") {
+    if (params.empty() || !params[0].is_string())
+      return fail(-32602, "Invalid params: expected [blockhash, {commitment}]");
+    // Valid while the chain's slot is at most 150 past the blockhash's (as receipts expire).
+    bool valid = false;
+    const std::uint64_t now = e.slot();
+    for (std::uint64_t s = now - std::min<std::uint64_t>(now, kBlockhashSlots); s <= now && !valid;
+         ++s) {
+      valid = to_base58(e.blockhash_for(s)) == params[0].get<std::string>();
+    }
+    return reply({{"context", context}, {"value", valid}});
+  }
+  if (method == "getSignatureStatuses") {
+    if (params.empty() || !params[0].is_array() || params[0].size() > 256)
+      return fail(-32602, "Invalid params: expected [[signature...], {searchTransactionHistory}]");
+    json value = json::array();
+    for (const auto& text : params[0]) {
+      auto signature = text.is_string() ? fixed_from_base58<64>(text.get<std::string>())
+                                        : Result<Signature>(Error(ErrorCode::kUsage, ""));
+      if (!signature.ok()) return fail(-32602, "Invalid param: not a base58 signature");
+      const Receipt* r = e.receipt_for_signature(*signature);
+      if (r == nullptr || !r->landed) {
+        value.push_back(nullptr);
+        continue;
+      }
+      value.push_back({{"slot", e.slot()},
+                       {"confirmations", nullptr},
+                       {"err", r->landing == Landing::kLands
+                                   ? json(nullptr)
+                                   : json{{"InstructionError", {0, {{"Custom", 1}}}}}},
+                       {"confirmationStatus", "finalized"}});
+    }
+    return reply({{"context", context}, {"value", value}});
+  }
   if (method == "getLatestBlockhash") {
     return reply({{"context", context},
                   {"value",

@@ -3,6 +3,7 @@
 // crash; user-info URLs never reach the network.
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -33,6 +34,34 @@ class HostileServer : public ::testing::Test {
           R"({"error":{"code":"Validation","message":"\u001b]0;owned\u0007\u001b[32mok"}})",
           "application/json");
     });
+    server_.Get("/api/external/v1/tokens", [](const httplib::Request&, httplib::Response& res) {
+      // The error envelope with a number for a code and an object for a message.
+      res.status = 400;
+      res.set_content(R"({"error":{"code":7,"message":{"text":"x"}}})", "application/json");
+    });
+    server_.Get("/api/external/v1/perp", [](const httplib::Request&, httplib::Response& res) {
+      res.set_header("X-Padding", std::string(2 << 20, 'a'));  // a 2 MiB header line
+      res.set_content("{}", "application/json");
+    });
+    server_.Get("/api/external/v1/requests",
+                [this](const httplib::Request&, httplib::Response& res) {
+                  // Busy twice, asking for 3 s and then 1 s, then the answer.
+                  if (busy_ < 2) {
+                    res.status = 429;
+                    res.set_header("Retry-After", busy_ == 0 ? "3" : "1");
+                    res.set_content(R"({"error":{"code":"RateLimited","message":"slow down"}})",
+                                    "application/json");
+                    ++busy_;
+                    return;
+                  }
+                  res.set_content(R"({"data":[]})", "application/json");
+                });
+    server_.Get("/api/external/v1/nav", [](const httplib::Request&, httplib::Response& res) {
+      res.status = 429;
+      res.set_header("Retry-After", "3600");
+      res.set_content(R"({"error":{"code":"RateLimited","message":"come back in an hour"}})",
+                      "application/json");
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     ASSERT_GT(port_, 0);
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -53,6 +82,7 @@ class HostileServer : public ::testing::Test {
   httplib::Server server_;
   std::thread thread_;
   int port_ = 0;
+  std::atomic<int> busy_{0};
 };
 
 TEST_F(HostileServer, ADeeplyNestedReplyIsRefusedByRule) {
@@ -79,6 +109,51 @@ TEST_F(HostileServer, AnErrorMessageWithEscapesIsKeptAsDataAndShownEscaped) {
   EXPECT_EQ(r->failure->code, "Validation");
   const std::string shown = render_read("pools", r->body);
   EXPECT_EQ(shown.find('\x1b'), std::string::npos) << shown;
+}
+
+TEST_F(HostileServer, AnErrorEnvelopeOfTheWrongTypesIsNamedNotPrintedBlank) {
+  auto c = client();
+  auto r = c.get("/tokens");
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->failure.has_value());
+  EXPECT_EQ(r->failure->code, "HTTP400");
+  EXPECT_NE(r->failure->message.find("not {code: non-empty string, message: string}"),
+            std::string::npos)
+      << r->failure->message;
+}
+
+TEST_F(HostileServer, AHugeHeaderIsNamedNotOutOfMemory) {
+  auto c = client();
+  auto r = c.get("/perp");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("headers are larger than 64 KiB"), std::string::npos)
+      << r.error().message();
+}
+
+TEST_F(HostileServer, RetryAfterIsWaitedForAndALongOneEndsTheRetries) {
+  std::vector<std::chrono::milliseconds> waits;
+  ClientOptions options;
+  options.pace = false;
+  options.first_delay = std::chrono::milliseconds(100);
+  options.sleep = [&](std::chrono::milliseconds d) { waits.push_back(d); };
+  auto c = ApiClient::create("http://127.0.0.1:" + std::to_string(port_) + "/api/external/v1",
+                             ApiKey::parse(kKey).value(), options)
+               .value();
+  auto r = c.get("/requests");
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_FALSE(r->failure.has_value());
+  ASSERT_EQ(waits.size(), 2U);
+  EXPECT_GE(waits[0], std::chrono::seconds(3)) << "Retry-After: 3 over a 100 ms backoff";
+  EXPECT_GE(waits[1], std::chrono::seconds(1));
+  EXPECT_LT(waits[1], std::chrono::seconds(3)) << "the backoff, not the earlier Retry-After";
+  // An hour is beyond what a signing round can wait: the reply comes back at once.
+  waits.clear();
+  auto hour = c.get("/nav");
+  ASSERT_TRUE(hour.ok());
+  ASSERT_TRUE(hour->failure.has_value());
+  EXPECT_EQ(hour->failure->status, 429);
+  EXPECT_EQ(hour->retry_after, std::chrono::seconds(3600));
+  EXPECT_TRUE(waits.empty());
 }
 
 TEST(HostileUrl, UserInfoNeverReachesTheNetwork) {

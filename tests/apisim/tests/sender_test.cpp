@@ -4,8 +4,10 @@
 #include <sstream>
 
 #include <airlock/online/api.h>
+#include <airlock/online/chain.h>
 #include <airlock/online/journal.h>
 #include <airlock/online/remaining.h>
+#include <airlock/online/round.h>
 #include <airlock/online/sender.h>
 
 #include "conformance_support.h"
@@ -313,6 +315,69 @@ TEST_F(AtMostOnce, ASendThatNeverGetsItsReceiptStaysOpenAndBlocksEveryRebuild) {
   EXPECT_EQ(statuses().front(), ss::kSending);
   EXPECT_EQ(counters()["builds"], 1) << "nothing was built again";
   EXPECT_EQ(landed(steps[0].signature), 1U);
+}
+
+TEST_F(AtMostOnce, TheChainProvesThatASendWithoutReceiptLandedAndTheRunEndsDone) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"relayThenFail", json(std::vector<int>(60, 504))}});
+  auto c = context();
+  ASSERT_FALSE(online::send_round(c, steps).ok());
+  ASSERT_EQ(statuses().front(), ss::kSending);
+  faults({{"relayThenFail", json::array()}});
+  advance(120'000);  // the ticket and the blockhash are both dead
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "done") << outcome->note;
+  EXPECT_EQ(statuses().front(), ss::kConfirmed);
+  EXPECT_NE(journal->steps(run_id).value().front().message.find("on chain"), std::string::npos);
+  EXPECT_EQ(landed(steps[0].signature), 1U);
+  EXPECT_EQ(counters()["builds"], 1);
+}
+
+TEST_F(AtMostOnce, TheChainProvesThatASendWithoutReceiptCanNeverLandAndOnlyThenFreesTheIntent) {
+  auto steps = signed_round("vault/update", update_body());
+  // Relayed, but it never lands (dropped by the leader), and no reply ever reached the client.
+  faults({{"relayThenFail", json(std::vector<int>(60, 504))}, {"nextLandings", {"never"}}});
+  auto c = context();
+  ASSERT_FALSE(online::send_round(c, steps).ok());
+  faults({{"relayThenFail", json::array()}});
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+  // While the blockhash lives (the ticket's end comes later on the twin: 60 s against 90 s, so
+  // the prover is asked only once the ticket is dead; ask it directly here) nothing is proved.
+  auto early = c.prove(
+      steps[0].signature,
+      to_base58(online::prepare_round("vault/update", update_body(),
+                                      post("/transactions/vault/update", update_body()).body,
+                                      std::nullopt, now_s())
+                    ->transactions.front()
+                    .message.recent_blockhash),
+      10);
+  ASSERT_TRUE(early.ok()) << early.error().to_string();
+  EXPECT_EQ(early->outcome, online::ChainProof::Outcome::kMayLand) << early->detail;
+  advance(120'000);
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "failed") << outcome->note;
+  EXPECT_EQ(statuses().front(), ss::kExpired);
+  EXPECT_TRUE(journal->unresolved().value().empty()) << "the intent is free for a new build";
+  const auto plan = online::plan_remaining(journal->steps(run_id).value(), now_s());
+  EXPECT_EQ(plan.kind, online::RemainingWork::Kind::kOffer) << plan.why;
+  EXPECT_EQ(landed(steps[0].signature), 0U);
+}
+
+TEST_F(AtMostOnce, WithoutAnRpcNodeAnExpiredTicketProvesNothing) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"relayThenFail", json(std::vector<int>(60, 504))}, {"nextLandings", {"never"}}});
+  auto c = context();
+  ASSERT_FALSE(online::send_round(c, steps).ok());
+  faults({{"relayThenFail", json::array()}});
+  advance(600'000);
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "open");
+  EXPECT_NE(outcome->note.find("--rpc"), std::string::npos) << outcome->note;
+  EXPECT_EQ(statuses().front(), ss::kSending);
 }
 
 TEST_F(AtMostOnce, A503OnTheResendAfterACrashDoesNotFreeTheIntent) {

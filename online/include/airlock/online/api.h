@@ -50,8 +50,12 @@ struct ApiFailure {
 struct Reply {
   int status = 0;
   json body;
-  std::optional<ApiFailure> failure;  // set for every status outside 200-299
+  std::optional<ApiFailure> failure;                // set for every status outside 200-299
+  std::optional<std::chrono::seconds> retry_after;  // the reply's Retry-After, in seconds
 };
+
+// The longest Retry-After waited for; a longer one ends the retries with the reply.
+inline constexpr std::chrono::seconds kMaxRetryAfter{60};
 
 struct ClientOptions {
   std::chrono::milliseconds timeout{20'000};

@@ -23,7 +23,8 @@ struct RemainingWork {
   enum class Kind {
     kNone,    // every step confirmed and no follow-up: nothing is left
     kOffer,   // `builds` is exactly the work left
-    kManual,  // something is left, but no build can be derived safely: `why` says what
+    kManual,  // something is left, but no build can be derived safely: `why` says what, and
+              // `builds`, when any, must be changed before they are run
   };
   Kind kind = Kind::kNone;
   std::vector<Build> builds;
@@ -33,6 +34,9 @@ struct RemainingWork {
 // `steps` are the run's journal rows (any order); the plan looks at its last round. Steps
 // still open (sending, pending, unknown) make it kManual: resume must settle them first; so
 // does a signed step whose ticket still lives at `now` (unix seconds), as its bytes could land.
+// When the work left is the same build again and a step landed and failed, or was refused for
+// what it is (not for an expired ticket or the rate limit), the build is only a suggestion
+// (kManual): the spec says not to build the same thing again unchanged.
 [[nodiscard]] RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t now);
 
 // The command line that performs one build, for the operator to run.

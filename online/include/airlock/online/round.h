@@ -18,6 +18,9 @@ namespace airlock::online {
 // Margin kept between the request's deadline and the tickets' expiry, for sending.
 inline constexpr std::int64_t kSendMarginSeconds = 5;
 inline constexpr std::int64_t kTicketSeconds = 90;
+// How long a build's blockhash is taken to live when no RPC node measures it: the chain's
+// 150 blocks at 400 ms. Signatures that come back later fail preflight (422) whatever the ticket.
+inline constexpr std::int64_t kBlockhashSeconds = 60;
 
 struct Round {
   std::string action;
@@ -25,9 +28,14 @@ struct Round {
   std::vector<json> steps;  // the build reply's steps, in order
   std::vector<Transaction> transactions;
   envelope::SignRequest request;
+  std::int64_t blockhash_seconds = kBlockhashSeconds;  // its life from the build, as measured
+  bool blockhash_measured = false;                     // by the RPC node, else the estimate
 };
 
-// `built_at` is the online clock when the build reply arrived (unix seconds).
+// `built_at` is the online clock when the build request started (unix seconds): the service's
+// ticket clock starts during the request, never before. The request's deadline is the earlier
+// of the tickets' and the blockhash's end, less the send margin. With `rpc_url`, lookup tables
+// come from the node, and so does the blockhash's remaining life when it is the node's latest.
 [[nodiscard]] Result<Round> prepare_round(const std::string& action, const json& body,
                                           const json& build_reply,
                                           const std::optional<std::string>& rpc_url,

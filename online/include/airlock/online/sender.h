@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <airlock/online/api.h>
+#include <airlock/online/chain.h>
 #include <airlock/online/journal.h>
 #include <airlock/online/round.h>
 
@@ -21,6 +22,9 @@ struct SendContext {
   std::function<std::int64_t()> clock;  // unix seconds
   std::function<void(std::chrono::milliseconds)> sleep;
   std::ostream& log;  // progress lines for the operator
+  // Proves from the chain whether a step that may have been sent can still land (--rpc);
+  // without it, such a step stays `sending` once its ticket has expired.
+  ChainProver prove = {};
 };
 
 // The journal rows for a round's signed transactions, in the API's order, status `signed`.
@@ -37,7 +41,8 @@ enum class RoundEnd {
 // together, each group followed to confirmed before the next (spec 4.15). Steps already
 // confirmed are skipped; pending or unknown ones are polled, never sent again; a step that may
 // have been sent (`sending`) is sent again with the identical bytes while its ticket lives
-// (the API answers with the same receipt), and left unknown otherwise. Fails, with the journal
+// (the API answers with the same receipt); after that only the chain's proof (c.prove) moves it:
+// to confirmed or failed when it landed, to expired when it never can. Fails, with the journal
 // saying why, on any failure, expiry, rejection or a ticket that died before its step was sent.
 [[nodiscard]] Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps);
 

@@ -19,6 +19,7 @@ inline constexpr std::string_view kApiPrefix = "/api/external/v1";
 struct Request {
   std::string method;  // GET, POST
   std::string path;    // without the query string
+  std::string target;  // the request target as sent: path and query, still percent-encoded
   std::map<std::string, std::string> query;
   std::map<std::string, std::string> headers;  // lower-case names
   std::string body;
