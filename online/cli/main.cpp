@@ -18,6 +18,7 @@
 #include <airlock/formats/files.h>
 #include <airlock/formats/html.h>
 #include <airlock/formats/qr_io.h>
+#include <airlock/online/act.h>
 #include <airlock/online/api.h>
 #include <airlock/online/fields.h>
 #include <airlock/online/journal.h>
@@ -342,40 +343,6 @@ online::SendContext send_context(online::ApiClient& client, online::Journal& jou
           std::cerr, rpc ? online::rpc_prover(*rpc) : online::ChainProver{}};
 }
 
-// The vault's strategies as the API sees them now, so the operator sees what the confirmed steps
-// changed before anything more is built.
-void show_current_state(online::ApiClient& client, const online::json& body) {
-  const std::string vault = body.is_object() ? json_fields::text(body, "vault") : "";
-  if (vault.empty()) return;
-  online::ReadArgs args;
-  args.target = vault;
-  auto path = online::read_path("strategies", args);
-  if (!path.ok()) return;
-  auto reply = client.get(*path);
-  if (!reply.ok() || reply->failure) {
-    std::cerr << "airlock-online: could not read the vault's current strategies"
-              << (reply.ok() ? ": " + reply->failure->code : ": " + reply.error().message())
-              << "\n";
-    return;
-  }
-  std::cerr << "airlock-online: the vault's strategies now:\n"
-            << online::render_read("strategies", reply->body);
-}
-
-// What is left of a run that stopped, printed for the operator with the commands that build it.
-Result<online::RemainingWork> plan_after_stop(online::ApiClient& client,
-                                              const online::Journal& journal, std::int64_t run_id,
-                                              const online::json& body) {
-  AIRLOCK_TRY(steps, journal.steps(run_id));
-  const online::RemainingWork plan = online::plan_remaining(steps, now_s());
-  if (plan.kind == online::RemainingWork::Kind::kNone) return plan;
-  show_current_state(client, body);
-  std::cerr << "airlock-online: what is left of run " << run_id << ": " << printable(plan.why)
-            << "\n";
-  for (const auto& b : plan.builds) std::cerr << "  " << printable(online::act_command(b)) << "\n";
-  return plan;
-}
-
 // The usage line, and for an action its body fields as flags.
 std::string act_usage(const std::optional<std::string>& action) {
   std::string usage =
@@ -490,17 +457,6 @@ int run_act(const std::vector<std::string>& args) {
   if (!client.ok()) return report(client.error());
   auto journal = open_journal(vm, "act");
   if (!journal.ok()) return report(journal.error());
-  // Never build while an earlier send's outcome is open: building again could do it twice.
-  auto unresolved = journal->unresolved();
-  if (!unresolved.ok()) return report(unresolved.error());
-  if (!unresolved->empty()) {
-    const auto& st = unresolved->front();
-    return report(Error(ErrorCode::kApi,
-                        "run " + std::to_string(st.run_id) + " step " + std::to_string(st.step) +
-                            " (" + st.action + ") is " + st.status +
-                            "; run airlock-online resume before building anything"));
-  }
-
   // The camera is opened once, before anything is built, so a missing device wastes no build.
   std::unique_ptr<frames::FrameSource> camera;
   if (t.response_camera) {
@@ -512,165 +468,78 @@ int run_act(const std::vector<std::string>& args) {
     camera = std::move(source).value();
   }
 
-  int rounds_left = vm["max-rounds"].as<int>();
-  // One run: the build, its signing rounds, its sends and its follow-ups, to done or a stop.
-  // Sets `failed_run` when the run stopped with nothing left open (its remaining work can be
-  // planned).
-  std::int64_t failed_run = 0;
-  const auto perform = [&](std::string action, online::json body) -> int {
-    auto run_id = journal->begin_run(api_of(vm), action, body, now_s());
-    if (!run_id.ok()) return report(run_id.error());
-    // Ends the run in the journal: failed when nothing is left open, else it waits for resume.
-    const auto stop = [&](const Error& error) {
-      auto open = journal->unresolved();
-      if (open.ok() && std::none_of(open->begin(), open->end(),
-                                    [&](const auto& st) { return st.run_id == *run_id; })) {
-        (void)journal->finish_run(*run_id, "failed", error.message(), now_s());
-        failed_run = *run_id;
-      } else {
-        std::cerr << "airlock-online: run " << *run_id
-                  << " stays open in the journal; run airlock-online resume\n";
-      }
-      return report(error);
-    };
-    for (int round_no = 1; rounds_left > 0; ++round_no) {
-      --rounds_left;  // every round counts, however it ends (a failed one too)
-      // The service starts the tickets' clock while it builds: count from the request's start.
-      const std::int64_t built_at = now_s();
-      auto built = client->build(action, body);
-      if (!built.ok()) return stop(built.error());
-      if (built->failure) return stop(api_error("build " + action, *built));
-      auto round = online::prepare_round(action, body, built->body, rpc, built_at);
-      if (!round.ok()) return stop(round.error());
-      (void)journal->event(
-          *run_id, "build",
-          action + ": " + std::to_string(round->steps.size()) + " step(s), request " +
-              to_hex(ByteView(round->request.request_id.data(), round->request.request_id.size())),
-          built_at);
-      online::add_token_hints(*client, *round);
-      std::cerr << "airlock-online: built " << action << ": " << round->steps.size()
-                << " step(s); the offline half must answer within "
-                << static_cast<std::int64_t>(round->request.deadline) - now_s()
-                << " s (tickets live " << online::kTicketSeconds << " s, the blockhash "
-                << (round->blockhash_measured ? "" : "about ") << round->blockhash_seconds
-                << " s from the build" << (round->blockhash_measured ? ", by the RPC node" : "")
-                << ")\n";
-      if (auto s = write_request(t, round->request); !s.ok()) return stop(s.error());
-
-      // The terminal animation runs beside the wait and stops when it ends.
-      std::atomic<bool> stop_animation{false};
-      std::optional<transfer::Sender> terminal_sender;
-      std::thread animation;
-      if (t.request_terminal) {
-        auto sender = transfer::Sender::create(
-            {dense::ContentType::kSignRequest, envelope::encode_request(round->request)},
-            transfer::Options{});
-        if (!sender.ok()) return stop(sender.error());
-        terminal_sender.emplace(std::move(sender).value());
-        qr_io::TerminalOptions shown;
-        shown.seconds = static_cast<int>(std::max<std::int64_t>(
-            1, static_cast<std::int64_t>(round->request.deadline) - now_s()));
-        shown.deadline_unix = round->request.deadline;
-        shown.stop = &stop_animation;
-        animation = std::thread(
-            [&terminal_sender, shown] { (void)qr_io::animate_terminal(*terminal_sender, shown); });
-      }
-      std::optional<envelope::SignResponse> response;
-      if (camera) {
-        response = response_from_camera(*camera, round->request);
-      } else {
-        // On a terminal, the time left counts down on one line the whole time (the animation
-        // shows it itself).
-        const bool terminal = ::isatty(2) == 1 && !t.request_terminal;
-        std::int64_t shown = -1;
-        std::string seen;
-        while (!(response = try_response(t, round->request.request_id, seen))) {
-          const std::int64_t left = static_cast<std::int64_t>(round->request.deadline) - now_s();
-          if (left < 0) break;
-          if (terminal && left != shown) {
-            std::cerr << "\rairlock-online: waiting for the offline half's signatures: " << left
-                      << " s left   " << std::flush;
-            shown = left;
-          }
-          std::this_thread::sleep_for(std::chrono::milliseconds(250));
-        }
-        if (terminal && shown >= 0) std::cerr << "\n";
-      }
-      stop_animation = true;
-      if (animation.joinable()) animation.join();
-      if (!response) {
-        std::cerr << "airlock-online: no response before the deadline; building again\n";
-        (void)journal->event(*run_id, "late", "no response before the deadline", now_s());
-        continue;
-      }
-      auto answer = online::apply_response(*round, *response, now_s());
-      if (!answer.ok() && answer.error().code() == ErrorCode::kResponseLate) {
-        std::cerr << "airlock-online: " << printable(answer.error().message()) << "\n";
-        (void)journal->event(*run_id, "late", answer.error().message(), now_s());
-        continue;
-      }
-      if (!answer.ok()) return stop(answer.error());
-      if (answer->refusal) {
-        return stop(Error(ErrorCode::kApi, "the offline half refused: " + answer->refusal->code +
-                                               ": " + answer->refusal->reason));
-      }
-      auto steps = online::steps_of_round(*run_id, round_no, *round, answer->signed_transactions,
-                                          built_at, now_s());
-      if (auto s = journal->add_signed_steps(steps); !s.ok()) return stop(s.error());
-      auto context = send_context(*client, *journal, rpc);
-      auto sent = online::send_round(context, steps);
-      if (!sent.ok()) return stop(sent.error());
-      if (*sent == online::RoundEnd::kRebuild) continue;
-      const online::json& last = round->steps.back();
-      if (!last.contains("next")) {
-        std::cerr << "airlock-online: " << action << " done\n";
-        if (auto s = journal->finish_run(*run_id, "done", "every step confirmed", now_s()); !s.ok())
-          return report(s.error());
-        return cli::kExitOk;
-      }
-      action = last["next"]["path"].get<std::string>();
-      body = last["next"]["body"];
-      std::cerr << "airlock-online: follow-up " << action << "\n";
+  // The offline half's channel: the request written or shown, the response awaited until the
+  // deadline.
+  const online::Courier courier =
+      [&](const envelope::SignRequest& q) -> Result<std::optional<envelope::SignResponse>> {
+    AIRLOCK_CHECK(write_request(t, q));
+    // The terminal animation runs beside the wait and stops when it ends.
+    std::atomic<bool> stop_animation{false};
+    std::optional<transfer::Sender> terminal_sender;
+    std::thread animation;
+    if (t.request_terminal) {
+      AIRLOCK_TRY(sender, transfer::Sender::create(
+                              {dense::ContentType::kSignRequest, envelope::encode_request(q)},
+                              transfer::Options{}));
+      terminal_sender.emplace(std::move(sender));
+      qr_io::TerminalOptions shown;
+      shown.seconds = static_cast<int>(
+          std::max<std::int64_t>(1, static_cast<std::int64_t>(q.deadline) - now_s()));
+      shown.deadline_unix = q.deadline;
+      shown.stop = &stop_animation;
+      animation = std::thread(
+          [&terminal_sender, shown] { (void)qr_io::animate_terminal(*terminal_sender, shown); });
     }
-    return stop(Error(ErrorCode::kApi, "stopped after --max-rounds signing rounds"));
+    std::optional<envelope::SignResponse> response;
+    if (camera) {
+      response = response_from_camera(*camera, q);
+    } else {
+      // On a terminal, the time left counts down on one line the whole time (the animation
+      // shows it itself).
+      const bool terminal = ::isatty(2) == 1 && !t.request_terminal;
+      std::int64_t shown = -1;
+      std::string seen;
+      while (!(response = try_response(t, q.request_id, seen))) {
+        const std::int64_t left = static_cast<std::int64_t>(q.deadline) - now_s();
+        if (left < 0) break;
+        if (terminal && left != shown) {
+          std::cerr << "\rairlock-online: waiting for the offline half's signatures: " << left
+                    << " s left   " << std::flush;
+          shown = left;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      }
+      if (terminal && shown >= 0) std::cerr << "\n";
+    }
+    stop_animation = true;
+    if (animation.joinable()) animation.join();
+    return response;
   };
 
-  // After a stop: read the vault's current state, plan what is left from the journal, and
-  // offer to build only that (spec 4.15 rule 4).
-  std::deque<online::Build> queue{{first_action, first_body}};
-  int exit = cli::kExitOk;
-  while (!queue.empty()) {
-    const online::Build next = queue.front();
-    queue.pop_front();
-    failed_run = 0;
-    exit = perform(next.action, next.body);
-    if (exit == cli::kExitOk) continue;
-    if (failed_run == 0) return exit;  // still open in the journal: resume, not replan
-    auto plan = plan_after_stop(*client, *journal, failed_run, next.body);
-    if (!plan.ok()) {
-      (void)report(plan.error());
-      return exit;
-    }
-    if (plan->kind != online::RemainingWork::Kind::kOffer) return exit;
-    bool build = remaining_mode == "build";
-    if (remaining_mode == "ask") {
-      if (::isatty(0) == 1 && ::isatty(2) == 1) {
-        std::cerr << "Build only the remaining work now? [y/N] " << std::flush;
-        std::string line;
-        build = static_cast<bool>(std::getline(std::cin, line)) && (line == "y" || line == "Y");
-      } else {
-        std::cerr << "airlock-online: not a terminal, so not asking; --remaining build builds it "
-                     "without asking\n";
-      }
-    }
-    if (!build) return exit;
-    if (rounds_left <= 0) {
-      std::cerr << "airlock-online: no signing rounds left (--max-rounds)\n";
-      return exit;
-    }
-    queue.insert(queue.begin(), plan->builds.begin(), plan->builds.end());
+  online::ActContext context{*client,
+                             *journal,
+                             courier,
+                             now_s,
+                             [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); },
+                             std::cerr,
+                             rpc ? online::rpc_prover(*rpc) : online::ChainProver{}};
+  if (::isatty(0) == 1 && ::isatty(2) == 1) {
+    context.ask_remaining = [] {
+      std::cerr << "Build only the remaining work now? [y/N] " << std::flush;
+      std::string line;
+      return static_cast<bool>(std::getline(std::cin, line)) && (line == "y" || line == "Y");
+    };
   }
-  return exit;
+  online::ActOptions act_options;
+  act_options.api = api_of(vm);
+  act_options.rpc = rpc;
+  act_options.max_rounds = vm["max-rounds"].as<int>();
+  act_options.remaining = remaining_mode == "build"  ? online::RemainingMode::kBuild
+                          : remaining_mode == "show" ? online::RemainingMode::kShow
+                                                     : online::RemainingMode::kAsk;
+  if (auto s = online::act(context, act_options, first_action, first_body); !s.ok())
+    return report(s.error());
+  return cli::kExitOk;
 }
 
 int run_resume(const std::vector<std::string>& args) {
@@ -721,7 +590,9 @@ int run_resume(const std::vector<std::string>& args) {
     left_open = left_open || outcome->state == "open";
     // resume never builds (it has no way to the offline half); it says what is left and how.
     if (outcome->state == "failed" || outcome->state == "stopped") {
-      if (auto plan = plan_after_stop(*client, *journal, run.id, run.body); !plan.ok())
+      if (auto plan =
+              online::plan_after_stop(*client, *journal, run.id, run.body, now_s(), std::cerr);
+          !plan.ok())
         return report(plan.error());
     }
   }

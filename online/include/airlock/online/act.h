@@ -1,0 +1,68 @@
+// The act loop: build an action, hand the sign request to the offline half, verify its answer,
+// send the signed steps and follow them, build each `next` follow-up, and after a stop plan only
+// the work left (spec 4.15). The transports (the offline half's channel, the API, the chain),
+// the clocks and the operator's answer are injected, so every failure is a unit test; the CLI
+// (`airlock-online act`) supplies the real ones.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <airlock/formats/envelope.h>
+#include <airlock/online/api.h>
+#include <airlock/online/chain.h>
+#include <airlock/online/journal.h>
+#include <airlock/online/remaining.h>
+
+namespace airlock::online {
+
+// The way to the offline half and back: shows or writes `request`, then waits for the response
+// that answers it. nullopt when the request's deadline passed first (the round is built
+// again); an error when the request could not be handed over at all.
+using Courier =
+    std::function<Result<std::optional<envelope::SignResponse>>(const envelope::SignRequest&)>;
+
+enum class RemainingMode {
+  kAsk,    // offer to build the work left (ask_remaining decides; without it, only show it)
+  kBuild,  // build it without asking
+  kShow,   // print the commands that would
+};
+
+struct ActOptions {
+  std::string api;                 // recorded with each run (no trailing slash)
+  std::optional<std::string> rpc;  // lookup tables, the blockhash's life (round.h)
+  int max_rounds = 8;              // signing rounds of the whole invocation, however each ends
+  RemainingMode remaining = RemainingMode::kAsk;
+};
+
+struct ActContext {
+  ApiClient& client;
+  Journal& journal;
+  Courier courier;
+  std::function<std::int64_t()> clock;  // unix seconds
+  std::function<void(std::chrono::milliseconds)> sleep;
+  std::ostream& log;       // progress lines for the operator
+  ChainProver prove = {};  // settles a send without receipt once its ticket died (sender.h)
+  // Asked, in kAsk mode, whether to build the remaining work; absent: not a terminal, so not
+  // asked (and not built).
+  std::function<bool()> ask_remaining = {};
+};
+
+// Performs `action` with `body` and whatever work is left after a stop, within
+// options.max_rounds signing rounds. Refuses to build anything while an earlier send's outcome
+// is open in the journal. The error is the last stop's (its run closed `failed`, or left open
+// for resume when a step may have landed).
+[[nodiscard]] Status act(ActContext& c, const ActOptions& options, const std::string& action,
+                         const json& body);
+
+// What is left of a run that stopped, planned from the journal and printed to `log` with the
+// vault's strategies as the API reads them now and the `act` command for each build.
+[[nodiscard]] Result<RemainingWork> plan_after_stop(ApiClient& client, const Journal& journal,
+                                                    std::int64_t run_id, const json& body,
+                                                    std::int64_t now, std::ostream& log);
+
+}  // namespace airlock::online

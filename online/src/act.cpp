@@ -1,0 +1,214 @@
+#include <algorithm>
+#include <deque>
+
+#include <airlock/common/bytes.h>
+#include <airlock/common/display.h>
+#include <airlock/common/json_fields.h>
+#include <airlock/online/act.h>
+#include <airlock/online/reads.h>
+#include <airlock/online/round.h>
+#include <airlock/online/sender.h>
+
+namespace airlock::online {
+namespace {
+
+Error api_error(const std::string& what, const Reply& reply) {
+  return Error(ErrorCode::kApi, what + ": HTTP " + std::to_string(reply.failure->status) + " " +
+                                    reply.failure->code + ": " + reply.failure->message);
+}
+
+// The vault's strategies as the API sees them now, so the operator sees what the confirmed steps
+// changed before anything more is built.
+void show_current_state(ApiClient& client, const json& body, std::ostream& log) {
+  const std::string vault = body.is_object() ? json_fields::text(body, "vault") : "";
+  if (vault.empty()) return;
+  ReadArgs args;
+  args.target = vault;
+  auto path = read_path("strategies", args);
+  if (!path.ok()) return;
+  auto reply = client.get(*path);
+  if (!reply.ok() || reply->failure) {
+    log << "airlock-online: could not read the vault's current strategies: "
+        << printable(reply.ok() ? reply->failure->code : reply.error().message()) << "\n";
+    return;
+  }
+  log << "airlock-online: the vault's strategies now:\n" << render_read("strategies", reply->body);
+}
+
+// One run of the invocation: its build, signing rounds, sends and follow-ups, to done or a stop.
+class Run {
+ public:
+  Run(ActContext& c, const ActOptions& options, int& rounds_left)
+      : c_(c), options_(options), rounds_left_(rounds_left) {}
+
+  // Sets failed_run() when the run stopped with nothing left open (its remaining work can be
+  // planned).
+  Status perform(std::string action, json body) {
+    AIRLOCK_TRY(run_id, c_.journal.begin_run(options_.api, action, body, c_.clock()));
+    run_id_ = run_id;
+    for (int round_no = 1; rounds_left_ > 0; ++round_no) {
+      --rounds_left_;  // every round counts, however it ends (a failed one too)
+      AIRLOCK_TRY(next, round(round_no, action, body));
+      if (!next.ok()) return stop(next.error());
+      switch (*next) {
+        case Next::kAgain:
+          continue;
+        case Next::kDone:
+          c_.log << "airlock-online: " << action << " done\n";
+          return c_.journal.finish_run(run_id_, "done", "every step confirmed", c_.clock());
+        case Next::kFollowUp:
+          action = follow_up_->first;
+          body = follow_up_->second;
+          c_.log << "airlock-online: follow-up " << printable(action) << "\n";
+          continue;
+      }
+    }
+    return stop(Error(ErrorCode::kApi, "stopped after --max-rounds signing rounds"));
+  }
+
+  [[nodiscard]] std::int64_t failed_run() const { return failed_run_; }
+
+ private:
+  enum class Next { kAgain, kDone, kFollowUp };
+
+  // One signing round. The outer Result fails only on the journal; the inner one is the round's
+  // own failure, which stops the run.
+  Result<Result<Next>> round(int round_no, const std::string& action, const json& body) {
+    // The service starts the tickets' clock while it builds: count from the request's start.
+    const std::int64_t built_at = c_.clock();
+    auto built = c_.client.build(action, body);
+    if (!built.ok()) return Result<Next>(built.error());
+    if (built->failure) return Result<Next>(api_error("build " + action, *built));
+    auto prepared = prepare_round(action, body, built->body, options_.rpc, built_at);
+    if (!prepared.ok()) return Result<Next>(prepared.error());
+    Round& r = *prepared;
+    AIRLOCK_CHECK(c_.journal.event(
+        run_id_, "build",
+        action + ": " + std::to_string(r.steps.size()) + " step(s), request " +
+            to_hex(ByteView(r.request.request_id.data(), r.request.request_id.size())),
+        c_.clock()));
+    add_token_hints(c_.client, r);
+    c_.log << "airlock-online: built " << action << ": " << r.steps.size()
+           << " step(s); the offline half must answer within "
+           << static_cast<std::int64_t>(r.request.deadline) - c_.clock() << " s (tickets live "
+           << kTicketSeconds << " s, the blockhash " << (r.blockhash_measured ? "" : "about ")
+           << r.blockhash_seconds << " s from the build"
+           << (r.blockhash_measured ? ", by the RPC node" : "") << ")\n";
+    auto response = c_.courier(r.request);
+    if (!response.ok()) return Result<Next>(response.error());
+    if (!*response) {
+      c_.log << "airlock-online: no response before the deadline; building again\n";
+      AIRLOCK_CHECK(
+          c_.journal.event(run_id_, "late", "no response before the deadline", c_.clock()));
+      return Result<Next>(Next::kAgain);
+    }
+    auto answer = apply_response(r, **response, c_.clock());
+    if (!answer.ok() && answer.error().code() == ErrorCode::kResponseLate) {
+      c_.log << "airlock-online: " << printable(answer.error().message()) << "\n";
+      AIRLOCK_CHECK(c_.journal.event(run_id_, "late", answer.error().message(), c_.clock()));
+      return Result<Next>(Next::kAgain);
+    }
+    if (!answer.ok()) return Result<Next>(answer.error());
+    if (answer->refusal) {
+      return Result<Next>(Error(
+          ErrorCode::kApi,
+          "the offline half refused: " + answer->refusal->code + ": " + answer->refusal->reason));
+    }
+    auto steps =
+        steps_of_round(run_id_, round_no, r, answer->signed_transactions, built_at, c_.clock());
+    AIRLOCK_CHECK(c_.journal.add_signed_steps(steps));
+    SendContext send{c_.client, c_.journal, c_.clock, c_.sleep, c_.log, c_.prove};
+    auto sent = send_round(send, steps);
+    if (!sent.ok()) return Result<Next>(sent.error());
+    if (*sent == RoundEnd::kRebuild) return Result<Next>(Next::kAgain);
+    const json& last = r.steps.back();
+    if (!last.contains("next")) return Result<Next>(Next::kDone);
+    follow_up_.emplace(json_fields::text(last["next"], "path"),
+                       last["next"].value("body", json::object()));
+    return Result<Next>(Next::kFollowUp);
+  }
+
+  // Ends the run in the journal: failed when nothing is left open, else it waits for resume.
+  Status stop(const Error& error) {
+    AIRLOCK_TRY(open, c_.journal.unresolved());
+    if (std::none_of(open.begin(), open.end(),
+                     [&](const JournalStep& st) { return st.run_id == run_id_; })) {
+      AIRLOCK_CHECK(c_.journal.finish_run(run_id_, "failed", error.message(), c_.clock()));
+      failed_run_ = run_id_;
+    } else {
+      c_.log << "airlock-online: run " << run_id_
+             << " stays open in the journal; run airlock-online resume\n";
+    }
+    return error;
+  }
+
+  ActContext& c_;
+  const ActOptions& options_;
+  int& rounds_left_;
+  std::int64_t run_id_ = 0;
+  std::int64_t failed_run_ = 0;
+  std::optional<std::pair<std::string, json>> follow_up_;
+};
+
+}  // namespace
+
+Result<RemainingWork> plan_after_stop(ApiClient& client, const Journal& journal,
+                                      std::int64_t run_id, const json& body, std::int64_t now,
+                                      std::ostream& log) {
+  AIRLOCK_TRY(steps, journal.steps(run_id));
+  const RemainingWork plan = plan_remaining(steps, now);
+  if (plan.kind == RemainingWork::Kind::kNone) return plan;
+  show_current_state(client, body, log);
+  log << "airlock-online: what is left of run " << run_id << ": " << printable(plan.why) << "\n";
+  for (const auto& b : plan.builds) log << "  " << printable(act_command(b)) << "\n";
+  return plan;
+}
+
+Status act(ActContext& c, const ActOptions& options, const std::string& action, const json& body) {
+  // Never build while an earlier send's outcome is open: building again could do it twice.
+  AIRLOCK_TRY(unresolved, c.journal.unresolved());
+  if (!unresolved.empty()) {
+    const auto& st = unresolved.front();
+    return Error(ErrorCode::kApi, "run " + std::to_string(st.run_id) + " step " +
+                                      std::to_string(st.step) + " (" + st.action + ") is " +
+                                      st.status +
+                                      "; run airlock-online resume before building anything");
+  }
+  int rounds_left = options.max_rounds;
+  std::deque<Build> queue{{action, body}};
+  Status last;
+  while (!queue.empty()) {
+    const Build next = queue.front();
+    queue.pop_front();
+    Run run(c, options, rounds_left);
+    last = run.perform(next.action, next.body);
+    if (last.ok()) continue;
+    if (run.failed_run() == 0) return last;  // still open in the journal: resume, not replan
+    auto plan = plan_after_stop(c.client, c.journal, run.failed_run(), next.body, c.clock(), c.log);
+    if (!plan.ok()) {
+      c.log << "airlock-online: " << printable(plan.error().to_string()) << "\n";
+      return last;
+    }
+    if (plan->kind != RemainingWork::Kind::kOffer) return last;
+    bool build = options.remaining == RemainingMode::kBuild;
+    if (options.remaining == RemainingMode::kAsk) {
+      if (c.ask_remaining) {
+        build = c.ask_remaining();
+      } else {
+        c.log << "airlock-online: not a terminal, so not asking; --remaining build builds it "
+                 "without asking\n";
+      }
+    }
+    if (!build) return last;
+    if (rounds_left <= 0) {
+      c.log << "airlock-online: no signing rounds left (--max-rounds)\n";
+      return last;
+    }
+    // This stop is not the invocation's last word: it is said here, as it will not be returned.
+    c.log << "airlock-online: " << printable(last.error().to_string()) << "\n";
+    queue.insert(queue.begin(), plan->builds.begin(), plan->builds.end());
+  }
+  return last;
+}
+
+}  // namespace airlock::online

@@ -1,0 +1,181 @@
+// The act loop (online/act.h) against the twin, with the offline half replaced by a courier that
+// signs in process: every way a round can end, asserted from the twin's counters (builds, sends,
+// landings) and the journal. The twin's clock is frozen; the loop's sleeps advance it.
+#include <sstream>
+
+#include <airlock/online/act.h>
+#include <airlock/online/api.h>
+#include <airlock/online/journal.h>
+
+#include "conformance_support.h"
+#include "support/helpers.h"
+
+namespace airlock::apisim::test {
+namespace {
+
+namespace ss = online::step_status;
+
+class ActTest : public Twin {
+ protected:
+  void SetUp() override {
+    Twin::SetUp();
+    online::ClientOptions options;
+    options.sleep = [this](std::chrono::milliseconds d) {
+      advance(d.count());
+      pacing_now += d;
+    };
+    options.now = [this] { return pacing_now; };
+    client.emplace(online::ApiClient::create("http://127.0.0.1:" + std::to_string(server_->port()) +
+                                                 std::string(kApiPrefix),
+                                             online::ApiKey::parse(kDemoKey).value(), options)
+                       .value());
+    journal.emplace(online::Journal::open(dir.file("journal.sqlite")).value());
+  }
+
+  // The offline half: answers after `answer_ms` of the twin's clock, signing every step with the
+  // manager key, or refusing, or (answer_ms < 0) never answering.
+  online::Courier courier() {
+    return [this](const envelope::SignRequest& q) -> Result<std::optional<envelope::SignResponse>> {
+      ++requests;
+      if (answer_ms < 0) {
+        advance((static_cast<std::int64_t>(q.deadline) - now_s() + 1) * 1000);
+        return std::optional<envelope::SignResponse>();
+      }
+      advance(answer_ms);
+      envelope::SignResponse response;
+      response.request_id = q.request_id;
+      response.signer = manager_->public_key();
+      if (refuse) {
+        response.result = envelope::Refusal{"policy.test", "refused by the test"};
+        return std::optional(response);
+      }
+      std::vector<Signature> signatures;
+      for (const auto& step : q.steps)
+        signatures.push_back(
+            manager_->sign(serialize_message(parse_transaction(step.transaction)->message)));
+      response.result = signatures;
+      return std::optional(response);
+    };
+  }
+
+  Status act(const std::string& action, const json& body, int max_rounds = 8,
+             online::RemainingMode remaining = online::RemainingMode::kBuild) {
+    online::ActContext c{*client,
+                         *journal,
+                         courier(),
+                         [this] { return now_s(); },
+                         [this](std::chrono::milliseconds d) { advance(d.count()); },
+                         log};
+    online::ActOptions options;
+    options.api = "twin";
+    options.max_rounds = max_rounds;
+    options.remaining = remaining;
+    return online::act(c, options, action, body);
+  }
+
+  void faults(const json& f) { control("/_sim/faults", f); }
+  std::uint64_t builds() { return counters()["builds"].get<std::uint64_t>(); }
+  std::uint64_t landed() { return counters()["landed"].get<std::uint64_t>(); }
+
+  json update_body() { return {{"vault", kVault}, {"depositCap", "20000000000000"}}; }
+  json open_body() {
+    return {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4930},
+            {"upperBinId", 5070}, {"amountX", "200000000"},   {"amountY", "30000000"},
+            {"shape", "spot"},    {"maxActiveBinSlippage", 5}};
+  }
+
+  airlock::test::ScratchDir dir{"airlock-act"};
+  std::optional<online::ApiClient> client;
+  std::optional<online::Journal> journal;
+  std::ostringstream log;
+  online::RateLimiter::Clock::time_point pacing_now{};
+  std::int64_t answer_ms = 3000;
+  bool refuse = false;
+  int requests = 0;
+};
+
+TEST_F(ActTest, AnActionIsBuiltSignedSentAndConfirmedOnce) {
+  auto s = act("vault/update", update_body());
+  ASSERT_TRUE(s.ok()) << s.error().to_string() << "\n" << log.str();
+  EXPECT_EQ(builds(), 1U);
+  EXPECT_EQ(landed(), 1U);
+  const auto runs = journal->runs(false).value();
+  ASSERT_EQ(runs.size(), 1U);
+  EXPECT_EQ(runs[0].state, "done");
+}
+
+TEST_F(ActTest, ABatchLandsEveryStepOnce) {
+  auto s = act("dlmm/open", open_body());
+  ASSERT_TRUE(s.ok()) << s.error().to_string() << "\n" << log.str();
+  EXPECT_EQ(builds(), 1U);
+  EXPECT_EQ(landed(), 2U) << "a 141-bin open is two positions";
+}
+
+TEST_F(ActTest, ALateAnswerIsNeverSentAndTheActionIsBuiltAgain) {
+  answer_ms = 70'000;  // past the 55 s the blockhash leaves
+  auto s = act("vault/update", update_body(), 2);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("--max-rounds"), std::string::npos) << s.error().message();
+  EXPECT_EQ(builds(), 2U);
+  EXPECT_EQ(counters()["sends"], 0) << "late signatures are never sent";
+  EXPECT_EQ(landed(), 0U);
+}
+
+TEST_F(ActTest, NoAnswerAtAllIsBoundedByMaxRounds) {
+  answer_ms = -1;
+  auto s = act("vault/update", update_body(), 3);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(builds(), 3U);
+  EXPECT_EQ(requests, 3);
+}
+
+TEST_F(ActTest, ARefusalStopsTheRunWithNothingSent) {
+  refuse = true;
+  auto s = act("vault/update", update_body());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("policy.test"), std::string::npos);
+  EXPECT_EQ(counters()["sends"], 0);
+  EXPECT_EQ(journal->runs(false).value().front().state, "failed");
+}
+
+TEST_F(ActTest, ASendWithoutReceiptLeavesTheRunOpenAndTheNextActBuildsNothing) {
+  faults({{"relayThenFail", json(std::vector<int>(60, 504))}});
+  auto s = act("vault/update", update_body());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("may have relayed"), std::string::npos) << s.error().message();
+  EXPECT_NE(log.str().find("stays open"), std::string::npos) << log.str();
+  faults({{"relayThenFail", json::array()}});
+  advance(10'000);
+  EXPECT_EQ(landed(), 1U) << "the twin landed it although no receipt came back";
+  auto again = act("vault/update", update_body());
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().message().find("run airlock-online resume"), std::string::npos);
+  EXPECT_EQ(builds(), 1U) << "nothing was built while a signature could land";
+  EXPECT_EQ(landed(), 1U);
+}
+
+TEST_F(ActTest, RemainingWorkIsBuiltOnlyForTheRangeThatDidNotLandAndCountsAsARound) {
+  faults({{"nextLandings", {"lands", "fails"}}});
+  auto s = act("dlmm/open", open_body(), 2);
+  ASSERT_TRUE(s.ok()) << s.error().to_string() << "\n" << log.str();
+  EXPECT_EQ(builds(), 2U);
+  EXPECT_NE(log.str().find("cursorBinId"), std::string::npos) << log.str();
+  // The same with one round allowed: the remaining work is planned but not built.
+  faults({{"nextLandings", {"lands", "fails"}}});
+  auto bounded = act("dlmm/open", open_body(), 1);
+  ASSERT_FALSE(bounded.ok());
+  EXPECT_EQ(builds(), 3U);
+  EXPECT_NE(log.str().find("no signing rounds left"), std::string::npos) << log.str();
+}
+
+TEST_F(ActTest, TheSameBuildIsNotRepeatedAfterALandedFailure) {
+  faults({{"nextLandings", {"fails"}}});
+  auto s = act("vault/update", update_body(), 8);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(builds(), 1U) << "--remaining build does not build the identical body again";
+  EXPECT_NE(log.str().find("the same request would fail the same way"), std::string::npos)
+      << log.str();
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test
