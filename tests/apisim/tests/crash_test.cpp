@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <set>
@@ -122,13 +123,21 @@ TEST_F(CrashTest, KilledAtRandomAndResumedNothingIsLostOrDoneTwice) {
   std::atomic<bool> stop{false};
   std::thread offline([&] { sign_loop(stop); });
   std::mt19937 rng(20261121);
-  constexpr int kRuns = 20;
+  constexpr int kRuns = 24;
   int killed = 0;
   int completed = 0;
+  int resumes_refused = 0;
   for (int i = 0; i < kRuns; ++i) {
     SCOPED_TRACE("run " + std::to_string(i));
     const bool outage = i % 3 == 2;
     outage_after_build = outage;
+    // Faults around the send (issue 13): a gateway's 504 after the relay, then 503s or a 403
+    // refusing the resends of bytes that were relayed.
+    json relay = json::array();
+    if (i % 4 == 1) relay = {504};
+    if (i % 4 == 3) relay = {504, 503, 503};
+    if (i % 8 == 7) relay = {504, 403};
+    control("/_sim/faults", {{"relayThenFail", relay}});
     std::filesystem::remove(dir.file("req.alreq"));
     std::filesystem::remove(dir.file("res.alres"));
     const json body = {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4960},
@@ -145,12 +154,27 @@ TEST_F(CrashTest, KilledAtRandomAndResumedNothingIsLostOrDoneTwice) {
     // left to finish, so at least one unknown send is followed to its end however fast or
     // slow this machine is.
     const int delay = std::uniform_int_distribution<int>(0, 600)(rng);
-    if (i != 2) {
+    // Every fifth run an operator starts resume while act is still going: one of the two is
+    // refused by the journal's lock, naming the other.
+    std::optional<airlock::test::CommandResult> concurrent;
+    std::thread racing;
+    if (i % 5 == 1) {
+      racing = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay / 2));
+        concurrent = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) + " resume --api " +
+                                                api() + " --api-key-file " + dir.file("api.key") +
+                                                " --journal " + journal_path);
+      });
+    }
+    // Run 5 (a gateway's 504 after the relay) is also left to finish, so the fault is met.
+    if (i != 2 && i != 5) {
       std::this_thread::sleep_for(std::chrono::milliseconds(delay));
       ::kill(pid, SIGKILL);
     }
     int status = 0;
     ::waitpid(pid, &status, 0);
+    if (racing.joinable()) racing.join();
+    if (concurrent && concurrent->output.find("in use by") != std::string::npos) ++resumes_refused;
     if (WIFSIGNALED(status)) {
       ++killed;
     } else {
@@ -160,9 +184,18 @@ TEST_F(CrashTest, KilledAtRandomAndResumedNothingIsLostOrDoneTwice) {
     outage_after_build = false;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the signer saw the flag
     control("/_sim/faults", {{"rpcOutage", false}});
-    const auto resumed = airlock::test::run_command(
-        std::string(AIRLOCK_ONLINE_BIN) + " resume --api " + api() + " --api-key-file " +
-        dir.file("api.key") + " --journal " + journal_path);
+    const std::string resume = std::string(AIRLOCK_ONLINE_BIN) + " resume --api " + api() +
+                               " --api-key-file " + dir.file("api.key") + " --rpc " +
+                               "http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc" +
+                               " --journal " + journal_path;
+    auto resumed = airlock::test::run_command(resume);
+    if (!relay.empty() && resumed.exit_code != 0) {
+      // A resend refused while the relayed bytes may land leaves the run open; once the
+      // gateway is well again, a second resume settles it from the identical bytes' receipt.
+      control("/_sim/faults", {{"relayThenFail", json::array()}});
+      resumed = airlock::test::run_command(resume);
+    }
+    control("/_sim/faults", {{"relayThenFail", json::array()}});
     EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
   }
   stop = true;
@@ -197,13 +230,24 @@ TEST_F(CrashTest, KilledAtRandomAndResumedNothingIsLostOrDoneTwice) {
   EXPECT_EQ(landed, confirmed) << "every landed transaction, and only those, is confirmed in the "
                                   "journal";
   EXPECT_GT(unknown_runs, 0) << "no send came back unknown";
+  // The faults around the send were met, not only set: act or resume saw the gateway's 504.
+  std::ifstream online_log(dir.file("online.log"));
+  const std::string act_output((std::istreambuf_iterator<char>(online_log)),
+                               std::istreambuf_iterator<char>());
+  std::size_t gateway_timeouts = 0;
+  for (std::size_t at = act_output.find("HTTP 504"); at != std::string::npos;
+       at = act_output.find("HTTP 504", at + 1))
+    ++gateway_timeouts;
+  EXPECT_GT(gateway_timeouts, 0U) << "no send met the relayed-then-504 fault";
   RecordProperty("killed", killed);
   RecordProperty("completed", completed);
   RecordProperty("landed", static_cast<int>(landed.size()));
   std::cout << "crash test: " << kRuns << " runs, " << killed << " killed, " << completed
             << " finished on their own, " << landed.size() << " transactions landed, "
             << unknown_runs << " run(s) with an unknown send, " << signed_rounds.load()
-            << " signing rounds\n";
+            << " signing rounds, " << resumes_refused
+            << " concurrent resume(s) refused by the lock, " << gateway_timeouts
+            << " gateway timeout(s) after a relay met by act\n";
 }
 
 // The request animated in the terminal (--request-terminal) stops as soon as the answer
