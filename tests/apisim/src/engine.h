@@ -108,6 +108,9 @@ struct Faults {
   // instead of the receipt: a gateway timing out after the relay (504, a non-JSON body), or a
   // 503 the service sends after the RPC took the transaction.
   std::deque<int> relay_then_fail;
+  // Perp onboarding submits: the venue took the transaction but its answer failed in flight
+  // (spec 3.1): the submit answers `unknown` with a receipt; it lands as unknown_lands says.
+  bool venue_mid_submit = false;
 };
 
 struct Counters {

@@ -532,7 +532,7 @@ class Api {
       r.fail_message = "Transaction landed and failed: " + e_.faults.fail_code;
     }
     std::string status = "pending";
-    if (e_.faults.rpc_outage) {
+    if (e_.faults.rpc_outage || (submit && e_.faults.venue_mid_submit)) {
       status = "unknown";
       if (!e_.faults.unknown_lands) r.landing = Landing::kNever;
     }
@@ -637,6 +637,9 @@ Response sim_control(Engine& e, const Request& q) {
     if (body.contains("failCode")) f.fail_code = body["failCode"];
     if (body.contains("extraConfirmMs")) f.extra_confirm_ms = body["extraConfirmMs"];
     if (body.contains("unknownLands")) f.unknown_lands = body["unknownLands"];
+    if (body.contains("venueMidSubmit"))
+      f.venue_mid_submit =
+          body["venueMidSubmit"].is_boolean() && body["venueMidSubmit"].get<bool>();
     if (body.contains("relayThenFail")) {
       f.relay_then_fail.clear();
       for (const auto& status : body["relayThenFail"]) f.relay_then_fail.push_back(status);

@@ -177,5 +177,21 @@ TEST_F(ActTest, TheSameBuildIsNotRepeatedAfterALandedFailure) {
       << log.str();
 }
 
+TEST_F(ActTest, AVenueThatFailsMidSubmitIsPolledNeverSubmittedAgain) {
+  ASSERT_TRUE(act("perp/initialize", {{"vault", kVault}}).ok()) << log.str();
+  for (const bool lands : {false, true}) {  // never landed first: onboarding stays to do
+    SCOPED_TRACE(lands ? "it landed" : "it never landed");
+    faults({{"venueMidSubmit", true}, {"unknownLands", lands}});
+    const auto before_builds = builds();
+    const auto before_landed = landed();
+    auto s = act("perp/onboard", {{"vault", kVault}}, 1);
+    EXPECT_EQ(s.ok(), lands) << (s.ok() ? "" : s.error().to_string()) << "\n" << log.str();
+    EXPECT_EQ(builds(), before_builds + 1) << "one build, then only polls of its receipt";
+    EXPECT_EQ(landed(), before_landed + (lands ? 1U : 0U));
+    EXPECT_TRUE(journal->unresolved().value().empty()) << "the receipt settled it";
+    faults({{"venueMidSubmit", false}, {"unknownLands", true}});
+  }
+}
+
 }  // namespace
 }  // namespace airlock::apisim::test
