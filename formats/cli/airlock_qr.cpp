@@ -58,8 +58,9 @@ Result<transfer::Options> common_options(const po::variables_map& vm) {
 int run_encode(const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: airlock-qr encode [options] FILE\n\n"
-      "Turns FILE into QR frames. Envelope files (.alreq, .alres) travel as envelopes; any other\n"
-      "file as bytes. Choose at least one output.\n\noptions");
+      "Turns FILE into QR frames. Envelope files (.alreq, .alres) travel as envelopes; a file of\n"
+      "Keystone UR text (ur:sol-sign-request, ur:sol-signature) as that UR; any other file as\n"
+      "bytes. Choose at least one output.\n\noptions");
   visible.add_options()("help,h", "show this help")(
       "png", po::value<std::string>(), "write frames as frame-0001.png ... into this folder")(
       "html", po::value<std::string>(),
@@ -104,7 +105,16 @@ int run_encode(const std::vector<std::string>& args) {
   const std::string input = vm["input"].as<std::string>();
   auto data = files::read_limited(input, kMaxInputFile);
   if (!data.ok()) return report(data.error());
-  auto sender = transfer::Sender::create(qr_io::content_of_file(*data), *options);
+  const transfer::Content content = qr_io::content_of_file(*data);
+  if (content.type == dense::ContentType::kKeystoneSignRequest ||
+      content.type == dense::ContentType::kKeystoneSignature) {
+    // Keystone's types exist only as UR: a file of their UR text is shown as UR, whatever
+    // --framing says.
+    if (options->framing != transfer::Framing::kUr)
+      std::cerr << "airlock-qr: the file is Keystone UR text; showing it as BC-UR\n";
+    options->framing = transfer::Framing::kUr;
+  }
+  auto sender = transfer::Sender::create(content, *options);
   if (!sender.ok()) return report(sender.error());
   std::uint32_t count = vm["frames"].as<std::uint32_t>();
   if (count == 0) count = qr_io::default_frame_count(*sender);
@@ -155,7 +165,8 @@ int run_decode(const std::vector<std::string>& args) {
       "Reads QR frames until the transfer is complete and writes the file back, byte for byte.\n"
       "INPUT is PNG files or folders of them; or use --raw for a frame stream on standard input\n"
       "(e.g. ffmpeg -i video.mp4 -f rawvideo -pix_fmt gray -), or --camera for a V4L2 device.\n"
-      "Frames without a readable code are skipped.\n\noptions");
+      "Frames without a readable code are skipped. Keystone's ur:sol-sign-request and\n"
+      "ur:sol-signature are written as their single-part UR text.\n\noptions");
   visible.add_options()("help,h", "show this help")("out,o", po::value<std::string>(),
                                                     "where to write the file (required)")(
       "raw", po::value<std::string>(), "read WIDTHxHEIGHT 8-bit gray frames from standard input")(

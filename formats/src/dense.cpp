@@ -92,6 +92,8 @@ Result<Bytes> inflate_bytes(ByteView input, std::size_t max_output) {
 
 Result<Encoder> Encoder::create(ByteView payload, ContentType type, std::size_t max_frame_bytes,
                                 Deflate deflate) {
+  if (type > ContentType::kSignResponse)
+    return Error(ErrorCode::kUsage, "Keystone content travels only as BC-UR, not in dense frames");
   if (payload.empty())
     return Error(ErrorCode::kUsage, "payload is empty; there is nothing to send");
   if (payload.size() > kMaxPayloadBytes) {

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <airlock/formats/image.h>
+#include <airlock/formats/keystone.h>
 #include <airlock/formats/qr_io.h>
+#include <airlock/formats/ur.h>
 
 namespace airlock::qr_io {
 
@@ -86,10 +88,54 @@ Bytes file_bytes(const transfer::Content& content) {
       return files::wrap_envelope(files::EnvelopeKind::kRequest, content.bytes);
     case dense::ContentType::kSignResponse:
       return files::wrap_envelope(files::EnvelopeKind::kResponse, content.bytes);
-    default:
-      return content.bytes;
+    case dense::ContentType::kKeystoneSignRequest:
+    case dense::ContentType::kKeystoneSignature: {
+      // Keystone's own file form: the single-part UR text, as its tools print and read it.
+      const std::string text =
+          ur::encode_single({content.type == dense::ContentType::kKeystoneSignRequest
+                                 ? std::string(keystone::kSignRequestType)
+                                 : std::string(keystone::kSignatureType),
+                             content.bytes}) +
+          "\n";
+      return Bytes(text.begin(), text.end());
+    }
+    case dense::ContentType::kFile:
+      break;
   }
+  return content.bytes;
 }
+
+namespace {
+
+// A file of Keystone UR text: every word one UR part (single or multipart, one a line or
+// separated by spaces) of ur:sol-sign-request or ur:sol-signature, together complete. Anything
+// else is not one, and stays a plain file.
+std::optional<transfer::Content> keystone_text(ByteView file) {
+  if (file.empty() || file.size() > 4 * ur::kMaxMessageBytes) return std::nullopt;
+  const std::string_view text(reinterpret_cast<const char*>(file.data()), file.size());
+  ur::Decoder decoder;
+  std::size_t at = 0;
+  bool any = false;
+  while (at < text.size()) {
+    const std::size_t start = text.find_first_not_of(" \t\r\n", at);
+    if (start == std::string_view::npos) break;
+    const std::size_t end = std::min(text.find_first_of(" \t\r\n", start), text.size());
+    const std::string_view word = text.substr(start, end - start);
+    at = end;
+    if (decoder.complete()) continue;  // extra fountain parts after completion
+    if (!decoder.receive(word).ok()) return std::nullopt;
+    any = true;
+  }
+  if (!any || !decoder.complete()) return std::nullopt;
+  const ur::Resource& r = decoder.result();
+  if (r.type == keystone::kSignRequestType)
+    return transfer::Content{dense::ContentType::kKeystoneSignRequest, r.cbor};
+  if (r.type == keystone::kSignatureType)
+    return transfer::Content{dense::ContentType::kKeystoneSignature, r.cbor};
+  return std::nullopt;
+}
+
+}  // namespace
 
 transfer::Content content_of_file(ByteView file) {
   if (auto envelope = files::unwrap_envelope(file); envelope.ok()) {
@@ -97,6 +143,7 @@ transfer::Content content_of_file(ByteView file) {
                                                              : dense::ContentType::kSignResponse,
             envelope->second};
   }
+  if (auto keystone = keystone_text(file)) return std::move(*keystone);
   return {dense::ContentType::kFile, Bytes(file.begin(), file.end())};
 }
 

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include <airlock/formats/cbor.h>
+#include <airlock/formats/keystone.h>
 #include <airlock/formats/transfer.h>
 
 namespace airlock::transfer {
@@ -14,6 +15,10 @@ std::string_view ur_type_for(dense::ContentType type) {
       return kUrResponseType;
     case dense::ContentType::kFile:
       return kUrFileType;
+    case dense::ContentType::kKeystoneSignRequest:
+      return keystone::kSignRequestType;
+    case dense::ContentType::kKeystoneSignature:
+      return keystone::kSignatureType;
   }
   return kUrFileType;
 }
@@ -39,6 +44,12 @@ Result<Sender> Sender::create(const Content& content, const Options& options) {
   if (options.max_version < 1 || options.max_version > 40) {
     return Error(ErrorCode::kUsage,
                  "QR version must be 1 to 40, got " + std::to_string(options.max_version));
+  }
+  const bool keystone = content.type == dense::ContentType::kKeystoneSignRequest ||
+                        content.type == dense::ContentType::kKeystoneSignature;
+  if (options.framing == Framing::kDense && keystone) {
+    return Error(ErrorCode::kUsage, "Keystone's ur:" + std::string(ur_type_for(content.type)) +
+                                        " travels only as BC-UR: choose the ur framing");
   }
   if (options.framing == Framing::kDense) {
     AIRLOCK_TRY(encoder,
@@ -146,6 +157,10 @@ Status Receiver::finish(Candidate& c) {
       result_ = Content{dense::ContentType::kSignRequest, r.cbor};
     } else if (r.type == kUrResponseType) {
       result_ = Content{dense::ContentType::kSignResponse, r.cbor};
+    } else if (r.type == keystone::kSignRequestType) {
+      result_ = Content{dense::ContentType::kKeystoneSignRequest, r.cbor};
+    } else if (r.type == keystone::kSignatureType) {
+      result_ = Content{dense::ContentType::kKeystoneSignature, r.cbor};
     } else {
       auto value = cbor::decode_strict(r.cbor, {ur::kMaxMessageBytes + 16, 1, 1});
       if (!value.ok() || value->kind() != cbor::Value::Kind::kBytes) {

@@ -16,6 +16,7 @@
 #include <airlock/common/display.h>
 #include <airlock/common/secret.h>
 #include <airlock/formats/files.h>
+#include <airlock/formats/keystone.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/hardening/lockdown.h>
 #include <airlock/offline/derivation.h>
@@ -30,6 +31,12 @@ using airlock::Error;
 using airlock::ErrorCode;
 
 namespace {
+
+std::int64_t unix_now() {
+  return static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count());
+}
 
 constexpr std::string_view kProgram = "airlock-offline";
 
@@ -326,7 +333,11 @@ int run_sign(const std::vector<std::string>& args) {
       "is an .alreq file (- for standard input) or QR codes: PNG images or folders, a raw gray\n"
       "frame stream on standard input, or a camera. The response goes to a file, PNG frames or\n"
       "the terminal. Exit 0 when signed, 1 when refused or declined (the response is still\n"
-      "given).\n\noptions");
+      "given).\n\n"
+      "A Keystone ur:sol-sign-request (a file of its UR text, or QR codes) is read the same way\n"
+      "and reviewed under the same policy, but it carries no intent: the screen says so, it is\n"
+      "never auto-approved, and it is answered, only when signed, with a ur:sol-signature (UR\n"
+      "text file, or BC-UR QR frames).\n\noptions");
   options.add_options()("help,h", "show this help")(
       "keystore", po::value<std::string>()->required(), "keystore file")(
       "policy", po::value<std::string>()->required(), "policy file (docs/policy.md)")(
@@ -369,10 +380,19 @@ int run_sign(const std::vector<std::string>& args) {
                         "give the request exactly once: a REQUEST file, --qr, --raw or --camera"));
   }
   if (auto s = check_air_gap(vm); !s.ok()) return report(s.error());
-  airlock::Result<airlock::Bytes> file = Error(ErrorCode::kUsage, "no request");
+  // The request: airlock's own envelope, or Keystone's ur:sol-sign-request (from a file of its
+  // UR text or from QR codes), which has no intent and is reviewed as such.
+  airlock::transfer::Content content;
   if (vm.count("request")) {
-    file = airlock::files::read_limited(vm["request"].as<std::string>(),
-                                        airlock::envelope::kMaxRequestBytes + 16);
+    auto file = airlock::files::read_limited(vm["request"].as<std::string>(),
+                                             4 * airlock::envelope::kMaxRequestBytes);
+    if (!file.ok()) return report(file.error());
+    content = airlock::qr_io::content_of_file(*file);
+    // Neither an envelope nor Keystone UR text: the envelope's own error says what is wrong.
+    if (content.type == airlock::dense::ContentType::kFile) {
+      if (auto unwrapped = airlock::files::unwrap_envelope(*file); !unwrapped.ok())
+        return report(unwrapped.error());
+    }
   } else {
     airlock::qr_io::SourceSpec spec;
     if (vm.count("qr")) spec.files = vm["qr"].as<std::vector<std::string>>();
@@ -382,20 +402,34 @@ int run_sign(const std::vector<std::string>& args) {
     auto source = airlock::qr_io::open_source(spec);
     if (!source.ok()) return report(source.error());
     airlock::qr_io::ReceiveStats stats;
-    auto content = airlock::qr_io::receive(**source, std::chrono::seconds(vm["timeout"].as<int>()),
-                                           kProgram, false, stats);
-    if (!content.ok()) return report(content.error());
-    if (content->type != airlock::dense::ContentType::kSignRequest)
-      return report(
-          Error(ErrorCode::kUsage, "the QR codes carry something other than a sign request"));
-    file = airlock::qr_io::file_bytes(*content);
+    auto received = airlock::qr_io::receive(**source, std::chrono::seconds(vm["timeout"].as<int>()),
+                                            kProgram, false, stats);
+    if (!received.ok()) return report(received.error());
+    content = std::move(received).value();
   }
-  if (!file.ok()) return report(file.error());
-  auto unwrapped = airlock::files::unwrap_envelope(*file);
-  if (!unwrapped.ok()) return report(unwrapped.error());
-  if (unwrapped->first != airlock::files::EnvelopeKind::kRequest)
-    return report(Error(ErrorCode::kUsage, "the file holds a sign response, not a request"));
-  auto request = airlock::envelope::decode_request(unwrapped->second);
+  const bool keystone = content.type == airlock::dense::ContentType::kKeystoneSignRequest;
+  if (!keystone && content.type != airlock::dense::ContentType::kSignRequest) {
+    return report(
+        Error(ErrorCode::kUsage, content.type == airlock::dense::ContentType::kSignResponse
+                                     ? "the input holds a sign response, not a request"
+                                     : "the input holds something other than a sign request"));
+  }
+  std::optional<airlock::keystone::SolSignRequest> keystone_request;
+  airlock::Result<airlock::envelope::SignRequest> request = Error(ErrorCode::kUsage, "no request");
+  if (keystone) {
+    auto decoded = airlock::keystone::decode_sign_request(content.bytes);
+    if (!decoded.ok()) return report(decoded.error());
+    keystone_request = std::move(decoded).value();
+    request = airlock::offline::keystone_request(*keystone_request, unix_now());
+    if (request.ok()) {
+      // What the requester says about itself: shown, escaped, and bound to nothing.
+      std::cerr << "airlock-offline: a Keystone sol-sign-request, path "
+                << keystone_request->path.to_string() << ", origin '"
+                << airlock::printable(keystone_request->origin.value_or("")) << "'\n";
+    }
+  } else {
+    request = airlock::envelope::decode_request(content.bytes);
+  }
   if (!request.ok()) return report(request.error());
   auto policy = airlock::offline::load_policy_file(vm["policy"].as<std::string>());
   if (!policy.ok()) return report(policy.error());
@@ -433,28 +467,44 @@ int run_sign(const std::vector<std::string>& args) {
       [&] {
         return airlock::offline::obtain_secret(passphrase_fd, "Keystore passphrase: ", false);
       },
-      [] {
-        return static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                             std::chrono::system_clock::now().time_since_epoch())
-                                             .count());
-      }};
+      unix_now};
   auto outcome = airlock::offline::process_request(*request, context);
   if (!outcome.ok()) return report(outcome.error());
   const auto decision = outcome->decision;
   if (!shown && decision != airlock::offline::Decision::kReissued)
     show(outcome->summary, outcome->review);
-  const airlock::Bytes cbor = airlock::envelope::encode_response(outcome->response);
+  // The answer: airlock's response envelope (signatures or the refusal), or for a Keystone
+  // request its ur:sol-signature, which exists only when signed.
+  airlock::transfer::Content answer{airlock::dense::ContentType::kSignResponse,
+                                    airlock::envelope::encode_response(outcome->response)};
   std::cerr << "airlock-offline: " << airlock::offline::decision_name(decision) << "; audit head "
             << airlock::to_hex(outcome->response.audit_head.view()) << "\n";
+  if (keystone) {
+    auto signature = airlock::offline::keystone_answer(*keystone_request, *outcome);
+    if (!signature.ok()) {
+      const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome->response.result);
+      std::cerr << "airlock-offline: "
+                << (refusal ? airlock::printable(refusal->code + ": " + refusal->reason) : "")
+                << "\nairlock-offline: Keystone's format carries no refusal, so no answer was "
+                   "written\n";
+      return airlock::cli::kExitRejected;
+    }
+    answer = {airlock::dense::ContentType::kKeystoneSignature,
+              airlock::keystone::encode_signature(*signature)};
+  }
   if (vm.count("out")) {
-    const auto bytes = airlock::files::wrap_envelope(airlock::files::EnvelopeKind::kResponse, cbor);
+    const auto bytes = keystone ? airlock::qr_io::file_bytes(answer)
+                                : airlock::files::wrap_envelope(
+                                      airlock::files::EnvelopeKind::kResponse, answer.bytes);
     if (auto s = airlock::files::write_atomically(vm["out"].as<std::string>(), bytes); !s.ok())
       return report(s.error());
-    std::cerr << "airlock-offline: response written to " << vm["out"].as<std::string>() << "\n";
+    std::cerr << "airlock-offline: " << (keystone ? "ur:sol-signature" : "response")
+              << " written to " << vm["out"].as<std::string>() << "\n";
   }
   if (vm.count("qr-png") || vm.count("qr-terminal")) {
-    auto sender = airlock::transfer::Sender::create(
-        {airlock::dense::ContentType::kSignResponse, cbor}, airlock::transfer::Options{});
+    airlock::transfer::Options framing;
+    if (keystone) framing.framing = airlock::transfer::Framing::kUr;
+    auto sender = airlock::transfer::Sender::create(answer, framing);
     if (!sender.ok()) return report(sender.error());
     if (vm.count("qr-png")) {
       auto pngs =
@@ -468,7 +518,7 @@ int run_sign(const std::vector<std::string>& args) {
     if (vm.count("qr-terminal")) {
       airlock::qr_io::TerminalOptions terminal;
       terminal.seconds = vm["qr-seconds"].as<int>();
-      terminal.deadline_unix = request->deadline;
+      if (!keystone) terminal.deadline_unix = request->deadline;
       if (auto s = airlock::qr_io::animate_terminal(*sender, terminal); !s.ok())
         return report(s.error());
     }

@@ -7,6 +7,7 @@
 
 #include <airlock/formats/files.h>
 #include <airlock/offline/policy.h>
+#include <airlock/offline/review.h>
 
 namespace airlock::offline {
 namespace {
@@ -269,6 +270,10 @@ Result<Policy> parse_policy(std::string_view text) {
       rule.allowed = allowed;
       AIRLOCK_TRY(auto_approve, flag(*entry, "auto_approve", false, where));
       rule.auto_approve = auto_approve;
+      if (auto_approve && name.str() == kKeystoneAction) {
+        return bad(where + "auto_approve",
+                   "a Keystone request carries no intent and is never signed without asking");
+      }
       if (const toml::node* slip = entry->get("max_slippage_bps")) {
         if (!slip->is_integer() || slip->as_integer()->get() < 0 ||
             slip->as_integer()->get() > 10000) {

@@ -29,6 +29,7 @@ class Reviewer {
       intent_ = json::parse(q.intent_json, nullptr, false);
     if (intent_.is_discarded()) intent_ = json();
     action_ = parse_action(q.action);
+    keystone_ = q.action == kKeystoneAction;
   }
 
   Review run() {
@@ -40,7 +41,7 @@ class Reviewer {
       bind_steps(template_input(), review_.steps, found);
       take(found);
     }
-    if (review_.refusals.empty()) {
+    if (review_.refusals.empty() && !keystone_) {
       try {
         intent_across_steps();
       } catch (const std::exception& e) {
@@ -50,7 +51,7 @@ class Reviewer {
     }
     const ActionRule rule = policy_.rule(q_.action);
     review_.auto_approvable =
-        rule.auto_approve && review_.refusals.empty() && review_.warnings.empty();
+        !keystone_ && rule.auto_approve && review_.refusals.empty() && review_.warnings.empty();
     return std::move(review_);
   }
 
@@ -73,6 +74,17 @@ class Reviewer {
     if (signer_ != policy_.manager)
       refuse("policy.manager",
              "the keystore's key " + to_base58(signer_) + " is not the policy's manager");
+    if (keystone_) {
+      // No build request, no deadline: the bytes are all there is. The policy's rules on
+      // programs, fee payer, signers and vaults still apply to every instruction.
+      if (!policy_.rule(q_.action).allowed)
+        refuse("policy.action_not_allowed", "the policy does not allow Keystone sol-sign-requests");
+      warn("warn.no_intent",
+           "a Keystone sol-sign-request carries no build request: nothing binds its accounts, "
+           "programs or amounts to what the manager asked for. Read every instruction below; "
+           "it is never signed without asking");
+      return;
+    }
     if (!action_)
       refuse("policy.action_unknown",
              "action '" + q_.action + "' is not a builder action this version knows");
@@ -426,6 +438,19 @@ class Reviewer {
   void vault_checks(StepReview& s, std::size_t index) {
     const PublicKey& vault_program = programs::key(kVaultProgram);
     const Message& m = s.tx.message;
+    if (keystone_) {
+      // Without a request naming the vault, each vault instruction's own vault must be one of
+      // the policy's.
+      for (const auto& ix : m.instructions) {
+        if (m.static_keys[ix.program_index] != vault_program) continue;
+        if (ix.accounts.empty() || ix.accounts[0] >= m.static_keys.size() ||
+            policy_.vaults.count(m.static_keys[ix.accounts[0]]) == 0) {
+          refuse("policy.vault_not_allowed",
+                 "a vault instruction's vault is not a static key in the policy's vaults", index);
+        }
+      }
+      return;
+    }
     std::size_t vault_ixs = 0;
     for (std::size_t i = 0; i < m.instructions.size(); ++i) {
       const auto& ix = m.instructions[i];
@@ -822,6 +847,7 @@ class Reviewer {
   std::int64_t now_;
   json intent_;
   std::optional<Action> action_;
+  bool keystone_ = false;  // a Keystone sol-sign-request: no intent to bind to
   std::vector<RangeSum> range_sums_;
   Review review_;
 };

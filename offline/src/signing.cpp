@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <limits>
+
 #include <airlock/common/ed25519.h>
 #include <airlock/common/hash.h>
 #include <airlock/offline/keystore.h>
@@ -124,6 +127,49 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   AuditEntry e = entry_for(q, Decision::kSigned, c.clock());
   e.codes = warnings;
   return finish(std::move(e), std::move(signatures));
+}
+
+Result<envelope::SignRequest> keystone_request(const keystone::SolSignRequest& request,
+                                               std::int64_t now) {
+  const auto bad = [](const std::string& field, const std::string& rule) {
+    return Error(ErrorCode::kEnvelopeBadValue, "sol-sign-request." + field + ": " + rule);
+  };
+  if (request.type != keystone::SignType::kTransaction)
+    return bad("type", "only transactions are signed here, not off-chain messages");
+  auto message = parse_message(request.sign_data);
+  if (!message.ok()) return bad("sign_data", message.error().to_string());
+  if (message->version != MessageVersion::kV0)
+    return bad("sign_data", "only version-0 transaction messages are signed");
+  envelope::SignRequest q;
+  static_assert(std::tuple_size_v<keystone::Uuid> == envelope::kRequestIdBytes);
+  std::copy(request.request_id.begin(), request.request_id.end(), q.request_id.begin());
+  q.created_at = static_cast<std::uint64_t>(now);
+  // Keystone's request has no deadline; the review does not apply one to it.
+  q.deadline = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  q.manager = message->fee_payer();
+  if (request.address) {
+    if (request.address->size() != 32) return bad("address", "must be a 32-byte public key");
+    std::copy(request.address->begin(), request.address->end(), q.manager.bytes.begin());
+  }
+  q.action = std::string(kKeystoneAction);
+  q.intent_json = "{}";
+  Transaction tx;
+  tx.signatures.resize(message->header.num_required_signatures);
+  tx.message = std::move(message).value();
+  envelope::Step step;
+  step.transaction = serialize_transaction(tx);
+  q.steps.push_back(std::move(step));
+  return q;
+}
+
+Result<keystone::SolSignature> keystone_answer(const keystone::SolSignRequest& request,
+                                               const SigningOutcome& outcome) {
+  const auto* signatures = std::get_if<std::vector<Signature>>(&outcome.response.result);
+  if (signatures == nullptr || signatures->size() != 1) {
+    return Error(ErrorCode::kUsage,
+                 "nothing was signed, and Keystone's sol-signature has no way to say so");
+  }
+  return keystone::SolSignature{request.request_id, signatures->front()};
 }
 
 }  // namespace airlock::offline

@@ -168,12 +168,20 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
   out << "Sign request " << request_id_hex(q.request_id) << "\n";
   out << "  action    " << q.action << "\n";
   out << "  manager   " << to_base58(q.manager) << "\n";
-  out << "  vault     " << to_base58(q.vault) << "\n";
-  const auto left = static_cast<std::int64_t>(q.deadline) - now;
-  out << "  deadline  "
-      << (left >= 0 ? "in " + std::to_string(left) + " s" : std::to_string(-left) + " s ago")
-      << " (unix " << q.deadline << ")\n";
-  out << "  request   " << q.intent_json << "\n";
+  if (q.action == kKeystoneAction) {
+    // Nothing but the bytes came: say so where the intent would be.
+    out << "  vault     (none named: a Keystone request)\n";
+    out << "  deadline  none (a Keystone request has none)\n";
+    out << "  request   NO INTENT: the manager's build request does not come with a Keystone "
+           "request; only the instructions below say what this does\n";
+  } else {
+    out << "  vault     " << to_base58(q.vault) << "\n";
+    const auto left = static_cast<std::int64_t>(q.deadline) - now;
+    out << "  deadline  "
+        << (left >= 0 ? "in " + std::to_string(left) + " s" : std::to_string(-left) + " s ago")
+        << " (unix " << q.deadline << ")\n";
+    out << "  request   " << q.intent_json << "\n";
+  }
   out << "  steps     " << q.steps.size() << "\n";
   // What needs attention comes before the detail.
   render_findings(out, "Refused", "x", r.refusals);

@@ -3,6 +3,8 @@
 
 #include <airlock/common/ed25519.h>
 #include <airlock/formats/keystone.h>
+#include <airlock/formats/qr_io.h>
+#include <airlock/formats/transfer.h>
 #include <airlock/formats/ur.h>
 
 #include "support/vectors.h"
@@ -82,6 +84,51 @@ TEST(Keystone, RefusesMalformedRequests) {
   EXPECT_EQ(bad_type.error().code(), ErrorCode::kEnvelopeBadValue);
   EXPECT_NE(bad_type.error().message().find("sol_sign_request.type"), std::string::npos);
   EXPECT_FALSE(decode_signature(wire).ok());
+}
+
+// What the executables use: a file of Keystone UR text is read as its type, written back as the
+// same single-part UR text, and travels as QR only as BC-UR (through the receiver, by type).
+TEST(KeystoneTransport, UrTextFilesAndQrFramesKeepTheTypeAndTheBytes) {
+  const auto v = vector();
+  for (const char* field : {"request_ur", "signature_ur"}) {
+    SCOPED_TRACE(field);
+    const std::string text = v.at(field).get<std::string>() + "\n";
+    const transfer::Content content = qr_io::content_of_file(
+        ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+    const bool request = std::string(field) == "request_ur";
+    EXPECT_EQ(content.type, request ? dense::ContentType::kKeystoneSignRequest
+                                    : dense::ContentType::kKeystoneSignature);
+    EXPECT_EQ(to_hex(content.bytes),
+              v.at(request ? "request_cbor_hex" : "signature_cbor_hex").get<std::string>());
+    const Bytes written = qr_io::file_bytes(content);
+    EXPECT_EQ(std::string(written.begin(), written.end()), text);
+
+    EXPECT_FALSE(transfer::Sender::create(content, transfer::Options{}).ok())
+        << "never in dense frames";
+    transfer::Options ur_options;
+    ur_options.framing = transfer::Framing::kUr;
+    ur_options.ur_fragment_len = 30;  // several parts
+    auto sender = transfer::Sender::create(content, ur_options);
+    ASSERT_TRUE(sender.ok()) << sender.error().to_string();
+    ASSERT_GT(sender->fragment_count(), 1U);
+    transfer::Receiver receiver;
+    for (std::uint32_t seq = 1; !receiver.complete() && seq <= 4 * sender->fragment_count();
+         ++seq) {
+      const std::string part = std::get<std::string>(sender->code(seq));
+      ASSERT_TRUE(
+          receiver
+              .receive(ByteView(reinterpret_cast<const std::uint8_t*>(part.data()), part.size()))
+              .ok());
+    }
+    ASSERT_TRUE(receiver.complete());
+    EXPECT_EQ(receiver.result(), content);
+  }
+  // Text that only looks like UR stays a plain file.
+  const std::string prose = "ur:sol-sign-request/ is how the registry names its type\n";
+  EXPECT_EQ(qr_io::content_of_file(
+                ByteView(reinterpret_cast<const std::uint8_t*>(prose.data()), prose.size()))
+                .type,
+            dense::ContentType::kFile);
 }
 
 }  // namespace

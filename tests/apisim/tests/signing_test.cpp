@@ -295,7 +295,7 @@ TEST_F(SigningTest, TheCommandLineReadsTheRequestFromQrImagesAndAnswersInQrImage
   const auto wrong = airlock::test::run_command(
       sign_command() + "--qr " + dir.file("response-frames") + " --out " + dir.file("x.alres"));
   EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
-  EXPECT_NE(wrong.output.find("something other than a sign request"), std::string::npos)
+  EXPECT_NE(wrong.output.find("holds a sign response, not a request"), std::string::npos)
       << wrong.output;
 
   // Back on the online side: read the response frames and check every signature.

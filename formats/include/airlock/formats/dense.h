@@ -44,6 +44,10 @@ enum class ContentType : std::uint8_t {
   kFile = 0,         // any file moved with airlock-qr
   kSignRequest = 1,  // formats/envelope.h
   kSignResponse = 2,
+  // Keystone's Solana registry types (formats/keystone.h). They travel only as UR
+  // (ur:sol-sign-request, ur:sol-signature), never in dense frames.
+  kKeystoneSignRequest = 3,
+  kKeystoneSignature = 4,
 };
 
 enum class Deflate { kAuto, kAlways, kNever };

@@ -42,7 +42,9 @@ struct ReceiveStats {
                                                 std::string_view program, bool quiet,
                                                 ReceiveStats& stats);
 
-// Content as the file airlock writes for it (envelopes wrapped with their magic), and back.
+// Content as the file airlock writes for it (envelopes wrapped with their magic, Keystone's
+// types as single-part UR text), and back (a file of Keystone UR parts, single or multipart,
+// is read as its type; anything unrecognised is a plain file).
 [[nodiscard]] Bytes file_bytes(const transfer::Content& content);
 [[nodiscard]] transfer::Content content_of_file(ByteView file);
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <airlock/common/accounts.h>
@@ -66,6 +67,11 @@ struct Review {
 
   [[nodiscard]] bool refused() const noexcept { return !refusals.empty(); }
 };
+
+// The action of a request made from a Keystone `ur:sol-sign-request`: no build request comes
+// with it, so nothing binds it to an intent. Reviewed under the policy's rules on programs, fee
+// payer, signers and vaults, warned `warn.no_intent`, never auto-approvable, no deadline.
+inline constexpr std::string_view kKeystoneAction = "keystone/sol-sign-request";
 
 // `signer` is the keystore's key; `now_unix` the offline clock.
 [[nodiscard]] Review review_request(const envelope::SignRequest& request, const Policy& policy,

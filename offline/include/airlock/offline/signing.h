@@ -11,6 +11,7 @@
 #include <airlock/common/error.h>
 #include <airlock/common/secret.h>
 #include <airlock/formats/envelope.h>
+#include <airlock/formats/keystone.h>
 #include <airlock/offline/audit.h>
 #include <airlock/offline/decode.h>
 #include <airlock/offline/policy.h>
@@ -45,6 +46,18 @@ struct SigningOutcome {
 // decided and nothing recorded. A wrong passphrase is such a failure: ask again.
 [[nodiscard]] Result<SigningOutcome> process_request(const envelope::SignRequest& request,
                                                      SigningContext& context);
+
+// A Keystone `ur:sol-sign-request` as a sign request of one step, action kKeystoneAction: its
+// message with empty signature slots, the manager its address (or else the fee payer), created
+// `now`. Refuses (envelope.bad_value, naming the field) a message-signing request (sign type 2)
+// and sign data that is not a version-0 message.
+[[nodiscard]] Result<envelope::SignRequest> keystone_request(
+    const keystone::SolSignRequest& request, std::int64_t now);
+
+// Keystone's answer to a request signed by process_request: its id and the one signature.
+// Keystone's format has no refusal: for an outcome that is not signed there is none.
+[[nodiscard]] Result<keystone::SolSignature> keystone_answer(
+    const keystone::SolSignRequest& request, const SigningOutcome& outcome);
 
 // The refusal sent back for a review's refusals: the first code, and every reason joined.
 [[nodiscard]] envelope::Refusal refusal_of(const std::vector<Finding>& refusals);
