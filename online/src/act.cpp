@@ -165,7 +165,16 @@ Result<RemainingWork> plan_after_stop(ApiClient& client, const Journal& journal,
 }
 
 Status act(ActContext& c, const ActOptions& options, const std::string& action, const json& body) {
-  // Never build while an earlier send's outcome is open: building again could do it twice.
+  // Never build while an earlier run is unfinished: its signed steps may still be sent (resume
+  // sends those whose tickets live) or may have landed.
+  AIRLOCK_TRY(open_runs, c.journal.runs(true));
+  if (!open_runs.empty()) {
+    return Error(ErrorCode::kApi, "run " + std::to_string(open_runs.front().id) + " (" +
+                                      open_runs.front().action +
+                                      ") is unfinished in the journal; run airlock-online resume "
+                                      "before building anything");
+  }
+  // Nor while an earlier send's outcome is open, whatever its run says.
   AIRLOCK_TRY(unresolved, c.journal.unresolved());
   if (!unresolved.empty()) {
     const auto& st = unresolved.front();

@@ -125,6 +125,10 @@ Result<Exchanged> exchange(const char* method, const std::string& url,
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  // Plain HTTP goes only to this machine (check_transport), never through a proxy from the
+  // environment (http_proxy, ALL_PROXY), which would see the key in clear. HTTPS may use one:
+  // it sees only the CONNECT.
+  if (url.rfind("http://", 0) == 0) curl_easy_setopt(curl, CURLOPT_PROXY, "");
   if (body != nullptr) {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body->size()));

@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include <airlock/common/bytes.h>
 #include <airlock/online/api.h>
 #include <airlock/online/chain.h>
 
@@ -13,36 +14,75 @@ Error odd(const std::string& method, const std::string& what) {
 }  // namespace
 
 ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout) {
-  return [rpc_url = std::move(rpc_url), timeout](
-             const std::string& signature, const std::string& blockhash,
-             std::int64_t elapsed_seconds) -> Result<ChainProof> {
-    AIRLOCK_TRY(health, rpc_call(rpc_url, "getHealth", json::array(), timeout));
+  return [rpc_url = std::move(rpc_url), timeout](const ChainQuestion& q) -> Result<ChainProof> {
+    const auto call = [&](const std::string& method, const json& params) {
+      return rpc_call(rpc_url, method, params, timeout);
+    };
+    AIRLOCK_TRY(health, call("getHealth", json::array()));
     if (health != "ok") return odd("getHealth", "the node is not healthy; ask another node");
-    AIRLOCK_TRY(lowest, rpc_call(rpc_url, "minimumLedgerSlot", json::array(), timeout));
-    AIRLOCK_TRY(
-        slot, rpc_call(rpc_url, "getSlot", json::array({{{"commitment", "finalized"}}}), timeout));
+    AIRLOCK_TRY(lowest, call("minimumLedgerSlot", json::array()));
+    AIRLOCK_TRY(slot, call("getSlot", json::array({{{"commitment", "finalized"}}})));
     if (!lowest.is_number_unsigned() || !slot.is_number_unsigned())
       return odd("getSlot", "the slots are not unsigned numbers");
     const std::uint64_t reach = slot.get<std::uint64_t>() -
                                 std::min(slot.get<std::uint64_t>(), lowest.get<std::uint64_t>());
     const std::uint64_t needed =
-        static_cast<std::uint64_t>(std::max<std::int64_t>(elapsed_seconds, 0) + 120) * 5 / 2;
+        static_cast<std::uint64_t>(std::max<std::int64_t>(q.elapsed_seconds, 0) + 120) * 5 / 2;
     if (reach < needed) {
       return odd("minimumLedgerSlot", "the node's history reaches back " + std::to_string(reach) +
                                           " slots, and " + std::to_string(needed) +
                                           " are needed to cover the build; use a node that keeps "
                                           "transaction history");
     }
-    AIRLOCK_TRY(valid, rpc_call(rpc_url, "isBlockhashValid",
-                                json::array({blockhash, {{"commitment", "finalized"}}}), timeout));
-    if (!valid.is_object() || !valid.contains("value") || !valid["value"].is_boolean())
-      return odd("isBlockhashValid", "the reply has no boolean value");
-    const bool still_valid = valid["value"].get<bool>();
-    AIRLOCK_TRY(
-        found,
-        rpc_call(rpc_url, "getSignatureStatuses",
-                 json::array({json::array({signature}), {{"searchTransactionHistory", true}}}),
-                 timeout));
+    std::string why_dead;
+    if (q.nonce_account) {
+      // A durable nonce never expires with time: only a new nonce value ends it.
+      AIRLOCK_TRY(account,
+                  call("getAccountInfo",
+                       json::array({to_base58(*q.nonce_account),
+                                    {{"encoding", "base64"}, {"commitment", "finalized"}}})));
+      const json* value =
+          account.is_object() && account.contains("value") ? &account["value"] : nullptr;
+      if (value == nullptr || !value->is_object() || !value->contains("data") ||
+          !(*value)["data"].is_array() || (*value)["data"].empty() ||
+          !(*value)["data"][0].is_string()) {
+        return odd("getAccountInfo", "the nonce account " + to_base58(*q.nonce_account) +
+                                         " cannot be read, so whether its nonce moved is unknown");
+      }
+      AIRLOCK_TRY(data, from_base64((*value)["data"][0].get<std::string>(), 128));
+      // Versions (u32), state (u32, 1 initialised), authority (32), nonce (32), fee calculator.
+      if (data.size() < 72 || data[4] != 1) {
+        return odd("getAccountInfo",
+                   "the nonce account " + to_base58(*q.nonce_account) +
+                       " is not an initialised "
+                       "nonce account, so whether the transaction can land is unknown");
+      }
+      if (to_base58(ByteView(data.data() + 40, 32)) == q.blockhash) {
+        why_dead.clear();
+      } else {
+        why_dead = "its durable nonce has advanced (finalized)";
+      }
+    } else {
+      AIRLOCK_TRY(final_view, call("isBlockhashValid",
+                                   json::array({q.blockhash, {{"commitment", "finalized"}}})));
+      AIRLOCK_TRY(tip_view, call("isBlockhashValid",
+                                 json::array({q.blockhash, {{"commitment", "processed"}}})));
+      for (const json* v : {&final_view, &tip_view}) {
+        if (!v->is_object() || !v->contains("value") || !(*v)["value"].is_boolean())
+          return odd("isBlockhashValid", "the reply has no boolean value");
+      }
+      bool expired = !final_view["value"].get<bool>() && !tip_view["value"].get<bool>();
+      if (expired && q.last_valid_block_height) {
+        AIRLOCK_TRY(height, call("getBlockHeight", json::array({{{"commitment", "finalized"}}})));
+        if (!height.is_number_unsigned())
+          return odd("getBlockHeight", "the height is not an unsigned number");
+        expired = height.get<std::uint64_t>() > *q.last_valid_block_height;
+      }
+      if (expired) why_dead = "its blockhash has expired (finalized and processed)";
+    }
+    AIRLOCK_TRY(found,
+                call("getSignatureStatuses", json::array({json::array({q.signature}),
+                                                          {{"searchTransactionHistory", true}}})));
     if (!found.is_object() || !found.contains("value") || !found["value"].is_array() ||
         found["value"].size() != 1) {
       return odd("getSignatureStatuses", "the reply has no one-entry value array");
@@ -66,12 +106,15 @@ ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout) {
       return ChainProof{ChainProof::Outcome::kLandedFailed,
                         "on chain (" + level + ") with error " + status["err"].dump(-1, ' ', true)};
     }
-    if (still_valid) {
+    if (why_dead.empty()) {
       return ChainProof{ChainProof::Outcome::kMayLand,
-                        "its blockhash is still valid and the signature is not on chain yet"};
+                        q.nonce_account ? "its durable nonce is still current and the signature "
+                                          "is not on chain yet"
+                                        : "its blockhash is not shown expired in both views and "
+                                          "the signature is not on chain yet"};
     }
     return ChainProof{ChainProof::Outcome::kNeverLands,
-                      "its blockhash has expired (finalized) and the signature is not on chain"};
+                      why_dead + " and the signature is not on chain"};
   };
 }
 

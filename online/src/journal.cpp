@@ -1,6 +1,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <utility>
 
 #include <fcntl.h>
@@ -233,6 +234,15 @@ Status Journal::event(std::int64_t run_id, const std::string& kind, const std::s
 Status Journal::add_signed_steps(std::vector<JournalStep>& steps) {
   AIRLOCK_CHECK(exec(db_, "BEGIN IMMEDIATE", "starting a transaction"));
   for (auto& st : steps) {
+    // Steps go only into a run still open: one closed meanwhile was judged without them.
+    Statement open(db_, "SELECT state FROM runs WHERE id = ?");
+    open.bind(1, st.run_id);
+    if (!open.ok() || open.step() != SQLITE_ROW || open.text(0) != "open") {
+      (void)exec(db_, "ROLLBACK", "rolling back");
+      return Error(ErrorCode::kIo, "journal: run " + std::to_string(st.run_id) +
+                                       " is no longer open; its signed steps are not recorded "
+                                       "and nothing is sent");
+    }
     Statement s(db_,
                 "INSERT INTO steps (run_id, round, step, action, ticket, built_at, concurrent, "
                 "submit, transaction_b64, signature, status, next, updated_at, body, metadata) "
@@ -330,24 +340,37 @@ Result<std::vector<JournalEvent>> Journal::events(std::int64_t run_id) const {
 }
 
 Result<std::vector<JournalStep>> Journal::unresolved() const {
-  return select_steps(db_,
-                      "status IN ('sending','pending','unknown') AND run_id IN "
-                      "(SELECT id FROM runs WHERE state='open')",
-                      std::nullopt);
+  // Whatever state its run was closed in: a step that may land is open until its outcome is.
+  return select_steps(db_, "status IN ('sending','pending','unknown')", std::nullopt);
 }
 
 Result<JournalLock> JournalLock::take(const std::string& journal_path, const std::string& who) {
-  const std::string path = journal_path + ".lock";
+  // The lock is the database file's own (an flock, which SQLite's fcntl locks do not touch):
+  // every name of the file, symlink or hard link, meets the same lock. Who holds it is written
+  // beside the file as its real path names it.
+  const int db = ::open(journal_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (db < 0) {
+    return Error(ErrorCode::kIo,
+                 "journal: cannot open '" + journal_path + "': " + std::strerror(errno));
+  }
+  std::error_code ec;
+  const std::string path = std::filesystem::canonical(journal_path, ec).string() + ".lock";
+  if (ec) {
+    ::close(db);
+    return Error(ErrorCode::kIo, "journal: cannot resolve '" + journal_path + "': " + ec.message());
+  }
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
+    ::close(db);
     return Error(ErrorCode::kIo,
                  "journal: cannot open its lock file '" + path + "': " + std::strerror(errno));
   }
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  if (::flock(db, LOCK_EX | LOCK_NB) != 0) {
     const int why = errno;
     char holder[256] = {};
     const ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
     ::close(fd);
+    ::close(db);
     if (why != EWOULDBLOCK) {
       return Error(ErrorCode::kIo, "cannot lock '" + path + "': " + std::strerror(why));
     }
@@ -361,12 +384,14 @@ Result<JournalLock> JournalLock::take(const std::string& journal_path, const std
   }
   const std::string line = who + ", pid " + std::to_string(::getpid()) + ", since unix " +
                            std::to_string(std::time(nullptr)) + "\n";
-  if (::ftruncate(fd, 0) != 0 ||
-      ::pwrite(fd, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
-    ::close(fd);
+  const bool written = ::ftruncate(fd, 0) == 0 && ::pwrite(fd, line.data(), line.size(), 0) ==
+                                                      static_cast<ssize_t>(line.size());
+  ::close(fd);
+  if (!written) {
+    ::close(db);
     return Error(ErrorCode::kIo, "cannot write the journal's lock file '" + path + "'");
   }
-  return JournalLock(fd);
+  return JournalLock(db);
 }
 
 JournalLock::~JournalLock() {

@@ -46,10 +46,14 @@ Result<std::vector<envelope::LookupTableHint>> table_hints(const std::vector<Tra
   return hints;
 }
 
-// The seconds a blockhash has left, when the node's latest blockhash is this one (it then gives
-// its last valid block height): blocks left at 400 ms. Nothing when the node does not say.
-std::optional<std::int64_t> blockhash_seconds_left(const std::string& rpc_url,
-                                                   const Hash& blockhash) {
+struct BlockhashLife {
+  std::int64_t seconds = 0;  // blocks left at 400 ms
+  std::uint64_t last_valid_block_height = 0;
+};
+
+// A blockhash's life, when the node's latest blockhash is this one (it then gives its last
+// valid block height). Nothing when the node does not say.
+std::optional<BlockhashLife> blockhash_life(const std::string& rpc_url, const Hash& blockhash) {
   auto latest =
       rpc_call(rpc_url, "getLatestBlockhash", json::array({{{"commitment", "confirmed"}}}));
   auto height = rpc_call(rpc_url, "getBlockHeight", json::array({{{"commitment", "confirmed"}}}));
@@ -64,8 +68,10 @@ std::optional<std::int64_t> blockhash_seconds_left(const std::string& rpc_url,
   }
   const auto last = (*value)["lastValidBlockHeight"].get<std::uint64_t>();
   const auto now = height->get<std::uint64_t>();
-  return last <= now ? 0
-                     : static_cast<std::int64_t>(std::min<std::uint64_t>(last - now, 1000) * 2 / 5);
+  const std::int64_t seconds =
+      last <= now ? 0
+                  : static_cast<std::int64_t>(std::min<std::uint64_t>(last - now, 1000) * 2 / 5);
+  return BlockhashLife{seconds, last};
 }
 
 }  // namespace
@@ -161,10 +167,10 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
   if (rpc_url) {
     AIRLOCK_TRY(hints, table_hints(round.transactions, *rpc_url));
     q.hints.lookup_tables = std::move(hints);
-    if (auto left =
-            blockhash_seconds_left(*rpc_url, round.transactions.front().message.recent_blockhash)) {
-      round.blockhash_seconds = std::min(*left, kBlockhashSeconds);
+    if (auto life = blockhash_life(*rpc_url, round.transactions.front().message.recent_blockhash)) {
+      round.blockhash_seconds = std::min(life->seconds, kBlockhashSeconds);
       round.blockhash_measured = true;
+      round.last_valid_block_height = life->last_valid_block_height;
     }
   }
   q.deadline = static_cast<std::uint64_t>(

@@ -2,6 +2,7 @@
 #include <map>
 #include <optional>
 
+#include <airlock/common/accounts.h>
 #include <airlock/common/bytes.h>
 #include <airlock/common/display.h>
 #include <airlock/common/json_fields.h>
@@ -29,13 +30,34 @@ constexpr std::int64_t kResendSeconds = 2;
 // nothing is sent"; validation 400, 401, 404, 413; 429 is the rate limit, before the request
 // is handled at all). Anything else — no answer, 5xx, a gateway's 504 — may come after the
 // relay.
-bool refused_before_relay(int http) {
-  return http == 400 || http == 401 || http == 403 || http == 404 || http == 413 || http == 422 ||
-         http == 429;
+bool refused_before_relay(const ApiFailure& f) {
+  const int http = f.status;
+  // A 429 is the rate limit before the request is handled only as the limit says it: the API's
+  // `RateLimited`, or the edge proxy's own reply without the envelope. Any other 429 proves
+  // nothing.
+  if (http == 429) return f.code == "RateLimited" || f.code == "HTTP429";
+  return http == 400 || http == 401 || http == 403 || http == 404 || http == 413 || http == 422;
 }
 
 std::string step_name(const JournalStep& st, std::size_t total) {
   return "step " + std::to_string(st.step) + " of " + std::to_string(total);
+}
+
+// What the chain is asked about a step: its signature, its blockhash (or durable nonce) and,
+// when the node measured it at the build, the blockhash's last valid block height.
+Result<ChainQuestion> question_for(SendContext& c, const JournalStep& st) {
+  AIRLOCK_TRY(wire, from_base64(st.transaction, kMaxTransactionBytes));
+  AIRLOCK_TRY(tx, parse_transaction(wire));
+  ChainQuestion q;
+  q.signature = st.signature;
+  q.blockhash = to_base58(tx.message.recent_blockhash);
+  q.elapsed_seconds = c.clock() - st.built_at;
+  if (auto nonce = durable_nonce(tx.message)) q.nonce_account = nonce->nonce_account;
+  if (st.metadata.is_object() && st.metadata.contains("lastValidBlockHeight") &&
+      st.metadata["lastValidBlockHeight"].is_number_unsigned()) {
+    q.last_valid_block_height = st.metadata["lastValidBlockHeight"].get<std::uint64_t>();
+  }
+  return q;
 }
 
 // Polls the step's receipt every 2 s (the spec's floor) until it leaves pending/unknown,
@@ -61,16 +83,38 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
                                         std::to_string(reply.failure->status) + " " +
                                         reply.failure->code + ": " + reply.failure->message);
     }
-    const std::string status = json_fields::text(reply.body, "status");
+    std::string status = json_fields::text(reply.body, "status");
     if (status != ss::kPending && status != ss::kUnknown && status != ss::kConfirmed &&
         status != ss::kFailed && status != ss::kExpired) {
       return Error(ErrorCode::kApi, "status of " + step_name(st, total) + ": '" + status +
                                         "' is not a receipt status the spec names");
     }
+    std::string code = json_fields::text(reply.body, "code");
+    std::string message = json_fields::text(reply.body, "message");
+    // `expired` frees the intent for a new build: with an RPC node at hand, the chain must
+    // agree first (a status endpoint that says so too early would get the intent done twice).
+    if (status == ss::kExpired && c.prove) {
+      AIRLOCK_TRY(question, question_for(c, st));
+      auto proof = c.prove(question);
+      if (!proof.ok() || proof->outcome == ChainProof::Outcome::kMayLand) {
+        return Error(ErrorCode::kApi,
+                     "status of " + step_name(st, total) +
+                         ": the API says expired, but the RPC node does not show that it can "
+                         "never land (" +
+                         (proof.ok() ? proof->detail : proof.error().message()) +
+                         "); it stays open: run airlock-online resume --rpc URL later");
+      }
+      message = "the API: expired; the RPC node: " + proof->detail;
+      if (proof->outcome == ChainProof::Outcome::kLanded) status = ss::kConfirmed;
+      if (proof->outcome == ChainProof::Outcome::kLandedFailed) {
+        status = ss::kFailed;
+        code = "FailedOnChain";
+      }
+    }
     // A poll never turns a step back to `unknown`: that is a send result, not a receipt state.
     if (status != st.status && status != ss::kUnknown) {
-      st.code = json_fields::text(reply.body, "code");
-      st.message = json_fields::text(reply.body, "message");
+      st.code = code;
+      st.message = message;
       AIRLOCK_CHECK(record(c, st, status));
     }
     if (status == ss::kConfirmed || status == ss::kFailed || status == ss::kExpired) return {};
@@ -96,10 +140,8 @@ Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total) {
                                       "; nothing is built for this action until the chain "
                                       "shows its outcome: run airlock-online resume --rpc URL");
   }
-  AIRLOCK_TRY(wire, from_base64(st.transaction, kMaxTransactionBytes));
-  AIRLOCK_TRY(tx, parse_transaction(wire));
-  const std::string blockhash = to_base58(tx.message.recent_blockhash);
-  auto proof = c.prove(st.signature, blockhash, c.clock() - st.built_at);
+  AIRLOCK_TRY(question, question_for(c, st));
+  auto proof = c.prove(question);
   if (!proof.ok()) {
     return Error(ErrorCode::kApi, unknown + "; the RPC node could not prove its outcome (" +
                                       proof.error().message() + "), so it stays open");
@@ -163,6 +205,10 @@ std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const
     st.metadata = step;
     for (const char* bulky : {"transaction", "ticket", "blockhash", "simulation", "next"})
       st.metadata.erase(bulky);
+    // Only the node's measure is trusted for it, not a field of the build reply.
+    st.metadata.erase("lastValidBlockHeight");
+    if (round.last_valid_block_height)
+      st.metadata["lastValidBlockHeight"] = *round.last_valid_block_height;
     st.updated_at = now;
     out.push_back(std::move(st));
   }
@@ -213,8 +259,11 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
       for (;;) {
         const int http = sent.ok() && sent->failure ? sent->failure->status : 0;
         if (sent.ok() && !sent->failure) break;
-        if (sent.ok() && refused_before_relay(http) && !maybe_relayed && http != 429) break;
-        if (!sent.ok() || (http != 429 && !refused_before_relay(http))) maybe_relayed = true;
+        const bool before_relay = sent.ok() && refused_before_relay(*sent->failure);
+        // The rate limit is waited out with the identical bytes; other refusals of a first
+        // attempt end it.
+        if (before_relay && !maybe_relayed && http != 429) break;
+        if (!before_relay) maybe_relayed = true;
         st.code = sent.ok() ? sent->failure->code : "NoAnswer";
         st.message = sent.ok() ? sent->failure->message : sent.error().message();
         AIRLOCK_CHECK(record(c, st, ss::kSending));
@@ -233,7 +282,7 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
         sent = c.client.send(st.transaction, st.ticket, st.submit);
       }
       if (!sent.ok() ||
-          (sent->failure && (maybe_relayed || !refused_before_relay(sent->failure->status)))) {
+          (sent->failure && (maybe_relayed || !refused_before_relay(*sent->failure)))) {
         // Stays `sending`: the journal keeps the intent blocked until a receipt, or the
         // blockhash's expiry, shows whether these bytes landed.
         return Error(

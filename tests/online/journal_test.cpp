@@ -1,5 +1,7 @@
 // The journal on its own: what is written survives closing and reopening, steps keep their
 // order and status, unresolved sends are found, and a journal of another schema is refused.
+#include <filesystem>
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -73,15 +75,21 @@ TEST(Journal, WhatIsWrittenSurvivesReopening) {
   ASSERT_EQ(events->size(), 1U);
   EXPECT_EQ((*events)[0].kind, "build");
 
-  // Sending and pending steps of an open run are unresolved; a closed run's are not.
+  // Sending and pending steps are unresolved, whatever their run's state: a step that may
+  // land is open until its outcome is known, even in a run closed meanwhile.
   auto open = j->unresolved();
   ASSERT_TRUE(open.ok());
   ASSERT_EQ(open->size(), 2U);
   EXPECT_EQ((*open)[0].step, 1);
   EXPECT_EQ((*open)[1].step, 2);
   ASSERT_TRUE(j->finish_run(run, "failed", "test", 1002).ok());
-  EXPECT_TRUE(j->unresolved()->empty());
+  EXPECT_EQ(j->unresolved()->size(), 2U);
   EXPECT_TRUE(j->runs(true)->empty());
+  // And a closed run takes no more signed steps.
+  std::vector<JournalStep> late = {step(run, 2, 1)};
+  auto refused = j->add_signed_steps(late);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("no longer open"), std::string::npos);
   EXPECT_EQ(j->runs(false)->front().note, "test");
 }
 
@@ -160,14 +168,16 @@ TEST(Journal, AVersionOneJournalIsUpgradedInPlace) {
   ASSERT_EQ(old->size(), 1U);
   EXPECT_EQ((*old)[0].status, step_status::kFailed);
   EXPECT_EQ((*old)[0].body, nlohmann::json::object());
-  std::vector<JournalStep> fresh = {step(1, 2, 1)};
+  const auto run = j->begin_run("a", "dlmm/open", {{"vault", "V"}}, 3);
+  ASSERT_TRUE(run.ok());
+  std::vector<JournalStep> fresh = {step(*run, 1, 1)};
   fresh[0].body = {{"vault", "V"}};
   fresh[0].metadata = {{"lowerBinId", 1}};
   ASSERT_TRUE(j->add_signed_steps(fresh).ok());
-  const auto now = j->steps(1).value();
-  ASSERT_EQ(now.size(), 2U);
-  EXPECT_EQ(now[1].body["vault"], "V");
-  EXPECT_EQ(now[1].metadata["lowerBinId"], 1);
+  const auto now = j->steps(*run).value();
+  ASSERT_EQ(now.size(), 1U);
+  EXPECT_EQ(now[0].body["vault"], "V");
+  EXPECT_EQ(now[0].metadata["lowerBinId"], 1);
 }
 
 }  // namespace
@@ -208,6 +218,15 @@ TEST(JournalLock, ASecondProcessIsRefusedUntilTheFirstIsGone) {
   EXPECT_TRUE(after.ok()) << after.error().to_string();
   // Within one process too: a second take while the first is held is refused.
   EXPECT_FALSE(JournalLock::take(path, "airlock-online act").ok());
+  // And by any other name of the same file: a symlink, a hard link.
+  std::filesystem::create_symlink(path, dir.file("alias.sqlite"));
+  std::filesystem::create_hard_link(path, dir.file("hard.sqlite"));
+  for (const char* name : {"alias.sqlite", "hard.sqlite"}) {
+    auto other = JournalLock::take(dir.file(name), "airlock-online act");
+    ASSERT_FALSE(other.ok()) << name;
+    EXPECT_NE(other.error().message().find("is in use by"), std::string::npos)
+        << other.error().message();
+  }
 }
 
 }  // namespace

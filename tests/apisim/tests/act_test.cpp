@@ -154,6 +154,33 @@ TEST_F(ActTest, ASendWithoutReceiptLeavesTheRunOpenAndTheNextActBuildsNothing) {
   EXPECT_EQ(landed(), 1U);
 }
 
+TEST_F(ActTest, AnUnfinishedRunBlocksTheNextActEvenWithOnlySignedSteps) {
+  // act died after recording the signed step and before marking it `sending`: resume would
+  // send it while its ticket lives, so a new act must not build the same intent beside it.
+  const json body = update_body();
+  const Reply built = post("/transactions/vault/update", body);
+  ASSERT_EQ(built.status, 200);
+  const auto run = journal->begin_run("twin", "vault/update", body, now_s()).value();
+  online::JournalStep st;
+  st.run_id = run;
+  st.round = 1;
+  st.step = 1;
+  st.action = "vault/update";
+  st.ticket = steps_of(built.body).at(0)["ticket"];
+  st.built_at = now_s();
+  st.transaction = steps_of(built.body).at(0)["transaction"];
+  st.signature = "unsent";
+  st.status = ss::kSigned;
+  std::vector<online::JournalStep> steps = {st};
+  ASSERT_TRUE(journal->add_signed_steps(steps).ok());
+  const auto before = builds();
+  auto s = act("vault/update", body);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("unfinished"), std::string::npos) << s.error().message();
+  EXPECT_NE(s.error().message().find("run airlock-online resume"), std::string::npos);
+  EXPECT_EQ(builds(), before) << "nothing was built beside the signed step";
+}
+
 TEST_F(ActTest, RemainingWorkIsBuiltOnlyForTheRangeThatDidNotLandAndCountsAsARound) {
   faults({{"nextLandings", {"lands", "fails"}}});
   auto s = act("dlmm/open", open_body(), 2);

@@ -2,6 +2,7 @@
 // deep, or carrying terminal escapes end in a named error with bounded memory and time, never a
 // crash; user-info URLs never reach the network.
 #include <atomic>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -154,6 +155,33 @@ TEST_F(HostileServer, RetryAfterIsWaitedForAndALongOneEndsTheRetries) {
   EXPECT_EQ(hour->failure->status, 429);
   EXPECT_EQ(hour->retry_after, std::chrono::seconds(3600));
   EXPECT_TRUE(waits.empty());
+}
+
+TEST_F(HostileServer, PlainHttpNeverGoesThroughAProxyFromTheEnvironment) {
+  // A proxy that would see the key in clear: it counts what reaches it.
+  httplib::Server proxy;
+  std::atomic<int> seen{0};
+  proxy.set_pre_routing_handler([&](const httplib::Request&, httplib::Response& res) {
+    ++seen;
+    res.status = 502;
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  const int proxy_port = proxy.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(proxy_port, 0);
+  std::thread serving([&] { proxy.listen_after_bind(); });
+  const std::string at = "http://127.0.0.1:" + std::to_string(proxy_port);
+  for (const char* variable : {"http_proxy", "ALL_PROXY", "all_proxy"}) {
+    SCOPED_TRACE(variable);
+    ::setenv(variable, at.c_str(), 1);
+    auto c = client();
+    auto r = c.get("/tokens");  // answered by the API itself: 400 with its envelope
+    ::unsetenv(variable);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_EQ(r->status, 400);
+  }
+  proxy.stop();
+  serving.join();
+  EXPECT_EQ(seen.load(), 0) << "a request went through the proxy";
 }
 
 TEST(HostileUrl, UserInfoNeverReachesTheNetwork) {

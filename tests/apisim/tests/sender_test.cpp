@@ -12,6 +12,7 @@
 
 #include "conformance_support.h"
 #include "support/helpers.h"
+#include "support/vectors.h"
 
 namespace airlock::apisim::test {
 namespace {
@@ -345,14 +346,16 @@ TEST_F(AtMostOnce, TheChainProvesThatASendWithoutReceiptCanNeverLandAndOnlyThenF
   c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
   // While the blockhash lives (the ticket's end comes later on the twin: 60 s against 90 s, so
   // the prover is asked only once the ticket is dead; ask it directly here) nothing is proved.
-  auto early = c.prove(
-      steps[0].signature,
+  online::ChainQuestion question;
+  question.signature = steps[0].signature;
+  question.blockhash =
       to_base58(online::prepare_round("vault/update", update_body(),
                                       post("/transactions/vault/update", update_body()).body,
                                       std::nullopt, now_s())
                     ->transactions.front()
-                    .message.recent_blockhash),
-      10);
+                    .message.recent_blockhash);
+  question.elapsed_seconds = 10;
+  auto early = c.prove(question);
   ASSERT_TRUE(early.ok()) << early.error().to_string();
   EXPECT_EQ(early->outcome, online::ChainProof::Outcome::kMayLand) << early->detail;
   advance(120'000);
@@ -377,6 +380,49 @@ TEST_F(AtMostOnce, WithoutAnRpcNodeAnExpiredTicketProvesNothing) {
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
   EXPECT_EQ(outcome->state, "open");
   EXPECT_NE(outcome->note.find("--rpc"), std::string::npos) << outcome->note;
+  EXPECT_EQ(statuses().front(), ss::kSending);
+}
+
+TEST_F(AtMostOnce, A429ThatIsNotTheRateLimitProvesNothing) {
+  // A 429 with another code than RateLimited, after the relay: not the limit the spec puts
+  // before handling, so the step may have landed.
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"relayThenFail", json(std::vector<int>(60, 429))}});
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok());
+  EXPECT_EQ(statuses().front(), ss::kSending) << "never `rejected`: " << end.error().message();
+  advance(10'000);
+  EXPECT_EQ(landed(steps[0].signature), 1U);
+  EXPECT_FALSE(journal->unresolved().value().empty());
+}
+
+TEST_F(AtMostOnce, ADurableNonceStepIsNeverFreedByItsBlockhashsAge) {
+  // A durable-nonce transaction (the shared vector) stuck in `sending`: its "blockhash" is a
+  // nonce value no node calls valid, yet it lands whenever its nonce is current. The twin's
+  // node cannot show the nonce account, so nothing is proved and the run stays open.
+  const json nonce_tx = airlock::test::vector_named("solana-v0-transactions.json", "durable-nonce");
+  run_id = journal->begin_run("twin", "vault/update", update_body(), now_s()).value();
+  online::JournalStep st;
+  st.run_id = run_id;
+  st.round = 1;
+  st.step = 1;
+  st.action = "vault/update";
+  st.ticket = "tkt_gone";
+  st.built_at = now_s();
+  st.transaction = nonce_tx.at("signed_tx_base64").get<std::string>();
+  st.signature = nonce_tx.at("signatures_base58").at(0).get<std::string>();
+  st.status = ss::kSending;  // its send went unanswered
+  st.body = update_body();
+  std::vector<online::JournalStep> steps = {st};
+  ASSERT_TRUE(journal->add_signed_steps(steps).ok());
+  advance(600'000);
+  auto c = context();
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "open") << outcome->note;
+  EXPECT_NE(outcome->note.find("nonce account"), std::string::npos) << outcome->note;
   EXPECT_EQ(statuses().front(), ss::kSending);
 }
 

@@ -39,7 +39,10 @@ class SummaryGolden : public SigningTwin {
         "http://127.0.0.1:" + std::to_string(server_->port()) + std::string(kApiPrefix),
         online::ApiKey::parse(kDemoKey).value());
     EXPECT_TRUE(client.ok());
-    online::Round round{action, body, {}, {}, q};
+    online::Round round;
+    round.action = action;
+    round.body = body;
+    round.request = q;
     online::add_token_hints(*client, round);
     return round.request;
   }

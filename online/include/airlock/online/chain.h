@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
+#include <airlock/common/bytes.h>
 #include <airlock/common/error.h>
 
 namespace airlock::online {
@@ -24,16 +26,29 @@ struct ChainProof {
   std::string detail;  // what the node said, for the journal and the operator
 };
 
+// What the prover is asked about one signed transaction.
+struct ChainQuestion {
+  std::string signature;             // base58, the manager's
+  std::string blockhash;             // base58, the message's recent blockhash (or nonce value)
+  std::int64_t elapsed_seconds = 0;  // since the build
+  // A durable-nonce transaction: its nonce account. It stays landable while the account holds
+  // `blockhash` as its nonce, whatever the age of any blockhash.
+  std::optional<PublicKey> nonce_account;
+  // The blockhash's last valid block height, when the node measured it at the build.
+  std::optional<std::uint64_t> last_valid_block_height;
+};
+
 // Asks the node, in this order: is it healthy (a node far behind would not know a recent
 // blockhash and would call it invalid); does its ledger reach back before the build (a node
-// without that history would not find a landed signature: `elapsed_seconds` since the build,
-// counted at 2.5 slots a second plus two minutes, must fit between its lowest and its finalized
-// slot); is the blockhash still valid at finalized commitment (every later block descends from
-// that view); and is the signature in the ledger's history. Asking about the signature after
-// the blockhash means a landing in between is still seen.
-using ChainProver = std::function<Result<ChainProof>(const std::string& signature_base58,
-                                                     const std::string& blockhash_base58,
-                                                     std::int64_t elapsed_seconds)>;
+// without that history would not find a landed signature: the elapsed time at 2.5 slots a
+// second plus two minutes must fit between its lowest and its finalized slot); can the
+// transaction still land — for a durable nonce, does the nonce account (finalized) still hold
+// its nonce; otherwise is the blockhash invalid both at finalized commitment (every later block
+// descends from that view) and at processed (a blockhash newer than a lagging finalized root is
+// unknown there, not expired), and, when the build's last valid block height is known, is the
+// finalized block height past it; and last, is the signature in the ledger's history. Asking
+// about the signature after the rest means a landing in between is still seen.
+using ChainProver = std::function<Result<ChainProof>(const ChainQuestion&)>;
 
 // The prover over a JSON-RPC node (the same transport rule as the API: https, or http to this
 // machine).

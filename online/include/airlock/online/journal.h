@@ -74,9 +74,11 @@ struct JournalEvent {
   std::string detail;
 };
 
-// One process at a time acts on a journal: `act` and `resume` hold this lock (an flock on
-// JOURNAL.lock, which the kernel releases when the holder exits, however it exits) for as long
-// as they run, so a resume can never close a run whose act is still about to send.
+// One process at a time acts on a journal: `act` and `resume` hold this lock (an flock on the
+// database file itself, so every path to it, symlink or hard link, meets the same lock; the
+// kernel releases it when the holder exits, however it exits) for as long as they run, so a
+// resume can never close a run whose act is still about to send. Who holds it is written to
+// the file's real path + ".lock".
 class JournalLock {
  public:
   // Takes the lock without waiting; `who` is written into the lock file for the next comer.

@@ -28,8 +28,9 @@ struct Round {
   std::vector<json> steps;  // the build reply's steps, in order
   std::vector<Transaction> transactions;
   envelope::SignRequest request;
-  std::int64_t blockhash_seconds = kBlockhashSeconds;  // its life from the build, as measured
-  bool blockhash_measured = false;                     // by the RPC node, else the estimate
+  std::int64_t blockhash_seconds = kBlockhashSeconds;    // its life from the build, as measured
+  bool blockhash_measured = false;                       // by the RPC node, else the estimate
+  std::optional<std::uint64_t> last_valid_block_height;  // as the RPC node gave it
 };
 
 // `built_at` is the online clock when the build request started (unix seconds): the service's
