@@ -106,6 +106,8 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "response.mismatch";
     case ErrorCode::kResponseLate:
       return "response.late";
+    case ErrorCode::kBackupInvalid:
+      return "backup.invalid";
     case ErrorCode::kAuditLogBroken:
       return "audit.broken";
     case ErrorCode::kNetworkUp:

@@ -15,7 +15,7 @@ namespace airlock::offline {
 namespace {
 
 Error bad_mnemonic(const std::string& rule) {
-  return Error(ErrorCode::kEnvelopeBadValue, "mnemonic: " + rule);
+  return Error(ErrorCode::kBackupInvalid, "mnemonic: " + rule);
 }
 
 // HMAC-SHA512 (libsodium) over a key and up to two message parts.
@@ -89,7 +89,7 @@ Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic, std::string_view
   }
   if (!std::all_of(passphrase.begin(), passphrase.end(),
                    [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-    return Error(ErrorCode::kEnvelopeBadValue,
+    return Error(ErrorCode::kBackupInvalid,
                  "passphrase: must be ASCII; non-ASCII passphrases need Unicode normalisation this "
                  "build does not do");
   }
@@ -116,7 +116,7 @@ Result<SecretBytes> derive_ed25519(const SecretBytes& seed, const keystone::Deri
               seed.bytes(), {}, node.bytes().data());
   for (const auto& [index, hardened] : path.components) {
     if (!hardened) {
-      return Error(ErrorCode::kEnvelopeBadValue,
+      return Error(ErrorCode::kBackupInvalid,
                    "derivation_path: Ed25519 allows hardened levels only ('" +
                        std::to_string(index) + "' needs an apostrophe)");
     }
@@ -143,7 +143,7 @@ Result<SecretBytes> seed_from_solana_keypair_json(std::string_view text) {
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   };
   const Error shape(
-      ErrorCode::kEnvelopeBadValue,
+      ErrorCode::kBackupInvalid,
       "keypair file: must be a JSON array of 64 numbers 0-255 (a Solana CLI keypair)");
   skip_space();
   if (i >= text.size() || text[i++] != '[') return shape;
@@ -175,7 +175,7 @@ Result<SecretBytes> seed_from_solana_keypair_json(std::string_view text) {
   AIRLOCK_TRY(keypair, Keypair::from_seed(seed.bytes()));
   if (!std::equal(keypair.public_key().bytes.begin(), keypair.public_key().bytes.end(),
                   bytes.bytes().begin() + 32)) {
-    return Error(ErrorCode::kEnvelopeBadValue,
+    return Error(ErrorCode::kBackupInvalid,
                  "keypair file: its public half does not match its secret half");
   }
   return seed;

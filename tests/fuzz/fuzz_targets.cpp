@@ -19,6 +19,7 @@
 #include <airlock/offline/inspect.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/policy.h>
+#include <airlock/offline/slip39.h>
 #include <airlock/online/round.h>
 
 namespace airlock::fuzz {
@@ -235,6 +236,36 @@ int receive(const std::uint8_t* data, std::size_t size) {
     at += n;
   }
   if (receiver.complete()) require(!receiver.result().bytes.empty());
+  return 0;
+}
+
+// SLIP-0039 shares, one a line: parsed one by one, and combined when every one parses and the
+// set is cheap to decrypt (PBKDF2 doubles with each exponent step).
+int slip39(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::vector<std::string_view> shares;
+  bool all_parse = true, cheap = true;
+  for (std::size_t at = 0; at <= text.size() && shares.size() < 32;) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    shares.push_back(line);
+    auto info = offline::slip39::inspect(line);
+    if (info.ok()) {
+      require(info->words >= 20 && info->words <= 59);
+      require(info->group_threshold >= 1 && info->group_threshold <= info->group_count);
+      require(info->group_count <= 16 && info->member_threshold >= 1);
+      require(info->member_threshold <= 16 && info->identifier < 0x8000);
+      cheap = cheap && info->iteration_exponent <= 1;  // PBKDF2 doubles with each step
+    } else {
+      all_parse = false;
+    }
+    at = end + 1;
+  }
+  // Only sets that could get as far as decryption are combined, and only at low cost.
+  if (all_parse && cheap) {
+    auto secret = offline::slip39::combine(shares, "");
+    if (secret.ok()) require(secret->size() >= 16 && secret->size() % 2 == 0);
+  }
   return 0;
 }
 

@@ -35,6 +35,7 @@ int policy_file(const std::uint8_t* data, std::size_t size);
 int api_response(const std::uint8_t* data, std::size_t size);
 int lookup_table_account(const std::uint8_t* data, std::size_t size);
 int receive(const std::uint8_t* data, std::size_t size);
+int slip39(const std::uint8_t* data, std::size_t size);
 
 // Test names print the target's name, not its bytes.
 inline void PrintTo(const NamedTarget& target, std::ostream* os) { *os << target.name; }
@@ -58,6 +59,7 @@ inline constexpr NamedTarget kTargets[] = {
     {"api_response", api_response},
     {"lookup_table_account", lookup_table_account},
     {"receive", receive},
+    {"slip39", slip39},
 };
 
 }  // namespace airlock::fuzz

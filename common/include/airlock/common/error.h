@@ -82,6 +82,7 @@ enum class ErrorCode : std::uint16_t {
   kResponseMismatch,  // a sign response that does not answer its request
   kResponseLate,      // a sign response that came back after the request's deadline
   kAuditLogBroken,    // the offline audit log does not verify (offline/audit.h)
+  kBackupInvalid,     // a recovery phrase or SLIP-0039 share breaks a rule (offline/)
   // Process lock-down (hardening/).
   kNetworkUp,  // a non-loopback network interface is up where the offline half runs
   kLockdown,   // a lock-down step (rlimit, prctl, seccomp) failed
