@@ -26,11 +26,13 @@
 #include <airlock/offline/signing.h>
 #include <airlock/offline/summary.h>
 
+#include "shared.h"
+
 namespace po = boost::program_options;
 using airlock::Error;
 using airlock::ErrorCode;
 
-namespace {
+namespace offline_cli {
 
 std::int64_t unix_now() {
   return static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::seconds>(
@@ -38,20 +40,24 @@ std::int64_t unix_now() {
                                        .count());
 }
 
-constexpr std::string_view kProgram = "airlock-offline";
+namespace {
 
 constexpr std::string_view kUsage =
     "usage: airlock-offline <command> [options]\n"
     "\n"
     "commands:\n"
     "  inspect   show the structure of a transaction or message\n"
-    "  init      create a new manager key in a keystore file\n"
-    "  import    put an existing key (Solana CLI keypair file or BIP39 mnemonic) in a keystore\n"
+    "  init      make a new manager key from fresh recovery words (BIP39 or SLIP-0039 shares)\n"
+    "  import    put an existing key (recovery words, shares or a keypair file) in a keystore\n"
     "  pubkey    print the manager public key of a keystore\n"
+    "  backup    verify recovery words or shares against a keystore, writing nothing\n"
+    "  passphrase  change a keystore's passphrase\n"
     "  sign      review a sign request against the policy, ask, sign, and write the response\n"
     "  log       verify the audit log's chain\n"
     "\n"
     "Run 'airlock-offline <command> --help' for a command's options.\n";
+
+}  // namespace
 
 int report(const Error& error) { return airlock::cli::report(kProgram, error); }
 
@@ -88,6 +94,12 @@ airlock::Status enter_secret_mode(const po::variables_map& vm) {
   if (auto s = check_air_gap(vm); !s.ok()) return s;
   return airlock::hardening::install_syscall_allowlist();
 }
+
+}  // namespace offline_cli
+
+namespace {
+
+using namespace offline_cli;
 
 int run_inspect(const std::vector<std::string>& args) {
   po::options_description options(
@@ -137,147 +149,6 @@ int run_inspect(const std::vector<std::string>& args) {
     std::cout << airlock::offline::inspection_to_json(*inspection).dump(2, ' ', true) << "\n";
   } else {
     std::cout << airlock::offline::inspection_to_text(*inspection);
-  }
-  return airlock::cli::kExitOk;
-}
-
-}  // namespace
-
-// Options every keystore command shares.
-void keystore_options(po::options_description& options, bool writing) {
-  options.add_options()("help,h", "show this help")(
-      "keystore", po::value<std::string>()->required(), "keystore file")(
-      "passphrase-fd", po::value<int>()->default_value(-1),
-      "read the passphrase from this file descriptor instead of asking on the terminal");
-  network_override_option(options);
-  if (writing) {
-    options.add_options()(
-        "kdf", po::value<std::string>()->default_value("moderate"),
-        "Argon2id strength: moderate (256 MiB, the default) or interactive (64 MiB)");
-  }
-}
-
-airlock::Result<airlock::offline::KdfLimits> kdf_limits(const po::variables_map& vm) {
-  const std::string kdf = vm["kdf"].as<std::string>();
-  if (kdf == "moderate") return airlock::offline::default_kdf_limits();
-  if (kdf == "interactive") return airlock::offline::minimum_kdf_limits();
-  return Error(ErrorCode::kUsage, "--kdf must be moderate or interactive");
-}
-
-int store(const po::variables_map& vm, const airlock::SecretBytes& seed,
-          const airlock::offline::KeyOrigin& origin) {
-  auto limits = kdf_limits(vm);
-  if (!limits.ok()) return report(limits.error());
-  auto passphrase = airlock::offline::obtain_secret(vm["passphrase-fd"].as<int>(),
-                                                    "New keystore passphrase: ", true);
-  if (!passphrase.ok()) return report(passphrase.error());
-  const std::string path = vm["keystore"].as<std::string>();
-  if (auto s = airlock::offline::write_keystore(path, seed, *passphrase, origin, *limits); !s.ok())
-    return report(s.error());
-  auto info = airlock::offline::read_keystore_info(path);
-  if (!info.ok()) return report(info.error());
-  std::cout << airlock::to_base58(info->public_key) << "\n";
-  std::cerr << "airlock-offline: wrote " << path << "\n";
-  return airlock::cli::kExitOk;
-}
-
-int run_init(const std::vector<std::string>& args) {
-  po::options_description options(
-      "usage: airlock-offline init --keystore FILE [options]\n\n"
-      "Creates a new random manager key and stores it encrypted. Prints the public "
-      "key.\n\noptions");
-  keystore_options(options, true);
-  po::options_description hidden;
-  po::positional_options_description positional;
-  po::variables_map vm;
-  int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
-    return code;
-  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
-  auto seed = airlock::offline::generate_seed();
-  if (!seed.ok()) return report(seed.error());
-  return store(vm, *seed, {"generated", std::nullopt});
-}
-
-int run_import(const std::vector<std::string>& args) {
-  po::options_description options(
-      "usage: airlock-offline import --keystore FILE (--keypair FILE | --mnemonic) [options]\n\n"
-      "Stores an existing key encrypted: a Solana CLI keypair file, or a BIP39 mnemonic (asked on "
-      "the\n"
-      "terminal, or read from --mnemonic-fd) at a SLIP-0010 path. Prints the public "
-      "key.\n\noptions");
-  keystore_options(options, true);
-  options.add_options()("keypair", po::value<std::string>(),
-                        "a Solana CLI keypair file (JSON array of 64 numbers)")(
-      "mnemonic", "import a BIP39 mnemonic")("mnemonic-fd", po::value<int>()->default_value(-1),
-                                             "read the mnemonic from this file descriptor")(
-      "mnemonic-passphrase-fd", po::value<int>(),
-      "read the BIP39 passphrase from this file descriptor (default: none)")(
-      "path",
-      po::value<std::string>()->default_value(
-          std::string(airlock::offline::kDefaultDerivationPath)),
-      "SLIP-0010 derivation path");
-  po::options_description hidden;
-  po::positional_options_description positional;
-  po::variables_map vm;
-  int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
-    return code;
-  if ((vm.count("keypair") > 0) == (vm.count("mnemonic") > 0)) {
-    return report(Error(ErrorCode::kUsage, "give exactly one of --keypair FILE and --mnemonic"));
-  }
-  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
-  if (vm.count("keypair")) {
-    auto text = airlock::files::read_limited(vm["keypair"].as<std::string>(), 4096);
-    if (!text.ok()) return report(text.error());
-    auto seed = airlock::offline::seed_from_solana_keypair_json(
-        std::string_view(reinterpret_cast<const char*>(text->data()), text->size()));
-    sodium_memzero(text->data(), text->size());
-    if (!seed.ok()) return report(seed.error());
-    return store(vm, *seed, {"solana-keypair-file", std::nullopt});
-  }
-  auto path = airlock::keystone::DerivationPath::parse(vm["path"].as<std::string>());
-  if (!path.ok()) return report(path.error());
-  auto mnemonic = airlock::offline::obtain_secret(
-      vm["mnemonic-fd"].as<int>(), "BIP39 mnemonic (words separated by spaces): ", false);
-  if (!mnemonic.ok()) return report(mnemonic.error());
-  airlock::Result<airlock::SecretBytes> bip39_passphrase = airlock::SecretBytes::allocate(0);
-  if (vm.count("mnemonic-passphrase-fd"))
-    bip39_passphrase = airlock::offline::read_secret_line(vm["mnemonic-passphrase-fd"].as<int>());
-  if (!bip39_passphrase.ok()) return report(bip39_passphrase.error());
-  auto seed = airlock::offline::mnemonic_to_seed(
-      std::string_view(reinterpret_cast<const char*>(mnemonic->bytes().data()), mnemonic->size()),
-      std::string_view(reinterpret_cast<const char*>(bip39_passphrase->bytes().data()),
-                       bip39_passphrase->size()));
-  if (!seed.ok()) return report(seed.error());
-  auto key = airlock::offline::derive_ed25519(*seed, *path);
-  if (!key.ok()) return report(key.error());
-  return store(vm, *key, {"bip39", path->to_string()});
-}
-
-int run_pubkey(const std::vector<std::string>& args) {
-  po::options_description options(
-      "usage: airlock-offline pubkey --keystore FILE [--json]\n\n"
-      "Prints the manager public key without asking for the passphrase.\n\noptions");
-  options.add_options()("help,h", "show this help")(
-      "keystore", po::value<std::string>()->required(), "keystore file")("json",
-                                                                         "print one JSON object");
-  po::options_description hidden;
-  po::positional_options_description positional;
-  po::variables_map vm;
-  int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
-    return code;
-  auto info = airlock::offline::read_keystore_info(vm["keystore"].as<std::string>());
-  if (!info.ok()) return report(info.error());
-  if (vm.count("json")) {
-    nlohmann::json j = {{"public_key", airlock::to_base58(info->public_key)},
-                        {"source", info->origin.source},
-                        {"created", info->created}};
-    if (info->origin.path) j["path"] = *info->origin.path;
-    std::cout << j.dump(2, ' ', true) << "\n";
-  } else {
-    std::cout << airlock::to_base58(info->public_key) << "\n";
   }
   return airlock::cli::kExitOk;
 }
@@ -576,6 +447,10 @@ int run_log(const std::vector<std::string>& args) {
   return airlock::cli::kExitOk;
 }
 
+}  // namespace
+
+using namespace offline_cli;
+
 int main(int argc, char** argv) {
   // Every command: no core dumps, not dumpable, no new privileges, memory locked if allowed.
   auto process = airlock::hardening::lock_down_process();
@@ -587,6 +462,8 @@ int main(int argc, char** argv) {
                                  {"init", run_init},
                                  {"import", run_import},
                                  {"pubkey", run_pubkey},
+                                 {"backup", run_backup},
+                                 {"passphrase", run_passphrase},
                                  {"sign", run_sign},
                                  {"log", run_log}});
 }

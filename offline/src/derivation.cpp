@@ -28,22 +28,31 @@ void hmac_sha512(ByteView key, ByteView a, ByteView b, std::uint8_t out[64]) {
   sodium_memzero(&state, sizeof state);
 }
 
-// PBKDF2-HMAC-SHA512 for a 64-byte output (one block), as BIP39 uses it.
-void pbkdf2_sha512_one_block(ByteView password, ByteView salt, unsigned rounds,
-                             std::uint8_t out[64]) {
-  std::vector<std::uint8_t> salt_block(salt.begin(), salt.end());
-  salt_block.insert(salt_block.end(), {0, 0, 0, 1});  // block index 1, big-endian
-  std::uint8_t u[64];
-  hmac_sha512(password, salt_block, {}, u);
-  std::memcpy(out, u, 64);
+// PBKDF2-HMAC-SHA512 for a 64-byte output (one block), as BIP39 uses it. The salt block and
+// every intermediate live in secure memory or are wiped.
+Status pbkdf2_sha512_one_block(ByteView password, ByteView salt, unsigned rounds,
+                               std::uint8_t out[64]) {
+  AIRLOCK_TRY(salt_block, SecretBytes::allocate(salt.size() + 4));
+  std::memcpy(salt_block.bytes().data(), salt.data(), salt.size());
+  salt_block.bytes()[salt.size() + 3] = 1;  // block index 1, big-endian
+  AIRLOCK_TRY(u, SecretBytes::allocate(64));
+  hmac_sha512(password, salt_block.bytes(), {}, u.bytes().data());
+  std::memcpy(out, u.bytes().data(), 64);
   for (unsigned i = 1; i < rounds; ++i) {
-    hmac_sha512(password, ByteView(u, 64), {}, u);
-    for (int k = 0; k < 64; ++k) out[k] ^= u[k];
+    hmac_sha512(password, u.bytes(), {}, u.bytes().data());
+    for (std::size_t k = 0; k < 64; ++k) out[k] ^= u.bytes()[k];
   }
-  sodium_memzero(u, sizeof u);
+  return {};
 }
 
-std::vector<std::string_view> split_words(std::string_view text) {
+// Bit `i` (from the most significant of byte 0) of a buffer.
+bool bit(std::span<const std::uint8_t> bytes, std::size_t i) {
+  return ((bytes[i / 8] >> (7 - i % 8)) & 1) != 0;
+}
+
+}  // namespace
+
+std::vector<std::string_view> words_of_text(std::string_view text) {
   std::vector<std::string_view> words;
   std::size_t i = 0;
   while (i < text.size()) {
@@ -56,37 +65,66 @@ std::vector<std::string_view> split_words(std::string_view text) {
   return words;
 }
 
-}  // namespace
-
-Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic, std::string_view passphrase) {
+Result<SecretBytes> mnemonic_entropy(std::string_view mnemonic) {
   if (auto s = crypto_init(); !s.ok()) return s.error();
-  const auto words = split_words(mnemonic);
+  const auto words = words_of_text(mnemonic);
   if (words.size() < 12 || words.size() > 24 || words.size() % 3 != 0) {
     return bad_mnemonic("must be 12, 15, 18, 21 or 24 words, got " + std::to_string(words.size()));
   }
-  // 11 bits a word: entropy then a checksum of entropy_bits / 32 bits (the first bits of its
-  // SHA-256).
-  std::vector<bool> bits;
+  // 11 bits a word: the entropy, then its SHA-256's first entropy_bits / 32 bits.
+  AIRLOCK_TRY(packed, SecretBytes::allocate(33));
+  std::size_t at = 0;
   for (std::size_t w = 0; w < words.size(); ++w) {
     const int index = bip39_word_index(words[w]);
     if (index < 0)
       return bad_mnemonic("word " + std::to_string(w + 1) + " is not in the BIP39 English list");
-    for (int b = 10; b >= 0; --b) bits.push_back(((index >> b) & 1) != 0);
-  }
-  const std::size_t checksum_bits = bits.size() / 33;
-  const std::size_t entropy_bits = bits.size() - checksum_bits;
-  std::vector<std::uint8_t> entropy(entropy_bits / 8, 0);
-  for (std::size_t i = 0; i < entropy_bits; ++i) {
-    if (bits[i]) entropy[i / 8] = static_cast<std::uint8_t>(entropy[i / 8] | (0x80 >> (i % 8)));
-  }
-  std::uint8_t hash[crypto_hash_sha256_BYTES];
-  crypto_hash_sha256(hash, entropy.data(), entropy.size());
-  sodium_memzero(entropy.data(), entropy.size());
-  for (std::size_t i = 0; i < checksum_bits; ++i) {
-    if (bits[entropy_bits + i] != (((hash[i / 8] >> (7 - i % 8)) & 1) != 0)) {
-      return bad_mnemonic("checksum does not match; a word is wrong or out of order");
+    for (int b = 10; b >= 0; --b, ++at) {
+      if (((index >> b) & 1) != 0)
+        packed.bytes()[at / 8] =
+            static_cast<std::uint8_t>(packed.bytes()[at / 8] | (0x80 >> (at % 8)));
     }
   }
+  const std::size_t checksum_bits = at / 33;
+  const std::size_t entropy_bytes = (at - checksum_bits) / 8;
+  AIRLOCK_TRY(entropy, SecretBytes::allocate(entropy_bytes));
+  std::memcpy(entropy.bytes().data(), packed.bytes().data(), entropy_bytes);
+  AIRLOCK_TRY(hash, SecretBytes::allocate(crypto_hash_sha256_BYTES));
+  crypto_hash_sha256(hash.bytes().data(), entropy.bytes().data(), entropy_bytes);
+  for (std::size_t i = 0; i < checksum_bits; ++i) {
+    if (bit(packed.bytes(), entropy_bytes * 8 + i) != bit(hash.bytes(), i))
+      return bad_mnemonic("checksum does not match; a word is wrong or out of order");
+  }
+  return entropy;
+}
+
+Result<SecretBytes> mnemonic_from_entropy(const SecretBytes& entropy) {
+  if (auto s = crypto_init(); !s.ok()) return s.error();
+  if (entropy.size() < 16 || entropy.size() > 32 || entropy.size() % 4 != 0)
+    return Error(ErrorCode::kUsage, "entropy: must be 16, 20, 24, 28 or 32 bytes");
+  AIRLOCK_TRY(packed, SecretBytes::allocate(33));
+  std::memcpy(packed.bytes().data(), entropy.bytes().data(), entropy.size());
+  AIRLOCK_TRY(hash, SecretBytes::allocate(crypto_hash_sha256_BYTES));
+  crypto_hash_sha256(hash.bytes().data(), entropy.bytes().data(), entropy.size());
+  packed.bytes()[entropy.size()] = hash.bytes()[0];  // the checksum is at most 8 bits
+  const std::size_t words = entropy.size() * 8 * 33 / 32 / 11;
+  AIRLOCK_TRY(text, SecretBytes::allocate(words * 9));  // the longest word has 8 letters
+  std::size_t n = 0;
+  for (std::size_t w = 0; w < words; ++w) {
+    unsigned index = 0;
+    for (std::size_t b = 0; b < 11; ++b)
+      index = (index << 1) | (bit(packed.bytes(), w * 11 + b) ? 1U : 0U);
+    if (w != 0) text.bytes()[n++] = ' ';
+    const std::string_view word = kBip39Words[index];
+    std::memcpy(text.bytes().data() + n, word.data(), word.size());
+    n += word.size();
+  }
+  AIRLOCK_TRY(exact, SecretBytes::allocate(n));
+  std::memcpy(exact.bytes().data(), text.bytes().data(), n);
+  return exact;
+}
+
+Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic, std::string_view passphrase) {
+  AIRLOCK_TRY(entropy, mnemonic_entropy(mnemonic));  // the words and their checksum
   if (!std::all_of(passphrase.begin(), passphrase.end(),
                    [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
     return Error(ErrorCode::kBackupInvalid,
@@ -94,6 +132,7 @@ Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic, std::string_view
                  "build does not do");
   }
   // The normalised mnemonic: the words joined by single spaces.
+  const auto words = words_of_text(mnemonic);
   AIRLOCK_TRY(joined, SecretBytes::allocate(mnemonic.size() + 1));
   std::size_t n = 0;
   for (std::size_t w = 0; w < words.size(); ++w) {
@@ -105,7 +144,8 @@ Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic, std::string_view
   std::memcpy(salt.bytes().data(), "mnemonic", 8);
   std::memcpy(salt.bytes().data() + 8, passphrase.data(), passphrase.size());
   AIRLOCK_TRY(seed, SecretBytes::allocate(64));
-  pbkdf2_sha512_one_block(joined.bytes().first(n), salt.bytes(), kBip39Rounds, seed.bytes().data());
+  AIRLOCK_CHECK(pbkdf2_sha512_one_block(joined.bytes().first(n), salt.bytes(), kBip39Rounds,
+                                        seed.bytes().data()));
   return seed;
 }
 

@@ -1,11 +1,15 @@
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <vector>
 
+#include <fcntl.h>
 #include <nlohmann/json.hpp>
 #include <sodium.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <airlock/common/json_fields.h>
 #include <airlock/formats/files.h>
@@ -116,8 +120,12 @@ Result<SecretBytes> generate_seed() {
   return seed;
 }
 
-Status write_keystore(const std::string& path, const SecretBytes& seed,
-                      const SecretBytes& passphrase, const KeyOrigin& origin, KdfLimits limits) {
+namespace {
+
+// The keystore file's text for `seed` under `passphrase`.
+Result<std::string> keystore_text(const SecretBytes& seed, const SecretBytes& passphrase,
+                                  const KeyOrigin& origin, KdfLimits limits,
+                                  const std::string& created) {
   if (auto s = crypto_init(); !s.ok()) return s.error();
   if (seed.size() != 32) return Error(ErrorCode::kWrongLength, "seed: must be 32 bytes");
   if (passphrase.size() < 8)
@@ -126,9 +134,6 @@ Status write_keystore(const std::string& path, const SecretBytes& seed,
   if (limits.opslimit < minimum.opslimit || limits.memlimit < minimum.memlimit) {
     return Error(ErrorCode::kUsage, "kdf: limits below libsodium's interactive level are refused");
   }
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec))
-    return Error(ErrorCode::kIo, "'" + path + "' exists; a keystore is never overwritten");
   AIRLOCK_TRY(keypair, Keypair::from_seed(seed.bytes()));
 
   std::uint8_t salt[crypto_pwhash_SALTBYTES];
@@ -146,7 +151,7 @@ Status write_keystore(const std::string& path, const SecretBytes& seed,
       {"public_key", to_base58(keypair.public_key())},
       {"origin", origin.path ? json{{"source", origin.source}, {"path", *origin.path}}
                              : json{{"source", origin.source}}},
-      {"created", utc_now()}};
+      {"created", created}};
   const std::string header_text = header.dump();
 
   AIRLOCK_TRY(key, SecretBytes::allocate(crypto_aead_xchacha20poly1305_ietf_KEYBYTES));
@@ -161,10 +166,22 @@ Status write_keystore(const std::string& path, const SecretBytes& seed,
       ciphertext.data(), &written, seed.bytes().data(), 32,
       reinterpret_cast<const std::uint8_t*>(header_text.data()), header_text.size(), nullptr, nonce,
       key.bytes().data());
-  const std::string file =
-      json{{"header", header_text}, {"ciphertext", to_base64(ciphertext)}}.dump(1) + "\n";
-  return files::write_atomically(
-      path, ByteView(reinterpret_cast<const std::uint8_t*>(file.data()), file.size()));
+  return json{{"header", header_text}, {"ciphertext", to_base64(ciphertext)}}.dump(1) + "\n";
+}
+
+ByteView text_bytes(const std::string& text) {
+  return ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+}
+
+}  // namespace
+
+Status write_keystore(const std::string& path, const SecretBytes& seed,
+                      const SecretBytes& passphrase, const KeyOrigin& origin, KdfLimits limits) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec))
+    return Error(ErrorCode::kIo, "'" + path + "' exists; a keystore is never overwritten");
+  AIRLOCK_TRY(text, keystore_text(seed, passphrase, origin, limits, utc_now()));
+  return files::write_atomically(path, text_bytes(text));
 }
 
 Result<KeystoreInfo> parse_keystore_info(std::string_view text) {
@@ -177,7 +194,7 @@ Result<KeystoreInfo> read_keystore_info(const std::string& path) {
   return info_of(parsed.header);
 }
 
-Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passphrase) {
+Result<SecretBytes> open_keystore_seed(const std::string& path, const SecretBytes& passphrase) {
   if (auto s = crypto_init(); !s.ok()) return s.error();
   AIRLOCK_TRY(parsed, parse_file(path));
   AIRLOCK_TRY(info, info_of(parsed.header));
@@ -216,7 +233,44 @@ Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passph
   if (keypair.public_key() != info.public_key) {
     return malformed("header.public_key: does not match the decrypted key");
   }
-  return keypair;
+  return seed;
+}
+
+Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passphrase) {
+  AIRLOCK_TRY(seed, open_keystore_seed(path, passphrase));
+  return Keypair::from_seed(seed.bytes());
+}
+
+Status change_keystore_passphrase(const std::string& path, const SecretBytes& old_passphrase,
+                                  const SecretBytes& new_passphrase, KdfLimits limits) {
+  AIRLOCK_TRY(info, read_keystore_info(path));
+  AIRLOCK_TRY(seed, open_keystore_seed(path, old_passphrase));
+  AIRLOCK_TRY(text, keystore_text(seed, new_passphrase, info.origin, limits, info.created));
+  // The old file stays open across the rename, so its bytes can be overwritten once the new
+  // file is in place: a crash before the rename leaves the old file whole, one after leaves the
+  // new one.
+  const int old_fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (old_fd < 0)
+    return Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  const bool sized = ::fstat(old_fd, &st) == 0;
+  if (auto s = files::write_atomically(path, text_bytes(text)); !s.ok()) {
+    ::close(old_fd);
+    return s;
+  }
+  bool wiped = sized;
+  if (sized) {
+    const std::vector<std::uint8_t> zeros(static_cast<std::size_t>(st.st_size), 0);
+    wiped = ::pwrite(old_fd, zeros.data(), zeros.size(), 0) == static_cast<ssize_t>(zeros.size()) &&
+            ::fsync(old_fd) == 0;
+  }
+  ::close(old_fd);
+  if (!wiped) {
+    return Error(ErrorCode::kIo,
+                 "the keystore was re-encrypted, but the old file's bytes could "
+                 "not be overwritten");
+  }
+  return {};
 }
 
 }  // namespace airlock::offline

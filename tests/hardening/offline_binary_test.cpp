@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <airlock/common/ed25519.h>
 #include <airlock/hardening/lockdown.h>
 
 #include "support/helpers.h"
@@ -72,9 +73,19 @@ TEST(OfflineBinary, KeyCommandsRefuseWhileTheNetworkIsUp) {
   auto interfaces = airlock::hardening::list_interfaces("/sys/class/net");
   ASSERT_TRUE(interfaces.ok());
   const auto refusal = airlock::hardening::refuse_network(*interfaces);
+  // A key command that makes a keystore: import of a Solana CLI keypair file (init needs a
+  // terminal for its words; it passes the same gate first).
+  const airlock::Bytes seed(32, 7);
+  auto keypair = airlock::Keypair::from_seed(seed);
+  ASSERT_TRUE(keypair.ok());
+  std::string json = "[";
+  for (std::size_t i = 0; i < 64; ++i)
+    json += std::to_string(i < 32 ? seed[i] : keypair->public_key().bytes[i - 32]) +
+            (i < 63 ? "," : "]");
+  std::ofstream(dir.file("id.json")) << json;
   const std::string init = std::string(AIRLOCK_OFFLINE_BIN) +
-                           " init --kdf interactive --keystore " + dir.file("k") +
-                           " --passphrase-fd 3 3<" + dir.file("pass");
+                           " import --kdf interactive --keystore " + dir.file("k") + " --keypair " +
+                           dir.file("id.json") + " --passphrase-fd 3 3<" + dir.file("pass");
   const auto plain = airlock::test::run_command(init);
   if (!refusal.ok()) {
     EXPECT_EQ(plain.exit_code, 1) << plain.output;

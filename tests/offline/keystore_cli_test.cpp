@@ -1,6 +1,11 @@
 // The keystore commands of the real airlock-offline executable.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -31,9 +36,53 @@ class KeystoreCli : public ::testing::Test {
   // tests pass the override after the command word (hardening_cli_test covers the refusal).
   airlock::test::CommandResult offline(const std::string& args) {
     std::string line = args;
-    if (line.rfind("init ", 0) == 0 || line.rfind("import ", 0) == 0)
+    if (line.rfind("init ", 0) == 0 || line.rfind("import ", 0) == 0 ||
+        line.rfind("backup ", 0) == 0 || line.rfind("passphrase ", 0) == 0)
       line.insert(line.find(' '), " --unsafe-allow-network");
     return run_command(std::string(AIRLOCK_OFFLINE_BIN) + " " + line);
+  }
+  // init on a fresh terminal: reads the words off the screen as each set is shown (into
+  // `words`, and each set into `shares` when given), types back the words asked (one wrong
+  // when `mistype`), the keystore passphrase from a descriptor.
+  airlock::test::CommandResult init_on_terminal(
+      const std::string& args, std::vector<std::string>& words, bool mistype = false,
+      std::vector<std::vector<std::string>>* shares = nullptr) {
+    const std::string command = std::string(AIRLOCK_OFFLINE_BIN) +
+                                " init --unsafe-allow-network --kdf interactive " + args +
+                                " --passphrase-fd 3 3<" + path("pass");
+    const std::regex numbered(R"((\d+) ([a-z]+))");
+    const std::regex asked(R"(Word (\d+): $)");
+    return airlock::test::run_on_terminal(
+        command, [&](const std::string& raw) -> std::optional<std::string> {
+          std::string shown = raw;  // the terminal ends lines with \r\n
+          shown.erase(std::remove(shown.begin(), shown.end(), '\r'), shown.end());
+          if (shown.find("Press Enter once they are written down") != std::string::npos) {
+            // The numbered words: after the title (its blank line), before the advice.
+            const std::size_t top = shown.rfind("\x1b[H");
+            const std::size_t from = shown.find("\n\n", top == std::string::npos ? 0 : top);
+            const std::string list = shown.substr(
+                from == std::string::npos ? 0 : from,
+                shown.find("Write them down") - (from == std::string::npos ? 0 : from));
+            words.clear();
+            for (std::sregex_iterator it(list.begin(), list.end(), numbered), end; it != end; ++it)
+              words.push_back((*it)[2]);
+            if (shares != nullptr) shares->push_back(words);
+            return "";
+          }
+          std::smatch m;
+          if (std::regex_search(shown, m, asked)) {
+            const auto at = static_cast<std::size_t>(std::stoul(m[1]));
+            if (at == 0 || at > words.size()) return std::string("?");
+            return mistype ? std::string("zoo") == words[at - 1] ? "abandon" : "zoo"
+                           : words[at - 1];
+          }
+          return std::nullopt;
+        });
+  }
+  static std::string join(const std::vector<std::string>& words) {
+    std::string out;
+    for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+    return out;
   }
   std::filesystem::path dir_;
 };
@@ -83,14 +132,100 @@ TEST_F(KeystoreCli, ImportsAKeypairFileAndAnotherPath) {
   EXPECT_NE(k.output.find("AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax"), std::string::npos);
 }
 
-TEST_F(KeystoreCli, InitMakesAFreshKeyAndRefusesToOverwrite) {
-  const auto first = offline("init --keystore " + path("k") +
-                             " --passphrase-fd 4 --kdf interactive 4<" + path("pass"));
+// init on a terminal: the words shown once, a few typed back, the key theirs (backup verify),
+// the screen and scrollback cleared; an existing keystore is never overwritten.
+TEST_F(KeystoreCli, InitShowsFreshWordsOnceAndTheKeyIsTheirs) {
+  std::vector<std::string> phrase;
+  const auto first = init_on_terminal("--keystore " + path("k"), phrase);
   ASSERT_EQ(first.exit_code, 0) << first.output;
-  const auto again = offline("init --keystore " + path("k") +
-                             " --passphrase-fd 4 --kdf interactive 4<" + path("pass"));
+  ASSERT_EQ(phrase.size(), 24U) << "24 words by default:\n" << first.output;
+  EXPECT_NE(first.output.find("\x1b[3J"), std::string::npos) << "the scrollback is cleared";
+  EXPECT_NE(first.output.find("Word "), std::string::npos) << "words were asked back";
+  // The recovery drill: the words give the keystore's key, and other words do not.
+  write("words", join(phrase) + "\n");
+  const auto drill = offline("backup verify --keystore " + path("k") +
+                             " --mnemonic --mnemonic-fd 3 3<" + path("words"));
+  EXPECT_EQ(drill.exit_code, 0) << drill.output;
+  EXPECT_NE(drill.output.find("matches"), std::string::npos) << drill.output;
+  const auto v = airlock::test::vector_list("solana-mnemonic-keys.json").at(0);
+  write("other", v.at("mnemonic").get<std::string>() + "\n");
+  const auto wrong = offline("backup verify --keystore " + path("k") +
+                             " --mnemonic --mnemonic-fd 3 3<" + path("other"));
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.output;
+  EXPECT_NE(wrong.output.find("does NOT match"), std::string::npos) << wrong.output;
+  // Never over an existing keystore, and nothing shown for it.
+  std::vector<std::string> none;
+  const auto again = init_on_terminal("--keystore " + path("k"), none);
   EXPECT_EQ(again.exit_code, 3) << again.output;
   EXPECT_NE(again.output.find("never overwritten"), std::string::npos);
+  EXPECT_TRUE(none.empty());
+}
+
+TEST_F(KeystoreCli, AWrongWordTypedBackWritesNothing) {
+  std::vector<std::string> phrase;
+  const auto r = init_on_terminal("--keystore " + path("k") + " --words 12", phrase, true);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(phrase.size(), 12U);
+  EXPECT_NE(r.output.find("does not match what was shown"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(path("k")));
+}
+
+TEST_F(KeystoreCli, Slip39SharesAreShownOneByOneAndAnyTwoOfThreeRecoverTheKey) {
+  std::vector<std::string> words;
+  std::vector<std::vector<std::string>> shares;
+  const auto made =
+      init_on_terminal("--keystore " + path("k") + " --backup slip39 --shares 3 --threshold 2",
+                       words, false, &shares);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  ASSERT_EQ(shares.size(), 3U) << made.output;
+  for (const auto& share : shares) EXPECT_EQ(share.size(), 20U) << "128-bit shares";
+  const auto pub = offline("pubkey --json --keystore " + path("k"));
+  ASSERT_EQ(pub.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(pub.output)["source"], "slip39");
+  // Shares 1 and 3 (the drill), shares 3 and 2 (import into a second keystore): the same key.
+  write("drill", join(shares[0]) + "\n" + join(shares[2]) + "\n");
+  const auto drill = offline("backup verify --keystore " + path("k") +
+                             " --slip39 --shares-fd 3 3<" + path("drill"));
+  EXPECT_EQ(drill.exit_code, 0) << drill.output;
+  write("import", join(shares[2]) + "\n" + join(shares[1]) + "\n");
+  const auto imported = offline("import --keystore " + path("k2") +
+                                " --slip39 --shares-fd 3 --passphrase-fd 4 --kdf interactive 3<" +
+                                path("import") + " 4<" + path("pass"));
+  ASSERT_EQ(imported.exit_code, 0) << imported.output;
+  EXPECT_NE(
+      imported.output.find(nlohmann::json::parse(pub.output)["public_key"].get<std::string>()),
+      std::string::npos)
+      << imported.output;
+  // One share alone recovers nothing, and says what is missing.
+  write("one", join(shares[1]) + "\n");
+  const auto one =
+      offline("backup verify --keystore " + path("k") + " --slip39 --shares-fd 3 3<" + path("one"));
+  EXPECT_NE(one.exit_code, 0) << one.output;
+  EXPECT_NE(one.output.find("backup.invalid"), std::string::npos) << one.output;
+  for (const auto& w : shares[1])
+    EXPECT_EQ(one.output.find(" " + w + " "), std::string::npos) << "a share word in an error";
+}
+
+TEST_F(KeystoreCli, ThePassphraseChangesAndTheOldOneNoLongerOpens) {
+  const auto v = airlock::test::vector_list("solana-mnemonic-keys.json").at(0);
+  write("words", v.at("mnemonic").get<std::string>() + "\n");
+  ASSERT_EQ(offline("import --keystore " + path("k") +
+                    " --mnemonic --mnemonic-fd 3 --passphrase-fd 4 --kdf interactive 3<" +
+                    path("words") + " 4<" + path("pass"))
+                .exit_code,
+            0);
+  write("new", "a much longer passphrase\n");
+  const auto changed = offline("passphrase --keystore " + path("k") +
+                               " --passphrase-fd 3 --new-passphrase-fd 4 --kdf interactive 3<" +
+                               path("pass") + " 4<" + path("new"));
+  ASSERT_EQ(changed.exit_code, 0) << changed.output;
+  const auto again = offline("passphrase --keystore " + path("k") +
+                             " --passphrase-fd 3 --new-passphrase-fd 4 --kdf interactive 3<" +
+                             path("pass") + " 4<" + path("new"));
+  EXPECT_NE(again.exit_code, 0) << "the old passphrase no longer opens it";
+  EXPECT_NE(again.output.find("wrong passphrase"), std::string::npos) << again.output;
+  const auto pub = offline("pubkey --keystore " + path("k"));
+  EXPECT_NE(pub.output.find(v.at("derived")[0].at("pubkey").get<std::string>()), std::string::npos);
 }
 
 TEST_F(KeystoreCli, BadInputsAreNamed) {
@@ -105,15 +240,23 @@ TEST_F(KeystoreCli, BadInputsAreNamed) {
   EXPECT_EQ(both.exit_code, 2);
   const auto missing = offline("pubkey");
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
-  // Without a terminal (setsid leaves none) and without --passphrase-fd there is no one to ask.
+  // Without a terminal (setsid leaves none) the words are shown nowhere, and nothing is made.
   const auto no_tty =
       run_command("setsid -w " + std::string(AIRLOCK_OFFLINE_BIN) +
                   " init --unsafe-allow-network --keystore " + path("k") + " < /dev/null");
   EXPECT_EQ(no_tty.exit_code, 2) << no_tty.output;
-  EXPECT_NE(no_tty.output.find("no terminal"), std::string::npos) << no_tty.output;
+  EXPECT_NE(no_tty.output.find("only on a terminal"), std::string::npos) << no_tty.output;
+  EXPECT_FALSE(std::filesystem::exists(path("k")));
+  const auto v = airlock::test::vector_list("solana-mnemonic-keys.json").at(0);
+  write("words", v.at("mnemonic").get<std::string>() + "\n");
   const auto short_pass =
-      offline("init --keystore " + path("k") + " --passphrase-fd 3 3< /dev/null");
+      offline("import --keystore " + path("k") +
+              " --mnemonic --mnemonic-fd 3 --passphrase-fd 4 3<" + path("words") + " 4< /dev/null");
   EXPECT_EQ(short_pass.exit_code, 2) << short_pass.output;
+  const auto bad_group = offline("init --keystore " + path("k") +
+                                 " --backup slip39 --group 1-of-3 --group-threshold 1");
+  EXPECT_EQ(bad_group.exit_code, 2) << bad_group.output;
+  EXPECT_NE(bad_group.output.find("M-of-N"), std::string::npos) << bad_group.output;
 }
 
 }  // namespace

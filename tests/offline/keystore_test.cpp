@@ -1,9 +1,12 @@
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <airlock/common/hash.h>
 #include <airlock/offline/derivation.h>
@@ -160,6 +163,65 @@ TEST_F(KeystoreFile, RoundTripsWithMode0600AndNeverOverwrites) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text.find(to_hex(seed->bytes())), std::string::npos);
   EXPECT_EQ(text.find(to_base64(seed->bytes())), std::string::npos);
+}
+
+TEST_F(KeystoreFile, APassphraseChangeKeepsTheKeyAndOverwritesTheOldFile) {
+  auto seed = generate_seed();
+  ASSERT_TRUE(seed.ok());
+  write(*seed);
+  const auto before = read_keystore_info(path_).value();
+  // A reader holding the old file open sees its bytes overwritten once the new file is in place.
+  const int held = ::open(path_.c_str(), O_RDONLY);
+  ASSERT_GE(held, 0);
+  ASSERT_TRUE(change_keystore_passphrase(path_, secret_of("correct horse battery"),
+                                         secret_of("a longer new passphrase"), minimum_kdf_limits())
+                  .ok());
+  char old_bytes[256] = {};
+  const ssize_t n = ::pread(held, old_bytes, sizeof old_bytes, 0);
+  ::close(held);
+  ASSERT_GT(n, 0);
+  EXPECT_TRUE(std::all_of(old_bytes, old_bytes + n, [](char c) { return c == 0; }))
+      << "the old file's bytes are still there";
+  EXPECT_FALSE(open_keystore(path_, secret_of("correct horse battery")).ok());
+  auto keypair = open_keystore(path_, secret_of("a longer new passphrase"));
+  ASSERT_TRUE(keypair.ok()) << keypair.error().to_string();
+  EXPECT_EQ(keypair->public_key(), before.public_key);
+  const auto after = read_keystore_info(path_).value();
+  EXPECT_EQ(after.created, before.created);
+  EXPECT_EQ(after.origin.source, before.origin.source);
+  // A wrong current passphrase changes nothing.
+  EXPECT_FALSE(change_keystore_passphrase(path_, secret_of("correct horse battery"),
+                                          secret_of("yet another passphrase"), minimum_kdf_limits())
+                   .ok());
+  EXPECT_TRUE(open_keystore(path_, secret_of("a longer new passphrase")).ok());
+}
+
+TEST(Bip39, EntropyAndPhraseRoundTripOnTheSharedVectors) {
+  for (const auto& v : test::vector_list("solana-mnemonic-keys.json")) {
+    const std::string phrase = v.at("mnemonic");
+    auto entropy = mnemonic_entropy(phrase);
+    ASSERT_TRUE(entropy.ok()) << entropy.error().to_string();
+    auto again = mnemonic_from_entropy(*entropy);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(again->bytes().data()), again->size()),
+              phrase);
+  }
+  // Fresh entropy of every length makes a phrase whose checksum verifies.
+  for (std::size_t bytes = 16; bytes <= 32; bytes += 4) {
+    auto entropy = SecretBytes::allocate(bytes);
+    ASSERT_TRUE(entropy.ok());
+    for (std::size_t i = 0; i < bytes; ++i)
+      entropy->bytes()[i] = static_cast<std::uint8_t>(i * 37 + 1);
+    auto phrase = mnemonic_from_entropy(*entropy);
+    ASSERT_TRUE(phrase.ok());
+    const std::string_view text(reinterpret_cast<const char*>(phrase->bytes().data()),
+                                phrase->size());
+    EXPECT_EQ(static_cast<std::size_t>(std::count(text.begin(), text.end(), ' ')) + 1,
+              bytes * 3 / 4);
+    auto back = mnemonic_entropy(text);
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_TRUE(std::equal(back->bytes().begin(), back->bytes().end(), entropy->bytes().begin()));
+  }
 }
 
 TEST_F(KeystoreFile, WrongPassphraseAndEveryTamperingFail) {

@@ -36,6 +36,17 @@ CommandResult run_command(const std::string& command_line) {
 
 CommandResult run_on_terminal(const std::string& command,
                               const std::vector<std::pair<std::string, std::string>>& answers) {
+  std::size_t next = 0;
+  return run_on_terminal(command, [&](const std::string& shown) -> std::optional<std::string> {
+    if (next < answers.size() && shown.find(answers[next].first) != std::string::npos)
+      return answers[next++].second;
+    return std::nullopt;
+  });
+}
+
+CommandResult run_on_terminal(
+    const std::string& command,
+    const std::function<std::optional<std::string>(const std::string& shown)>& respond) {
   int master = -1;
   const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
   if (pid == 0) {
@@ -43,7 +54,7 @@ CommandResult run_on_terminal(const std::string& command,
     ::_exit(127);
   }
   std::string screen;
-  std::size_t next = 0, seen = 0;
+  std::size_t seen = 0;  // what earlier answers already responded to
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < give_up) {
     pollfd p{master, POLLIN, 0};
@@ -52,11 +63,10 @@ CommandResult run_on_terminal(const std::string& command,
     const ssize_t n = ::read(master, buffer, sizeof buffer);
     if (n <= 0) break;  // the child closed the terminal
     screen.append(buffer, static_cast<std::size_t>(n));
-    if (next < answers.size() && screen.find(answers[next].first, seen) != std::string::npos) {
-      seen = screen.find(answers[next].first, seen) + answers[next].first.size();
-      const std::string line = answers[next].second + "\n";
+    if (auto answer = respond(screen.substr(seen))) {
+      seen = screen.size();
+      const std::string line = *answer + "\n";
       if (::write(master, line.data(), line.size()) != static_cast<ssize_t>(line.size())) break;
-      ++next;
     }
   }
   ::close(master);

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +29,12 @@ CommandResult run_command(const std::string& command_line);
 // the exit code and everything the terminal showed. Bounded: 60 s in all.
 CommandResult run_on_terminal(const std::string& command_line,
                               const std::vector<std::pair<std::string, std::string>>& answers);
+
+// The same with answers worked out from the screen: `respond` sees everything shown since its
+// last answer and returns the line to type, or nothing to wait for more.
+CommandResult run_on_terminal(
+    const std::string& command_line,
+    const std::function<std::optional<std::string>(const std::string& shown)>& respond);
 
 // A fresh private folder under the system's temporary directory, removed with its contents
 // when the object goes away.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include <airlock/common/ed25519.h>
 #include <airlock/common/error.h>
@@ -23,7 +24,18 @@ inline constexpr unsigned kBip39Rounds = 2048;
 [[nodiscard]] Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic,
                                                    std::string_view passphrase);
 
-// SLIP-0010 for Ed25519: the 32-byte key at `path`. Ed25519 allows only hardened levels.
+// The words of text separated by any whitespace, as views into it.
+[[nodiscard]] std::vector<std::string_view> words_of_text(std::string_view text);
+
+// The entropy a mnemonic encodes (16 to 32 bytes), after checking its words and checksum.
+[[nodiscard]] Result<SecretBytes> mnemonic_entropy(std::string_view mnemonic);
+
+// The English BIP39 mnemonic of `entropy` (16, 20, 24, 28 or 32 bytes: 12 to 24 words), the
+// words joined by single spaces.
+[[nodiscard]] Result<SecretBytes> mnemonic_from_entropy(const SecretBytes& entropy);
+
+// SLIP-0010 for Ed25519: the 32-byte key at `path`. Ed25519 allows only hardened levels. The
+// seed is a BIP39 seed (64 bytes) or, for a SLIP-0039 backup, its master secret (16 to 64).
 [[nodiscard]] Result<SecretBytes> derive_ed25519(const SecretBytes& seed,
                                                  const keystone::DerivationPath& path);
 

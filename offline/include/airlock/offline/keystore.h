@@ -29,8 +29,8 @@ struct KdfLimits {
 [[nodiscard]] KdfLimits minimum_kdf_limits();
 
 struct KeyOrigin {
-  std::string source;               // "generated", "bip39", "solana-keypair-file"
-  std::optional<std::string> path;  // BIP39 derivation path
+  std::string source;               // "generated", "bip39", "slip39", "solana-keypair-file"
+  std::optional<std::string> path;  // BIP39 or SLIP-0039 derivation path
 };
 
 struct KeystoreInfo {
@@ -55,6 +55,18 @@ struct KeystoreInfo {
 // "cannot decrypt: wrong passphrase, or the file was altered". The public key in the header
 // must match the decrypted seed's.
 [[nodiscard]] Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passphrase);
+
+// The decrypted 32-byte seed, with the same checks as open_keystore.
+[[nodiscard]] Result<SecretBytes> open_keystore_seed(const std::string& path,
+                                                     const SecretBytes& passphrase);
+
+// Re-encrypts the keystore under `new_passphrase` (fresh salt and nonce, `limits`), keeping the
+// key, its origin and creation time: the new file is written beside and renamed over the old
+// one, then the old file's bytes, still open, are overwritten with zeros.
+[[nodiscard]] Status change_keystore_passphrase(const std::string& path,
+                                                const SecretBytes& old_passphrase,
+                                                const SecretBytes& new_passphrase,
+                                                KdfLimits limits);
 
 // A fresh 32-byte seed from the operating system's random source.
 [[nodiscard]] Result<SecretBytes> generate_seed();

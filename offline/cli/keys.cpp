@@ -1,0 +1,562 @@
+// airlock-offline's key commands: init (a new key from fresh recovery words, shown once on the
+// terminal and typed back before anything is written), import, pubkey, backup verify (a recovery
+// drill that writes nothing) and passphrase (re-encrypt the keystore). Recovery words, shares
+// and passphrases live only in SecretBytes and reach only the terminal, never standard output,
+// standard error, a file or a log.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <nlohmann/json.hpp>
+#include <sodium.h>
+#include <unistd.h>
+
+#include <airlock/common/bytes.h>
+#include <airlock/common/cli_options.h>
+#include <airlock/common/ed25519.h>
+#include <airlock/formats/files.h>
+#include <airlock/formats/keystone.h>
+#include <airlock/offline/custody.h>
+#include <airlock/offline/derivation.h>
+#include <airlock/offline/keystore.h>
+#include <airlock/offline/secret_input.h>
+#include <airlock/offline/slip39.h>
+
+#include "shared.h"
+
+namespace offline_cli {
+namespace {
+
+using airlock::Error;
+using airlock::ErrorCode;
+using airlock::Result;
+using airlock::SecretBytes;
+namespace custody = airlock::offline::custody;
+namespace slip39 = airlock::offline::slip39;
+
+std::string_view text_of(const SecretBytes& s) {
+  return {reinterpret_cast<const char*>(s.bytes().data()), s.size()};
+}
+
+// Options every keystore command shares.
+void keystore_options(po::options_description& options, bool writing) {
+  options.add_options()("help,h", "show this help")(
+      "keystore", po::value<std::string>()->required(), "keystore file")(
+      "passphrase-fd", po::value<int>()->default_value(-1),
+      "read the passphrase from this file descriptor instead of asking on the terminal");
+  network_override_option(options);
+  if (writing) {
+    options.add_options()(
+        "kdf", po::value<std::string>()->default_value("moderate"),
+        "Argon2id strength: moderate (256 MiB, the default) or interactive (64 MiB)");
+  }
+}
+
+void path_option(po::options_description& options, const char* help) {
+  options.add_options()("path", po::value<std::string>(), help);
+}
+
+Result<airlock::keystone::DerivationPath> path_of(const po::variables_map& vm,
+                                                  std::string_view fallback) {
+  return airlock::keystone::DerivationPath::parse(vm.count("path") ? vm["path"].as<std::string>()
+                                                                   : std::string(fallback));
+}
+
+Result<airlock::offline::KdfLimits> kdf_limits(const po::variables_map& vm) {
+  const std::string kdf = vm["kdf"].as<std::string>();
+  if (kdf == "moderate") return airlock::offline::default_kdf_limits();
+  if (kdf == "interactive") return airlock::offline::minimum_kdf_limits();
+  return Error(ErrorCode::kUsage, "--kdf must be moderate or interactive");
+}
+
+int store(const po::variables_map& vm, const SecretBytes& seed,
+          const airlock::offline::KeyOrigin& origin) {
+  auto limits = kdf_limits(vm);
+  if (!limits.ok()) return report(limits.error());
+  auto passphrase = airlock::offline::obtain_secret(vm["passphrase-fd"].as<int>(),
+                                                    "New keystore passphrase: ", true);
+  if (!passphrase.ok()) return report(passphrase.error());
+  const std::string path = vm["keystore"].as<std::string>();
+  if (auto s = airlock::offline::write_keystore(path, seed, *passphrase, origin, *limits); !s.ok())
+    return report(s.error());
+  auto info = airlock::offline::read_keystore_info(path);
+  if (!info.ok()) return report(info.error());
+  std::cout << airlock::to_base58(info->public_key) << "\n";
+  std::cerr << "airlock-offline: wrote " << path << "\n";
+  return airlock::cli::kExitOk;
+}
+
+// The operator's own terminal, the one place recovery words are shown. Cleared, screen and
+// scrollback, once they are written down.
+class Screen {
+ public:
+  static Result<Screen> open() {
+    const int fd = ::open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+      return Error(ErrorCode::kUsage,
+                   "recovery words are shown only on a terminal, never written to a file or a "
+                   "pipe: run this on the offline machine's own terminal");
+    }
+    return Screen(fd);
+  }
+  Screen(Screen&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Screen& operator=(Screen&&) = delete;
+  ~Screen() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  void show(std::string_view text) const {
+    while (!text.empty()) {
+      const ssize_t n = ::write(fd_, text.data(), text.size());
+      if (n <= 0) return;
+      text.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+  void clear() const { show("\x1b[2J\x1b[3J\x1b[H"); }
+
+  // Shows the numbered words (four to a line), waits for Enter, then clears the terminal.
+  airlock::Status show_words_once(std::string_view title, const SecretBytes& text) const {
+    clear();
+    show(title);
+    show("\n\n");
+    const auto words = custody::words_of(text);
+    // Built in secure memory: "NN word____ " is at most 14 characters a word.
+    AIRLOCK_TRY(lines, SecretBytes::allocate(words.size() * 14 + words.size() / 4 + 2));
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const std::string number = (i + 1 < 10 ? " " : "") + std::to_string(i + 1) + " ";
+      std::memcpy(lines.bytes().data() + n, number.data(), number.size());
+      n += number.size();
+      std::memcpy(lines.bytes().data() + n, words[i].data(), words[i].size());
+      n += words[i].size();
+      for (std::size_t pad = words[i].size(); pad < 11; ++pad) lines.bytes()[n++] = ' ';
+      if (i % 4 == 3 || i + 1 == words.size()) lines.bytes()[n++] = '\n';
+    }
+    show(text_of(lines).substr(0, n));
+    show(
+        "\nWrite them down on paper, in order. They are shown once: the screen is cleared next,\n"
+        "and they are never written to a file.\n");
+    show("Press Enter once they are written down: ");
+    // The answer is not a secret and may be empty: read up to the end of the line.
+    char c = 0;
+    for (std::size_t read = 0; read < 4096; ++read) {
+      const ssize_t got = ::read(fd_, &c, 1);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0 || c == '\n' || c == '\r') break;
+    }
+    clear();
+    return {};
+  }
+
+  // Asks for the words at a few random positions; fails, naming the first one that differs.
+  airlock::Status confirm(std::string_view what, const SecretBytes& text, std::size_t asked) const {
+    const auto words = custody::words_of(text);
+    show("Type back a few words of " + std::string(what) + " from your paper.\n");
+    for (const std::size_t position : custody::positions_to_confirm(words.size(), asked)) {
+      AIRLOCK_TRY(typed,
+                  airlock::offline::prompt_secret("Word " + std::to_string(position) + ": "));
+      if (!custody::typed_matches(words[position - 1], typed)) {
+        return Error(ErrorCode::kBackupInvalid,
+                     "word " + std::to_string(position) + " of " + std::string(what) +
+                         " does not match what was shown; nothing was written. Run init again "
+                         "for new words (these are not kept)");
+      }
+    }
+    return {};
+  }
+
+ private:
+  explicit Screen(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+// The secret lines (phrase or shares) come from a descriptor when given, else the terminal.
+Result<SecretBytes> secret_line(int fd, const std::string& prompt) {
+  if (fd >= 0) return airlock::offline::read_secret_line(fd);
+  return airlock::offline::prompt_secret(prompt);
+}
+
+Result<SecretBytes> optional_passphrase(const po::variables_map& vm, const char* option) {
+  if (!vm.count(option)) return SecretBytes::allocate(0);
+  return airlock::offline::read_secret_line(vm[option].as<int>());
+}
+
+// A BIP39 phrase and its passphrase, as `import --mnemonic` and `backup verify --mnemonic` take
+// them, and the key they give at the path.
+Result<SecretBytes> key_from_typed_phrase(const po::variables_map& vm,
+                                          const airlock::keystone::DerivationPath& path) {
+  AIRLOCK_TRY(phrase, secret_line(vm["mnemonic-fd"].as<int>(),
+                                  "BIP39 recovery phrase (words separated by spaces): "));
+  AIRLOCK_TRY(passphrase, optional_passphrase(vm, "mnemonic-passphrase-fd"));
+  return custody::key_from_phrase(text_of(phrase), text_of(passphrase), path);
+}
+
+// SLIP-0039 shares, one a line, until enough groups have enough members (or an empty line or
+// the end of input); then the master secret they recover and the key it gives.
+Result<SecretBytes> key_from_typed_shares(const po::variables_map& vm,
+                                          const airlock::keystone::DerivationPath& path) {
+  const int fd = vm["shares-fd"].as<int>();
+  std::vector<SecretBytes> shares;
+  std::vector<slip39::ShareInfo> infos;
+  std::map<int, std::set<int>> members;  // group -> members given
+  const auto enough = [&] {
+    if (infos.empty()) return false;
+    std::size_t complete = 0;
+    for (const auto& [group, given] : members) {
+      const auto it = std::find_if(infos.begin(), infos.end(),
+                                   [&](const auto& i) { return i.group_index == group; });
+      if (given.size() >= it->member_threshold) ++complete;
+    }
+    return complete >= infos.front().group_threshold;
+  };
+  while (!enough() && shares.size() < slip39::kMaxGroups * slip39::kMaxMembers) {
+    auto read = secret_line(fd, "Share " + std::to_string(shares.size() + 1) +
+                                    " (words separated by spaces; empty when done): ");
+    // An empty line or the end of the input ends the shares; combining then says what is
+    // missing.
+    if (!read.ok() && !shares.empty()) break;
+    if (!read.ok()) return read.error();
+    SecretBytes line = std::move(read).value();
+    if (custody::words_of(line).empty()) break;
+    auto parsed = slip39::inspect(text_of(line));
+    if (!parsed.ok()) return parsed.error().in_field("share " + std::to_string(shares.size() + 1));
+    const slip39::ShareInfo info = *parsed;
+    if (fd < 0) {
+      std::cerr << "airlock-offline: share " << shares.size() + 1 << ": group "
+                << info.group_index + 1 << " of " << int{info.group_count} << ", member "
+                << info.member_index + 1 << " (" << int{info.member_threshold}
+                << " of the group's shares and " << int{info.group_threshold}
+                << " group(s) recover the key)\n";
+    }
+    members[info.group_index].insert(info.member_index);
+    infos.push_back(info);
+    shares.push_back(std::move(line));
+  }
+  // Exactly the threshold: the first complete groups, the first members of each.
+  std::vector<std::string_view> chosen;
+  std::size_t groups_taken = 0;
+  for (const auto& [group, given] : members) {
+    if (infos.empty() || groups_taken == infos.front().group_threshold) break;
+    std::size_t taken = 0, threshold = 0;
+    for (std::size_t i = 0; i < infos.size(); ++i)
+      if (infos[i].group_index == group) threshold = infos[i].member_threshold;
+    if (given.size() < threshold) continue;
+    std::set<int> used;
+    for (std::size_t i = 0; i < infos.size() && taken < threshold; ++i) {
+      if (infos[i].group_index != group || !used.insert(infos[i].member_index).second) continue;
+      chosen.push_back(text_of(shares[i]));
+      ++taken;
+    }
+    ++groups_taken;
+  }
+  if (chosen.empty()) {
+    for (const auto& s : shares) chosen.push_back(text_of(s));  // combine names what is missing
+  }
+  AIRLOCK_TRY(passphrase, optional_passphrase(vm, "slip39-passphrase-fd"));
+  AIRLOCK_TRY(master, slip39::combine(chosen, text_of(passphrase)));
+  return custody::key_from_master_secret(master, path);
+}
+
+void phrase_options(po::options_description& options) {
+  options.add_options()("mnemonic-fd", po::value<int>()->default_value(-1),
+                        "read the BIP39 phrase from this file descriptor")(
+      "mnemonic-passphrase-fd", po::value<int>(),
+      "read the BIP39 passphrase from this file descriptor (default: none)")(
+      "shares-fd", po::value<int>()->default_value(-1),
+      "read the SLIP-0039 shares from this file descriptor, one a line")(
+      "slip39-passphrase-fd", po::value<int>(),
+      "read the SLIP-0039 passphrase from this file descriptor (default: none)");
+}
+
+int init_phrase(const po::variables_map& vm, const Screen& screen,
+                const airlock::keystone::DerivationPath& path) {
+  auto phrase = custody::new_phrase(static_cast<std::size_t>(vm["words"].as<int>()));
+  if (!phrase.ok()) return report(phrase.error());
+  const std::size_t count = custody::words_of(*phrase).size();
+  if (auto s = screen.show_words_once("Recovery phrase: " + std::to_string(count) +
+                                          " words (BIP39). Anyone who reads them has the key.",
+                                      *phrase);
+      !s.ok())
+    return report(s.error());
+  if (auto s = screen.confirm("the recovery phrase", *phrase, custody::kPhraseWordsAsked); !s.ok())
+    return report(s.error());
+  auto key = custody::key_from_phrase(text_of(*phrase), "", path);
+  if (!key.ok()) return report(key.error());
+  return store(vm, *key, {"bip39", path.to_string()});
+}
+
+// The shape of the SLIP-0039 backup init makes, from --shares/--threshold or --group.
+Result<slip39::SplitOptions> split_options(const po::variables_map& vm) {
+  slip39::SplitOptions split;
+  split.groups.clear();
+  if (vm.count("group")) {
+    for (const auto& g : vm["group"].as<std::vector<std::string>>()) {
+      AIRLOCK_TRY(shape, custody::parse_group(g));
+      split.groups.push_back({shape.threshold, shape.count});
+    }
+    const int threshold = vm["group-threshold"].as<int>();
+    if (threshold < 1 || threshold > static_cast<int>(split.groups.size()))
+      return Error(ErrorCode::kUsage, "--group-threshold: must be 1 to the number of --group");
+    split.group_threshold = static_cast<std::uint8_t>(threshold);
+  } else {
+    if (!vm.count("shares") || !vm.count("threshold"))
+      return Error(ErrorCode::kUsage,
+                   "--backup slip39 needs --shares N --threshold M (or --group M-of-N...)");
+    AIRLOCK_TRY(shape, custody::parse_group(std::to_string(vm["threshold"].as<int>()) + "-of-" +
+                                            std::to_string(vm["shares"].as<int>())));
+    split.groups.push_back({shape.threshold, shape.count});
+    split.group_threshold = 1;
+  }
+  const int strength = vm["strength"].as<int>();
+  if (strength != 128 && strength != 256)
+    return Error(ErrorCode::kUsage, "--strength: must be 128 or 256 (bits)");
+  return split;
+}
+
+int init_shares(const po::variables_map& vm, const Screen& screen,
+                const airlock::keystone::DerivationPath& path) {
+  auto options = split_options(vm);
+  if (!options.ok()) return report(options.error());
+  const slip39::SplitOptions& split = *options;
+  auto master = SecretBytes::allocate(static_cast<std::size_t>(vm["strength"].as<int>() / 8));
+  if (!master.ok()) return report(master.error());
+  randombytes_buf(master->bytes().data(), master->size());
+  auto groups = slip39::split(*master, "", split, [](std::span<std::uint8_t> out) {
+    randombytes_buf(out.data(), out.size());
+  });
+  if (!groups.ok()) return report(groups.error());
+  std::size_t total = 0;
+  for (const auto& g : *groups) total += g.size();
+  std::size_t shown = 0;
+  for (std::size_t g = 0; g < groups->size(); ++g) {
+    for (std::size_t m = 0; m < (*groups)[g].size(); ++m) {
+      ++shown;
+      const std::string name = "share " + std::to_string(shown) + " of " + std::to_string(total);
+      const std::string title =
+          "SLIP-0039 " + name + ": group " + std::to_string(g + 1) + " of " +
+          std::to_string(groups->size()) + ", member " + std::to_string(m + 1) + " of " +
+          std::to_string((*groups)[g].size()) + " (" + std::to_string(split.groups[g].threshold) +
+          " of this group's shares and " + std::to_string(split.group_threshold) +
+          " group(s) recover the key). Give each share to its own keeper.";
+      if (auto s = screen.show_words_once(title, (*groups)[g][m]); !s.ok())
+        return report(s.error());
+      if (auto s = screen.confirm(name, (*groups)[g][m], custody::kShareWordsAsked); !s.ok())
+        return report(s.error());
+    }
+  }
+  auto key = custody::key_from_master_secret(*master, path);
+  if (!key.ok()) return report(key.error());
+  return store(vm, *key, {"slip39", path.to_string()});
+}
+
+}  // namespace
+
+int run_init(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-offline init --keystore FILE [--words 24]\n"
+      "       airlock-offline init --keystore FILE --backup slip39 --shares N --threshold M\n"
+      "       airlock-offline init --keystore FILE --backup slip39 --group M-of-N... "
+      "--group-threshold G\n\n"
+      "Makes a new manager key from fresh recovery words and stores it encrypted. The words\n"
+      "are shown once on this terminal (never written anywhere), the screen is cleared, and a\n"
+      "few of them must be typed back before the keystore is written. By default a BIP39\n"
+      "phrase; with --backup slip39, SLIP-0039 shares of a new master secret, shown one at a\n"
+      "time, each confirmed. The key is the SLIP-0010 derivation at --path. Prints the public\n"
+      "key.\n\noptions");
+  keystore_options(options, true);
+  path_option(options, "SLIP-0010 derivation path (default m/44'/501'/0'/0')");
+  options.add_options()("words", po::value<int>()->default_value(24),
+                        "BIP39 phrase length: 12, 15, 18, 21 or 24 words")(
+      "backup", po::value<std::string>()->default_value("bip39"), "bip39 or slip39")(
+      "shares", po::value<int>(), "SLIP-0039: how many shares (one group)")(
+      "threshold", po::value<int>(), "SLIP-0039: how many of them recover the key")(
+      "group", po::value<std::vector<std::string>>(),
+      "SLIP-0039: a group of shares, M-of-N (repeat for several groups)")(
+      "group-threshold", po::value<int>()->default_value(1),
+      "SLIP-0039: how many groups recover the key")(
+      "strength", po::value<int>()->default_value(128),
+      "SLIP-0039: master secret bits, 128 (20-word shares) or 256 (33 words)");
+  po::options_description hidden;
+  po::positional_options_description positional;
+  po::variables_map vm;
+  int code = 0;
+  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
+    return code;
+  const std::string backup = vm["backup"].as<std::string>();
+  if (backup != "bip39" && backup != "slip39")
+    return report(Error(ErrorCode::kUsage, "--backup: must be bip39 or slip39"));
+  auto path = path_of(vm, airlock::offline::kDefaultDerivationPath);
+  if (!path.ok()) return report(path.error());
+  std::error_code ec;
+  if (std::filesystem::exists(vm["keystore"].as<std::string>(), ec)) {
+    return report(Error(ErrorCode::kIo, "'" + vm["keystore"].as<std::string>() +
+                                            "' exists; a keystore is never overwritten"));
+  }
+  if (backup == "slip39") {
+    if (auto shape = split_options(vm); !shape.ok()) return report(shape.error());
+  } else if (auto words = vm["words"].as<int>(); words < 12 || words > 24 || words % 3 != 0) {
+    return report(Error(ErrorCode::kUsage, "--words: must be 12, 15, 18, 21 or 24"));
+  }
+  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
+  auto screen = Screen::open();
+  if (!screen.ok()) return report(screen.error());
+  return backup == "bip39" ? init_phrase(vm, *screen, *path) : init_shares(vm, *screen, *path);
+}
+
+int run_import(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-offline import --keystore FILE (--mnemonic | --slip39 | --keypair FILE) "
+      "[options]\n\n"
+      "Stores an existing key encrypted: from a BIP39 phrase or SLIP-0039 shares (asked on the\n"
+      "terminal without echo, or read from --mnemonic-fd / --shares-fd) at a SLIP-0010 path, or\n"
+      "from a Solana CLI keypair file. Prints the public key.\n\noptions");
+  keystore_options(options, true);
+  path_option(options, "SLIP-0010 derivation path (default m/44'/501'/0'/0')");
+  options.add_options()("keypair", po::value<std::string>(),
+                        "a Solana CLI keypair file (JSON array of 64 numbers)")(
+      "mnemonic", "import from a BIP39 phrase")("slip39", "import from SLIP-0039 shares");
+  phrase_options(options);
+  po::options_description hidden;
+  po::positional_options_description positional;
+  po::variables_map vm;
+  int code = 0;
+  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
+    return code;
+  if (vm.count("keypair") + vm.count("mnemonic") + vm.count("slip39") != 1) {
+    return report(
+        Error(ErrorCode::kUsage, "give exactly one of --mnemonic, --slip39 and --keypair FILE"));
+  }
+  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
+  if (vm.count("keypair")) {
+    auto text = airlock::files::read_limited(vm["keypair"].as<std::string>(), 4096);
+    if (!text.ok()) return report(text.error());
+    auto seed = airlock::offline::seed_from_solana_keypair_json(
+        std::string_view(reinterpret_cast<const char*>(text->data()), text->size()));
+    sodium_memzero(text->data(), text->size());
+    if (!seed.ok()) return report(seed.error());
+    return store(vm, *seed, {"solana-keypair-file", std::nullopt});
+  }
+  auto path = path_of(vm, airlock::offline::kDefaultDerivationPath);
+  if (!path.ok()) return report(path.error());
+  auto key =
+      vm.count("mnemonic") ? key_from_typed_phrase(vm, *path) : key_from_typed_shares(vm, *path);
+  if (!key.ok()) return report(key.error());
+  return store(vm, *key, {vm.count("mnemonic") ? "bip39" : "slip39", path->to_string()});
+}
+
+int run_pubkey(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-offline pubkey --keystore FILE [--json]\n\n"
+      "Prints the manager public key without asking for the passphrase.\n\noptions");
+  options.add_options()("help,h", "show this help")(
+      "keystore", po::value<std::string>()->required(), "keystore file")("json",
+                                                                         "print one JSON object");
+  po::options_description hidden;
+  po::positional_options_description positional;
+  po::variables_map vm;
+  int code = 0;
+  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
+    return code;
+  auto info = airlock::offline::read_keystore_info(vm["keystore"].as<std::string>());
+  if (!info.ok()) return report(info.error());
+  if (vm.count("json")) {
+    nlohmann::json j = {{"public_key", airlock::to_base58(info->public_key)},
+                        {"source", info->origin.source},
+                        {"created", info->created}};
+    if (info->origin.path) j["path"] = *info->origin.path;
+    std::cout << j.dump(2, ' ', true) << "\n";
+  } else {
+    std::cout << airlock::to_base58(info->public_key) << "\n";
+  }
+  return airlock::cli::kExitOk;
+}
+
+int run_backup(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-offline backup verify --keystore FILE (--mnemonic | --slip39) [options]\n\n"
+      "A recovery drill: derives the public key from the typed phrase or shares and compares\n"
+      "it with the keystore's, without the keystore passphrase and without writing anything.\n"
+      "Exit 0 when they match, 1 when they do not.\n\noptions");
+  options.add_options()("help,h", "show this help")(
+      "keystore", po::value<std::string>()->required(), "keystore file")(
+      "mnemonic", "check a BIP39 phrase")("slip39", "check SLIP-0039 shares");
+  path_option(options, "SLIP-0010 derivation path (default: the keystore's own)");
+  phrase_options(options);
+  network_override_option(options);
+  po::options_description hidden;
+  hidden.add_options()("action", po::value<std::string>());
+  po::positional_options_description positional;
+  positional.add("action", 1);
+  po::variables_map vm;
+  int code = 0;
+  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
+    return code;
+  if (!vm.count("action") || vm["action"].as<std::string>() != "verify")
+    return report(Error(ErrorCode::kUsage, "backup needs the action: verify"));
+  if (vm.count("mnemonic") + vm.count("slip39") != 1)
+    return report(Error(ErrorCode::kUsage, "give exactly one of --mnemonic and --slip39"));
+  auto info = airlock::offline::read_keystore_info(vm["keystore"].as<std::string>());
+  if (!info.ok()) return report(info.error());
+  auto path = path_of(
+      vm, info->origin.path.value_or(std::string(airlock::offline::kDefaultDerivationPath)));
+  if (!path.ok()) return report(path.error());
+  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
+  auto key =
+      vm.count("mnemonic") ? key_from_typed_phrase(vm, *path) : key_from_typed_shares(vm, *path);
+  if (!key.ok()) return report(key.error());
+  auto keypair = airlock::Keypair::from_seed(key->bytes());
+  if (!keypair.ok()) return report(keypair.error());
+  if (keypair->public_key() != info->public_key) {
+    std::cout << "does NOT match: the backup gives " << airlock::to_base58(keypair->public_key())
+              << " at " << path->to_string() << ", the keystore holds "
+              << airlock::to_base58(info->public_key) << "\n";
+    return airlock::cli::kExitRejected;
+  }
+  std::cout << "matches: the backup gives the keystore's key "
+            << airlock::to_base58(info->public_key) << " at " << path->to_string() << "\n";
+  return airlock::cli::kExitOk;
+}
+
+int run_passphrase(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-offline passphrase --keystore FILE [options]\n\n"
+      "Changes the keystore's passphrase: the key is decrypted with the current one and\n"
+      "encrypted under the new one (fresh salt and nonce) in a new file renamed over the old;\n"
+      "the old file's bytes are then overwritten.\n\noptions");
+  keystore_options(options, true);
+  options.add_options()("new-passphrase-fd", po::value<int>()->default_value(-1),
+                        "read the new passphrase from this file descriptor");
+  po::options_description hidden;
+  po::positional_options_description positional;
+  po::variables_map vm;
+  int code = 0;
+  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
+    return code;
+  auto limits = kdf_limits(vm);
+  if (!limits.ok()) return report(limits.error());
+  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
+  auto current = airlock::offline::obtain_secret(vm["passphrase-fd"].as<int>(),
+                                                 "Current keystore passphrase: ", false);
+  if (!current.ok()) return report(current.error());
+  auto fresh = airlock::offline::obtain_secret(vm["new-passphrase-fd"].as<int>(),
+                                               "New keystore passphrase: ", true);
+  if (!fresh.ok()) return report(fresh.error());
+  const std::string path = vm["keystore"].as<std::string>();
+  if (auto s = airlock::offline::change_keystore_passphrase(path, *current, *fresh, *limits);
+      !s.ok())
+    return report(s.error());
+  std::cerr << "airlock-offline: " << path
+            << " is now encrypted under the new passphrase; the old file's bytes were "
+               "overwritten\n";
+  return airlock::cli::kExitOk;
+}
+
+}  // namespace offline_cli
