@@ -3,6 +3,7 @@
 
 #include <airlock/common/cli.h>
 #include <airlock/common/display.h>
+#include <airlock/common/version.h>
 
 namespace airlock::cli {
 
@@ -32,6 +33,11 @@ int dispatch(std::string_view program, std::string_view usage, int argc, char** 
   }
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << usage;
+    return kExitOk;
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    std::cout << program << " " << version() << " (commit " << git_commit() << ", " << build_type()
+              << " build)\n";
     return kExitOk;
   }
   const auto command = commands.find(args[0]);

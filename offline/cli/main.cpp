@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -61,6 +62,18 @@ constexpr std::string_view kUsage =
 
 int report(const Error& error) { return airlock::cli::report(kProgram, error); }
 
+std::string default_idl_dir() {
+  // Installed: <prefix>/bin/airlock-offline beside <prefix>/share/airlock/idl. Run from a build
+  // tree: the source tree's offline/idl.
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = exe.parent_path().parent_path() / "share" / "airlock" / "idl";
+    if (std::filesystem::is_directory(installed, ec)) return installed.string();
+  }
+  return AIRLOCK_DEFAULT_IDL_DIR;
+}
+
 // What main() learnt from the process lock-down, for the commands that handle secrets.
 airlock::hardening::ProcessReport g_process;
 
@@ -113,7 +126,7 @@ int run_inspect(const std::vector<std::string>& args) {
                                                        "the input is raw bytes, not base64")(
       "transaction", "the input must be a transaction (default: a transaction if it parses)")(
       "message", "the input is a bare message (the bytes that are signed)")(
-      "idl-dir", po::value<std::string>()->default_value(AIRLOCK_DEFAULT_IDL_DIR),
+      "idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
       "folder of Anchor IDL files for decoding instructions of other programs");
   po::options_description hidden;
   hidden.add_options()("input", po::value<std::string>()->default_value("-"), "input");
@@ -226,7 +239,7 @@ int run_sign(const std::vector<std::string>& args) {
       "qr-png", po::value<std::string>(), "write the response as QR frames into this folder")(
       "qr-terminal", "show the response as animated QR codes in this terminal")(
       "qr-seconds", po::value<int>()->default_value(60), "how long --qr-terminal animates")(
-      "idl-dir", po::value<std::string>()->default_value(AIRLOCK_DEFAULT_IDL_DIR),
+      "idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
       "folder of Anchor IDL files for the programs to decode")(
       "passphrase-fd", po::value<int>()->default_value(-1),
       "read the keystore passphrase from this file descriptor instead of the terminal")(

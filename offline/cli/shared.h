@@ -23,6 +23,10 @@ std::int64_t unix_now();
 // Prints the error as the CLI does and returns its exit code.
 int report(const airlock::Error& error);
 
+// Where the IDLs are unless --idl-dir says: share/airlock/idl beside an installed binary,
+// else the source tree's offline/idl (a build tree).
+std::string default_idl_dir();
+
 // What main() learnt from the process lock-down, for the commands that handle secrets.
 extern airlock::hardening::ProcessReport g_process;
 

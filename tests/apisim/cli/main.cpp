@@ -5,6 +5,7 @@
 #include <airlock/apisim/server.h>
 #include <airlock/common/cli_options.h>
 #include <airlock/common/secret.h>
+#include <airlock/common/version.h>
 
 namespace po = boost::program_options;
 using namespace airlock;
@@ -18,6 +19,11 @@ void on_signal(int) {
 
 int main(int argc, char** argv) {
   constexpr std::string_view kProgram = "airlock-apisim";
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    std::cout << kProgram << " " << version() << " (commit " << git_commit() << ", " << build_type()
+              << " build)\n";
+    return cli::kExitOk;
+  }
   if (auto s = crypto_init(); !s.ok()) return cli::report(kProgram, s.error());
   po::options_description options(
       "usage: airlock-apisim [options]\n\n"

@@ -274,6 +274,35 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
   EXPECT_NE(refused_sign.output.find("line 2"), std::string::npos) << refused_sign.output;
 }
 
+// A truly offline run (issue 15): in a network namespace with nothing but a loopback that is
+// down, the air-gap check passes without --unsafe-allow-network, and the request is signed.
+TEST_F(SigningTest, TheCommandLineSignsAirGappedWithoutTheOverride) {
+  const std::string airgapped = std::string(AIRLOCK_SOURCE_DIR) + "/scripts/airgapped";
+  if (airlock::test::run_command(airgapped + " true").exit_code != 0)
+    GTEST_SKIP() << "no network namespaces here (unshare --net refused)";
+  const auto q = swap_request();
+  ASSERT_TRUE(files::write_atomically(
+                  dir.file("req.alreq"),
+                  files::wrap_envelope(files::EnvelopeKind::kRequest, envelope::encode_request(q)))
+                  .ok());
+  write_command_inputs("yes");
+  log.reset();
+  std::string command = sign_command();
+  const std::string override = " --unsafe-allow-network";
+  command.erase(command.find(override), override.size());
+  const auto run = airlock::test::run_command(airgapped + " " + command + dir.file("req.alreq") +
+                                              " --out " + dir.file("res.alres"));
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("NOT AIR-GAPPED"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("signed; audit head"), std::string::npos) << run.output;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("res.alres")));
+  // The same command outside the namespace is refused: this machine's interfaces are up.
+  const auto outside = airlock::test::run_command(command + dir.file("req.alreq") + " --out " +
+                                                  dir.file("res2.alres"));
+  EXPECT_NE(outside.exit_code, 0) << outside.output;
+  EXPECT_NE(outside.output.find("hardening.network_up"), std::string::npos) << outside.output;
+}
+
 TEST_F(SigningTest, TheCommandLineReadsTheRequestFromQrImagesAndAnswersInQrImages) {
   const auto q = swap_request();
   // The online half's side of the gap: the request as dense QR frames, as PNG files.

@@ -25,7 +25,8 @@ int report(std::string_view program, const Error& error);
 using Command = std::function<int(const std::vector<std::string>& args)>;
 
 // Runs the command named by argv[1] with the rest of the arguments. No command prints `usage`
-// on stderr (exit 2); --help, -h and help print it on stdout (exit 0); an unknown command, and
+// on stderr (exit 2); --help, -h and help print it on stdout (exit 0); --version prints the
+// version, commit and build type (exit 0); an unknown command, and
 // an exception escaping a command, are reported under the program's name.
 int dispatch(std::string_view program, std::string_view usage, int argc, char** argv,
              const std::map<std::string, Command, std::less<>>& commands);
