@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -107,27 +108,40 @@ Bytes file_bytes(const transfer::Content& content) {
 
 namespace {
 
+// The resource the words make when fed in this order, or nothing when a word before completion
+// is not a valid part of it or they never complete.
+std::optional<ur::Resource> decode_words(const std::vector<std::string_view>& words) {
+  ur::Decoder decoder;
+  for (const std::string_view word : words) {
+    if (!decoder.receive(word).ok()) return std::nullopt;
+    if (decoder.complete()) return decoder.result();
+  }
+  return std::nullopt;
+}
+
 // A file of Keystone UR text: every word one UR part (single or multipart, one a line or
-// separated by spaces) of ur:sol-sign-request or ur:sol-signature, together complete. Anything
-// else is not one, and stays a plain file.
+// separated by spaces) of one ur:sol-sign-request or ur:sol-signature, together complete, and
+// nothing else: read forwards and backwards, the words must make the same resource (so trailing
+// text, or the parts of a second request, make it no Keystone file at all). Anything else stays
+// a plain file.
 std::optional<transfer::Content> keystone_text(ByteView file) {
   if (file.empty() || file.size() > 4 * ur::kMaxMessageBytes) return std::nullopt;
   const std::string_view text(reinterpret_cast<const char*>(file.data()), file.size());
-  ur::Decoder decoder;
+  std::vector<std::string_view> words;
   std::size_t at = 0;
-  bool any = false;
   while (at < text.size()) {
     const std::size_t start = text.find_first_not_of(" \t\r\n", at);
     if (start == std::string_view::npos) break;
     const std::size_t end = std::min(text.find_first_of(" \t\r\n", start), text.size());
-    const std::string_view word = text.substr(start, end - start);
+    words.push_back(text.substr(start, end - start));
     at = end;
-    if (decoder.complete()) continue;  // extra fountain parts after completion
-    if (!decoder.receive(word).ok()) return std::nullopt;
-    any = true;
   }
-  if (!any || !decoder.complete()) return std::nullopt;
-  const ur::Resource& r = decoder.result();
+  if (words.empty()) return std::nullopt;
+  auto forwards = decode_words(words);
+  std::reverse(words.begin(), words.end());
+  auto backwards = decode_words(words);
+  if (!forwards || !backwards || !(*forwards == *backwards)) return std::nullopt;
+  const ur::Resource& r = *forwards;
   if (r.type == keystone::kSignRequestType)
     return transfer::Content{dense::ContentType::kKeystoneSignRequest, r.cbor};
   if (r.type == keystone::kSignatureType)

@@ -5,6 +5,7 @@
 // standard error, a file or a log.
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -77,12 +78,20 @@ Result<airlock::offline::KdfLimits> kdf_limits(const po::variables_map& vm) {
   return Error(ErrorCode::kUsage, "--kdf must be moderate or interactive");
 }
 
+Result<SecretBytes> new_passphrase(const po::variables_map& vm) {
+  AIRLOCK_TRY(passphrase, airlock::offline::obtain_secret(vm["passphrase-fd"].as<int>(),
+                                                          "New keystore passphrase: ", true));
+  if (passphrase.size() < 8)
+    return Error(ErrorCode::kUsage, "passphrase: must be at least 8 characters");
+  return passphrase;
+}
+
 int store(const po::variables_map& vm, const SecretBytes& seed,
-          const airlock::offline::KeyOrigin& origin) {
+          const airlock::offline::KeyOrigin& origin,
+          std::optional<SecretBytes> chosen = std::nullopt) {
   auto limits = kdf_limits(vm);
   if (!limits.ok()) return report(limits.error());
-  auto passphrase = airlock::offline::obtain_secret(vm["passphrase-fd"].as<int>(),
-                                                    "New keystore passphrase: ", true);
+  auto passphrase = chosen ? Result<SecretBytes>(std::move(*chosen)) : new_passphrase(vm);
   if (!passphrase.ok()) return report(passphrase.error());
   const std::string path = vm["keystore"].as<std::string>();
   if (auto s = airlock::offline::write_keystore(path, seed, *passphrase, origin, *limits); !s.ok())
@@ -92,6 +101,24 @@ int store(const po::variables_map& vm, const SecretBytes& seed,
   std::cout << airlock::to_base58(info->public_key) << "\n";
   std::cerr << "airlock-offline: wrote " << path << "\n";
   return airlock::cli::kExitOk;
+}
+
+// The terminal the words are on while init runs: an interrupt clears it before the process
+// ends, so no word stays on the screen or in its scrollback.
+volatile int g_screen_fd = -1;
+
+extern "C" void clear_and_exit(int signal_number) {
+  static const char kClear[] = "\x1b[2J\x1b[3J\x1b[H";
+  if (g_screen_fd >= 0) (void)!::write(g_screen_fd, kClear, sizeof kClear - 1);
+  ::_exit(128 + signal_number);
+}
+
+void clear_on_interrupt() {
+  struct sigaction action {};
+  action.sa_handler = clear_and_exit;
+  sigemptyset(&action.sa_mask);
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP})
+    ::sigaction(signal_number, &action, nullptr);
 }
 
 // The operator's own terminal, the one place recovery words are shown. Cleared, screen and
@@ -121,6 +148,7 @@ class Screen {
     }
   }
   void clear() const { show("\x1b[2J\x1b[3J\x1b[H"); }
+  [[nodiscard]] int fd() const noexcept { return fd_; }
 
   // Shows the numbered words (four to a line), waits for Enter, then clears the terminal.
   airlock::Status show_words_once(std::string_view title, const SecretBytes& text) const {
@@ -217,7 +245,9 @@ Result<SecretBytes> key_from_typed_shares(const po::variables_map& vm,
     }
     return complete >= infos.front().group_threshold;
   };
-  while (!enough() && shares.size() < slip39::kMaxGroups * slip39::kMaxMembers) {
+  // From a descriptor every line is read, so a paper of another set or shape among them is
+  // refused rather than skipped; on the terminal the asking stops once there are enough.
+  while ((fd >= 0 || !enough()) && shares.size() < slip39::kMaxGroups * slip39::kMaxMembers) {
     auto read = secret_line(fd, "Share " + std::to_string(shares.size() + 1) +
                                     " (words separated by spaces; empty when done): ");
     // An empty line or the end of the input ends the shares; combining then says what is
@@ -235,6 +265,29 @@ Result<SecretBytes> key_from_typed_shares(const po::variables_map& vm,
                 << info.member_index + 1 << " (" << int{info.member_threshold}
                 << " of the group's shares and " << int{info.group_threshold}
                 << " group(s) recover the key)\n";
+    }
+    const std::string which = "share " + std::to_string(shares.size() + 1);
+    if (!infos.empty()) {
+      const slip39::ShareInfo& first = infos.front();
+      if (info.identifier != first.identifier || info.extendable != first.extendable ||
+          info.iteration_exponent != first.iteration_exponent ||
+          info.group_threshold != first.group_threshold || info.group_count != first.group_count ||
+          info.words != first.words) {
+        return Error(ErrorCode::kBackupInvalid,
+                     which + ": not from the same set as share 1 (identifier or shape differs)");
+      }
+      for (const auto& earlier : infos) {
+        if (earlier.group_index != info.group_index) continue;
+        if (earlier.member_threshold != info.member_threshold) {
+          return Error(ErrorCode::kBackupInvalid,
+                       which + ": its group's member threshold differs from an earlier share's");
+        }
+        if (earlier.member_index == info.member_index) {
+          return Error(ErrorCode::kBackupInvalid,
+                       which + ": repeats group " + std::to_string(info.group_index + 1) +
+                           " member " + std::to_string(info.member_index + 1));
+        }
+      }
     }
     members[info.group_index].insert(info.member_index);
     infos.push_back(info);
@@ -277,7 +330,7 @@ void phrase_options(po::options_description& options) {
 }
 
 int init_phrase(const po::variables_map& vm, const Screen& screen,
-                const airlock::keystone::DerivationPath& path) {
+                const airlock::keystone::DerivationPath& path, SecretBytes passphrase) {
   auto phrase = custody::new_phrase(static_cast<std::size_t>(vm["words"].as<int>()));
   if (!phrase.ok()) return report(phrase.error());
   const std::size_t count = custody::words_of(*phrase).size();
@@ -290,7 +343,7 @@ int init_phrase(const po::variables_map& vm, const Screen& screen,
     return report(s.error());
   auto key = custody::key_from_phrase(text_of(*phrase), "", path);
   if (!key.ok()) return report(key.error());
-  return store(vm, *key, {"bip39", path.to_string()});
+  return store(vm, *key, {"bip39", path.to_string()}, std::move(passphrase));
 }
 
 // The shape of the SLIP-0039 backup init makes, from --shares/--threshold or --group.
@@ -322,7 +375,7 @@ Result<slip39::SplitOptions> split_options(const po::variables_map& vm) {
 }
 
 int init_shares(const po::variables_map& vm, const Screen& screen,
-                const airlock::keystone::DerivationPath& path) {
+                const airlock::keystone::DerivationPath& path, SecretBytes passphrase) {
   auto options = split_options(vm);
   if (!options.ok()) return report(options.error());
   const slip39::SplitOptions& split = *options;
@@ -354,7 +407,7 @@ int init_shares(const po::variables_map& vm, const Screen& screen,
   }
   auto key = custody::key_from_master_secret(*master, path);
   if (!key.ok()) return report(key.error());
-  return store(vm, *key, {"slip39", path.to_string()});
+  return store(vm, *key, {"slip39", path.to_string()}, std::move(passphrase));
 }
 
 }  // namespace
@@ -393,6 +446,9 @@ int run_init(const std::vector<std::string>& args) {
   const std::string backup = vm["backup"].as<std::string>();
   if (backup != "bip39" && backup != "slip39")
     return report(Error(ErrorCode::kUsage, "--backup: must be bip39 or slip39"));
+  if (vm.count("group") && (vm.count("shares") || vm.count("threshold")))
+    return report(Error(ErrorCode::kUsage, "give --shares/--threshold or --group, not both"));
+  clear_on_interrupt();
   auto path = path_of(vm, airlock::offline::kDefaultDerivationPath);
   if (!path.ok()) return report(path.error());
   std::error_code ec;
@@ -405,10 +461,29 @@ int run_init(const std::vector<std::string>& args) {
   } else if (auto words = vm["words"].as<int>(); words < 12 || words > 24 || words % 3 != 0) {
     return report(Error(ErrorCode::kUsage, "--words: must be 12, 15, 18, 21 or 24"));
   }
+  // Everything that could fail after the words are shown is checked before: the path, the
+  // keystore's folder, the passphrase. Words written down for a key never stored are a trap.
+  for (const auto& [index, hardened] : path->components) {
+    if (!hardened)
+      return report(Error(ErrorCode::kUsage, "--path: Ed25519 allows hardened levels only ('" +
+                                                 std::to_string(index) + "' needs an apostrophe)"));
+  }
+  const auto folder = std::filesystem::absolute(vm["keystore"].as<std::string>(), ec).parent_path();
+  if (ec || !std::filesystem::is_directory(folder, ec) || ::access(folder.c_str(), W_OK) != 0) {
+    return report(Error(ErrorCode::kIo, "the keystore's folder '" + folder.string() +
+                                            "' does not exist or cannot be written"));
+  }
   if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
   auto screen = Screen::open();
   if (!screen.ok()) return report(screen.error());
-  return backup == "bip39" ? init_phrase(vm, *screen, *path) : init_shares(vm, *screen, *path);
+  auto passphrase = new_passphrase(vm);
+  if (!passphrase.ok()) return report(passphrase.error());
+  g_screen_fd = screen->fd();
+  const int made = backup == "bip39"
+                       ? init_phrase(vm, *screen, *path, std::move(passphrase).value())
+                       : init_shares(vm, *screen, *path, std::move(passphrase).value());
+  g_screen_fd = -1;
+  return made;
 }
 
 int run_import(const std::vector<std::string>& args) {

@@ -75,7 +75,13 @@ Result<SecretBytes> mnemonic_entropy(std::string_view mnemonic) {
   AIRLOCK_TRY(packed, SecretBytes::allocate(33));
   std::size_t at = 0;
   for (std::size_t w = 0; w < words.size(); ++w) {
-    const int index = bip39_word_index(words[w]);
+    // Words as typed, in any case: looked up in lower case (no English word exceeds 8 letters).
+    char lower[9] = {};
+    const std::size_t length = std::min<std::size_t>(words[w].size(), 9);
+    for (std::size_t i = 0; i < length; ++i)
+      lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(words[w][i])));
+    const int index = words[w].size() > 8 ? -1 : bip39_word_index(std::string_view(lower, length));
+    sodium_memzero(lower, sizeof lower);
     if (index < 0)
       return bad_mnemonic("word " + std::to_string(w + 1) + " is not in the BIP39 English list");
     for (int b = 10; b >= 0; --b, ++at) {
@@ -137,8 +143,8 @@ Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic, std::string_view
   std::size_t n = 0;
   for (std::size_t w = 0; w < words.size(); ++w) {
     if (w != 0) joined.bytes()[n++] = ' ';
-    std::memcpy(joined.bytes().data() + n, words[w].data(), words[w].size());
-    n += words[w].size();
+    for (const char c : words[w])
+      joined.bytes()[n++] = static_cast<std::uint8_t>(std::tolower(static_cast<unsigned char>(c)));
   }
   AIRLOCK_TRY(salt, SecretBytes::allocate(8 + passphrase.size()));
   std::memcpy(salt.bytes().data(), "mnemonic", 8);

@@ -254,6 +254,13 @@ Status change_keystore_passphrase(const std::string& path, const SecretBytes& ol
     return Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
   struct stat st {};
   const bool sized = ::fstat(old_fd, &st) == 0;
+  if (sized && st.st_nlink > 1) {
+    ::close(old_fd);
+    return Error(ErrorCode::kIo, "'" + path + "' has " + std::to_string(st.st_nlink) +
+                                     " hard links; overwriting the old bytes would wipe the "
+                                     "others too: remove the other links (or copy the file) "
+                                     "first");
+  }
   if (auto s = files::write_atomically(path, text_bytes(text)); !s.ok()) {
     ::close(old_fd);
     return s;

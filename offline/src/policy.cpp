@@ -8,6 +8,7 @@
 #include <airlock/formats/files.h>
 #include <airlock/offline/policy.h>
 #include <airlock/offline/review.h>
+#include <airlock/offline/templates.h>
 
 namespace airlock::offline {
 namespace {
@@ -258,6 +259,12 @@ Result<Policy> parse_policy(std::string_view text) {
     if (table == nullptr) return bad("actions", "must be a table of [actions.\"name\"] sections");
     for (const auto& [name, node] : *table) {
       const std::string where = "actions.\"" + std::string(name.str()) + "\".";
+      // A misspelt name would leave the action it meant allowed: every name must be one.
+      if (!parse_action(name.str()) && name.str() != kKeystoneAction) {
+        return bad("actions.\"" + std::string(name.str()) + "\"",
+                   "not an action this version knows (the 28 builder actions and " +
+                       std::string(kKeystoneAction) + ")");
+      }
       const toml::table* entry = node.as_table();
       if (entry == nullptr) return bad(where, "must be a table");
       for (const auto& [k, v] : *entry) {

@@ -123,6 +123,18 @@ TEST(KeystoneTransport, UrTextFilesAndQrFramesKeepTheTypeAndTheBytes) {
     ASSERT_TRUE(receiver.complete());
     EXPECT_EQ(receiver.result(), content);
   }
+  // A request with anything after it, or two requests, is no Keystone file: nothing in the
+  // file goes unshown.
+  const std::string request = v.at("request_ur").get<std::string>();
+  for (const std::string& mixed :
+       {request + "\nsign this too\n", request + "\n" + v.at("signature_ur").get<std::string>(),
+        "garbage " + request}) {
+    EXPECT_EQ(qr_io::content_of_file(
+                  ByteView(reinterpret_cast<const std::uint8_t*>(mixed.data()), mixed.size()))
+                  .type,
+              dense::ContentType::kFile)
+        << mixed;
+  }
   // Text that only looks like UR stays a plain file.
   const std::string prose = "ur:sol-sign-request/ is how the registry names its type\n";
   EXPECT_EQ(qr_io::content_of_file(

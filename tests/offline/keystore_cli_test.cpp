@@ -206,6 +206,38 @@ TEST_F(KeystoreCli, Slip39SharesAreShownOneByOneAndAnyTwoOfThreeRecoverTheKey) {
     EXPECT_EQ(one.output.find(" " + w + " "), std::string::npos) << "a share word in an error";
 }
 
+// Every SLIP-0039 reference vector through the command, as an operator would type the papers
+// (all of a set's shares, in order, on a descriptor): the valid sets recover a key, the
+// invalid ones are refused by name, the CLI never choosing a subset that hides a bad paper.
+TEST_F(KeystoreCli, EverySlip39ReferenceVectorThroughTheCommand) {
+  const auto v = airlock::test::vector_list("solana-mnemonic-keys.json").at(0);
+  write("words", v.at("mnemonic").get<std::string>() + "\n");
+  ASSERT_EQ(offline("import --keystore " + path("k") +
+                    " --mnemonic --mnemonic-fd 3 --passphrase-fd 4 --kdf interactive 3<" +
+                    path("words") + " 4<" + path("pass"))
+                .exit_code,
+            0);
+  write("trezor", "TREZOR\n");
+  const auto vectors = airlock::test::load_vectors("slip39-vectors.json");
+  for (const auto& vector : vectors) {
+    const std::string name = vector.at(0);
+    SCOPED_TRACE(name);
+    std::string papers;
+    for (const auto& share : vector.at(1)) papers += share.get<std::string>() + "\n";
+    write("papers", papers);
+    const auto r = offline("backup verify --keystore " + path("k") +
+                           " --slip39 --shares-fd 3 --slip39-passphrase-fd 4 3<" + path("papers") +
+                           " 4<" + path("trezor"));
+    if (vector.at(2).get<std::string>().empty()) {
+      EXPECT_NE(r.exit_code, 0) << r.output;
+      EXPECT_NE(r.output.find("backup.invalid"), std::string::npos) << r.output;
+    } else {
+      EXPECT_EQ(r.exit_code, 1) << "recovered, and of course not this keystore's key\n" << r.output;
+      EXPECT_NE(r.output.find("does NOT match"), std::string::npos) << r.output;
+    }
+  }
+}
+
 TEST_F(KeystoreCli, ThePassphraseChangesAndTheOldOneNoLongerOpens) {
   const auto v = airlock::test::vector_list("solana-mnemonic-keys.json").at(0);
   write("words", v.at("mnemonic").get<std::string>() + "\n");

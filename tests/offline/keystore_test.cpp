@@ -74,7 +74,7 @@ TEST(Bip39, RefusesBadMnemonicsWithTheRule) {
       {"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon "
        "abuot",
        "", "word 12"},
-      {"Abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon "
+      {"abandonn abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon "
        "about",
        "", "word 1"},
       {good, "p\xc3\xa4ss", "ASCII"},
@@ -189,11 +189,32 @@ TEST_F(KeystoreFile, APassphraseChangeKeepsTheKeyAndOverwritesTheOldFile) {
   const auto after = read_keystore_info(path_).value();
   EXPECT_EQ(after.created, before.created);
   EXPECT_EQ(after.origin.source, before.origin.source);
+  // A keystore with another hard link is not changed: wiping its bytes would wipe the link.
+  const std::string linked = path_ + ".link";
+  std::filesystem::create_hard_link(path_, linked);
+  const auto refused =
+      change_keystore_passphrase(path_, secret_of("a longer new passphrase"),
+                                 secret_of("yet another passphrase"), minimum_kdf_limits());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("hard links"), std::string::npos);
+  EXPECT_TRUE(open_keystore(linked, secret_of("a longer new passphrase")).ok());
+  std::filesystem::remove(linked);
   // A wrong current passphrase changes nothing.
   EXPECT_FALSE(change_keystore_passphrase(path_, secret_of("correct horse battery"),
                                           secret_of("yet another passphrase"), minimum_kdf_limits())
                    .ok());
   EXPECT_TRUE(open_keystore(path_, secret_of("a longer new passphrase")).ok());
+}
+
+TEST(Bip39, WordsInAnyCaseGiveTheSameSeed) {
+  const auto v = test::vector_list("solana-mnemonic-keys.json").at(0);
+  std::string upper = v.at("mnemonic");
+  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  auto a = mnemonic_to_seed(v.at("mnemonic").get<std::string>(), "");
+  auto b = mnemonic_to_seed(upper, "");
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(b.ok()) << b.error().to_string();
+  EXPECT_TRUE(std::equal(a->bytes().begin(), a->bytes().end(), b->bytes().begin()));
 }
 
 TEST(Bip39, EntropyAndPhraseRoundTripOnTheSharedVectors) {

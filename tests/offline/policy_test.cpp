@@ -77,6 +77,10 @@ TEST(Policy, MistakesNameTheKeyAndTheRule) {
       {head + "vaults = " + vault, "vaults: must be an array"},
       {head + "allow_durable_nonce = \"yes\"", "allow_durable_nonce: must be true or false"},
       {head + "max_priority_fee_lamports = -1", "max_priority_fee_lamports"},
+      // A misspelt action name would leave the action it meant allowed.
+      {head + "[actions.\"keystone/sol-sign-requests\"]\nallowed = false",
+       "not an action this version knows"},
+      {head + "[actions.\"Aggregator/Swap\"]\nallowed = false", "not an action this version"},
       // A misspelt setting must not silently fall back to its default.
       {head + "alow_durable_nonce = true", "alow_durable_nonce: unknown setting"},
       {head + "[actions.\"aggregator/swap\"]\nmax_slippage_bps = 10001",
