@@ -1,4 +1,8 @@
 // The policy file: safe defaults, every setting read, and every mistake named by key and rule.
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include <airlock/offline/policy.h>
@@ -31,6 +35,24 @@ TEST(Policy, TheExampleParsesAndMeansWhatItSays) {
   ASSERT_NE(usdc, nullptr);
   EXPECT_EQ(usdc->symbol, "USDC");
   EXPECT_EQ(usdc->decimals, 6);
+}
+
+// The operator's guide's cookbook: every ```toml block in it is a whole policy that loads.
+TEST(Policy, EveryRecipeInTheOperatorsGuideLoads) {
+  std::ifstream in(AIRLOCK_OPERATOR_GUIDE);
+  ASSERT_TRUE(in) << AIRLOCK_OPERATOR_GUIDE;
+  const std::string guide((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t recipes = 0;
+  for (std::size_t at = guide.find("```toml\n"); at != std::string::npos;
+       at = guide.find("```toml\n", at + 1)) {
+    const std::size_t start = at + 8;
+    const std::size_t end = guide.find("```", start);
+    ASSERT_NE(end, std::string::npos);
+    auto policy = parse_policy(guide.substr(start, end - start));
+    EXPECT_TRUE(policy.ok()) << "recipe " << recipes + 1 << ": " << policy.error().to_string();
+    ++recipes;
+  }
+  EXPECT_GE(recipes, 3U);
 }
 
 TEST(Policy, DefaultsRefuse) {
