@@ -11,6 +11,7 @@ TEST(CliHelp, EveryCommandAnswersHelp) {
       {AIRLOCK_OFFLINE_BIN, "inspect"}, {AIRLOCK_OFFLINE_BIN, "init"},
       {AIRLOCK_OFFLINE_BIN, "import"},  {AIRLOCK_OFFLINE_BIN, "pubkey"},
       {AIRLOCK_OFFLINE_BIN, "sign"},    {AIRLOCK_OFFLINE_BIN, "log"},
+      {AIRLOCK_OFFLINE_BIN, "backup"},  {AIRLOCK_OFFLINE_BIN, "passphrase"},
       {AIRLOCK_ONLINE_BIN, "act"},      {AIRLOCK_ONLINE_BIN, "get"},
       {AIRLOCK_ONLINE_BIN, "resume"},   {AIRLOCK_ONLINE_BIN, "history"},
       {AIRLOCK_ONLINE_BIN, "holdings"}, {AIRLOCK_ONLINE_BIN, "quote"},
@@ -20,6 +21,18 @@ TEST(CliHelp, EveryCommandAnswersHelp) {
     const auto r = airlock::test::run_command(binary + " " + command + " --help");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("usage:"), std::string::npos) << r.output;
+  }
+}
+
+// Option names are matched whole: an abbreviation is a usage error, so `--api-key SECRET`
+// (a secret typed as an argument) is refused instead of being read as --api-key-file.
+TEST(CliHelp, AnAbbreviatedOptionIsRefused) {
+  for (const std::string& line :
+       {std::string(AIRLOCK_ONLINE_BIN) + " vaults --api http://127.0.0.1:9 --api-key SECRET",
+        std::string(AIRLOCK_OFFLINE_BIN) + " pubkey --key k"}) {
+    const auto r = airlock::test::run_command(line);
+    EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.output;
+    EXPECT_NE(r.output.find("unrecognised option"), std::string::npos) << r.output;
   }
 }
 

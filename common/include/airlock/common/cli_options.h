@@ -21,7 +21,12 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
   po::options_description all;
   all.add(visible).add(hidden);
   try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    // Option names are matched whole: with guessing, `--api-key SECRET` would be taken as
+    // `--api-key-file SECRET`, and a secret typed as an argument would not be refused.
+    const int style =
+        po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
+              vm);
     // Help before the required options are enforced: `sign --help` needs no --keystore.
     if (vm.count("help")) {
       std::cout << visible
