@@ -64,14 +64,17 @@ int report(const Error& error) { return airlock::cli::report(kProgram, error); }
 
 std::string default_idl_dir() {
   // Installed: <prefix>/bin/airlock-offline beside <prefix>/share/airlock/idl. Run from a build
-  // tree: the source tree's offline/idl.
+  // tree (<source>/build*/bin): the source tree's offline/idl. Both found from the executable,
+  // so no build path is compiled in (two builds in different folders are byte for byte equal).
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const auto installed = exe.parent_path().parent_path() / "share" / "airlock" / "idl";
-    if (std::filesystem::is_directory(installed, ec)) return installed.string();
+  if (ec) return "share/airlock/idl";
+  const auto prefix = exe.parent_path().parent_path();
+  for (const auto& candidate :
+       {prefix / "share" / "airlock" / "idl", prefix.parent_path() / "offline" / "idl"}) {
+    if (std::filesystem::is_directory(candidate, ec)) return candidate.string();
   }
-  return AIRLOCK_DEFAULT_IDL_DIR;
+  return (prefix / "share" / "airlock" / "idl").string();
 }
 
 // What main() learnt from the process lock-down, for the commands that handle secrets.
