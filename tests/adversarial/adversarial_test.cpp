@@ -127,9 +127,9 @@ class Adversarial : public SigningTwin {
     // The twin's clock moved on while the later starting points were set up (positions opened
     // and confirmed): each request's deadline is the one a build made now would carry, so the
     // hostile cases are judged for what they change, not for the time the setup took.
-    for (auto* q : {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order,
-                    &h.perp_onboard, &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove,
-                    &h.strategy_close}) {
+    for (auto* q :
+         {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
+          &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.strategy_close}) {
       q->deadline = std::max<std::uint64_t>(
           q->deadline, static_cast<std::uint64_t>(h.now + online::kBlockhashSeconds -
                                                   online::kSendMarginSeconds));
