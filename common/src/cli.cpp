@@ -1,4 +1,5 @@
 #include <exception>
+#include <filesystem>
 #include <iostream>
 
 #include <airlock/common/cli.h>
@@ -52,6 +53,18 @@ int dispatch(std::string_view program, std::string_view usage, int argc, char** 
     std::cerr << program << ": internal error: " << e.what() << "\n";
     return kExitIo;
   }
+}
+
+std::string beside_executable(std::string_view installed, std::string_view in_source) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::string(installed);
+  const auto prefix = exe.parent_path().parent_path();
+  const auto installed_path = prefix / installed;
+  for (const auto& candidate : {installed_path, prefix.parent_path() / in_source}) {
+    if (std::filesystem::exists(candidate, ec)) return candidate.string();
+  }
+  return installed_path.string();
 }
 
 }  // namespace airlock::cli

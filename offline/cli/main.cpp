@@ -63,18 +63,8 @@ constexpr std::string_view kUsage =
 int report(const Error& error) { return airlock::cli::report(kProgram, error); }
 
 std::string default_idl_dir() {
-  // Installed: <prefix>/bin/airlock-offline beside <prefix>/share/airlock/idl. Run from a build
-  // tree (<source>/build*/bin): the source tree's offline/idl. Both found from the executable,
-  // so no build path is compiled in (two builds in different folders are byte for byte equal).
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "share/airlock/idl";
-  const auto prefix = exe.parent_path().parent_path();
-  for (const auto& candidate :
-       {prefix / "share" / "airlock" / "idl", prefix.parent_path() / "offline" / "idl"}) {
-    if (std::filesystem::is_directory(candidate, ec)) return candidate.string();
-  }
-  return (prefix / "share" / "airlock" / "idl").string();
+  // Installed: <prefix>/share/airlock/idl; from a build tree, the source tree's offline/idl.
+  return airlock::cli::beside_executable("share/airlock/idl", "offline/idl");
 }
 
 // What main() learnt from the process lock-down, for the commands that handle secrets.

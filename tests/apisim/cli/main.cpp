@@ -48,8 +48,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!cli::parse_options(kProgram, args, options, hidden, positional, vm, code)) return code;
 
-  const std::string fixtures = vm.count("fixtures") ? vm["fixtures"].as<std::string>()
-                                                    : std::string(AIRLOCK_APISIM_DEMO_FIXTURES);
+  const std::string fixtures = vm.count("fixtures")
+                                   ? vm["fixtures"].as<std::string>()
+                                   : cli::beside_executable("share/airlock-apisim/demo.json",
+                                                            "tests/apisim/fixtures/demo.json");
   auto world = apisim::load_world_file(fixtures);
   if (!world.ok()) return cli::report(kProgram, world.error());
   if (vm.count("seed")) world->seed = vm["seed"].as<std::uint64_t>();

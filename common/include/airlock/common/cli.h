@@ -31,4 +31,10 @@ using Command = std::function<int(const std::vector<std::string>& args)>;
 int dispatch(std::string_view program, std::string_view usage, int argc, char** argv,
              const std::map<std::string, Command, std::less<>>& commands);
 
+// Where a program's data is, found from the running executable so no build path is compiled
+// in: <prefix>/<installed> beside an installed <prefix>/bin/program, else <source>/<in_source>
+// when run from a build tree (<source>/<build>/bin/program). When neither exists, the
+// installed path (so an error names where it was looked for).
+[[nodiscard]] std::string beside_executable(std::string_view installed, std::string_view in_source);
+
 }  // namespace airlock::cli
