@@ -50,22 +50,13 @@ class KeystoreCli : public ::testing::Test {
     const std::string command = std::string(AIRLOCK_OFFLINE_BIN) +
                                 " init --unsafe-allow-network --kdf interactive " + args +
                                 " --passphrase-fd 3 3<" + path("pass");
-    const std::regex numbered(R"((\d+) ([a-z]+))");
     const std::regex asked(R"(Word (\d+): $)");
     return airlock::test::run_on_terminal(
         command, [&](const std::string& raw) -> std::optional<std::string> {
           std::string shown = raw;  // the terminal ends lines with \r\n
           shown.erase(std::remove(shown.begin(), shown.end(), '\r'), shown.end());
           if (shown.find("Press Enter once they are written down") != std::string::npos) {
-            // The numbered words: after the title (its blank line), before the advice.
-            const std::size_t top = shown.rfind("\x1b[H");
-            const std::size_t from = shown.find("\n\n", top == std::string::npos ? 0 : top);
-            const std::string list = shown.substr(
-                from == std::string::npos ? 0 : from,
-                shown.find("Write them down") - (from == std::string::npos ? 0 : from));
-            words.clear();
-            for (std::sregex_iterator it(list.begin(), list.end(), numbered), end; it != end; ++it)
-              words.push_back((*it)[2]);
+            words = airlock::test::recovery_words_on_screen(shown);
             if (shares != nullptr) shares->push_back(words);
             return "";
           }

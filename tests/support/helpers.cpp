@@ -1,9 +1,11 @@
 #include "support/helpers.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <regex>
 #include <stdexcept>
 
 #include <poll.h>
@@ -85,6 +87,23 @@ ScratchDir::ScratchDir(const std::string& prefix) {
 ScratchDir::~ScratchDir() {
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
+}
+
+std::vector<std::string> recovery_words_on_screen(const std::string& raw) {
+  std::string shown = raw;  // the terminal ends lines with \r\n
+  shown.erase(std::remove(shown.begin(), shown.end(), '\r'), shown.end());
+  // The numbered words: after the screen's title (its blank line), before the advice.
+  const std::size_t top = shown.rfind("\x1b[H");
+  std::size_t from = shown.find("\n\n", top == std::string::npos ? 0 : top);
+  if (from == std::string::npos) from = 0;
+  const std::size_t to = shown.find("Write them down", from);
+  const std::string list =
+      shown.substr(from, to == std::string::npos ? std::string::npos : to - from);
+  static const std::regex numbered(R"((\d+) ([a-z]+))");
+  std::vector<std::string> words;
+  for (std::sregex_iterator it(list.begin(), list.end(), numbered), end; it != end; ++it)
+    words.push_back((*it)[2]);
+  return words;
 }
 
 }  // namespace airlock::test

@@ -36,6 +36,11 @@ CommandResult run_on_terminal(
     const std::string& command_line,
     const std::function<std::optional<std::string>(const std::string& shown)>& respond);
 
+// The recovery words `airlock-offline init` shows (its numbered list, "1 word 2 word ..."),
+// read off a terminal's screen text (carriage returns and escape sequences included): the
+// words of the last screen shown, in order; empty when none is shown.
+std::vector<std::string> recovery_words_on_screen(const std::string& shown);
+
 // A fresh private folder under the system's temporary directory, removed with its contents
 // when the object goes away.
 class ScratchDir {
