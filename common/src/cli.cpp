@@ -13,6 +13,7 @@ int exit_code_for(const Error& error) noexcept {
     case ErrorCode::kUsage:
       return kExitUsage;
     case ErrorCode::kIo:
+    case ErrorCode::kKeystoreLocked:  // the key could not be opened: nothing was decided
       return kExitIo;
     default:
       return kExitRejected;

@@ -108,6 +108,8 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "response.late";
     case ErrorCode::kBackupInvalid:
       return "backup.invalid";
+    case ErrorCode::kKeystoreLocked:
+      return "keystore.locked";
     case ErrorCode::kAuditLogBroken:
       return "audit.broken";
     case ErrorCode::kNetworkUp:

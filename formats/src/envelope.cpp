@@ -346,6 +346,11 @@ Result<SignRequest> decode_request(ByteView bytes) {
   return q;
 }
 
+std::string describe(const Refusal& r) {
+  if (!r.code.empty() && r.reason.rfind(r.code, 0) == 0) return r.reason;
+  return r.code + ": " + r.reason;
+}
+
 Bytes encode_response(const SignResponse& s) {
   std::vector<Value::Entry> e;
   e.emplace_back(entry_key(key::kVersion), uint_value(kVersion));

@@ -361,7 +361,7 @@ int run_sign(const std::vector<std::string>& args) {
     if (!signature.ok()) {
       const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome->response.result);
       std::cerr << "airlock-offline: "
-                << (refusal ? airlock::printable(refusal->code + ": " + refusal->reason) : "")
+                << (refusal ? airlock::printable(airlock::envelope::describe(*refusal)) : "")
                 << "\nairlock-offline: Keystone's format carries no refusal, so no answer was "
                    "written\n";
       return airlock::cli::kExitRejected;
@@ -401,8 +401,8 @@ int run_sign(const std::vector<std::string>& args) {
     }
   }
   if (const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome->response.result)) {
-    std::cerr << "airlock-offline: " << airlock::printable(refusal->code) << ": "
-              << airlock::printable(refusal->reason) << "\n";
+    std::cerr << "airlock-offline: " << airlock::printable(airlock::envelope::describe(*refusal))
+              << "\n";
     return airlock::cli::kExitRejected;
   }
   return airlock::cli::kExitOk;
@@ -439,14 +439,21 @@ int run_log(const std::vector<std::string>& args) {
   }
   const airlock::Hash head = entries->empty() ? airlock::Hash{} : entries->back().hash;
   if (vm.count("head")) {
-    const std::string wanted = vm["head"].as<std::string>();
+    std::string wanted = vm["head"].as<std::string>();
+    std::transform(wanted.begin(), wanted.end(), wanted.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (wanted.size() != 64 || wanted.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return report(Error(ErrorCode::kUsage,
+                          "--head: must be 64 hex digits (a sign response's "
+                          "audit head)"));
     const bool found = std::any_of(entries->begin(), entries->end(), [&](const auto& e) {
       return airlock::to_hex(e.hash.view()) == wanted;
     });
     if (!found) {
-      return report(Error(ErrorCode::kUsage, "head " + wanted +
-                                                 " is not in the log: entries were removed "
-                                                 "from its end, or it is another log"));
+      return report(Error(ErrorCode::kAuditLogBroken,
+                          "head " + wanted +
+                              " is not in the log: entries were removed from its end, or it is "
+                              "another log"));
     }
   }
   std::cout << entries->size() << " entries verify; head " << airlock::to_hex(head.view()) << "\n";

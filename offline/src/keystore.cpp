@@ -226,7 +226,7 @@ Result<SecretBytes> open_keystore_seed(const std::string& path, const SecretByte
           reinterpret_cast<const std::uint8_t*>(parsed.header_text.data()),
           parsed.header_text.size(), nonce->data(), key.bytes().data()) != 0 ||
       got != 32) {
-    return Error(ErrorCode::kEnvelopeBadValue,
+    return Error(ErrorCode::kKeystoreLocked,
                  "keystore: cannot decrypt: wrong passphrase, or the file was altered");
   }
   AIRLOCK_TRY(keypair, Keypair::from_seed(seed.bytes()));

@@ -111,8 +111,7 @@ class Run {
     if (!answer.ok()) return Result<Next>(answer.error());
     if (answer->refusal) {
       return Result<Next>(Error(
-          ErrorCode::kApi,
-          "the offline half refused: " + answer->refusal->code + ": " + answer->refusal->reason));
+          ErrorCode::kApi, "the offline half refused: " + envelope::describe(*answer->refusal)));
     }
     auto steps =
         steps_of_round(run_id_, round_no, r, answer->signed_transactions, built_at, c_.clock());

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <airlock/common/cli.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/offline/keystore.h>
@@ -208,6 +209,8 @@ TEST_F(SigningTest, AWrongPassphraseDecidesNothing) {
   auto outcome = process(q, demo_policy(q));
   ASSERT_FALSE(outcome.ok());
   EXPECT_NE(outcome.error().message().find("wrong passphrase"), std::string::npos);
+  EXPECT_EQ(outcome.error().code(), airlock::ErrorCode::kKeystoreLocked);
+  EXPECT_EQ(airlock::cli::exit_code_for(outcome.error()), airlock::cli::kExitIo);
   EXPECT_TRUE(log->entries().empty()) << "nothing recorded: the request can be tried again";
 }
 
@@ -251,6 +254,36 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
       airlock::test::run_command(common + " --out " + dir.file("refused.alres"));
   EXPECT_EQ(refused_run.exit_code, 1) << refused_run.output;
   EXPECT_NE(refused_run.output.find("policy.vault_not_allowed"), std::string::npos)
+      << refused_run.output;
+  // A log cut back to before a head it once had: broken (exit 1), not a usage error; a head
+  // that is not a hash is the usage error.
+  const std::string first_head = to_hex(response->audit_head.view());
+  ASSERT_TRUE(std::filesystem::copy_file(dir.file("audit.log"), dir.file("whole.log")));
+  const auto cut = airlock::test::run_command("head -n 1 " + dir.file("whole.log") + " > " +
+                                              dir.file("cut.log"));
+  ASSERT_EQ(cut.exit_code, 0);
+  auto second_head = airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) +
+                                                " log verify --audit-log " + dir.file("whole.log"));
+  const auto head_at = second_head.output.find("head ");
+  ASSERT_NE(head_at, std::string::npos) << second_head.output;
+  const std::string last_head = second_head.output.substr(head_at + 5, 64);
+  ASSERT_NE(last_head, first_head);
+  const auto shortened =
+      airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " log verify --audit-log " +
+                                 dir.file("cut.log") + " --head " + last_head);
+  EXPECT_EQ(shortened.exit_code, 1) << shortened.output;
+  EXPECT_NE(shortened.output.find("audit.broken: head " + last_head + " is not in the log"),
+            std::string::npos)
+      << shortened.output;
+  const auto not_a_head =
+      airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " log verify --audit-log " +
+                                 dir.file("cut.log") + " --head 00ff");
+  EXPECT_EQ(not_a_head.exit_code, 2) << not_a_head.output;
+  EXPECT_NE(not_a_head.output.find("--head: must be 64 hex digits"), std::string::npos)
+      << not_a_head.output;
+  EXPECT_EQ(refused_run.output.find("policy.vault_not_allowed: policy.vault_not_allowed"),
+            std::string::npos)
+      << "the code is said once:\n"
       << refused_run.output;
   EXPECT_TRUE(std::filesystem::exists(dir.file("refused.alres")));
 

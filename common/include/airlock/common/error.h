@@ -83,6 +83,7 @@ enum class ErrorCode : std::uint16_t {
   kResponseLate,      // a sign response that came back after the request's deadline
   kAuditLogBroken,    // the offline audit log does not verify (offline/audit.h)
   kBackupInvalid,     // a recovery phrase or SLIP-0039 share breaks a rule (offline/)
+  kKeystoreLocked,    // the keystore does not open: a wrong passphrase, or an altered file
   // Process lock-down (hardening/).
   kNetworkUp,  // a non-loopback network interface is up where the offline half runs
   kLockdown,   // a lock-down step (rlimit, prctl, seccomp) failed

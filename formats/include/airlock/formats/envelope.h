@@ -112,6 +112,11 @@ struct Refusal {
   friend bool operator==(const Refusal&, const Refusal&) = default;
 };
 
+// "code: reason" for people, or the reason alone when it already starts with the code (the
+// offline half's reasons list every refusal by code, the first being `code`). Not escaped:
+// callers print it through printable().
+[[nodiscard]] std::string describe(const Refusal& r);
+
 struct SignResponse {
   RequestId request_id{};
   PublicKey signer;
