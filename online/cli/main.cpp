@@ -226,12 +226,18 @@ Status write_request(const Transport& t, const envelope::SignRequest& q) {
   if (t.request_png) {
     // A fresh folder per round, so frames of an earlier request are never mixed in; written
     // beside and renamed into place, so a reader never sees half the frames.
-    const std::string staging = *t.request_png + ".partial";
+    // "req/" names the same folder as "req" (the staging folder goes beside it, not inside).
+    std::filesystem::path folder(*t.request_png);
+    if (!folder.has_filename()) folder = folder.parent_path();
+    if (!folder.has_filename()) {
+      return Error(ErrorCode::kUsage, "--request-png: must name a folder to create, not a root");
+    }
+    const std::string staging = folder.string() + ".partial";
     std::error_code ec;
     std::filesystem::remove_all(staging, ec);
     AIRLOCK_CHECK(qr_io::write_png_folder(pngs, staging));
-    std::filesystem::remove_all(*t.request_png, ec);
-    std::filesystem::rename(staging, *t.request_png, ec);
+    std::filesystem::remove_all(folder, ec);
+    std::filesystem::rename(staging, folder, ec);
     if (ec) {
       return Error(ErrorCode::kIo,
                    "cannot move the request frames into " + *t.request_png + ": " + ec.message());

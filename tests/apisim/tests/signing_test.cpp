@@ -421,15 +421,16 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
                      {"amount", "5000000"},
                      {"slippageBps", 50}};
   const json before = counters();
-  // The online half builds, writes the request as QR frames and waits for the answer's frames.
+  // The online half builds, writes the request as QR frames and waits for the answer's frames
+  // (the folders written with a trailing slash, as docs/cli.md does).
   airlock::test::CommandResult online_run;
   std::thread online([&] {
     online_run = airlock::test::run_command(
         std::string(AIRLOCK_ONLINE_BIN) + " act aggregator/swap --api " + base +
         std::string(kApiPrefix) + " --api-key-file " + dir.file("api.key") + " --rpc " + base +
         "/rpc --body '" + body.dump() + "' --request-png " + dir.file("request-frames") +
-        " --request-html " + dir.file("request.html") + " --response-qr " +
-        dir.file("response-frames") + " --journal " + dir.file("journal.sqlite"));
+        "/ --request-html " + dir.file("request.html") + " --response-qr " +
+        dir.file("response-frames") + "/ --journal " + dir.file("journal.sqlite"));
   });
   // The offline half reads the request frames once they are all written.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
