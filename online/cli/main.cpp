@@ -375,6 +375,10 @@ int run_act(const std::vector<std::string>& args) {
   std::optional<std::string> named;
   if (!args.empty() && !args[0].empty() && args[0][0] != '-') named = args[0];
   const std::vector<online::Field>* fields = named ? online::action_fields(*named) : nullptr;
+  if (named && fields == nullptr) {
+    return report(Error(ErrorCode::kUsage, "act: unknown action '" + *named +
+                                               "' ('airlock-online act --help' lists the 28)"));
+  }
   po::options_description options(act_usage(fields != nullptr ? named : std::nullopt));
   api_options(options);
   po::options_description field_options(fields != nullptr ? "fields of " + *named : "fields");

@@ -71,8 +71,11 @@ int main(int argc, char** argv) {
   running = &server;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  std::cerr << "airlock-apisim: serving http://" << listen << "/api/external/v1 (fixtures "
-            << fixtures << ")\n";
-  if (auto s = server.run(host, port); !s.ok()) return cli::report(kProgram, s.error());
+  // "serving" only once the port is bound: a refused address says nothing else.
+  const auto serving = [&] {
+    std::cerr << "airlock-apisim: serving http://" << listen << "/api/external/v1 (fixtures "
+              << fixtures << ")\n";
+  };
+  if (auto s = server.run(host, port, serving); !s.ok()) return cli::report(kProgram, s.error());
   return cli::kExitOk;
 }

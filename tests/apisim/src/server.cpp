@@ -62,13 +62,14 @@ Status Server::start(const std::string& host, int port) {
   return {};
 }
 
-Status Server::run(const std::string& host, int port) {
+Status Server::run(const std::string& host, int port, const std::function<void()>& on_listening) {
   if (!is_loopback_host(host))
     return Error(ErrorCode::kUsage,
                  "--listen: the twin serves loopback addresses only, not '" + host + "'");
   if (!http_->bind_to_port(host, port))
     return Error(ErrorCode::kIo, "cannot listen on " + host + ":" + std::to_string(port));
   port_ = port;
+  if (on_listening) on_listening();
   http_->listen_after_bind();
   return {};
 }

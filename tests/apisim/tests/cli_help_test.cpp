@@ -36,6 +36,27 @@ TEST(CliHelp, AnAbbreviatedOptionIsRefused) {
   }
 }
 
+// A misspelt action is named as such, whatever follows it (it used to surface as an unknown
+// --vault option, or as a missing body).
+TEST(CliHelp, AnUnknownActionIsNamed) {
+  for (const char* rest : {" --vault x", " --body '{}'", " --help"}) {
+    const auto r = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
+                                              " act aggregator/swapp" + rest);
+    EXPECT_EQ(r.exit_code, 2) << rest << "\n" << r.output;
+    EXPECT_NE(r.output.find("unknown action 'aggregator/swapp'"), std::string::npos) << rest << "\n"
+                                                                                     << r.output;
+  }
+}
+
+// The twin says it serves only once it does: an address it refuses prints no "serving".
+TEST(CliHelp, TheTwinRefusesAnAddressBeforeSayingItServes) {
+  const auto r =
+      airlock::test::run_command(std::string(AIRLOCK_APISIM_BIN) + " --listen 0.0.0.0:28080");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("loopback addresses only"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("serving"), std::string::npos) << r.output;
+}
+
 TEST(CliHelp, AnActionsHelpListsItsFields) {
   const auto r = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
                                             " act dlmm/limit-order/place --help");

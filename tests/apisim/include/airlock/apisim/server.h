@@ -1,6 +1,7 @@
 // The twin's HTTP server: cpp-httplib on a loopback address, every request handed to Service.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -25,8 +26,10 @@ class Server {
   // hosts are accepted: the twin is for tests and demos on this machine.
   [[nodiscard]] Status start(const std::string& host, int port);
   [[nodiscard]] int port() const noexcept { return port_; }
-  // Serves on the calling thread until stop() (from a signal handler or another thread).
-  [[nodiscard]] Status run(const std::string& host, int port);
+  // Serves on the calling thread until stop() (from a signal handler or another thread);
+  // on_listening runs once the port is bound, before the first request is read.
+  [[nodiscard]] Status run(const std::string& host, int port,
+                           const std::function<void()>& on_listening = {});
   void stop();
 
  private:
