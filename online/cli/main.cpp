@@ -69,6 +69,19 @@ void api_options(po::options_description& options) {
       "else ~/.local/state/airlock/pacing; 'none': this process alone)");
 }
 
+// The options among `names` this invocation was given (not defaults), as the printed `act`
+// commands for the work left repeat them: " --name value" each, values shell-quoted.
+std::string given_options(const po::variables_map& vm, std::initializer_list<const char*> names) {
+  std::string out;
+  for (const char* name : names) {
+    if (!vm.count(name) || vm[name].defaulted()) continue;
+    out += std::string(" --") + name;
+    if (const auto* text = boost::any_cast<std::string>(&vm[name].value()))
+      out += " " + online::shell_word(*text);
+  }
+  return out;
+}
+
 // A file in airlock's state folder, ~/.local/state/airlock (created when missing).
 Result<std::string> state_file(const char* name, const char* how_else) {
   const char* home = std::getenv("HOME");
@@ -547,6 +560,10 @@ int run_act(const std::vector<std::string>& args) {
   act_options.remaining = remaining_mode == "build"  ? online::RemainingMode::kBuild
                           : remaining_mode == "show" ? online::RemainingMode::kShow
                                                      : online::RemainingMode::kAsk;
+  act_options.command_options =
+      given_options(vm, {"api", "api-key-file", "pace-file", "rpc", "request-out", "request-png",
+                         "request-terminal", "request-html", "response", "response-qr",
+                         "response-camera", "camera-size", "journal"});
   if (auto s = online::act(context, act_options, first_action, first_body); !s.ok())
     return report(s.error());
   return cli::kExitOk;
@@ -600,10 +617,18 @@ int run_resume(const std::vector<std::string>& args) {
     left_open = left_open || outcome->state == "open";
     // resume never builds (it has no way to the offline half); it says what is left and how.
     if (outcome->state == "failed" || outcome->state == "stopped") {
-      if (auto plan =
-              online::plan_after_stop(*client, *journal, run.id, run.body, now_s(), std::cerr);
-          !plan.ok())
-        return report(plan.error());
+      // resume knows no transport: the printed commands carry its own options, and say what to
+      // add.
+      const std::string repeated =
+          given_options(vm, {"api", "api-key-file", "pace-file", "rpc", "journal"});
+      auto plan = online::plan_after_stop(*client, *journal, run.id, run.body, now_s(), std::cerr,
+                                          repeated);
+      if (!plan.ok()) return report(plan.error());
+      if (!plan->builds.empty()) {
+        std::cerr << "  (add how the request reaches the offline half: --request-out, "
+                     "--request-png, --request-terminal or --request-html, and --response, "
+                     "--response-qr or --response-camera)\n";
+      }
     }
   }
   return left_open ? cli::kExitRejected : cli::kExitOk;

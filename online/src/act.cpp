@@ -63,7 +63,8 @@ class Run {
           continue;
       }
     }
-    return stop(Error(ErrorCode::kApi, "stopped after --max-rounds signing rounds"));
+    // The operator's bound, not a failure of the run: it ends `stopped`, its work left planned.
+    return stop(Error(ErrorCode::kApi, "stopped after --max-rounds signing rounds"), "stopped");
   }
 
   [[nodiscard]] std::int64_t failed_run() const { return failed_run_; }
@@ -128,11 +129,11 @@ class Run {
   }
 
   // Ends the run in the journal: failed when nothing is left open, else it waits for resume.
-  Status stop(const Error& error) {
+  Status stop(const Error& error, const char* state = "failed") {
     AIRLOCK_TRY(open, c_.journal.unresolved());
     if (std::none_of(open.begin(), open.end(),
                      [&](const JournalStep& st) { return st.run_id == run_id_; })) {
-      AIRLOCK_CHECK(c_.journal.finish_run(run_id_, "failed", error.message(), c_.clock()));
+      AIRLOCK_CHECK(c_.journal.finish_run(run_id_, state, error.message(), c_.clock()));
       failed_run_ = run_id_;
     } else {
       c_.log << "airlock-online: run " << run_id_
@@ -153,13 +154,14 @@ class Run {
 
 Result<RemainingWork> plan_after_stop(ApiClient& client, const Journal& journal,
                                       std::int64_t run_id, const json& body, std::int64_t now,
-                                      std::ostream& log) {
+                                      std::ostream& log, std::string_view command_options) {
   AIRLOCK_TRY(steps, journal.steps(run_id));
   const RemainingWork plan = plan_remaining(steps, now);
   if (plan.kind == RemainingWork::Kind::kNone) return plan;
   show_current_state(client, body, log);
   log << "airlock-online: what is left of run " << run_id << ": " << printable(plan.why) << "\n";
-  for (const auto& b : plan.builds) log << "  " << printable(act_command(b)) << "\n";
+  for (const auto& b : plan.builds)
+    log << "  " << printable(act_command(b, command_options)) << "\n";
   return plan;
 }
 
@@ -192,7 +194,8 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
     last = run.perform(next.action, next.body);
     if (last.ok()) continue;
     if (run.failed_run() == 0) return last;  // still open in the journal: resume, not replan
-    auto plan = plan_after_stop(c.client, c.journal, run.failed_run(), next.body, c.clock(), c.log);
+    auto plan = plan_after_stop(c.client, c.journal, run.failed_run(), next.body, c.clock(), c.log,
+                                options.command_options);
     if (!plan.ok()) {
       c.log << "airlock-online: " << printable(plan.error().to_string()) << "\n";
       return last;

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 
@@ -205,10 +206,20 @@ RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t no
 
 }  // namespace
 
-std::string act_command(const Build& build) {
-  std::string quoted;
-  for (char c : build.body.dump()) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return "airlock-online act " + build.action + " --body '" + quoted + "'";
+std::string shell_word(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("/._-:=,+@").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(text);
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string act_command(const Build& build, std::string_view options) {
+  return "airlock-online act " + build.action + " --body " + shell_word(build.body.dump()) +
+         std::string(options);
 }
 
 }  // namespace airlock::online

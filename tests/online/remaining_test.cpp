@@ -198,6 +198,13 @@ TEST(Remaining, AJournalWithoutTheRoundBodyCannotPlan) {
 TEST(Remaining, TheCommandQuotesTheBodyForTheShell) {
   const Build b{"vault/update", {{"vault", "it's"}}};
   EXPECT_EQ(act_command(b), R"(airlock-online act vault/update --body '{"vault":"it'\''s"}')");
+  EXPECT_EQ(act_command(b, " --api https://h/api/external/v1 --journal 'my j.sqlite'"),
+            R"(airlock-online act vault/update --body '{"vault":"it'\''s"}')"
+            R"( --api https://h/api/external/v1 --journal 'my j.sqlite')");
+  EXPECT_EQ(shell_word("req/frames-1.png"), "req/frames-1.png");
+  EXPECT_EQ(shell_word("a b"), "'a b'");
+  EXPECT_EQ(shell_word("$HOME`x`"), "'$HOME`x`'");
+  EXPECT_EQ(shell_word(""), "''");
 }
 
 }  // namespace

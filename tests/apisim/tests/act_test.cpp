@@ -70,6 +70,7 @@ class ActTest : public Twin {
     options.api = "twin";
     options.max_rounds = max_rounds;
     options.remaining = remaining;
+    options.command_options = " --api http://twin --request-out 'a b.alreq'";
     return online::act(c, options, action, body);
   }
 
@@ -127,6 +128,12 @@ TEST_F(ActTest, NoAnswerAtAllIsBoundedByMaxRounds) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(builds(), 3U);
   EXPECT_EQ(requests, 3);
+  // The bound is the operator's, not a failure: the run ends `stopped` (docs/journal.md).
+  auto runs = journal->runs(false);
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 1U);
+  EXPECT_EQ(runs->front().state, "stopped") << runs->front().note;
+  EXPECT_NE(runs->front().note.find("--max-rounds"), std::string::npos) << runs->front().note;
 }
 
 TEST_F(ActTest, ARefusalStopsTheRunWithNothingSent) {
@@ -193,6 +200,10 @@ TEST_F(ActTest, RemainingWorkIsBuiltOnlyForTheRangeThatDidNotLandAndCountsAsARou
   ASSERT_FALSE(bounded.ok());
   EXPECT_EQ(builds(), 3U);
   EXPECT_NE(log.str().find("no signing rounds left"), std::string::npos) << log.str();
+  // The command printed for the work left runs as printed: the invocation's options follow.
+  EXPECT_NE(log.str().find("\"cursorBinId\":"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("}' --api http://twin --request-out 'a b.alreq'\n"), std::string::npos)
+      << log.str();
 }
 
 TEST_F(ActTest, TheSameBuildIsNotRepeatedAfterALandedFailure) {

@@ -37,6 +37,9 @@ struct ActOptions {
   std::optional<std::string> rpc;  // lookup tables, the blockhash's life (round.h)
   int max_rounds = 8;              // signing rounds of the whole invocation, however each ends
   RemainingMode remaining = RemainingMode::kAsk;
+  // The invocation's API, key file, RPC, transport and journal options, shell-quoted, each
+  // after a space: the `act` commands printed for the work left repeat them.
+  std::string command_options;
 };
 
 struct ActContext {
@@ -61,8 +64,10 @@ struct ActContext {
 
 // What is left of a run that stopped, planned from the journal and printed to `log` with the
 // vault's strategies as the API reads them now and the `act` command for each build.
+// `command_options` go after each printed command (ActOptions::command_options).
 [[nodiscard]] Result<RemainingWork> plan_after_stop(ApiClient& client, const Journal& journal,
                                                     std::int64_t run_id, const json& body,
-                                                    std::int64_t now, std::ostream& log);
+                                                    std::int64_t now, std::ostream& log,
+                                                    std::string_view command_options = {});
 
 }  // namespace airlock::online

@@ -39,7 +39,12 @@ struct RemainingWork {
 // (kManual): the spec says not to build the same thing again unchanged.
 [[nodiscard]] RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t now);
 
-// The command line that performs one build, for the operator to run.
-[[nodiscard]] std::string act_command(const Build& build);
+// The command line that performs one build, for the operator to run: the action, its body,
+// then `options` (the API, key file, RPC, transport and journal options of the invocation that
+// stopped, already quoted for a shell), so it runs as printed.
+[[nodiscard]] std::string act_command(const Build& build, std::string_view options = {});
+
+// `text` as one shell word (single-quoted when it holds anything but safe characters).
+[[nodiscard]] std::string shell_word(std::string_view text);
 
 }  // namespace airlock::online
