@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <airlock/common/cli_options.h>
+#include <airlock/formats/density.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/frames.h>
 #include <airlock/formats/html.h>
@@ -52,6 +53,12 @@ Result<transfer::Options> common_options(const po::variables_map& vm) {
   else
     return Error(ErrorCode::kUsage, "--deflate must be auto, always or never");
   o.ur_fragment_len = vm["ur-fragment"].as<std::size_t>();
+  if (vm.count("density")) {
+    if (!vm["max-version"].defaulted() || !vm["level"].defaulted())
+      return Error(ErrorCode::kUsage, "--density: choose it or --max-version/--level, not both");
+    AIRLOCK_TRY(chosen, density::parse(vm["density"].as<std::string>()));
+    density::apply(chosen, o);
+  }
   return o;
 }
 
@@ -68,9 +75,11 @@ int run_encode(const std::vector<std::string>& args) {
       "terminal", "animate the frames in this terminal (UTF-8 half blocks)")(
       "framing", po::value<std::string>()->default_value("dense"),
       "dense (fewest frames) or ur (BC-UR)")(
-      "max-version", po::value<int>()->default_value(qr::kDefaultMaxVersion),
-      "largest QR version, 1-40")("level", po::value<std::string>()->default_value("L"),
-                                  "error correction: L, M, Q or H")(
+      "density", po::value<std::string>(),
+      "high (version 17, level L: the default), medium (12-L: a 640x480 camera or one at an "
+      "angle) or low (8-L)")("max-version", po::value<int>()->default_value(qr::kDefaultMaxVersion),
+                             "largest QR version, 1-40")(
+      "level", po::value<std::string>()->default_value("L"), "error correction: L, M, Q or H")(
       "deflate", po::value<std::string>()->default_value("auto"),
       "dense framing: auto, always or never")("ur-fragment",
                                               po::value<std::size_t>()->default_value(0),

@@ -16,6 +16,7 @@
 #include <airlock/common/cli_options.h>
 #include <airlock/common/display.h>
 #include <airlock/common/secret.h>
+#include <airlock/formats/density.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/formats/qr_io.h>
@@ -232,8 +233,10 @@ int run_sign(const std::vector<std::string>& args) {
       "qr-png", po::value<std::string>(), "write the response as QR frames into this folder")(
       "qr-terminal", "show the response as animated QR codes in this terminal")(
       "qr-seconds", po::value<int>()->default_value(60), "how long --qr-terminal animates")(
-      "idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
-      "folder of Anchor IDL files for the programs to decode")(
+      "density", po::value<std::string>()->default_value("high"),
+      "the response's QR codes: high (fewest frames), medium (for a 640x480 camera or one at "
+      "an angle), low")("idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
+                        "folder of Anchor IDL files for the programs to decode")(
       "passphrase-fd", po::value<int>()->default_value(-1),
       "read the keystore passphrase from this file descriptor instead of the terminal")(
       "confirm-fd", po::value<int>()->default_value(-1),
@@ -245,6 +248,9 @@ int run_sign(const std::vector<std::string>& args) {
   po::variables_map vm;
   int code = 0;
   if (!airlock::cli::parse_options(kProgram, args, options, "request", vm, code)) return code;
+  // Checked before anything is read or decided, like every other option.
+  const auto chosen_density = airlock::density::parse(vm["density"].as<std::string>());
+  if (!chosen_density.ok()) return report(chosen_density.error());
   if (!vm.count("out") && !vm.count("qr-png") && !vm.count("qr-terminal")) {
     return report(
         Error(ErrorCode::kUsage,
@@ -381,6 +387,7 @@ int run_sign(const std::vector<std::string>& args) {
   if (vm.count("qr-png") || vm.count("qr-terminal")) {
     airlock::transfer::Options framing;
     if (keystone) framing.framing = airlock::transfer::Framing::kUr;
+    airlock::density::apply(*chosen_density, framing);
     auto sender = airlock::transfer::Sender::create(answer, framing);
     if (!sender.ok()) return report(sender.error());
     if (vm.count("qr-png")) {

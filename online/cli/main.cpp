@@ -15,6 +15,7 @@
 #include <airlock/common/cli_options.h>
 #include <airlock/common/display.h>
 #include <airlock/common/json_fields.h>
+#include <airlock/formats/density.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/html.h>
 #include <airlock/formats/qr_io.h>
@@ -212,6 +213,7 @@ struct Transport {
   std::optional<std::string> response_camera;  // a V4L2 device watching the offline screen
   bool request_terminal = false;               // animate the request as QR in this terminal
   std::string camera_size = "1280x720";
+  transfer::Options framing;  // the request's QR codes: dense, at the chosen --density
 };
 
 Status write_request(const Transport& t, const envelope::SignRequest& q) {
@@ -221,8 +223,8 @@ Status write_request(const Transport& t, const envelope::SignRequest& q) {
         *t.request_file, files::wrap_envelope(files::EnvelopeKind::kRequest, cbor)));
   }
   if (!t.request_png && !t.request_html) return {};
-  AIRLOCK_TRY(sender, transfer::Sender::create({dense::ContentType::kSignRequest, cbor},
-                                               transfer::Options{}));
+  AIRLOCK_TRY(sender,
+              transfer::Sender::create({dense::ContentType::kSignRequest, cbor}, t.framing));
   AIRLOCK_TRY(pngs, qr_io::render_pngs(sender, qr_io::default_frame_count(sender), 4));
   if (t.request_html) {
     // One page to open full-screen in front of the offline machine's camera, counting down to
@@ -416,6 +418,9 @@ int run_act(const std::vector<std::string>& args) {
       "response-camera", po::value<std::string>(),
       "read the response from a V4L2 camera facing the offline screen")(
       "camera-size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
+      "density", po::value<std::string>()->default_value("high"),
+      "the request's QR codes: high (fewest frames), medium (for a 640x480 camera or one at "
+      "an angle), low")(
       "max-rounds", po::value<int>()->default_value(8),
       "stop after this many signing rounds (follow-ups, rebuilds and remaining work included)")(
       "remaining", po::value<std::string>()->default_value("ask"),
@@ -455,6 +460,9 @@ int run_act(const std::vector<std::string>& args) {
   if (vm.count("response-qr")) t.response_qr = vm["response-qr"].as<std::string>();
   if (vm.count("response-camera")) t.response_camera = vm["response-camera"].as<std::string>();
   t.camera_size = vm["camera-size"].as<std::string>();
+  auto chosen_density = density::parse(vm["density"].as<std::string>());
+  if (!chosen_density.ok()) return report(chosen_density.error());
+  density::apply(*chosen_density, t.framing);
   if (!t.request_file && !t.request_png && !t.request_html && !t.request_terminal) {
     return report(Error(ErrorCode::kUsage,
                         "choose --request-out FILE, --request-png DIR, --request-html FILE or "
@@ -501,9 +509,9 @@ int run_act(const std::vector<std::string>& args) {
     std::optional<transfer::Sender> terminal_sender;
     std::thread animation;
     if (t.request_terminal) {
-      AIRLOCK_TRY(sender, transfer::Sender::create(
-                              {dense::ContentType::kSignRequest, envelope::encode_request(q)},
-                              transfer::Options{}));
+      AIRLOCK_TRY(sender,
+                  transfer::Sender::create(
+                      {dense::ContentType::kSignRequest, envelope::encode_request(q)}, t.framing));
       terminal_sender.emplace(std::move(sender));
       qr_io::TerminalOptions shown;
       shown.seconds = static_cast<int>(

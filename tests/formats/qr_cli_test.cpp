@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <airlock/formats/density.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/image.h>
 
@@ -57,6 +58,58 @@ TEST_F(QrCli, PngFolderRoundTripSurvivesLostFrames) {
   const CliRun dec = run("decode -q -o " + path("out.bin") + " " + path("frames"));
   ASSERT_EQ(dec.exit_code, 0) << dec.output;
   EXPECT_EQ(read("out.bin"), data);
+}
+
+// The operator's density choice (docs/benchmarks.md, camera capture): the presets are the
+// measured versions at level L, and anything else is named.
+TEST(Density, PresetsAreTheMeasuredVersionsAtLevelL) {
+  using airlock::density::Density;
+  const std::array<std::pair<const char*, int>, 3> presets{
+      {{"low", 8}, {"medium", 12}, {"high", 17}}};
+  for (const auto& [name, version] : presets) {
+    auto parsed = airlock::density::parse(name);
+    ASSERT_TRUE(parsed.ok()) << name;
+    airlock::transfer::Options o;
+    o.level = airlock::qr::EcLevel::kM;
+    airlock::density::apply(*parsed, o);
+    EXPECT_EQ(o.max_version, version) << name;
+    EXPECT_EQ(o.level, airlock::qr::EcLevel::kL) << name;
+  }
+  airlock::transfer::Options defaults;
+  auto high = airlock::density::parse("high");
+  ASSERT_TRUE(high.ok());
+  airlock::transfer::Options o;
+  airlock::density::apply(*high, o);
+  EXPECT_EQ(o.max_version, defaults.max_version) << "high is the default";
+  auto bad = airlock::density::parse("ultra");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message().find("must be low, medium or high"), std::string::npos);
+}
+
+TEST_F(QrCli, ALowerDensityWritesMoreSmallerFramesThatReadBack) {
+  const std::string data = write_random("in.bin", 3000, 7);
+  std::size_t previous = 0;
+  for (const char* density : {"high", "medium", "low"}) {
+    const std::string folder = path(std::string("frames-") + density);
+    const CliRun enc =
+        run(std::string("encode --density ") + density + " --png " + folder + " " + path("in.bin"));
+    ASSERT_EQ(enc.exit_code, 0) << density << "\n" << enc.output;
+    std::size_t frames = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(folder)) ++frames;
+    EXPECT_GT(frames, previous) << density << " should need more frames than the denser one";
+    previous = frames;
+    const CliRun dec = run("decode -q -o " + path(std::string("out-") + density) + " " + folder);
+    ASSERT_EQ(dec.exit_code, 0) << density << "\n" << dec.output;
+    EXPECT_EQ(read(std::string("out-") + density), data) << density;
+  }
+  const CliRun bad = run("encode --density ultra --png " + path("x") + " " + path("in.bin"));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--density: must be low, medium or high"), std::string::npos)
+      << bad.output;
+  const CliRun both =
+      run("encode --density low --max-version 10 --png " + path("x") + " " + path("in.bin"));
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("not both"), std::string::npos) << both.output;
 }
 
 TEST_F(QrCli, RawStreamOnStandardInput) {

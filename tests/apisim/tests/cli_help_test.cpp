@@ -48,6 +48,23 @@ TEST(CliHelp, AnUnknownActionIsNamed) {
   }
 }
 
+// Both halves take the operator's QR density by name, and name a wrong one before doing anything.
+TEST(CliHelp, AnUnknownDensityIsNamedByBothHalves) {
+  for (const std::string& line :
+       {std::string(AIRLOCK_ONLINE_BIN) +
+            " act vault/claim-fee --api http://127.0.0.1:9/api/external/v1 --vault " + kVault +
+            " --request-out /nonexistent/r --response /nonexistent/s --density ultra",
+        std::string(AIRLOCK_OFFLINE_BIN) +
+            " sign --keystore /nonexistent/k --policy /nonexistent/p --audit-log /nonexistent/a "
+            "--out /nonexistent/o "
+            "/nonexistent/q --density ultra"}) {
+    const auto r = airlock::test::run_command(line);
+    EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.output;
+    EXPECT_NE(r.output.find("--density: must be low, medium or high"), std::string::npos)
+        << r.output;
+  }
+}
+
 // The twin says it serves only once it does: an address it refuses prints no "serving".
 TEST(CliHelp, TheTwinRefusesAnAddressBeforeSayingItServes) {
   const auto r =
