@@ -391,8 +391,10 @@ int run_act(const std::vector<std::string>& args) {
   if (!args.empty() && !args[0].empty() && args[0][0] != '-') named = args[0];
   const std::vector<online::Field>* fields = named ? online::action_fields(*named) : nullptr;
   if (named && fields == nullptr) {
-    return report(Error(ErrorCode::kUsage, "act: unknown action '" + *named +
-                                               "' ('airlock-online act --help' lists the 28)"));
+    return report(Error(ErrorCode::kUsage,
+                        "act: unknown action '" + *named +
+                            "': not one of the 28 builder actions ('airlock-online act --help' "
+                            "lists them)"));
   }
   po::options_description options(act_usage(fields != nullptr ? named : std::nullopt));
   api_options(options);
@@ -418,9 +420,9 @@ int run_act(const std::vector<std::string>& args) {
       "response-camera", po::value<std::string>(),
       "read the response from a V4L2 camera facing the offline screen")(
       "camera-size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
-      "density", po::value<std::string>()->default_value("high"),
-      "the request's QR codes: high (fewest frames), medium (for a 640x480 camera or one at "
-      "an angle), low")(
+      "density", po::value<std::string>()->default_value("medium"),
+      "the request's QR codes: high (fewest frames, for a 720p camera close to the screen), "
+      "medium (any webcam), low (a poor camera)")(
       "max-rounds", po::value<int>()->default_value(8),
       "stop after this many signing rounds (follow-ups, rebuilds and remaining work included)")(
       "remaining", po::value<std::string>()->default_value("ask"),
