@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <linux/videodev2.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -15,10 +16,26 @@
 namespace airlock::frames {
 namespace {
 
+// Whether fd has something to read before `deadline` (false: it stalled until then).
+Result<bool> readable_before(int fd, std::chrono::steady_clock::time_point deadline,
+                             const std::string& what) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int rc = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 60'000)));
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc < 0)
+      return Error(ErrorCode::kIo, "cannot wait for " + what + ": " + std::strerror(errno));
+    if (rc > 0) return true;  // readable, at its end, or failed: read() says which
+  }
+}
+
 class PngFiles final : public FrameSource {
  public:
   explicit PngFiles(std::vector<std::string> paths) : paths_(std::move(paths)) {}
-  Result<std::optional<image::GrayImage>> next() override {
+  Result<std::optional<image::GrayImage>> next(std::chrono::steady_clock::time_point) override {
     if (index_ >= paths_.size()) return std::optional<image::GrayImage>();
     auto img = image::read_png_file(paths_[index_++]);
     if (!img.ok()) return std::move(img).error();
@@ -34,10 +51,13 @@ class PngFiles final : public FrameSource {
 class RawStream final : public FrameSource {
  public:
   RawStream(int fd, int width, int height) : fd_(fd), width_(width), height_(height) {}
-  Result<std::optional<image::GrayImage>> next() override {
+  Result<std::optional<image::GrayImage>> next(
+      std::chrono::steady_clock::time_point deadline) override {
     image::GrayImage img(width_, height_);
     std::size_t got = 0;
     while (got < img.pixels.size()) {
+      AIRLOCK_TRY(ready, readable_before(fd_, deadline, "the frame stream"));
+      if (!ready) return std::optional<image::GrayImage>();  // stalled until the deadline
       const ssize_t n = ::read(fd_, img.pixels.data() + got, img.pixels.size() - got);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0)
@@ -51,6 +71,7 @@ class RawStream final : public FrameSource {
   std::string describe() const override {
     return "raw " + std::to_string(width_) + "x" + std::to_string(height_) + " gray stream";
   }
+  bool errors_end_stream() const override { return true; }
 
  private:
   int fd_, width_, height_;
@@ -129,7 +150,10 @@ class Camera final : public FrameSource {
     return std::unique_ptr<FrameSource>(std::move(cam));
   }
 
-  Result<std::optional<image::GrayImage>> next() override {
+  Result<std::optional<image::GrayImage>> next(
+      std::chrono::steady_clock::time_point deadline) override {
+    AIRLOCK_TRY(ready, readable_before(fd_, deadline, "camera '" + device_ + "'"));
+    if (!ready) return std::optional<image::GrayImage>();  // no frame until the deadline
     v4l2_buffer buf{};
     buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     buf.memory = V4L2_MEMORY_MMAP;
@@ -147,6 +171,7 @@ class Camera final : public FrameSource {
     return std::optional<image::GrayImage>(std::move(img));
   }
 
+  bool errors_end_stream() const override { return true; }
   std::string describe() const override {
     return "camera " + device_ + " (" + std::to_string(width_) + "x" + std::to_string(height_) +
            ")";

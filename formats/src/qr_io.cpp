@@ -37,7 +37,8 @@ Result<transfer::Content> receive(frames::FrameSource& source, std::chrono::seco
   transfer::Receiver receiver;
   std::optional<Error> last_refusal;
   while (!receiver.complete() && std::chrono::steady_clock::now() < give_up) {
-    auto frame = source.next();
+    auto frame = source.next(give_up);
+    if (!frame.ok() && source.errors_end_stream()) return frame.error();  // asking again fails
     if (!frame.ok()) {
       ++stats.unreadable;
       if (!quiet) {

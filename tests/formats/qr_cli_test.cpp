@@ -112,6 +112,22 @@ TEST_F(QrCli, ALowerDensityWritesMoreSmallerFramesThatReadBack) {
   EXPECT_NE(both.output.find("not both"), std::string::npos) << both.output;
 }
 
+// The reader's --timeout holds when the stream stalls (a writer that sends nothing and stays
+// open), and a stream that cannot be read at all is an I/O error at once, not a busy loop until
+// the timeout. `timeout 60` only catches a hang; the command is expected to end in about 2 s.
+TEST_F(QrCli, AStalledOrBrokenStreamEndsTheRead) {
+  const CliRun stalled = airlock::test::run_command(
+      "bash -c 'timeout 60 " + std::string(AIRLOCK_QR_BIN) + " decode --raw 64x64 -o " + path("x") +
+      " --timeout 2 < <(exec sleep 90 2>/dev/null); echo \"exit=$?\"'");
+  EXPECT_NE(stalled.output.find("exit=1"), std::string::npos) << stalled.output;
+  EXPECT_NE(stalled.output.find("transfer incomplete"), std::string::npos) << stalled.output;
+  const CliRun broken = run("decode --raw 64x64 -o " + path("x") + " --timeout 3 < /");
+  EXPECT_EQ(broken.exit_code, 3) << broken.output.substr(0, 2000);
+  EXPECT_NE(broken.output.find("cannot read the frame stream"), std::string::npos)
+      << broken.output.substr(0, 2000);
+  EXPECT_LT(broken.output.size(), 2000U) << "one error, not a line per attempt";
+}
+
 TEST_F(QrCli, RawStreamOnStandardInput) {
   const std::string data = write_random("in.bin", 1500, 2);
   ASSERT_EQ(

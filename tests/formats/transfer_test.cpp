@@ -1,5 +1,6 @@
 // Whole transfers through rendered QR images: both framings, loss, a reader joining late, and
 // the frame sources.
+#include <chrono>
 #include <random>
 
 #include <fcntl.h>
@@ -162,15 +163,33 @@ TEST(Frames, RawStreamYieldsWholeFramesUntilItEnds) {
   close(fds[1]);
   auto source = frames::open_raw_stream(fds[0], 16, 16);
   ASSERT_TRUE(source.ok());
+  const auto later = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   for (int i = 0; i < 2; ++i) {
-    auto frame = (*source)->next();
+    auto frame = (*source)->next(later);
     ASSERT_TRUE(frame.ok() && frame->has_value());
     EXPECT_EQ((*frame)->width, 16);
     EXPECT_EQ((*frame)->at(3, 3), 200);
   }
-  auto end = (*source)->next();
+  auto end = (*source)->next(later);
   ASSERT_TRUE(end.ok());
   EXPECT_FALSE(end->has_value()) << "a short final frame ends the stream";
+  close(fds[0]);
+}
+
+// A stream that stalls (a writer that sends nothing, or half a frame, and stays open) never
+// holds the reader past its deadline: next() ends with no frame once the deadline passes.
+TEST(Frames, AStalledStreamEndsAtTheDeadline) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  Bytes half(16 * 8, 1);
+  ASSERT_EQ(write(fds[1], half.data(), half.size()), static_cast<ssize_t>(half.size()));
+  auto source = frames::open_raw_stream(fds[0], 16, 16);
+  ASSERT_TRUE(source.ok());
+  auto frame = (*source)->next(std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
+  ASSERT_TRUE(frame.ok());
+  EXPECT_FALSE(frame->has_value()) << "nothing whole came before the deadline";
+  EXPECT_TRUE((*source)->errors_end_stream());
+  close(fds[1]);
   close(fds[0]);
   EXPECT_EQ(frames::open_raw_stream(0, 8, 8).error().code(), ErrorCode::kUsage);
 }

@@ -3,6 +3,7 @@
 // until it ends; the reader skips frames with no readable code, so a bad frame is never fatal.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,10 +17,16 @@ namespace airlock::frames {
 class FrameSource {
  public:
   virtual ~FrameSource() = default;
-  // The next frame; std::nullopt once the source has ended. A frame that cannot be read (a
-  // corrupt PNG) is an error for that frame only: the caller may go on calling next().
-  [[nodiscard]] virtual Result<std::optional<image::GrayImage>> next() = 0;
+  // The next frame; std::nullopt once the source has ended, or when no frame came before
+  // `deadline` (a stalled stream or camera never blocks past it). A frame that cannot be read (a
+  // corrupt PNG) is an error for that frame only: the caller may go on calling next(), unless
+  // errors_end_stream() says the source itself failed.
+  [[nodiscard]] virtual Result<std::optional<image::GrayImage>> next(
+      std::chrono::steady_clock::time_point deadline) = 0;
   [[nodiscard]] virtual std::string describe() const = 0;
+  // Whether an error from next() means the source failed (a stream or camera that cannot be
+  // read), so asking again would only fail again.
+  [[nodiscard]] virtual bool errors_end_stream() const { return false; }
 };
 
 // PNG files in the given order; a folder stands for its *.png files in name order.
