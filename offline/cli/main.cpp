@@ -233,10 +233,11 @@ int run_sign(const std::vector<std::string>& args) {
       "qr-png", po::value<std::string>(), "write the response as QR frames into this folder")(
       "qr-terminal", "show the response as animated QR codes in this terminal")(
       "qr-seconds", po::value<int>()->default_value(60), "how long --qr-terminal animates")(
-      "density", po::value<std::string>()->default_value("high"),
-      "the response's QR codes: high (fewest frames), medium (for a 640x480 camera or one at "
-      "an angle), low")("idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
-                        "folder of Anchor IDL files for the programs to decode")(
+      "density", po::value<std::string>()->default_value("medium"),
+      "the response's QR codes: high (fewest frames, for a 720p camera close to the screen), "
+      "medium (any webcam), low (a poor camera)")(
+      "idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
+      "folder of Anchor IDL files for the programs to decode")(
       "passphrase-fd", po::value<int>()->default_value(-1),
       "read the keystore passphrase from this file descriptor instead of the terminal")(
       "confirm-fd", po::value<int>()->default_value(-1),

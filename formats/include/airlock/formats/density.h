@@ -1,8 +1,9 @@
 // How dense the animated QR codes are, as the operator chooses it (the "density" setting of
 // Keystone's and Sparrow's animated QR): denser codes carry more per frame but need a sharper
 // camera. The presets come from the camera capture benchmark (docs/benchmarks.md): high reads
-// fastest on a 720p webcam filling most of its view with the screen, medium still reads on a
-// 640x480 webcam at an angle where high reads nothing, low is the last resort.
+// fastest on a 720p webcam filling most of its view with the screen, medium (the two halves'
+// default) still reads on a 640x480 webcam at an angle where high reads nothing, low reads the
+// most frames on a poor camera.
 #pragma once
 
 #include <string_view>
