@@ -95,14 +95,7 @@ for _ in $(seq 100); do
     --pace-file none /vaults >/dev/null 2>&1; then break; fi
   sleep 0.1
 done
-node -e '
-  const v = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).vectors.find((x) => x.name === "transfer");
-  const A = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-  let n = 0n; for (const c of v.static_keys[0]) n = n * 58n + BigInt(A.indexOf(c));
-  const pub = Buffer.from(n.toString(16).padStart(64, "0"), "hex");
-  const seed = Buffer.from(v.signer_secret_seeds_hex[0], "hex");
-  require("fs").writeFileSync(process.argv[2], JSON.stringify([...seed, ...pub]));
-' "$shared/vectors/solana-v0-transactions.json" "$work/manager.json"
+"$src/scripts/demo-keypair" "$shared/vectors" "$work/manager.json"
 printf 'kit test passphrase\n' >"$work/pass"
 printf 'y\n' >"$work/answer"
 cat >"$work/policy.toml" <<POLICY
