@@ -85,16 +85,12 @@ done
 # 4. A real round: the twin builds a swap, the kit's airlock-offline signs it air-gapped, the
 # online half sends it.
 vault=CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT
-port=$((20000 + RANDOM % 20000))
-"$build/bin/airlock-apisim" --listen "127.0.0.1:$port" >"$work/apisim.log" 2>&1 &
-sim_pid=$!
-api="http://127.0.0.1:$port/api/external/v1"
+. "$src/scripts/lib/twin.sh"
+twin_start "$build/bin/airlock-apisim" "$work/apisim.log" || exit 1
+sim_pid=$twin_pid
+api=$twin_api
+rpc=$twin_rpc
 printf 'hv1_demo_demo_secret_0123456789abcdefghijklmnopqrstuv\n' >"$work/api.key"
-for _ in $(seq 100); do
-  if "$build/bin/airlock-online" get --api "$api" --api-key-file "$work/api.key" \
-    --pace-file none /vaults >/dev/null 2>&1; then break; fi
-  sleep 0.1
-done
 "$src/scripts/demo-keypair" "$shared/vectors" "$work/manager.json"
 printf 'kit test passphrase\n' >"$work/pass"
 printf 'y\n' >"$work/answer"
@@ -116,7 +112,7 @@ offline import --keystore "$work/manager.keystore" --keypair "$work/manager.json
   { cat "$work/import.log" >&2; fail "import in the namespace failed"; }
 
 "$build/bin/airlock-online" act aggregator/swap --api "$api" --api-key-file "$work/api.key" \
-  --rpc "http://127.0.0.1:$port/rpc" --pace-file none --journal "$work/journal.sqlite" \
+  --rpc "$rpc" --pace-file none --journal "$work/journal.sqlite" \
   --remaining show \
   --vault "$vault" --source-mint EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v \
   --destination-mint JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN --amount 5000000 \

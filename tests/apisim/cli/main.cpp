@@ -32,8 +32,9 @@ int main(int argc, char** argv) {
       "the control API under /_sim, on a loopback address.\n\noptions");
   options.add_options()("help,h", "show this help")(
       "listen", po::value<std::string>()->default_value("127.0.0.1:8899"),
-      "HOST:PORT to serve on (loopback only)")("fixtures", po::value<std::string>(),
-                                               "fixtures file (default: the demo fixtures)")(
+      "HOST:PORT to serve on (loopback only; port 0 takes a free port, printed in the "
+      "'serving' line)")("fixtures", po::value<std::string>(),
+                         "fixtures file (default: the demo fixtures)")(
       "seed", po::value<std::uint64_t>(),
       "seed for derived keys and blockhashes (overrides the fixtures')")(
       "control-token", po::value<std::string>()->default_value("airlock-sim"),
@@ -73,8 +74,9 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   // "serving" only once the port is bound: a refused address says nothing else.
   const auto serving = [&] {
-    std::cerr << "airlock-apisim: serving http://" << listen << "/api/external/v1 (fixtures "
-              << fixtures << ")\n";
+    const bool v6 = host.find(':') != std::string::npos;
+    std::cerr << "airlock-apisim: serving http://" << (v6 ? "[" + host + "]" : host) << ":"
+              << server.port() << "/api/external/v1 (fixtures " << fixtures << ")\n";
   };
   if (auto s = server.run(host, port, serving); !s.ok()) return cli::report(kProgram, s.error());
   return cli::kExitOk;

@@ -66,9 +66,9 @@ Status Server::run(const std::string& host, int port, const std::function<void()
   if (!is_loopback_host(host))
     return Error(ErrorCode::kUsage,
                  "--listen: the twin serves loopback addresses only, not '" + host + "'");
-  if (!http_->bind_to_port(host, port))
+  port_ = port == 0 ? http_->bind_to_any_port(host) : (http_->bind_to_port(host, port) ? port : -1);
+  if (port_ <= 0)
     return Error(ErrorCode::kIo, "cannot listen on " + host + ":" + std::to_string(port));
-  port_ = port;
   if (on_listening) on_listening();
   http_->listen_after_bind();
   return {};

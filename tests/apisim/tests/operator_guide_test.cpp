@@ -15,7 +15,9 @@
 #include <sstream>
 #include <thread>
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "conformance_support.h"
 #include "support/helpers.h"
@@ -89,14 +91,13 @@ class OperatorGuide : public ::testing::Test {
     std::filesystem::create_directories(dir_.path() / "home");
     write_program("airlock-offline", "exec " + airgapped_ + " " + AIRLOCK_OFFLINE_BIN + " \"$@\"");
     write_program("airlock-online", std::string("exec ") + AIRLOCK_ONLINE_BIN + " \"$@\"");
-    port_ = 20000 + static_cast<int>(::getpid() % 20000);
     names_ = {
         {"KEYSTORE", dir_.file("secure/manager.keystore")},
         {"POLICY", dir_.file("secure/policy.toml")},
         {"AUDIT", dir_.file("secure/audit.log")},
         {"USB", dir_.file("usb")},
-        {"API", "http://127.0.0.1:" + std::to_string(port_) + "/api/external/v1"},
-        {"RPC", "http://127.0.0.1:" + std::to_string(port_) + "/rpc"},
+        {"API", ""},  // set once the twin has bound a port
+        {"RPC", ""},
         {"API_KEY", dir_.file("secure/api.key")},
         {"VAULT", airlock::apisim::test::kVault},
     };
@@ -176,14 +177,30 @@ class OperatorGuide : public ::testing::Test {
     fixtures = std::regex_replace(
         fixtures, std::regex("AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax"), manager_);
     std::ofstream(dir_.file("fixtures.json")) << fixtures;
+    // Port 0: the kernel picks a free port, so tests running beside this one cannot take it
+    // first; the twin names the port in its "serving" line.
+    const std::string log = dir_.file("apisim.log");
+    const std::string fixtures_path = dir_.file("fixtures.json");
     twin_pid_ = ::fork();
     if (twin_pid_ == 0) {
-      const std::string listen = "127.0.0.1:" + std::to_string(port_);
-      const std::string fixtures_path = dir_.file("fixtures.json");
-      ::execl(AIRLOCK_APISIM_BIN, AIRLOCK_APISIM_BIN, "--listen", listen.c_str(), "--fixtures",
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (fd < 0 || ::dup2(fd, STDERR_FILENO) < 0) ::_exit(126);
+      ::execl(AIRLOCK_APISIM_BIN, AIRLOCK_APISIM_BIN, "--listen", "127.0.0.1:0", "--fixtures",
               fixtures_path.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
+    const std::regex serving(R"(serving http://127\.0\.0\.1:(\d+)/)");
+    std::smatch port;
+    std::string said;
+    for (int i = 0; i < 200; ++i) {
+      said = slurp(log);
+      if (std::regex_search(said, port, serving)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_FALSE(port.empty()) << "the twin did not say where it serves:\n" << said;
+    const std::string base = "http://127.0.0.1:" + port[1].str();
+    names_["API"] = base + "/api/external/v1";
+    names_["RPC"] = base + "/rpc";
     std::ofstream(names_.at("API_KEY")) << airlock::apisim::test::kDemoKey << "\n";
     // The policy: the guide's first recipe, with this manager.
     const std::string guide = slurp(std::string(AIRLOCK_SOURCE_DIR) + "/docs/operator-guide.md");
@@ -209,7 +226,6 @@ class OperatorGuide : public ::testing::Test {
 
   airlock::test::ScratchDir dir_{"airlock-guide"};
   std::string airgapped_;
-  int port_ = 0;
   pid_t twin_pid_ = -1;
   std::map<std::string, std::string> names_;
   std::string passphrase_ = "first guide passphrase";
@@ -237,8 +253,9 @@ TEST_F(OperatorGuide, EveryCommandRunsAsWritten) {
   std::string alternative_keystore;
   int alternatives = 0;
   int ran = 0;
-  std::thread online;
   CommandResult online_result;
+  std::jthread online;  // joined on every way out, a failed assertion included (after the result
+                        // it writes, which outlives it)
   for (const auto& block : blocks) {
     if (block.kind == "sh settings") continue;
     ASSERT_TRUE(block.kind == "sh" || block.kind == "sh alternative")
@@ -259,7 +276,7 @@ TEST_F(OperatorGuide, EveryCommandRunsAsWritten) {
       if (command.rfind("airlock-online act ", 0) == 0) {
         // act waits for the offline half: it runs beside the guide's next command.
         ASSERT_FALSE(online.joinable());
-        online = std::thread([&, command] {
+        online = std::jthread([&, command] {
           online_result = airlock::test::run_command(shell_line(command, keystore));
         });
         const auto request = names_.at("USB") + "/request.alreq";
