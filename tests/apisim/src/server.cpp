@@ -51,24 +51,24 @@ void Server::install_routes() {
   http_->set_payload_max_length(1 << 20);
 }
 
-Status Server::start(const std::string& host, int port) {
+Status Server::bind(const std::string& host, int port) {
   if (!is_loopback_host(host))
     return Error(ErrorCode::kUsage,
                  "--listen: the twin serves loopback addresses only, not '" + host + "'");
   port_ = port == 0 ? http_->bind_to_any_port(host) : (http_->bind_to_port(host, port) ? port : -1);
   if (port_ <= 0)
     return Error(ErrorCode::kIo, "cannot listen on " + host + ":" + std::to_string(port));
+  return {};
+}
+
+Status Server::start(const std::string& host, int port) {
+  if (auto s = bind(host, port); !s.ok()) return s;
   thread_ = std::thread([this] { http_->listen_after_bind(); });
   return {};
 }
 
 Status Server::run(const std::string& host, int port, const std::function<void()>& on_listening) {
-  if (!is_loopback_host(host))
-    return Error(ErrorCode::kUsage,
-                 "--listen: the twin serves loopback addresses only, not '" + host + "'");
-  port_ = port == 0 ? http_->bind_to_any_port(host) : (http_->bind_to_port(host, port) ? port : -1);
-  if (port_ <= 0)
-    return Error(ErrorCode::kIo, "cannot listen on " + host + ":" + std::to_string(port));
+  if (auto s = bind(host, port); !s.ok()) return s;
   if (on_listening) on_listening();
   http_->listen_after_bind();
   return {};

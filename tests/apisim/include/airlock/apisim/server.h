@@ -34,6 +34,8 @@ class Server {
 
  private:
   void install_routes();
+  // Loopback only; port 0 takes a free port. Sets port_.
+  [[nodiscard]] Status bind(const std::string& host, int port);
 
   Service& service_;
   std::unique_ptr<httplib::Server> http_;
