@@ -177,10 +177,18 @@ std::vector<Bytes> read(const image::GrayImage& img) {
   hints.setFormats(ZXing::BarcodeFormat::QRCode);
   hints.setTryHarder(true);
   hints.setTryRotate(true);
-  for (const auto& result : ZXing::ReadBarcodes(view, hints)) {
-    if (!result.isValid()) continue;
-    const auto& bytes = result.bytes();
-    out.emplace_back(bytes.begin(), bytes.end());
+  // The local-average threshold reads most camera frames; on small, soft, noisy codes it breaks
+  // modules apart where one threshold for the whole frame holds them (docs/benchmarks.md,
+  // "Capture"). The second pass runs only when the first found nothing, so a frame that reads
+  // costs no more.
+  for (const auto binarizer : {ZXing::Binarizer::LocalAverage, ZXing::Binarizer::GlobalHistogram}) {
+    hints.setBinarizer(binarizer);
+    for (const auto& result : ZXing::ReadBarcodes(view, hints)) {
+      if (!result.isValid()) continue;
+      const auto& bytes = result.bytes();
+      out.emplace_back(bytes.begin(), bytes.end());
+    }
+    if (!out.empty()) break;
   }
   return out;
 }
