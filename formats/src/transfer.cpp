@@ -173,6 +173,7 @@ Status Receiver::finish(Candidate& c) {
     }
   }
   done_framing_ = c.framing;
+  done_fragments_ = c.total();
   others_ = candidates_.size() - 1;
   candidates_.clear();
   return {};
@@ -198,11 +199,13 @@ std::size_t Receiver::other_transfers() const noexcept {
 }
 
 std::size_t Receiver::fragments_known() const {
+  if (complete()) return done_fragments_;
   const Candidate* c = furthest();
   return c ? c->known() : 0;
 }
 
 std::size_t Receiver::fragments_total() const {
+  if (complete()) return done_fragments_;
   const Candidate* c = furthest();
   return c ? c->total() : 0;
 }

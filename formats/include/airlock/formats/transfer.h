@@ -73,7 +73,8 @@ class Receiver {
   [[nodiscard]] const Content& result() const { return *result_; }
   // The framing of the completed transfer, or of the one furthest along.
   [[nodiscard]] std::optional<Framing> framing() const;
-  // Progress of the transfer furthest along (0 of 0 before the first code).
+  // Progress of the transfer furthest along (0 of 0 before the first code); once complete, the
+  // completed transfer's fragments, all known.
   [[nodiscard]] std::size_t fragments_known() const;
   [[nodiscard]] std::size_t fragments_total() const;
   // Other transfers whose codes were seen (and ignored by the result).
@@ -97,6 +98,7 @@ class Receiver {
 
   std::vector<Candidate> candidates_;
   std::optional<Framing> done_framing_;
+  std::size_t done_fragments_ = 0;
   std::size_t others_ = 0;
   std::optional<Content> result_;
 };
