@@ -1,6 +1,10 @@
+#include <cerrno>
+#include <cstring>
 #include <mutex>
 
+#include <fcntl.h>
 #include <sodium.h>
+#include <unistd.h>
 
 #include <airlock/common/secret.h>
 
@@ -47,6 +51,35 @@ void SecretBytes::release() noexcept {
   if (data_ != nullptr) sodium_free(data_);  // wipes before unmapping
   data_ = nullptr;
   size_ = 0;
+}
+
+Result<SecretBytes> read_secret_file(const std::string& path, std::size_t limit) {
+  const bool standard_input = path == "-";
+  const int fd = standard_input ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
+  }
+  auto buffer = SecretBytes::allocate(limit + 1);
+  std::size_t have = 0;
+  bool failed = false;
+  while (buffer.ok() && have < limit + 1) {
+    const ssize_t n = ::read(fd, buffer->bytes().data() + have, limit + 1 - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) failed = true;
+    if (n <= 0) break;
+    have += static_cast<std::size_t>(n);
+  }
+  const int saved = errno;
+  if (!standard_input) ::close(fd);
+  if (!buffer.ok()) return buffer.error();
+  if (failed) return Error(ErrorCode::kIo, "cannot read '" + path + "': " + std::strerror(saved));
+  if (have > limit) {
+    return Error(ErrorCode::kTooLarge,
+                 "'" + path + "' is larger than the limit of " + std::to_string(limit) + " bytes");
+  }
+  AIRLOCK_TRY(content, SecretBytes::allocate(have));
+  std::memcpy(content.bytes().data(), buffer->bytes().data(), have);
+  return content;  // `buffer` is wiped as it goes
 }
 
 }  // namespace airlock

@@ -511,11 +511,11 @@ int run_import(const std::vector<std::string>& args) {
   }
   if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
   if (vm.count("keypair")) {
-    auto text = airlock::files::read_limited(vm["keypair"].as<std::string>(), 4096);
+    // Straight into secure memory: the file holds the whole secret key.
+    auto text = airlock::read_secret_file(vm["keypair"].as<std::string>(), 4096);
     if (!text.ok()) return report(text.error());
     auto seed = airlock::offline::seed_from_solana_keypair_json(
-        std::string_view(reinterpret_cast<const char*>(text->data()), text->size()));
-    sodium_memzero(text->data(), text->size());
+        std::string_view(reinterpret_cast<const char*>(text->bytes().data()), text->size()));
     if (!seed.ok()) return report(seed.error());
     return store(vm, *seed, {"solana-keypair-file", std::nullopt});
   }

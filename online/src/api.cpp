@@ -9,6 +9,7 @@
 #include <thread>
 
 #include <curl/curl.h>
+#include <malloc.h>
 #include <sodium.h>
 
 #include <airlock/common/json_fields.h>
@@ -22,13 +23,40 @@ bool key_char(char c) {
          c == '_';
 }
 
+// libcurl's memory holds the Authorization header more than once (the header list, the request
+// it writes): every block it frees or outgrows is wiped first, so the API key does not linger in
+// freed heap. (Over HTTPS the TLS library's record buffers are beyond this.)
+void wiping_free(void* p) {
+  if (p == nullptr) return;
+  sodium_memzero(p, malloc_usable_size(p));
+  std::free(p);
+}
+void* wiping_realloc(void* p, std::size_t size) {
+  if (p == nullptr) return std::malloc(size);
+  if (size == 0) {
+    wiping_free(p);
+    return nullptr;
+  }
+  void* grown = std::malloc(size);
+  if (grown == nullptr) return nullptr;
+  std::memcpy(grown, p, std::min(size, malloc_usable_size(p)));
+  wiping_free(p);
+  return grown;
+}
+char* plain_strdup(const char* text) { return ::strdup(text); }
+
 void curl_global() {
   static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::call_once(once, [] {
+    curl_global_init_mem(CURL_GLOBAL_DEFAULT, std::malloc, wiping_free, wiping_realloc,
+                         plain_strdup, std::calloc);
+  });
 }
 
 // What a reply may hold: the largest read the spec allows (2,000 NAV points) is far below.
 constexpr std::size_t kMaxReplyBytes = 8 << 20;
+// An API key file: one line of at most 6 + 48 + 1 + 128 characters, with room for a comment.
+constexpr std::size_t kMaxKeyFileBytes = 4096;
 // How deep a reply's arrays and objects may nest: the spec's deepest are a handful of levels.
 constexpr std::size_t kMaxReplyDepth = 64;
 
@@ -102,7 +130,8 @@ struct Exchanged {
 // One HTTP exchange. The key header, when given, is passed to libcurl and nowhere else.
 Result<Exchanged> exchange(const char* method, const std::string& url,
                            const std::vector<std::string>& headers, const std::string* body,
-                           std::chrono::milliseconds timeout) {
+                           std::chrono::milliseconds timeout,
+                           const SecretBytes* authorization = nullptr) {
   AIRLOCK_CHECK(check_transport(url));
   if (url.size() > kMaxUrlChars)
     return Error(ErrorCode::kUsage, "request URL is longer than 4096 characters");
@@ -110,6 +139,8 @@ Result<Exchanged> exchange(const char* method, const std::string& url,
   CURL* curl = curl_easy_init();
   if (curl == nullptr) return Error(ErrorCode::kHttp, "cannot start an HTTP request");
   curl_slist* list = nullptr;
+  if (authorization != nullptr)
+    list = curl_slist_append(list, reinterpret_cast<const char*>(authorization->bytes().data()));
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
   Sink reply;
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
@@ -180,11 +211,17 @@ Result<ApiKey> ApiKey::parse(std::string_view text) {
 }
 
 Result<ApiKey> ApiKey::load(const std::optional<std::string>& file) {
-  std::string text;
+  // The file is read straight into secure memory; the environment's copy is the process's own.
+  std::optional<SecretBytes> content;
+  std::string_view text;
   if (file) {
-    std::ifstream in(*file);
-    if (!in) return Error(ErrorCode::kIo, "cannot read the API key file " + *file);
-    std::getline(in, text);
+    auto read = read_secret_file(*file, kMaxKeyFileBytes);
+    if (!read.ok())
+      return Error(read.error().code(), "the API key file: " + read.error().message());
+    content = std::move(read).value();
+    text =
+        std::string_view(reinterpret_cast<const char*>(content->bytes().data()), content->size());
+    text = text.substr(0, text.find('\n'));  // one line
   } else {
     const char* env = std::getenv("AIRLOCK_API_KEY");
     if (env == nullptr)
@@ -194,16 +231,15 @@ Result<ApiKey> ApiKey::load(const std::optional<std::string>& file) {
   }
   const auto first = text.find_first_not_of(" \t\r\n");
   const auto last = text.find_last_not_of(" \t\r\n");
-  auto key = first == std::string::npos
-                 ? parse("")
-                 : parse(std::string_view(text).substr(first, last - first + 1));
-  sodium_memzero(text.data(), text.size());
-  return key;
+  return first == std::string_view::npos ? parse("") : parse(text.substr(first, last - first + 1));
 }
 
-std::string ApiKey::header() const {
-  return "Authorization: Bearer " +
-         std::string(reinterpret_cast<const char*>(key_.bytes().data()), key_.size());
+Result<SecretBytes> ApiKey::header() const {
+  constexpr std::string_view kPrefix = "Authorization: Bearer ";
+  AIRLOCK_TRY(line, SecretBytes::allocate(kPrefix.size() + key_.size() + 1));  // NUL-terminated
+  std::memcpy(line.bytes().data(), kPrefix.data(), kPrefix.size());
+  std::memcpy(line.bytes().data() + kPrefix.size(), key_.bytes().data(), key_.size());
+  return line;
 }
 
 Status check_transport(const std::string& url) {
@@ -263,10 +299,10 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
     AIRLOCK_CHECK(shared_ ? shared_->acquire(kind, options_.now, options_.sleep)
                           : limiter_->acquire(kind, options_.now, options_.sleep));
   }
-  std::vector<std::string> headers = {key_.header(), "Accept: application/json"};
+  AIRLOCK_TRY(authorization, key_.header());
+  std::vector<std::string> headers = {"Accept: application/json"};
   if (body != nullptr) headers.emplace_back("Content-Type: application/json");
-  auto answer = exchange(method, base_url_ + path, headers, body, options_.timeout);
-  for (auto& h : headers) sodium_memzero(h.data(), h.size());
+  auto answer = exchange(method, base_url_ + path, headers, body, options_.timeout, &authorization);
   if (!answer.ok()) return answer.error();
   Reply r;
   r.status = answer->status;

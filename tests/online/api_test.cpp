@@ -18,7 +18,12 @@ TEST(ApiKey, AcceptsTheSpecFormatAndNamesTheRuleOtherwise) {
   auto key = ApiKey::parse("hv1_bot-7_" + kSecret);
   ASSERT_TRUE(key.ok()) << key.error().to_string();
   EXPECT_EQ(key->id(), "bot-7");
-  EXPECT_EQ(key->header(), "Authorization: Bearer hv1_bot-7_" + kSecret);
+  auto header = key->header();
+  ASSERT_TRUE(header.ok());
+  // NUL-terminated for libcurl, in secure memory.
+  ASSERT_EQ(header->bytes().back(), 0);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(header->bytes().data())),
+            "Authorization: Bearer hv1_bot-7_" + kSecret);
 
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"hv2_bot_" + kSecret, "must start with hv1_"},

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include <airlock/common/error.h>
 
@@ -34,6 +35,12 @@ class SecretBytes {
   std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
 };
+
+// A small secret file (a keypair file, an API key file) read straight into secure memory: no
+// stream buffer or growable container ever holds its bytes. "-" reads standard input. Fails
+// with io.failed naming the path, or too_large when the file has more than `limit` bytes; the
+// error never quotes the content.
+[[nodiscard]] Result<SecretBytes> read_secret_file(const std::string& path, std::size_t limit);
 
 // Starts libsodium once per process; safe to call from any thread, any number of times.
 [[nodiscard]] Status crypto_init();

@@ -31,8 +31,8 @@ class ApiKey {
   [[nodiscard]] static Result<ApiKey> load(const std::optional<std::string>& file);
 
   [[nodiscard]] const std::string& id() const noexcept { return id_; }
-  // "Authorization: Bearer hv1_...", for the request only.
-  [[nodiscard]] std::string header() const;
+  // "Authorization: Bearer hv1_...", NUL-terminated, in secure memory, for the request only.
+  [[nodiscard]] Result<SecretBytes> header() const;
 
  private:
   ApiKey(SecretBytes key, std::string id) : key_(std::move(key)), id_(std::move(id)) {}
