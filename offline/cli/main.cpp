@@ -55,6 +55,7 @@ constexpr std::string_view kUsage =
     "  backup    verify recovery words or shares against a keystore, writing nothing\n"
     "  passphrase  change a keystore's passphrase\n"
     "  sign      review a sign request against the policy, ask, sign, and write the response\n"
+    "  review    show what sign would show for a request, and its verdict, without the key\n"
     "  log       verify the audit log's chain\n"
     "\n"
     "Run 'airlock-offline <command> --help' for a command's options.\n";
@@ -222,14 +223,6 @@ int run_sign(const std::vector<std::string>& args) {
       "audit-log", po::value<std::string>()->required(),
       "audit log; created when missing (docs/audit-log.md)")(
       "out,o", po::value<std::string>(), "write the response file (.alres) here")(
-      "qr", po::value<std::vector<std::string>>()->multitoken(),
-      "read the request from these QR images (PNG files or folders)")(
-      "raw", po::value<std::string>(),
-      "read the request from WIDTHxHEIGHT gray frames on standard input")(
-      "camera", po::value<std::string>(), "read the request from a V4L2 camera")(
-      "size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
-      "timeout", po::value<int>()->default_value(90),
-      "give up reading QR frames after this many seconds")(
       "qr-png", po::value<std::string>(), "write the response as QR frames into this folder")(
       "qr-terminal", "show the response as animated QR codes in this terminal")(
       "qr-seconds", po::value<int>()->default_value(60), "how long --qr-terminal animates")(
@@ -245,6 +238,7 @@ int run_sign(const std::vector<std::string>& args) {
       "auto-approve",
       "sign without asking where the policy marks the action auto_approve and nothing warns")(
       "json", "print the summary as JSON instead of text");
+  request_source_options(options);
   network_override_option(options);
   po::variables_map vm;
   int code = 0;
@@ -257,64 +251,15 @@ int run_sign(const std::vector<std::string>& args) {
         Error(ErrorCode::kUsage,
               "choose where the response goes: --out FILE, --qr-png DIR or --qr-terminal"));
   }
-  const int request_sources = (vm.count("request") ? 1 : 0) + (vm.count("qr") ? 1 : 0) +
-                              (vm.count("raw") ? 1 : 0) + (vm.count("camera") ? 1 : 0);
-  if (request_sources != 1) {
-    return report(Error(ErrorCode::kUsage,
-                        "give the request exactly once: a REQUEST file, --qr, --raw or --camera"));
-  }
+  if (auto s = check_request_source(vm); !s.ok()) return report(s.error());
   if (auto s = check_air_gap(vm); !s.ok()) return report(s.error());
   // The request: airlock's own envelope, or Keystone's ur:sol-sign-request (from a file of its
   // UR text or from QR codes), which has no intent and is reviewed as such.
-  airlock::transfer::Content content;
-  if (vm.count("request")) {
-    auto file = airlock::files::read_limited(vm["request"].as<std::string>(),
-                                             4 * airlock::envelope::kMaxRequestBytes);
-    if (!file.ok()) return report(file.error());
-    content = airlock::qr_io::content_of_file(*file);
-    // Neither an envelope nor Keystone UR text: the envelope's own error says what is wrong.
-    if (content.type == airlock::dense::ContentType::kFile) {
-      if (auto unwrapped = airlock::files::unwrap_envelope(*file); !unwrapped.ok())
-        return report(unwrapped.error());
-    }
-  } else {
-    airlock::qr_io::SourceSpec spec;
-    if (vm.count("qr")) spec.files = vm["qr"].as<std::vector<std::string>>();
-    if (vm.count("raw")) spec.raw_size = vm["raw"].as<std::string>();
-    if (vm.count("camera")) spec.camera = vm["camera"].as<std::string>();
-    spec.camera_size = vm["size"].as<std::string>();
-    auto source = airlock::qr_io::open_source(spec);
-    if (!source.ok()) return report(source.error());
-    airlock::qr_io::ReceiveStats stats;
-    auto received = airlock::qr_io::receive(**source, std::chrono::seconds(vm["timeout"].as<int>()),
-                                            kProgram, false, stats);
-    if (!received.ok()) return report(received.error());
-    content = std::move(received).value();
-  }
-  const bool keystone = content.type == airlock::dense::ContentType::kKeystoneSignRequest;
-  if (!keystone && content.type != airlock::dense::ContentType::kSignRequest) {
-    return report(
-        Error(ErrorCode::kUsage, content.type == airlock::dense::ContentType::kSignResponse
-                                     ? "the input holds a sign response, not a request"
-                                     : "the input holds something other than a sign request"));
-  }
-  std::optional<airlock::keystone::SolSignRequest> keystone_request;
-  airlock::Result<airlock::envelope::SignRequest> request = Error(ErrorCode::kUsage, "no request");
-  if (keystone) {
-    auto decoded = airlock::keystone::decode_sign_request(content.bytes);
-    if (!decoded.ok()) return report(decoded.error());
-    keystone_request = std::move(decoded).value();
-    request = airlock::offline::keystone_request(*keystone_request, unix_now());
-    if (request.ok()) {
-      // What the requester says about itself: shown, escaped, and bound to nothing.
-      std::cerr << "airlock-offline: a Keystone sol-sign-request, path "
-                << keystone_request->path.to_string() << ", origin '"
-                << airlock::printable(keystone_request->origin.value_or("")) << "'\n";
-    }
-  } else {
-    request = airlock::envelope::decode_request(content.bytes);
-  }
-  if (!request.ok()) return report(request.error());
+  auto incoming = read_request(vm, unix_now());
+  if (!incoming.ok()) return report(incoming.error());
+  const bool keystone = incoming->keystone.has_value();
+  const auto& keystone_request = incoming->keystone;
+  const auto* request = &incoming->request;
   auto policy = airlock::offline::load_policy_file(vm["policy"].as<std::string>());
   if (!policy.ok()) return report(policy.error());
   airlock::offline::DecoderRegistry decoders;
@@ -486,5 +431,6 @@ int main(int argc, char** argv) {
                                  {"backup", run_backup},
                                  {"passphrase", run_passphrase},
                                  {"sign", run_sign},
+                                 {"review", run_review},
                                  {"log", run_log}});
 }

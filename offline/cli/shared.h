@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,9 @@
 #include <boost/program_options.hpp>
 
 #include <airlock/common/error.h>
+#include <airlock/common/hash.h>
+#include <airlock/formats/envelope.h>
+#include <airlock/formats/keystone.h>
 #include <airlock/hardening/lockdown.h>
 
 namespace offline_cli {
@@ -39,6 +43,26 @@ airlock::Status check_air_gap(const po::variables_map& vm);
 
 // The air-gap check, then the syscall allowlist, before any secret exists.
 airlock::Status enter_secret_mode(const po::variables_map& vm);
+
+// Where sign and review read a request from (requests.cpp): the REQUEST positional, or
+// --qr IMAGE..., --raw WxH, --camera DEVICE (with --size and --timeout).
+void request_source_options(po::options_description& options);
+// Exactly one source given.
+airlock::Status check_request_source(const po::variables_map& vm);
+
+struct IncomingRequest {
+  airlock::envelope::SignRequest request;
+  // Set when it came as a Keystone ur:sol-sign-request (no intent; answered in Keystone's form).
+  std::optional<airlock::keystone::SolSignRequest> keystone;
+  // SHA-256 of the request as a file: the file read, or for QR codes the file they carry (an
+  // .alreq's bytes), so `sha256sum request.alreq` on another machine gives the same.
+  airlock::Hash digest{};
+};
+// Reads and decodes the request; `now` dates a Keystone request, which carries no time.
+airlock::Result<IncomingRequest> read_request(const po::variables_map& vm, std::int64_t now);
+
+// review.cpp: the verdict sign would reach, without the key.
+int run_review(const std::vector<std::string>& args);
 
 // The key commands (keys.cpp).
 int run_init(const std::vector<std::string>& args);

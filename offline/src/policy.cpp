@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <sstream>
 
 #include <toml++/toml.h>
 #include <unicode/ucasemap.h>
@@ -292,6 +293,60 @@ Result<Policy> parse_policy(std::string_view text) {
     }
   }
   return p;
+}
+
+std::string policy_toml(const Policy& p) {
+  const auto key = [](const PublicKey& k) { return to_base58(k); };
+  const auto keys = [&](const auto& set) {
+    toml::array out;
+    for (const auto& k : set) out.push_back(key(k));
+    return out;
+  };
+  toml::table t;
+  t.insert("version", 1);
+  t.insert("manager", key(p.manager));
+  t.insert("vaults", keys(p.vaults));
+  t.insert("programs", keys(p.programs));
+  t.insert("allow_unverified_lookup_tables", p.allow_unverified_lookup_tables);
+  t.insert("allow_durable_nonce", p.allow_durable_nonce);
+  t.insert("allow_vault_initialize", p.allow_vault_initialize);
+  t.insert("max_priority_fee_lamports", static_cast<std::int64_t>(p.max_priority_fee_lamports));
+  if (!p.pinned_tables.empty()) {
+    toml::array tables;
+    for (const auto& pinned : p.pinned_tables) {
+      tables.push_back(
+          toml::table{{"address", key(pinned.table)}, {"addresses", keys(pinned.addresses)}});
+    }
+    t.insert("lookup_tables", std::move(tables));
+  }
+  if (!p.tokens.empty()) {
+    toml::array tokens;
+    for (const auto& token : p.tokens) {
+      tokens.push_back(toml::table{{"mint", key(token.mint)},
+                                   {"symbol", token.symbol},
+                                   {"decimals", static_cast<std::int64_t>(token.decimals)}});
+    }
+    t.insert("tokens", std::move(tokens));
+  }
+  if (!p.markets.empty()) {
+    toml::array markets;
+    for (const auto& market : p.markets)
+      markets.push_back(toml::table{{"symbol", market.symbol}, {"address", key(market.address)}});
+    t.insert("markets", std::move(markets));
+  }
+  if (!p.actions.empty()) {
+    toml::table actions;
+    for (const auto& [name, rule] : p.actions) {
+      toml::table entry{{"allowed", rule.allowed}, {"auto_approve", rule.auto_approve}};
+      if (rule.max_slippage_bps)
+        entry.insert("max_slippage_bps", static_cast<std::int64_t>(*rule.max_slippage_bps));
+      actions.insert(name, std::move(entry));
+    }
+    t.insert("actions", std::move(actions));
+  }
+  std::ostringstream out;
+  out << t << "\n";
+  return out.str();
 }
 
 Result<Policy> load_policy_file(const std::string& path) {

@@ -48,6 +48,15 @@ envelope::Refusal refusal_of(const std::vector<Finding>& refusals) {
   return r;
 }
 
+Examination examine(const envelope::SignRequest& request, const Policy& policy,
+                    const DecoderRegistry& decoders, const PublicKey& signer,
+                    std::int64_t now_unix) {
+  Examination out;
+  out.review = review_request(request, policy, decoders, signer, now_unix);
+  out.summary = render_summary(request, out.review, now_unix);
+  return out;
+}
+
 Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningContext& c) {
   AIRLOCK_TRY(info, read_keystore_info(c.keystore_path));
   SigningOutcome out;
@@ -82,8 +91,9 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
                                                          ") for other transactions"});
   }
 
-  out.review = review_request(q, c.policy, c.decoders, info.public_key, c.clock());
-  out.summary = render_summary(q, out.review, c.clock());
+  auto examined = examine(q, c.policy, c.decoders, info.public_key, c.clock());
+  out.review = std::move(examined.review);
+  out.summary = std::move(examined.summary);
   if (out.review.refused()) {
     AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
     for (const auto& f : out.review.refusals) e.codes.push_back(f.code);

@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include <airlock/common/hash.h>
 #include <airlock/common/message_builder.h>
 #include <airlock/common/programs.h>
 #include <airlock/formats/files.h>
 #include <airlock/offline/keystore.h>
+#include <airlock/offline/policy.h>
 #include <airlock/offline/signing.h>
 #include <airlock/offline/summary.h>
 #include <airlock/online/round.h>
@@ -219,6 +221,106 @@ TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
             << " flagged\n";
   EXPECT_GE(refused, 50U);
   EXPECT_GE(flagged, 7U);
+}
+
+// An auditor's `airlock-offline review` reaches the verdict sign reaches, case by case: every
+// honest starting point and every hostile request, its policy written out as the file the
+// command reads, reviewed by the executable without the key; sign's outcome from the signing
+// path. The same refusal codes, the same warnings, the same summary on the screen.
+TEST_F(Adversarial, ReviewWithoutTheKeyAgreesWithSignOnEveryCase) {
+  const auto h = honest();
+  auto cases = adversarial::hostile_cases(h);
+  for (const auto* q :
+       {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
+        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.strategy_close})
+    cases.push_back({"honest " + q->action, *q, policy_for(*q), "", Expect::kFlagged});
+  std::size_t compared = 0, signable = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string policy_text = offline::policy_toml(c.policy);
+    if (!offline::parse_policy(policy_text).ok()) continue;  // a policy no file can state
+    const std::int64_t at = now_s();
+    Run run = sign(c.request, c.policy);
+    ASSERT_TRUE(run.outcome.ok()) << run.outcome.error().to_string();
+    const auto& outcome = *run.outcome;
+    const std::string request_file = dir.file("review.alreq");
+    ASSERT_TRUE(files::write_atomically(request_file,
+                                        files::wrap_envelope(files::EnvelopeKind::kRequest,
+                                                             envelope::encode_request(c.request)))
+                    .ok());
+    std::ofstream(dir.file("review-policy.toml")) << policy_text;
+    const std::string command = std::string(AIRLOCK_OFFLINE_BIN) + " review " + request_file +
+                                " --policy " + dir.file("review-policy.toml") + " --keystore " +
+                                keystore + " --at " + std::to_string(at);
+    const auto text = airlock::test::run_command(command + " 2>/dev/null");
+    const bool refused = outcome.decision == offline::Decision::kRefused;
+    EXPECT_EQ(text.exit_code, refused ? 1 : 0) << text.output;
+    EXPECT_NE(text.output.find(outcome.summary), std::string::npos)
+        << "the review shows another summary than sign:\n"
+        << text.output << "\nsign showed:\n"
+        << outcome.summary;
+    EXPECT_NE(text.output.find(refused ? "VERDICT: sign would refuse" : "VERDICT: sign would "),
+              std::string::npos)
+        << text.output;
+    ++compared;
+    if (!refused) ++signable;
+    // The JSON form for every honest case and every fourth hostile one (each run of the
+    // executable costs half a second under the sanitizers).
+    if (!c.code.empty() && compared % 4 != 0) continue;
+    const auto as_json = airlock::test::run_command(command + " --json 2>/dev/null");
+    EXPECT_EQ(as_json.exit_code, text.exit_code);
+    const json reviewed = json::parse(as_json.output, nullptr, false);
+    ASSERT_TRUE(reviewed.is_object()) << as_json.output;
+    EXPECT_EQ(reviewed["review"]["verdict"], refused                          ? "refused"
+                                             : outcome.review.auto_approvable ? "auto-approvable"
+                                                                              : "signable");
+    json expected = json::parse(offline::summary_json(c.request, outcome.review).dump());
+    expected["review"] = reviewed["review"];
+    EXPECT_EQ(reviewed, expected) << "the review's JSON is not sign's summary";
+  }
+  std::cout << compared << " of " << cases.size() << " cases reviewed alike (" << signable
+            << " signable)\n";
+  EXPECT_GE(compared, cases.size() * 9 / 10) << "most cases' policies can be written as a file";
+  EXPECT_GE(signable, 10U) << "the honest starting points pass both";
+}
+
+// Review's own edges: with no policy the empty one judges (it allows nothing), the decoding is
+// still shown; the request's digest is the file's; a signer is given once and must be a key.
+TEST_F(Adversarial, ReviewWithoutAPolicyRefusesAndStillShowsTheDecoding) {
+  const auto h = honest();
+  const Bytes file =
+      files::wrap_envelope(files::EnvelopeKind::kRequest, envelope::encode_request(h.swap));
+  const std::string request_file = dir.file("swap.alreq");
+  ASSERT_TRUE(files::write_atomically(request_file, file).ok());
+  const std::string review = std::string(AIRLOCK_OFFLINE_BIN) + " review " + request_file;
+  const auto bare = airlock::test::run_command(review + " --at " + std::to_string(now_s()));
+  EXPECT_EQ(bare.exit_code, 1) << bare.output;
+  EXPECT_NE(bare.output.find("none: the empty policy, which allows nothing"), std::string::npos)
+      << bare.output;
+  EXPECT_NE(bare.output.find("the request's own manager"), std::string::npos) << bare.output;
+  EXPECT_NE(bare.output.find("policy.vault_not_allowed"), std::string::npos) << bare.output;
+  EXPECT_NE(bare.output.find("VERDICT: sign would refuse"), std::string::npos) << bare.output;
+  EXPECT_NE(bare.output.find(to_hex(sha256(file).view())), std::string::npos)
+      << "the report names the request by the file's SHA-256";
+  // The decoded swap is on the page even so.
+  EXPECT_NE(bare.output.find("route"), std::string::npos) << bare.output;
+
+  const auto both = airlock::test::run_command(review + " --keystore " + keystore + " --signer " +
+                                               to_base58(h.manager));
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  const auto bad = airlock::test::run_command(review + " --signer not-a-key");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--signer"), std::string::npos) << bad.output;
+  const auto none = airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " review");
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  // The stranger as signer: not the policy's manager, refused as sign would refuse that key.
+  std::ofstream(dir.file("swap-policy.toml")) << offline::policy_toml(policy_for(h.swap));
+  const auto stranger = airlock::test::run_command(
+      review + " --policy " + dir.file("swap-policy.toml") + " --signer " + to_base58(h.stranger) +
+      " --at " + std::to_string(now_s()));
+  EXPECT_EQ(stranger.exit_code, 1) << stranger.output;
+  EXPECT_NE(stranger.output.find("is not the policy's manager"), std::string::npos)
+      << stranger.output;
 }
 
 TEST_F(Adversarial, AMisleadingHintIsNotShownAsFact) {

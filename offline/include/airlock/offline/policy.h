@@ -65,4 +65,8 @@ struct Policy {
 [[nodiscard]] Result<Policy> parse_policy(std::string_view toml_text);
 [[nodiscard]] Result<Policy> load_policy_file(const std::string& path);
 
+// The policy as TOML that parse_policy reads back to the same policy: every setting written
+// out, defaults included (what a review report shows as the policy in effect).
+[[nodiscard]] std::string policy_toml(const Policy& policy);
+
 }  // namespace airlock::offline

@@ -42,6 +42,18 @@ struct SigningOutcome {
   std::string summary;
 };
 
+// What the operator is shown and what the decision rests on: the review of the request under
+// the policy, and its summary at `now_unix`. process_request examines every request this way,
+// and `airlock-offline review` shows exactly this without a key (one code path, so an auditor
+// sees the verdict the signer would).
+struct Examination {
+  Review review;
+  std::string summary;
+};
+[[nodiscard]] Examination examine(const envelope::SignRequest& request, const Policy& policy,
+                                  const DecoderRegistry& decoders, const PublicKey& signer,
+                                  std::int64_t now_unix);
+
 // Fails (without a response) only when the keystore, log or passphrase fail: then nothing was
 // decided and nothing recorded. A wrong passphrase is such a failure: ask again.
 [[nodiscard]] Result<SigningOutcome> process_request(const envelope::SignRequest& request,

@@ -1,0 +1,87 @@
+// Where sign and review read a sign request from: a file (airlock's .alreq envelope or Keystone's
+// UR text) or QR codes (PNG images or folders, a raw gray frame stream, a camera).
+#include <iostream>
+
+#include <airlock/common/display.h>
+#include <airlock/common/hash.h>
+#include <airlock/formats/files.h>
+#include <airlock/formats/qr_io.h>
+#include <airlock/offline/signing.h>
+
+#include "shared.h"
+
+namespace offline_cli {
+
+using airlock::Error;
+using airlock::ErrorCode;
+
+void request_source_options(po::options_description& options) {
+  options.add_options()("qr", po::value<std::vector<std::string>>()->multitoken(),
+                        "read the request from these QR images (PNG files or folders)")(
+      "raw", po::value<std::string>(),
+      "read the request from WIDTHxHEIGHT gray frames on standard input")(
+      "camera", po::value<std::string>(), "read the request from a V4L2 camera")(
+      "size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
+      "timeout", po::value<int>()->default_value(90),
+      "give up reading QR frames after this many seconds");
+}
+
+airlock::Status check_request_source(const po::variables_map& vm) {
+  const int sources = (vm.count("request") ? 1 : 0) + (vm.count("qr") ? 1 : 0) +
+                      (vm.count("raw") ? 1 : 0) + (vm.count("camera") ? 1 : 0);
+  if (sources != 1) {
+    return Error(ErrorCode::kUsage,
+                 "give the request exactly once: a REQUEST file, --qr, --raw or --camera");
+  }
+  return {};
+}
+
+airlock::Result<IncomingRequest> read_request(const po::variables_map& vm, std::int64_t now) {
+  airlock::transfer::Content content;
+  IncomingRequest in;
+  if (vm.count("request")) {
+    AIRLOCK_TRY(file, airlock::files::read_limited(vm["request"].as<std::string>(),
+                                                   4 * airlock::envelope::kMaxRequestBytes));
+    content = airlock::qr_io::content_of_file(file);
+    // Neither an envelope nor Keystone UR text: the envelope's own error says what is wrong.
+    if (content.type == airlock::dense::ContentType::kFile) {
+      if (auto unwrapped = airlock::files::unwrap_envelope(file); !unwrapped.ok())
+        return unwrapped.error();
+    }
+    in.digest = airlock::sha256(file);
+  } else {
+    airlock::qr_io::SourceSpec spec;
+    if (vm.count("qr")) spec.files = vm["qr"].as<std::vector<std::string>>();
+    if (vm.count("raw")) spec.raw_size = vm["raw"].as<std::string>();
+    if (vm.count("camera")) spec.camera = vm["camera"].as<std::string>();
+    spec.camera_size = vm["size"].as<std::string>();
+    AIRLOCK_TRY(source, airlock::qr_io::open_source(spec));
+    airlock::qr_io::ReceiveStats stats;
+    AIRLOCK_TRY(received,
+                airlock::qr_io::receive(*source, std::chrono::seconds(vm["timeout"].as<int>()),
+                                        kProgram, false, stats));
+    content = std::move(received);
+    in.digest = airlock::sha256(airlock::qr_io::file_bytes(content));
+  }
+  const bool keystone = content.type == airlock::dense::ContentType::kKeystoneSignRequest;
+  if (!keystone && content.type != airlock::dense::ContentType::kSignRequest) {
+    return Error(ErrorCode::kUsage, content.type == airlock::dense::ContentType::kSignResponse
+                                        ? "the input holds a sign response, not a request"
+                                        : "the input holds something other than a sign request");
+  }
+  if (keystone) {
+    AIRLOCK_TRY(decoded, airlock::keystone::decode_sign_request(content.bytes));
+    AIRLOCK_TRY(request, airlock::offline::keystone_request(decoded, now));
+    // What the requester says about itself: shown, escaped, and bound to nothing.
+    std::cerr << "airlock-offline: a Keystone sol-sign-request, path " << decoded.path.to_string()
+              << ", origin '" << airlock::printable(decoded.origin.value_or("")) << "'\n";
+    in.keystone = std::move(decoded);
+    in.request = std::move(request);
+  } else {
+    AIRLOCK_TRY(request, airlock::envelope::decode_request(content.bytes));
+    in.request = std::move(request);
+  }
+  return in;
+}
+
+}  // namespace offline_cli

@@ -1,0 +1,155 @@
+// airlock-offline review: the verdict sign would reach, without the key. The request is read
+// from the same sources, decoded by the same decoders and judged by the same code
+// (offline::examine, which process_request runs too); nothing is signed, logged or written
+// except the report asked for.
+#include <fstream>
+#include <iostream>
+
+#include <airlock/common/cli.h>
+#include <airlock/common/cli_options.h>
+#include <airlock/hardening/lockdown.h>
+#include <airlock/offline/keystore.h>
+#include <airlock/offline/policy.h>
+#include <airlock/offline/signing.h>
+#include <airlock/offline/summary.h>
+
+#include "shared.h"
+
+namespace offline_cli {
+
+using airlock::Error;
+using airlock::ErrorCode;
+
+namespace {
+
+enum class Verdict { kRefused, kAsks, kAutomatic };
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kRefused:
+      return "refused";
+    case Verdict::kAsks:
+      return "signable";
+    case Verdict::kAutomatic:
+      return "auto-approvable";
+  }
+  return "refused";
+}
+
+}  // namespace
+
+int run_review(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-offline review (REQUEST | --qr IMAGE... | --raw WxH | --camera DEVICE)\n"
+      "                              [--policy FILE] [--keystore FILE | --signer KEY] [--json]\n\n"
+      "Shows the review sign would show for a request, and its verdict, without the key: the\n"
+      "same decoding, intent binding and policy, for an auditor or a second reviewer on any\n"
+      "machine. Nothing is signed or logged. The signer is the keystore's key (only its public\n"
+      "header is read), or --signer, or else the policy's manager. Without --policy the request\n"
+      "is judged under the empty policy, which allows nothing (so the verdict is refused), and\n"
+      "the decoding and intent checks are still shown. The report starts with the SHA-256 of\n"
+      "the request as a file, to compare with `sha256sum` where it was made. It does not consult\n"
+      "an audit log: a request id signed before is caught by sign alone.\n"
+      "Exit 0 when sign would accept it (asking, or automatically under --auto-approve), 1 when\n"
+      "it would refuse.\n\noptions");
+  options.add_options()("help,h", "show this help")("policy", po::value<std::string>(),
+                                                    "policy file (docs/policy.md)")(
+      "keystore", po::value<std::string>(),
+      "the signer is this keystore's key (its public header only; no passphrase)")(
+      "signer", po::value<std::string>(), "the signer's public key (base58)")(
+      "at", po::value<std::int64_t>(),
+      "judge as at this unix time (default now): deadlines and the summary's times")(
+      "idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
+      "folder of Anchor IDL files for the programs to decode")(
+      "json", "print the summary and verdict as JSON instead of text");
+  request_source_options(options);
+  po::variables_map vm;
+  int code = 0;
+  if (!airlock::cli::parse_options(kProgram, args, options, "request", vm, code)) return code;
+  if (auto s = check_request_source(vm); !s.ok()) return report(s.error());
+  if (vm.count("keystore") && vm.count("signer"))
+    return report(Error(ErrorCode::kUsage, "give the signer once: --keystore or --signer"));
+  const std::int64_t now = vm.count("at") ? vm["at"].as<std::int64_t>() : unix_now();
+
+  airlock::offline::Policy policy;  // empty: allows nothing
+  if (vm.count("policy")) {
+    auto loaded = airlock::offline::load_policy_file(vm["policy"].as<std::string>());
+    if (!loaded.ok()) return report(loaded.error());
+    policy = std::move(loaded).value();
+  }
+  std::optional<airlock::PublicKey> signer;
+  std::string signer_source;
+  if (vm.count("keystore")) {
+    auto info = airlock::offline::read_keystore_info(vm["keystore"].as<std::string>());
+    if (!info.ok()) return report(info.error());
+    signer = info->public_key;
+    signer_source = "the keystore's key";
+  } else if (vm.count("signer")) {
+    auto key = airlock::public_key_from_base58(vm["signer"].as<std::string>());
+    if (!key.ok()) return report(Error(ErrorCode::kUsage, "--signer: " + key.error().message()));
+    signer = *key;
+    signer_source = "given with --signer";
+  } else if (vm.count("policy")) {
+    signer = policy.manager;
+    signer_source = "the policy's manager";
+  }
+  airlock::offline::DecoderRegistry decoders;
+  if (auto s = decoders.add_idl_folder(vm["idl-dir"].as<std::string>()); !s.ok())
+    return report(s.error());
+  auto incoming = read_request(vm, now);
+  if (!incoming.ok()) return report(incoming.error());
+  // Everything is read: what follows parses hostile bytes with no socket, exec or ptrace.
+  if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
+  const auto& request = incoming->request;
+  if (!signer) {
+    signer = request.manager;
+    signer_source = "the request's own manager (no policy or keystore to bind it)";
+  }
+
+  const auto examined = airlock::offline::examine(request, policy, decoders, *signer, now);
+  const auto& review = examined.review;
+  const Verdict verdict = review.refused()         ? Verdict::kRefused
+                          : review.auto_approvable ? Verdict::kAutomatic
+                                                   : Verdict::kAsks;
+  const std::string digest = airlock::to_hex(incoming->digest.view());
+  if (vm.count("json")) {
+    auto out = airlock::offline::summary_json(request, review);
+    out["review"] = {
+        {"request_sha256", digest},
+        {"verdict", verdict_name(verdict)},
+        {"signer", airlock::to_base58(*signer)},
+        {"signer_source", signer_source},
+        {"policy", vm.count("policy") ? nlohmann::ordered_json(vm["policy"].as<std::string>())
+                                      : nlohmann::ordered_json(nullptr)},
+        {"at", now}};
+    std::cout << out.dump(2, ' ', true) << "\n";
+  } else {
+    std::cout << "REVIEW ONLY: nothing is signed here.\n"
+              << "request SHA-256  " << digest << "\n"
+              << "signer           " << airlock::to_base58(*signer) << " (" << signer_source
+              << ")\n"
+              << "policy           "
+              << (vm.count("policy") ? vm["policy"].as<std::string>()
+                                     : std::string("none: the empty policy, which allows nothing"))
+              << "\n\n"
+              << examined.summary << "\n";
+    switch (verdict) {
+      case Verdict::kRefused:
+        std::cout << "VERDICT: sign would refuse this request (" << review.refusals.size()
+                  << " reason(s) above).\n";
+        break;
+      case Verdict::kAsks:
+        std::cout << "VERDICT: sign would show this and ask the operator"
+                  << (review.warnings.empty() ? "" : ", with the warnings above") << ".\n";
+        break;
+      case Verdict::kAutomatic:
+        std::cout << "VERDICT: sign would sign this without asking under --auto-approve (the "
+                     "policy marks the action auto_approve and nothing warns).\n";
+        break;
+    }
+  }
+  std::cout << std::flush;
+  return verdict == Verdict::kRefused ? airlock::cli::kExitRejected : airlock::cli::kExitOk;
+}
+
+}  // namespace offline_cli
