@@ -56,7 +56,7 @@ constexpr std::string_view kUsage =
     "  passphrase  change a keystore's passphrase\n"
     "  sign      review a sign request against the policy, ask, sign, and write the response\n"
     "  review    show what sign would show for a request, and its verdict, without the key\n"
-    "  log       verify the audit log's chain\n"
+    "  log       verify, list or export the audit log\n"
     "\n"
     "Run 'airlock-offline <command> --help' for a command's options.\n";
 
@@ -201,6 +201,32 @@ bool ask(int fd, std::size_t steps) {
   return a == "y" || a == "yes";
 }
 
+// Shows `content` as QR frames where the options say: PNG files in --qr-png DIR, animated on
+// the terminal with --qr-terminal (for --qr-seconds, or until `deadline_unix`).
+airlock::Status show_as_qr(const airlock::transfer::Content& content, const po::variables_map& vm,
+                           airlock::density::Density density, airlock::transfer::Framing framing,
+                           std::optional<std::uint64_t> deadline_unix, std::string_view what) {
+  if (!vm.count("qr-png") && !vm.count("qr-terminal")) return {};
+  airlock::transfer::Options options;
+  options.framing = framing;
+  airlock::density::apply(density, options);
+  AIRLOCK_TRY(sender, airlock::transfer::Sender::create(content, options));
+  if (vm.count("qr-png")) {
+    AIRLOCK_TRY(
+        pngs, airlock::qr_io::render_pngs(sender, airlock::qr_io::default_frame_count(sender), 6));
+    AIRLOCK_CHECK(airlock::qr_io::write_png_folder(pngs, vm["qr-png"].as<std::string>()));
+    std::cerr << "airlock-offline: " << what << " written as " << pngs.size() << " QR frame(s) to "
+              << vm["qr-png"].as<std::string>() << "\n";
+  }
+  if (vm.count("qr-terminal")) {
+    airlock::qr_io::TerminalOptions terminal;
+    terminal.seconds = vm["qr-seconds"].as<int>();
+    terminal.deadline_unix = deadline_unix;
+    AIRLOCK_CHECK(airlock::qr_io::animate_terminal(sender, terminal));
+  }
+  return {};
+}
+
 int run_sign(const std::vector<std::string>& args) {
   po::options_description options(
       "usage: airlock-offline sign --keystore FILE --policy FILE --audit-log FILE\n"
@@ -330,29 +356,12 @@ int run_sign(const std::vector<std::string>& args) {
     std::cerr << "airlock-offline: " << (keystone ? "ur:sol-signature" : "response")
               << " written to " << vm["out"].as<std::string>() << "\n";
   }
-  if (vm.count("qr-png") || vm.count("qr-terminal")) {
-    airlock::transfer::Options framing;
-    if (keystone) framing.framing = airlock::transfer::Framing::kUr;
-    airlock::density::apply(*chosen_density, framing);
-    auto sender = airlock::transfer::Sender::create(answer, framing);
-    if (!sender.ok()) return report(sender.error());
-    if (vm.count("qr-png")) {
-      auto pngs =
-          airlock::qr_io::render_pngs(*sender, airlock::qr_io::default_frame_count(*sender), 6);
-      if (!pngs.ok()) return report(pngs.error());
-      if (auto s = airlock::qr_io::write_png_folder(*pngs, vm["qr-png"].as<std::string>()); !s.ok())
-        return report(s.error());
-      std::cerr << "airlock-offline: response written as " << pngs->size() << " QR frame(s) to "
-                << vm["qr-png"].as<std::string>() << "\n";
-    }
-    if (vm.count("qr-terminal")) {
-      airlock::qr_io::TerminalOptions terminal;
-      terminal.seconds = vm["qr-seconds"].as<int>();
-      if (!keystone) terminal.deadline_unix = request->deadline;
-      if (auto s = airlock::qr_io::animate_terminal(*sender, terminal); !s.ok())
-        return report(s.error());
-    }
-  }
+  if (auto s = show_as_qr(
+          answer, vm, *chosen_density,
+          keystone ? airlock::transfer::Framing::kUr : airlock::transfer::Framing::kDense,
+          keystone ? std::nullopt : std::optional<std::uint64_t>(request->deadline), "response");
+      !s.ok())
+    return report(s.error());
   if (const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome->response.result)) {
     std::cerr << "airlock-offline: " << airlock::printable(airlock::envelope::describe(*refusal))
               << "\n";
@@ -364,21 +373,59 @@ int run_sign(const std::vector<std::string>& args) {
 int run_log(const std::vector<std::string>& args) {
   po::options_description options(
       "usage: airlock-offline log verify --audit-log FILE [--head HEX]\n"
-      "       airlock-offline log show --audit-log FILE\n\n"
+      "       airlock-offline log show --audit-log FILE\n"
+      "       airlock-offline log export --audit-log FILE (--out FILE | --qr-png DIR | "
+      "--qr-terminal)...\n\n"
       "verify checks every entry's hash chain. With --head (from a sign response), it also checks\n"
       "that the entry with that hash is still in the log, which finds a log cut short.\n"
-      "show checks the chain the same way, then lists every decision, one line each.\n\noptions");
+      "show checks the chain the same way, then lists every decision, one line each.\n"
+      "export checks it, then writes the whole log (JSON lines, public data: message hashes and\n"
+      "signatures, no secret) for the trip back across the gap, as a file or QR frames, for\n"
+      "`airlock-online reconcile --audit-export FILE`.\n\noptions");
   options.add_options()("help,h", "show this help")(
       "audit-log", po::value<std::string>()->required(), "audit log file")(
-      "head", po::value<std::string>(), "a head hash the log must contain");
+      "head", po::value<std::string>(), "a head hash the log must contain")(
+      "out,o", po::value<std::string>(), "export: write the log's lines to this file")(
+      "qr-png", po::value<std::string>(), "export: write them as QR frames into this folder")(
+      "qr-terminal", "export: show them as animated QR codes in this terminal")(
+      "qr-seconds", po::value<int>()->default_value(60), "how long --qr-terminal animates")(
+      "density", po::value<std::string>()->default_value("medium"),
+      "export's QR codes: high, medium or low (as for sign)");
   po::variables_map vm;
   int code = 0;
   if (!airlock::cli::parse_options(kProgram, args, options, "action", vm, code)) return code;
   const std::string action = vm.count("action") ? vm["action"].as<std::string>() : "";
-  if (action != "verify" && action != "show")
-    return report(Error(ErrorCode::kUsage, "log needs the action: verify or show"));
+  if (action != "verify" && action != "show" && action != "export")
+    return report(Error(ErrorCode::kUsage, "log needs the action: verify, show or export"));
+  const auto chosen_density = airlock::density::parse(vm["density"].as<std::string>());
+  if (!chosen_density.ok()) return report(chosen_density.error());
+  const bool exporting = vm.count("out") || vm.count("qr-png") || vm.count("qr-terminal");
+  if (action == "export" && !exporting) {
+    return report(Error(ErrorCode::kUsage,
+                        "choose where the export goes: --out FILE, --qr-png DIR or --qr-terminal"));
+  }
+  if (action != "export" && exporting)
+    return report(Error(ErrorCode::kUsage, "--out, --qr-png and --qr-terminal are for export"));
   auto entries = airlock::offline::verify_audit_log(vm["audit-log"].as<std::string>());
   if (!entries.ok()) return report(entries.error());
+  if (action == "export") {
+    // The lines as the log holds them (canonical, so rewritten from the verified entries).
+    std::string text;
+    for (const auto& e : *entries) text += airlock::audit::line_of(e) + "\n";
+    const airlock::transfer::Content content{airlock::dense::ContentType::kFile,
+                                             airlock::Bytes(text.begin(), text.end())};
+    if (vm.count("out")) {
+      if (auto s = airlock::files::write_atomically(vm["out"].as<std::string>(), content.bytes);
+          !s.ok())
+        return report(s.error());
+      std::cerr << "airlock-offline: " << entries->size() << " entries written to "
+                << vm["out"].as<std::string>() << "\n";
+    }
+    if (auto s = show_as_qr(content, vm, *chosen_density, airlock::transfer::Framing::kDense,
+                            std::nullopt, "the log");
+        !s.ok())
+      return report(s.error());
+  }
   if (action == "show") {
     for (const auto& e : *entries) {
       std::cout << e.seq << "  " << e.time << "  " << airlock::offline::decision_name(e.decision)

@@ -7,6 +7,7 @@
 #include <deque>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -24,6 +25,7 @@
 #include <airlock/online/fields.h>
 #include <airlock/online/journal.h>
 #include <airlock/online/reads.h>
+#include <airlock/online/reconcile.h>
 #include <airlock/online/remaining.h>
 #include <airlock/online/round.h>
 #include <airlock/online/sender.h>
@@ -43,6 +45,7 @@ constexpr std::string_view kUsage =
     "  get       one read of the API (GET), printed as JSON\n"
     "  resume    finish what the journal shows unfinished after a crash, never building\n"
     "  history   list the journal's runs and steps\n"
+    "  reconcile account for every signature of an exported offline audit log\n"
     "\n"
     "reads (tables, or --json):\n"
     "  vaults, vault, holdings, strategies, nav, requests, strategy-history, perp,\n"
@@ -709,11 +712,117 @@ int run_history(const std::vector<std::string>& args) {
   return cli::kExitOk;
 }
 
+int run_reconcile(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-online reconcile --audit-export FILE [--journal FILE] [--rpc URL]\n"
+      "                                [--accept-keystone] [--json]\n\n"
+      "Accounts for every signature the offline key made: the offline audit log, exported with\n"
+      "`airlock-offline log export`, joined with this journal. Each signature is landed, failed,\n"
+      "expired (provably never lands), unknown (sent or signed here, not settled: run resume),\n"
+      "or NOT SENT BY THIS ONLINE HALF. With --rpc the node settles what the journal leaves open\n"
+      "and says whether a signature never sent here is on chain anyway. Also named: journal steps\n"
+      "by the log's managers that the log does not hold (the log was cut, or another log\n"
+      "signed) and audit heads that responses carried and the export lacks (an export older than\n"
+      "the last answer, or a log cut short). Exit 0 when everything is accounted for, 1 when\n"
+      "anything above is named.\n\noptions");
+  options.add_options()("help,h", "show this help")(
+      "audit-export", po::value<std::string>()->required(),
+      "the exported audit log (airlock-offline log export --out, or airlock-qr decode --out)")(
+      "rpc", po::value<std::string>(),
+      "a Solana RPC URL (keeping transaction history) to settle open steps on chain")(
+      "accept-keystone",
+      "Keystone requests' signatures were answered to another wallet: accounted for")(
+      "json", "print the report as JSON");
+  journal_option(options);
+  po::variables_map vm;
+  int code = 0;
+  if (!cli::parse_options(kProgram, args, options, vm, code)) return code;
+  const std::string path = vm["audit-export"].as<std::string>();
+  auto text = files::read_limited(path, std::size_t{64} << 20);
+  if (!text.ok()) return report(text.error());
+  auto journal = open_journal(vm);
+  if (!journal.ok()) return report(journal.error());
+  online::ReconcileOptions reconcile_options;
+  reconcile_options.accept_keystone = vm.count("accept-keystone") > 0;
+  if (vm.count("rpc")) {
+    const std::string rpc = vm["rpc"].as<std::string>();
+    if (auto s = online::check_transport(rpc); !s.ok()) return report(s.error().in_field("--rpc"));
+    reconcile_options.prove = online::rpc_prover(rpc);
+    reconcile_options.on_chain = [rpc](const std::string& signature) -> Result<bool> {
+      AIRLOCK_TRY(reply,
+                  online::rpc_call(rpc, "getSignatureStatuses",
+                                   online::json::array({online::json::array({signature}),
+                                                        {{"searchTransactionHistory", true}}}),
+                                   std::chrono::seconds(20)));
+      const auto* value = reply.is_object() && reply.contains("value") &&
+                                  reply["value"].is_array() && !reply["value"].empty()
+                              ? &reply["value"][0]
+                              : nullptr;
+      if (value == nullptr)
+        return Error(ErrorCode::kHttp, "getSignatureStatuses: an answer without value[0]");
+      return !value->is_null();
+    };
+  }
+  auto result =
+      online::reconcile(std::string_view(reinterpret_cast<const char*>(text->data()), text->size()),
+                        path, *journal, reconcile_options, now_s());
+  if (!result.ok()) return report(result.error());
+  const auto& r = *result;
+  if (vm.count("json")) {
+    online::json out = {{"entries", r.entries},          {"exportHead", r.export_head},
+                        {"accounted", r.accounted()},    {"signatures", online::json::array()},
+                        {"journalOnly", r.journal_only}, {"missingHeads", r.missing_heads}};
+    for (const auto& a : r.signatures) {
+      out["signatures"].push_back({{"signature", a.signature},
+                                   {"entry", a.entry},
+                                   {"action", a.action},
+                                   {"vault", a.vault},
+                                   {"standing", online::standing_name(a.standing)},
+                                   {"landedElsewhere", a.landed_elsewhere},
+                                   {"detail", a.detail}});
+    }
+    std::cout << out.dump(2, ' ', true) << "\n";
+  } else {
+    std::map<std::string, std::size_t> counts;
+    for (const auto& a : r.signatures) ++counts[online::standing_name(a.standing)];
+    std::cout << r.entries << " audit entries (head "
+              << (r.export_head.empty() ? "none" : r.export_head) << "), " << r.signatures.size()
+              << " signature(s):";
+    for (const auto& [name, n] : counts) std::cout << " " << n << " " << name << ";";
+    std::cout << "\n";
+    for (const auto& a : r.signatures) {
+      if (a.standing == online::Standing::kLanded || a.standing == online::Standing::kFailed ||
+          a.standing == online::Standing::kExpired)
+        continue;
+      std::cout << (a.standing == online::Standing::kNotSentHere ? "NOT ACCOUNTED  " : "  ")
+                << a.signature << "  entry " << a.entry << "  " << printable(a.action) << "  vault "
+                << a.vault << "  " << online::standing_name(a.standing) << ": "
+                << printable(a.detail) << "\n";
+    }
+    for (const auto& s : r.journal_only) {
+      std::cout << "NOT IN THE LOG  " << s
+                << "  the journal holds this step, signed by the log's manager, and the log does "
+                   "not: the log was cut or another log signed\n";
+    }
+    for (const auto& h : r.missing_heads) {
+      std::cout << "HEAD MISSING    " << h
+                << "  a response carried this audit head and the export does not hold it: the "
+                   "export is older than that answer, or the log was cut short\n";
+    }
+    std::cout << (r.accounted() ? "every signature is accounted for\n"
+                                : "NOT every signature is accounted for (above)\n");
+  }
+  return r.accounted() ? cli::kExitOk : cli::kExitRejected;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, cli::Command, std::less<>> commands = {
-      {"act", run_act}, {"get", run_get}, {"resume", run_resume}, {"history", run_history}};
+  std::map<std::string, cli::Command, std::less<>> commands = {{"act", run_act},
+                                                               {"get", run_get},
+                                                               {"resume", run_resume},
+                                                               {"history", run_history},
+                                                               {"reconcile", run_reconcile}};
   for (const auto& read : online::read_commands()) {
     const std::string name = read.name;
     commands.emplace(name,

@@ -110,6 +110,12 @@ class Run {
       return Result<Next>(Next::kAgain);
     }
     if (!answer.ok()) return Result<Next>(answer.error());
+    // Which state of the offline audit log answered: `reconcile` checks that an exported log
+    // still holds it (a log cut short after this answer would not).
+    AIRLOCK_CHECK(c_.journal.event(run_id_, "response",
+                                   "audit head " + to_hex((*response)->audit_head.view()) +
+                                       (answer->refusal ? " (refused)" : " (signed)"),
+                                   c_.clock()));
     if (answer->refusal) {
       return Result<Next>(Error(
           ErrorCode::kApi, "the offline half refused: " + envelope::describe(*answer->refusal)));

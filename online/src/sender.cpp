@@ -46,12 +46,18 @@ std::string step_name(const JournalStep& st, std::size_t total) {
 // What the chain is asked about a step: its signature, its blockhash (or durable nonce) and,
 // when the node measured it at the build, the blockhash's last valid block height.
 Result<ChainQuestion> question_for(SendContext& c, const JournalStep& st) {
+  return chain_question(st, c.clock());
+}
+
+}  // namespace
+
+Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now) {
   AIRLOCK_TRY(wire, from_base64(st.transaction, kMaxTransactionBytes));
   AIRLOCK_TRY(tx, parse_transaction(wire));
   ChainQuestion q;
   q.signature = st.signature;
   q.blockhash = to_base58(tx.message.recent_blockhash);
-  q.elapsed_seconds = c.clock() - st.built_at;
+  q.elapsed_seconds = now - st.built_at;
   if (auto nonce = durable_nonce(tx.message)) q.nonce_account = nonce->nonce_account;
   if (st.metadata.is_object() && st.metadata.contains("lastValidBlockHeight") &&
       st.metadata["lastValidBlockHeight"].is_number_unsigned()) {
@@ -59,6 +65,8 @@ Result<ChainQuestion> question_for(SendContext& c, const JournalStep& st) {
   }
   return q;
 }
+
+namespace {
 
 // Polls the step's receipt every 2 s (the spec's floor) until it leaves pending/unknown,
 // recording each change.

@@ -1,5 +1,6 @@
 // The audit log: entries chain, survive reopening, and any removal, reordering, edit or torn
 // line is found and named; a locked log cannot be opened twice.
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -148,6 +149,35 @@ TEST_F(AuditTest, ATornLastLineStopsSigningUntilRemoved) {
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(repaired->entries().back().seq, 3U);
   EXPECT_EQ(verify_error(path), "ok");
+}
+
+// `log export`: the whole log, line for line, once its chain verifies; nothing from a log that
+// does not.
+TEST_F(AuditTest, TheExportIsTheVerifiedLogLineForLine) {
+  const std::string exported = dir.file("export.jsonl");
+  const std::string command =
+      std::string(AIRLOCK_OFFLINE_BIN) + " log export --audit-log " + path + " --out " + exported;
+  const auto ok = test::run_command(command);
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_EQ(lines_of(exported), lines_of(path));
+  EXPECT_EQ(lines_of(exported).size(), 3U);
+  EXPECT_NE(ok.output.find(to_hex(heads.back().view())), std::string::npos) << ok.output;
+
+  const auto nowhere =
+      test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " log export --audit-log " + path);
+  EXPECT_EQ(nowhere.exit_code, 2) << nowhere.output;
+  const auto misplaced = test::run_command(std::string(AIRLOCK_OFFLINE_BIN) +
+                                           " log verify --audit-log " + path + " --out x");
+  EXPECT_EQ(misplaced.exit_code, 2) << misplaced.output;
+
+  auto lines = lines_of(path);
+  lines.erase(lines.begin() + 1);
+  write_lines(path, lines);
+  std::filesystem::remove(exported);
+  const auto broken = test::run_command(command);
+  EXPECT_EQ(broken.exit_code, 1) << broken.output;
+  EXPECT_NE(broken.output.find("audit.broken"), std::string::npos) << broken.output;
+  EXPECT_FALSE(std::filesystem::exists(exported)) << "an export of a broken log was written";
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 namespace airlock::keystone {
 
 inline constexpr std::string_view kSignRequestType = "sol-sign-request";
+// The action name a Keystone request is reviewed, logged and reconciled under.
+inline constexpr std::string_view kSignRequestAction = "keystone/sol-sign-request";
 inline constexpr std::string_view kSignatureType = "sol-signature";
 
 using Uuid = std::array<std::uint8_t, 16>;

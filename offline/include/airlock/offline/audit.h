@@ -3,10 +3,7 @@
 // `airlock-offline log verify` finding the break. The head hash travels back in every sign
 // response, so the online side can record which log state each answer came from.
 //
-// Line format (docs/audit-log.md):
-//   {"seq":N,"time":UNIX,"prev":HEX,...fields...,"hash":HEX}
-// where hash = SHA-256(prev bytes || the line's text up to, and without, `,"hash":...`, then
-// "}"). The first entry's prev is 32 zero bytes.
+// Line format: formats/audit_record.h and docs/audit-log.md.
 //
 // The log holds no secret: request ids, actions, accounts, message hashes, signatures.
 #pragma once
@@ -18,28 +15,15 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/error.h>
+#include <airlock/formats/audit_record.h>
 #include <airlock/formats/envelope.h>
 
 namespace airlock::offline {
 
-enum class Decision { kSigned, kRefused, kDeclined, kReissued };
-
-[[nodiscard]] const char* decision_name(Decision d) noexcept;
-
-struct AuditEntry {
-  std::uint64_t seq = 0;  // 1, 2, ...; filled by append
-  std::int64_t time = 0;  // unix seconds, offline clock
-  Hash prev{};            // filled by append
-  envelope::RequestId request_id{};
-  std::string action;
-  PublicKey manager;
-  PublicKey vault;
-  Decision decision = Decision::kRefused;
-  std::vector<std::string> codes;     // refusal or warning codes
-  std::vector<Hash> message_hashes;   // SHA-256 of each step's message, in request order
-  std::vector<Signature> signatures;  // for signed and reissued entries
-  Hash hash{};                        // filled by append
-};
+// The record's format is shared with the online half (formats/audit_record.h).
+using Decision = audit::Decision;
+using AuditEntry = audit::Entry;
+using audit::decision_name;
 
 // An open, verified log, locked against other writers for as long as it is open.
 class AuditLog {

@@ -14,6 +14,7 @@
 #include <airlock/common/accounts.h>
 #include <airlock/common/transaction.h>
 #include <airlock/formats/envelope.h>
+#include <airlock/formats/keystone.h>
 #include <airlock/offline/decode.h>
 #include <airlock/offline/policy.h>
 
@@ -71,7 +72,7 @@ struct Review {
 // The action of a request made from a Keystone `ur:sol-sign-request`: no build request comes
 // with it, so nothing binds it to an intent. Reviewed under the policy's rules on programs, fee
 // payer, signers and vaults, warned `warn.no_intent`, never auto-approvable, no deadline.
-inline constexpr std::string_view kKeystoneAction = "keystone/sol-sign-request";
+inline constexpr std::string_view kKeystoneAction = keystone::kSignRequestAction;
 
 // `signer` is the keystore's key; `now_unix` the offline clock.
 [[nodiscard]] Review review_request(const envelope::SignRequest& request, const Policy& policy,

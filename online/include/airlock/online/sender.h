@@ -44,6 +44,11 @@ enum class RoundEnd {
 // (the API answers with the same receipt); after that only the chain's proof (c.prove) moves it:
 // to confirmed or failed when it landed, to expired when it never can. Fails, with the journal
 // saying why, on any failure, expiry, rejection or a ticket that died before its step was sent.
+// What the chain is asked about a journal step at `now`: its signature, its blockhash (or
+// durable nonce account) and, when the node measured it at the build, the blockhash's last valid
+// block height.
+[[nodiscard]] Result<ChainQuestion> chain_question(const JournalStep& step, std::int64_t now);
+
 [[nodiscard]] Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps);
 
 struct ResumeOutcome {

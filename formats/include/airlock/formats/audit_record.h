@@ -1,0 +1,54 @@
+// The audit log's record: one line of JSON per decision of the offline half, each bound to the
+// one before by a SHA-256 chain (docs/audit-log.md). The offline half writes and checks it
+// (offline/audit.h); the online half reads an exported copy to account for every signature
+// (airlock-online reconcile), so the format lives here, between them.
+//
+// Line format:
+//   {"seq":N,"time":UNIX,"prev":HEX,...fields...,"hash":HEX}
+// where hash = SHA-256(prev bytes || the line's text up to, and without, `,"hash":...`, then
+// "}"). The first entry's prev is 32 zero bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <airlock/common/bytes.h>
+#include <airlock/common/error.h>
+#include <airlock/formats/envelope.h>
+
+namespace airlock::audit {
+
+enum class Decision { kSigned, kRefused, kDeclined, kReissued };
+
+[[nodiscard]] const char* decision_name(Decision d) noexcept;
+
+struct Entry {
+  std::uint64_t seq = 0;  // 1, 2, ...
+  std::int64_t time = 0;  // unix seconds, offline clock
+  Hash prev{};
+  envelope::RequestId request_id{};
+  std::string action;
+  PublicKey manager;
+  PublicKey vault;
+  Decision decision = Decision::kRefused;
+  std::vector<std::string> codes;     // refusal or warning codes
+  std::vector<Hash> message_hashes;   // SHA-256 of each step's message, in request order
+  std::vector<Signature> signatures;  // for signed and reissued entries
+  Hash hash{};
+};
+
+// The entry's canonical text without the hash (what the chain hashes), and its hash after prev.
+[[nodiscard]] std::string body_text(const Entry& entry);
+[[nodiscard]] Hash chain_hash(const Hash& prev, std::string_view body);
+// The whole line as the log holds it, without the line end; `entry.hash` is taken as given.
+[[nodiscard]] std::string line_of(const Entry& entry);
+
+// Parses and checks a whole log's text, from its first entry: each line canonical, numbered in
+// order, following the line before and matching its hash; a last line without its line end is
+// a write cut short. Errors are audit.broken naming `where` and the line.
+[[nodiscard]] Result<std::vector<Entry>> verify_lines(std::string_view text,
+                                                      const std::string& where);
+
+}  // namespace airlock::audit

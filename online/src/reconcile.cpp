@@ -1,0 +1,175 @@
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <airlock/common/bytes.h>
+#include <airlock/common/transaction.h>
+#include <airlock/formats/keystone.h>
+#include <airlock/online/reconcile.h>
+#include <airlock/online/sender.h>
+
+namespace airlock::online {
+
+const char* standing_name(Standing s) noexcept {
+  switch (s) {
+    case Standing::kLanded:
+      return "landed";
+    case Standing::kFailed:
+      return "failed";
+    case Standing::kExpired:
+      return "expired";
+    case Standing::kUnknown:
+      return "unknown";
+    case Standing::kNotSentHere:
+      return "not sent by this online half";
+    case Standing::kOtherWallet:
+      return "answered to another wallet (Keystone)";
+  }
+  return "unknown";
+}
+
+bool ReconcileReport::accounted() const {
+  return journal_only.empty() && missing_heads.empty() &&
+         std::none_of(signatures.begin(), signatures.end(), [](const SignatureAccount& a) {
+           return a.standing == Standing::kNotSentHere;
+         });
+}
+
+namespace {
+
+// The standing the journal's own record gives a step, when it is final.
+std::optional<Standing> settled(const JournalStep& st) {
+  if (st.status == step_status::kConfirmed) return Standing::kLanded;
+  if (st.status == step_status::kFailed) return Standing::kFailed;
+  if (st.status == step_status::kExpired) return Standing::kExpired;
+  return std::nullopt;
+}
+
+// The transaction's signers as base58: who a journal step was signed by.
+std::set<std::string> signers_of(const JournalStep& st) {
+  std::set<std::string> out;
+  auto wire = from_base64(st.transaction, kMaxTransactionBytes);
+  if (!wire.ok()) return out;
+  auto tx = parse_transaction(*wire);
+  if (!tx.ok()) return out;
+  for (std::size_t i = 0;
+       i < tx->message.header.num_required_signatures && i < tx->message.static_keys.size(); ++i)
+    out.insert(to_base58(tx->message.static_keys[i]));
+  return out;
+}
+
+}  // namespace
+
+Result<ReconcileReport> reconcile(std::string_view export_text, const std::string& export_name,
+                                  const Journal& journal, const ReconcileOptions& options,
+                                  std::int64_t now) {
+  AIRLOCK_TRY(entries, audit::verify_lines(export_text, export_name));
+  ReconcileReport report;
+  report.entries = entries.size();
+  if (!entries.empty()) report.export_head = to_hex(entries.back().hash.view());
+
+  // Every step and every answered head the journal holds.
+  std::map<std::string, JournalStep> steps;  // by signature
+  std::vector<std::string> heads;
+  AIRLOCK_TRY(runs, journal.runs(false));
+  for (const auto& run : runs) {
+    AIRLOCK_TRY(run_steps, journal.steps(run.id));
+    for (auto& st : run_steps) {
+      if (!st.signature.empty()) steps.emplace(st.signature, std::move(st));
+    }
+    AIRLOCK_TRY(events, journal.events(run.id));
+    for (const auto& e : events) {
+      constexpr std::string_view kPrefix = "audit head ";
+      if (e.kind == "response" && e.detail.rfind(kPrefix, 0) == 0)
+        heads.push_back(e.detail.substr(kPrefix.size(), 64));
+    }
+  }
+
+  std::set<std::string> in_log, managers, log_heads;
+  for (const auto& e : entries) {
+    log_heads.insert(to_hex(e.hash.view()));
+    managers.insert(to_base58(e.manager));
+    if (e.decision != audit::Decision::kSigned && e.decision != audit::Decision::kReissued)
+      continue;
+    for (const auto& sig : e.signatures) {
+      const std::string signature = to_base58(sig);
+      if (!in_log.insert(signature).second) continue;  // a reissue: the same signature again
+      SignatureAccount a;
+      a.signature = signature;
+      a.entry = e.seq;
+      a.action = e.action;
+      a.vault = to_base58(e.vault);
+      const auto step = steps.find(signature);
+      if (step == steps.end()) {
+        const bool keystone = e.action == keystone::kSignRequestAction;
+        a.standing =
+            keystone && options.accept_keystone ? Standing::kOtherWallet : Standing::kNotSentHere;
+        a.detail = keystone ? "a Keystone request: answered to the wallet that asked"
+                            : "no journal step holds this signature: the answer went elsewhere";
+        if (options.on_chain) {
+          auto there = options.on_chain(signature);
+          if (!there.ok()) {
+            a.detail += "; the node could not be asked: " + there.error().message();
+          } else if (*there) {
+            a.landed_elsewhere = true;
+            a.detail += "; and it IS on chain: someone sent it";
+          } else {
+            a.detail += "; not on chain (yet)";
+          }
+        }
+        report.signatures.push_back(std::move(a));
+        continue;
+      }
+      const JournalStep& st = step->second;
+      if (auto final = settled(st)) {
+        a.standing = *final;
+        a.detail = "journal run " + std::to_string(st.run_id) + ": " + st.status;
+      } else if (options.prove) {
+        a.standing = Standing::kUnknown;
+        auto question = chain_question(st, now);
+        auto proof =
+            question.ok() ? options.prove(*question) : Result<ChainProof>(question.error());
+        if (!proof.ok()) {
+          a.detail = "journal: " + st.status +
+                     "; the node could not settle it: " + proof.error().message();
+        } else {
+          switch (proof->outcome) {
+            case ChainProof::Outcome::kLanded:
+              a.standing = Standing::kLanded;
+              break;
+            case ChainProof::Outcome::kLandedFailed:
+              a.standing = Standing::kFailed;
+              break;
+            case ChainProof::Outcome::kNeverLands:
+              a.standing = Standing::kExpired;
+              break;
+            case ChainProof::Outcome::kMayLand:
+              break;
+          }
+          a.detail = "journal: " + st.status + "; the node: " + proof->detail;
+        }
+      } else {
+        a.standing = Standing::kUnknown;
+        a.detail = "journal: " + st.status + " (give --rpc to settle it on chain)";
+      }
+      report.signatures.push_back(std::move(a));
+    }
+  }
+  // The other way: the journal's steps by this log's managers that the log does not hold.
+  for (const auto& [signature, st] : steps) {
+    if (in_log.count(signature)) continue;
+    const auto signers = signers_of(st);
+    if (std::any_of(signers.begin(), signers.end(),
+                    [&](const std::string& s) { return managers.count(s) > 0; }))
+      report.journal_only.push_back(signature);
+  }
+  for (const auto& head : heads) {
+    if (!log_heads.count(head) &&
+        std::find(report.missing_heads.begin(), report.missing_heads.end(), head) ==
+            report.missing_heads.end())
+      report.missing_heads.push_back(head);
+  }
+  return report;
+}
+
+}  // namespace airlock::online

@@ -1,0 +1,236 @@
+// reconcile: the offline audit log's signatures joined with the journal. Built from real
+// records: an audit export written line by line as the offline half writes it (formats'
+// audit_record) and a journal on disk holding real signed transactions.
+#include <gtest/gtest.h>
+
+#include <airlock/common/ed25519.h>
+#include <airlock/common/secret.h>
+#include <airlock/common/transaction.h>
+#include <airlock/formats/audit_record.h>
+#include <airlock/formats/keystone.h>
+#include <airlock/online/reconcile.h>
+
+#include "support/helpers.h"
+
+namespace airlock::online {
+namespace {
+
+class Reconcile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto seed = SecretBytes::allocate(32);
+    ASSERT_TRUE(seed.ok());
+    for (std::size_t i = 0; i < 32; ++i) seed->bytes()[i] = static_cast<std::uint8_t>(i + 1);
+    auto key = Keypair::from_seed(seed->bytes());
+    ASSERT_TRUE(key.ok());
+    manager_.emplace(std::move(key).value());
+    auto j = Journal::open(dir_.file("journal.sqlite"));
+    ASSERT_TRUE(j.ok()) << j.error().to_string();
+    journal_.emplace(std::move(j).value());
+    auto run = journal_->begin_run("http://127.0.0.1:1/api/external/v1", "vault/update", {}, 100);
+    ASSERT_TRUE(run.ok());
+    run_ = *run;
+  }
+
+  // A transaction the manager signed (each `n` a different blockhash, so a different
+  // signature).
+  Transaction signed_tx(int n) {
+    Message m;
+    m.header.num_required_signatures = 1;
+    m.header.num_readonly_unsigned = 1;
+    m.static_keys = {manager_->public_key(), PublicKey{}};
+    m.recent_blockhash.bytes[0] = static_cast<std::uint8_t>(n);
+    m.instructions.push_back({1, {0}, Bytes{2, 0, 0, 0}});
+    Transaction tx = unsigned_transaction(m);
+    EXPECT_TRUE(sign_transaction(tx, *manager_).ok());
+    return tx;
+  }
+
+  // The offline half's entry for a signed round.
+  void log_signed(const std::vector<Transaction>& txs,
+                  audit::Decision decision = audit::Decision::kSigned,
+                  const std::string& action = "vault/update") {
+    audit::Entry e;
+    e.seq = entries_.size() + 1;
+    e.time = 100 + static_cast<std::int64_t>(e.seq);
+    e.prev = entries_.empty() ? Hash{} : entries_.back().hash;
+    e.request_id[0] = static_cast<std::uint8_t>(e.seq);
+    e.action = action;
+    e.manager = manager_->public_key();
+    e.decision = decision;
+    for (const auto& tx : txs) {
+      e.message_hashes.push_back(Hash{});
+      e.signatures.push_back(tx.signatures.at(0));
+    }
+    e.hash = audit::chain_hash(e.prev, audit::body_text(e));
+    entries_.push_back(e);
+  }
+
+  std::string export_text() const {
+    std::string text;
+    for (const auto& e : entries_) text += audit::line_of(e) + "\n";
+    return text;
+  }
+
+  // The journal's record of a step this online half signed in.
+  void journal_step(const Transaction& tx, const char* status, int number) {
+    JournalStep st;
+    st.run_id = run_;
+    st.round = 1;
+    st.step = number;
+    st.action = "vault/update";
+    st.ticket = "tkt_" + std::to_string(number);
+    st.built_at = 100;
+    st.transaction = to_base64(serialize_transaction(tx));
+    st.signature = to_base58(tx.signatures.at(0));
+    st.status = status;
+    st.updated_at = 101;
+    std::vector<JournalStep> steps = {st};
+    ASSERT_TRUE(journal_->add_signed_steps(steps).ok());
+  }
+
+  Result<ReconcileReport> run(const ReconcileOptions& options = {}) {
+    return reconcile(export_text(), "export.jsonl", *journal_, options, 1000);
+  }
+
+  static const SignatureAccount* find(const ReconcileReport& r, const Transaction& tx) {
+    for (const auto& a : r.signatures)
+      if (a.signature == to_base58(tx.signatures.at(0))) return &a;
+    return nullptr;
+  }
+
+  airlock::test::ScratchDir dir_{"airlock-reconcile"};
+  std::optional<Keypair> manager_;
+  std::optional<Journal> journal_;
+  std::int64_t run_ = 0;
+  std::vector<audit::Entry> entries_;
+};
+
+TEST_F(Reconcile, EverySignatureTheJournalSettledIsAccounted) {
+  const auto landed = signed_tx(1), failed = signed_tx(2), expired = signed_tx(3);
+  log_signed({landed, failed});
+  log_signed({expired});
+  log_signed({landed}, audit::Decision::kReissued);  // the same answer again: counted once
+  journal_step(landed, step_status::kConfirmed, 1);
+  journal_step(failed, step_status::kFailed, 2);
+  journal_step(expired, step_status::kExpired, 3);
+  auto r = run();
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_TRUE(r->accounted());
+  EXPECT_EQ(r->entries, 3U);
+  ASSERT_EQ(r->signatures.size(), 3U);
+  EXPECT_EQ(find(*r, landed)->standing, Standing::kLanded);
+  EXPECT_EQ(find(*r, failed)->standing, Standing::kFailed);
+  EXPECT_EQ(find(*r, expired)->standing, Standing::kExpired);
+}
+
+TEST_F(Reconcile, ASignatureAnsweredButNeverSentHereIsNamed) {
+  const auto sent = signed_tx(1), elsewhere = signed_tx(2);
+  log_signed({sent});
+  log_signed({elsewhere});
+  journal_step(sent, step_status::kConfirmed, 1);
+  auto r = run();
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->accounted());
+  ASSERT_NE(find(*r, elsewhere), nullptr);
+  EXPECT_EQ(find(*r, elsewhere)->standing, Standing::kNotSentHere);
+  EXPECT_EQ(find(*r, elsewhere)->entry, 2U);
+  // The node says it is on chain: someone sent the answer this online half never had.
+  ReconcileOptions options;
+  options.on_chain = [&](const std::string& s) -> Result<bool> {
+    return s == to_base58(elsewhere.signatures[0]);
+  };
+  auto with_chain = run(options);
+  ASSERT_TRUE(with_chain.ok());
+  EXPECT_TRUE(find(*with_chain, elsewhere)->landed_elsewhere);
+  EXPECT_NE(find(*with_chain, elsewhere)->detail.find("IS on chain"), std::string::npos);
+}
+
+TEST_F(Reconcile, ASentStepWhoseReceiptWasNeverReadIsSettledByTheNode) {
+  const auto pending = signed_tx(1), sending = signed_tx(2);
+  log_signed({pending, sending});
+  journal_step(pending, step_status::kPending, 1);
+  journal_step(sending, step_status::kSending, 2);
+  auto bare = run();
+  ASSERT_TRUE(bare.ok());
+  EXPECT_TRUE(bare->accounted()) << "in flight from here: the journal accounts for them";
+  EXPECT_EQ(find(*bare, pending)->standing, Standing::kUnknown);
+  std::vector<std::string> asked;
+  ReconcileOptions options;
+  options.prove = [&](const ChainQuestion& q) -> Result<ChainProof> {
+    asked.push_back(q.signature);
+    EXPECT_EQ(q.elapsed_seconds, 900);  // from the build at 100 to now at 1000
+    ChainProof p;
+    p.outcome = q.signature == to_base58(pending.signatures[0]) ? ChainProof::Outcome::kLanded
+                                                                : ChainProof::Outcome::kNeverLands;
+    p.detail = "proof";
+    return p;
+  };
+  auto proven = run(options);
+  ASSERT_TRUE(proven.ok());
+  EXPECT_EQ(asked.size(), 2U);
+  EXPECT_EQ(find(*proven, pending)->standing, Standing::kLanded);
+  EXPECT_EQ(find(*proven, sending)->standing, Standing::kExpired);
+}
+
+TEST_F(Reconcile, AJournalStepTheLogDoesNotHoldAndAMissingHeadAreNamed) {
+  const auto logged = signed_tx(1), unlogged = signed_tx(2);
+  log_signed({logged});
+  journal_step(logged, step_status::kConfirmed, 1);
+  journal_step(unlogged, step_status::kConfirmed, 2);
+  ASSERT_TRUE(journal_
+                  ->event(run_, "response",
+                          "audit head " + to_hex(entries_.back().hash.view()) + " (signed)", 102)
+                  .ok());
+  auto r = run();
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->accounted());
+  ASSERT_EQ(r->journal_only.size(), 1U);
+  EXPECT_EQ(r->journal_only[0], to_base58(unlogged.signatures[0]));
+  EXPECT_TRUE(r->missing_heads.empty()) << "the head the response carried is in the export";
+  // A later answer whose head the export does not reach: the export is stale or was cut.
+  ASSERT_TRUE(
+      journal_->event(run_, "response", "audit head " + std::string(64, 'a') + " (signed)", 103)
+          .ok());
+  auto later = run();
+  ASSERT_TRUE(later.ok());
+  ASSERT_EQ(later->missing_heads.size(), 1U);
+  EXPECT_EQ(later->missing_heads[0], std::string(64, 'a'));
+}
+
+TEST_F(Reconcile, AKeystoneAnswerIsAccountedOnlyWhenAccepted) {
+  const auto keystone = signed_tx(1);
+  log_signed({keystone}, audit::Decision::kSigned, std::string(keystone::kSignRequestAction));
+  auto plain = run();
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->accounted());
+  ReconcileOptions options;
+  options.accept_keystone = true;
+  auto accepted = run(options);
+  ASSERT_TRUE(accepted.ok());
+  EXPECT_TRUE(accepted->accounted());
+  EXPECT_EQ(find(*accepted, keystone)->standing, Standing::kOtherWallet);
+}
+
+TEST_F(Reconcile, AnExportThatDoesNotVerifyIsRefused) {
+  const auto a = signed_tx(1), b = signed_tx(2);
+  log_signed({a});
+  log_signed({b});
+  std::string text = export_text();
+  // Drop the first line: what is left starts at seq 2.
+  const std::string cut = text.substr(text.find('\n') + 1);
+  auto r = reconcile(cut, "export.jsonl", *journal_, {}, 1000);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), ErrorCode::kAuditLogBroken);
+  // An edited signature breaks its line's hash.
+  std::string edited = text;
+  const auto at = edited.find(to_base58(b.signatures[0]));
+  ASSERT_NE(at, std::string::npos);
+  edited[at] = edited[at] == '2' ? '3' : '2';
+  auto e = reconcile(edited, "export.jsonl", *journal_, {}, 1000);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code(), ErrorCode::kAuditLogBroken);
+}
+
+}  // namespace
+}  // namespace airlock::online
