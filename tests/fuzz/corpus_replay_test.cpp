@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -29,6 +30,19 @@ TEST_P(CorpusReplay, EveryInputRunsCleanly) {
     ++inputs;
   }
   EXPECT_GE(inputs, 3U) << "corpus for " << target.name << " is nearly empty";
+}
+
+// The fuzz preset builds, and scripts/fuzz campaigns, the targets of targets.txt: every entry
+// point here must be there, or no campaign ever runs it.
+TEST(FuzzTargets, TheListTheCampaignRunsIsEveryTarget) {
+  std::ifstream in(AIRLOCK_FUZZ_TARGET_LIST);
+  ASSERT_TRUE(in) << AIRLOCK_FUZZ_TARGET_LIST;
+  std::vector<std::string> listed;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) listed.push_back(line);
+  std::vector<std::string> known;
+  for (const auto& t : airlock::fuzz::kTargets) known.emplace_back(t.name);
+  EXPECT_EQ(listed, known);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, CorpusReplay, ::testing::ValuesIn(airlock::fuzz::kTargets),

@@ -8,6 +8,7 @@
 #include <airlock/common/accounts.h>
 #include <airlock/common/shortvec.h>
 #include <airlock/common/transaction.h>
+#include <airlock/formats/audit_record.h>
 #include <airlock/formats/cbor.h>
 #include <airlock/formats/dense.h>
 #include <airlock/formats/envelope.h>
@@ -266,6 +267,29 @@ int slip39(const std::uint8_t* data, std::size_t size) {
     auto secret = offline::slip39::combine(shares, "");
     if (secret.ok()) require(secret->size() >= 16 && secret->size() % 2 == 0);
   }
+  return 0;
+}
+
+// Input: an exported audit log, as it arrives on the online machine (a file on a USB stick, or QR
+// codes). It verifies, and then is exactly the lines its entries write, numbered in order and
+// chained; or it is refused by rule.
+int audit_export(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  auto entries = audit::verify_lines(text, "fuzz");
+  if (!entries.ok()) {
+    require(!entries.error().message().empty());
+    return 0;
+  }
+  std::string again;
+  Hash prev{};
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    const auto& e = (*entries)[i];
+    require(e.seq == i + 1 && e.prev == prev);
+    require(audit::chain_hash(e.prev, audit::body_text(e)) == e.hash);
+    prev = e.hash;
+    again += audit::line_of(e) + "\n";
+  }
+  require(again == text);
   return 0;
 }
 

@@ -36,6 +36,7 @@ int api_response(const std::uint8_t* data, std::size_t size);
 int lookup_table_account(const std::uint8_t* data, std::size_t size);
 int receive(const std::uint8_t* data, std::size_t size);
 int slip39(const std::uint8_t* data, std::size_t size);
+int audit_export(const std::uint8_t* data, std::size_t size);
 
 // Test names print the target's name, not its bytes.
 inline void PrintTo(const NamedTarget& target, std::ostream* os) { *os << target.name; }
@@ -60,6 +61,7 @@ inline constexpr NamedTarget kTargets[] = {
     {"lookup_table_account", lookup_table_account},
     {"receive", receive},
     {"slip39", slip39},
+    {"audit_export", audit_export},
 };
 
 }  // namespace airlock::fuzz

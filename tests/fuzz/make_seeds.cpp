@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include <airlock/formats/audit_record.h>
 #include <airlock/formats/cbor.h>
 #include <airlock/formats/dense.h>
 #include <airlock/formats/envelope.h>
@@ -150,6 +151,31 @@ int main(int argc, char** argv) {
   auto symbol = qr::encode(Bytes{1, 2, 3}, 1, qr::EcLevel::kL);
   put("png_image", "qr", image::encode_png(qr::render(*symbol, 1)).value());
   put("png_image", "tiny", image::encode_png(image::GrayImage(1, 1)).value());
+  // Audit exports: empty, one signed entry, and a chain of signed, refused and reissued.
+  put_text("audit_export", "empty", "");
+  {
+    std::string text;
+    Hash prev{};
+    for (std::uint64_t n = 1; n <= 3; ++n) {
+      audit::Entry e;
+      e.seq = n;
+      e.time = 1'795'000'000 + static_cast<std::int64_t>(n);
+      e.prev = prev;
+      e.request_id.fill(static_cast<std::uint8_t>(n == 3 ? 1 : n));
+      e.action = n == 2 ? "vault/update" : "aggregator/swap";
+      e.manager = q.manager;
+      e.vault = q.vault;
+      e.decision = n == 2 ? audit::Decision::kRefused
+                          : (n == 3 ? audit::Decision::kReissued : audit::Decision::kSigned);
+      if (n == 2) e.codes = {"policy.fee_payer"};
+      e.message_hashes = {Hash{}};
+      if (n != 2) e.signatures = {Signature{}};
+      e.hash = audit::chain_hash(e.prev, audit::body_text(e));
+      prev = e.hash;
+      text += audit::line_of(e) + "\n";
+      put_text("audit_export", "chain-" + std::to_string(n), text);
+    }
+  }
   std::cout << "seeds written under " << root << "\n";
   return 0;
 }
