@@ -11,6 +11,7 @@ namespace airlock::cli {
 int exit_code_for(const Error& error) noexcept {
   switch (error.code()) {
     case ErrorCode::kUsage:
+    case ErrorCode::kPolicyInvalid:  // the command's configuration: nothing was read or decided
       return kExitUsage;
     case ErrorCode::kIo:
     case ErrorCode::kKeystoreLocked:  // the key could not be opened: nothing was decided
@@ -52,7 +53,7 @@ int dispatch(std::string_view program, std::string_view usage, int argc, char** 
     return command->second(args);
   } catch (const std::exception& e) {
     std::cerr << program << ": internal error: " << e.what() << "\n";
-    return kExitIo;
+    return kExitInternal;
   }
 }
 

@@ -1,3 +1,6 @@
+#include <cstdio>
+#include <cstdlib>
+
 #include <airlock/common/error.h>
 
 namespace airlock {
@@ -110,6 +113,8 @@ std::string_view error_code_name(ErrorCode code) noexcept {
       return "backup.invalid";
     case ErrorCode::kKeystoreLocked:
       return "keystore.locked";
+    case ErrorCode::kPolicyInvalid:
+      return "policy.invalid";
     case ErrorCode::kAuditLogBroken:
       return "audit.broken";
     case ErrorCode::kNetworkUp:
@@ -140,6 +145,16 @@ Error Error::in_field(std::string_view field) const {
   prefixed += ": ";
   prefixed += message_;
   return Error(code_, std::move(prefixed));
+}
+
+void wrong_result_access(const char* asked, const Error* held) noexcept {
+  if (held != nullptr) {
+    std::fprintf(stderr, "airlock: internal error: %s of a result holding the error %s\n", asked,
+                 held->to_string().c_str());
+  } else {
+    std::fprintf(stderr, "airlock: internal error: %s of a result holding no error\n", asked);
+  }
+  std::abort();
 }
 
 }  // namespace airlock

@@ -162,6 +162,11 @@ TEST(Policy, MistakesNameTheKeyAndTheRule) {
        "tokens[1].symbol: 'USDC' is already pinned to another mint"},
   };
   for (const auto& [text, expected] : cases) {
+    // A policy's mistake has its own code (exit 2 on the command line), not usage.invalid.
+    auto parsed = parse_policy(text);
+    ASSERT_FALSE(parsed.ok()) << text;
+    EXPECT_EQ(parsed.error().code(), ErrorCode::kPolicyInvalid) << text;
+    EXPECT_EQ(parsed.error().code_name(), "policy.invalid");
     EXPECT_NE(error_of(text).find(expected), std::string::npos)
         << "policy:\n"
         << text << "\nerror: " << error_of(text);

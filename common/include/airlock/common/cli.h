@@ -16,6 +16,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitRejected = 1;  // the input was refused; stderr names the rule
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitIo = 3;
+inline constexpr int kExitInternal = 4;  // a bug: an exception escaped a command
 
 [[nodiscard]] int exit_code_for(const Error& error) noexcept;
 

@@ -87,6 +87,8 @@ enum class ErrorCode : std::uint16_t {
   // Process lock-down (hardening/).
   kNetworkUp,  // a non-loopback network interface is up where the offline half runs
   kLockdown,   // a lock-down step (rlimit, prctl, seccomp) failed
+  // The offline policy file (offline/policy.h): a setting that breaks its rule.
+  kPolicyInvalid,
 };
 
 // The stable snake_case name of a code, e.g. "message.no_writable_fee_payer".
@@ -111,7 +113,11 @@ class Error {
   std::string message_;
 };
 
-// A value or an Error. Accessing value() of an error result is a programming error and aborts.
+// Reports a Result accessed as what it does not hold (a programming error) and aborts.
+[[noreturn]] void wrong_result_access(const char* asked, const Error* held) noexcept;
+
+// A value or an Error. Accessing value() of an error result (or error() of a value) is a
+// programming error: it prints what the result held and aborts.
 template <class T>
 class [[nodiscard]] Result {
  public:
@@ -122,12 +128,27 @@ class [[nodiscard]] Result {
   [[nodiscard]] bool ok() const noexcept { return state_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }
 
-  [[nodiscard]] T& value() & { return std::get<0>(state_); }
-  [[nodiscard]] const T& value() const& { return std::get<0>(state_); }
+  [[nodiscard]] T& value() & {
+    check_value();
+    return std::get<0>(state_);
+  }
+  [[nodiscard]] const T& value() const& {
+    check_value();
+    return std::get<0>(state_);
+  }
   // From a temporary, the value moves out: `for (auto& x : f().value())` stays valid.
-  [[nodiscard]] T value() && { return std::get<0>(std::move(state_)); }
-  [[nodiscard]] const Error& error() const& { return std::get<1>(state_); }
-  [[nodiscard]] Error error() && { return std::get<1>(std::move(state_)); }
+  [[nodiscard]] T value() && {
+    check_value();
+    return std::get<0>(std::move(state_));
+  }
+  [[nodiscard]] const Error& error() const& {
+    check_error();
+    return std::get<1>(state_);
+  }
+  [[nodiscard]] Error error() && {
+    check_error();
+    return std::get<1>(std::move(state_));
+  }
 
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
@@ -135,6 +156,12 @@ class [[nodiscard]] Result {
   const T& operator*() const& { return value(); }
 
  private:
+  void check_value() const noexcept {
+    if (state_.index() != 0) wrong_result_access("value()", std::get_if<1>(&state_));
+  }
+  void check_error() const noexcept {
+    if (state_.index() != 1) wrong_result_access("error()", nullptr);
+  }
   std::variant<T, Error> state_;
 };
 
@@ -146,7 +173,10 @@ class [[nodiscard]] Status {
 
   [[nodiscard]] bool ok() const noexcept { return !failed_; }
   explicit operator bool() const noexcept { return ok(); }
-  [[nodiscard]] const Error& error() const& { return error_; }
+  [[nodiscard]] const Error& error() const& {
+    if (!failed_) wrong_result_access("error()", nullptr);
+    return error_;
+  }
 
  private:
   Error error_{ErrorCode::kUsage, {}};
