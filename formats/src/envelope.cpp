@@ -3,6 +3,7 @@
 
 #include <airlock/common/secret.h>
 #include <airlock/formats/envelope.h>
+#include <airlock/formats/keystone.h>
 
 #include "cbor_fields.h"
 
@@ -326,6 +327,15 @@ Result<SignRequest> decode_request(ByteView bytes) {
   AIRLOCK_TRY(vault, r.require_fixed<32>(key::kVault, "vault"));
   q.vault = vault;
   AIRLOCK_TRY(action, r.require_text(key::kAction, "action", 1, kMaxActionChars));
+  // The Keystone action names what the offline half makes of a ur:sol-sign-request it read
+  // itself (no intent, no deadline, no envelope vault): an envelope claiming it would get that
+  // lighter review for a request that came as airlock's own.
+  if (action == keystone::kSignRequestAction) {
+    return cbor::bad_value(r.field("action"),
+                           "'" + action +
+                               "' is what a Keystone ur:sol-sign-request is reviewed as; an "
+                               "airlock request cannot claim it");
+  }
   q.action = std::move(action);
   AIRLOCK_TRY(intent, r.require_text(key::kIntent, "intent", 2, kMaxIntentBytes));
   const auto parsed = nlohmann::json::parse(intent, nullptr, /*allow_exceptions=*/false);

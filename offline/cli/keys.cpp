@@ -238,7 +238,8 @@ Result<SecretBytes> key_from_typed_shares(const po::variables_map& vm,
   const auto enough = [&] {
     if (infos.empty()) return false;
     std::size_t complete = 0;
-    for (const auto& [group, given] : members) {
+    for (const auto& [group_index, given] : members) {
+      const int group = group_index;  // a structured binding cannot be captured before C++20
       const auto it = std::find_if(infos.begin(), infos.end(),
                                    [&](const auto& i) { return i.group_index == group; });
       if (given.size() >= it->member_threshold) ++complete;

@@ -425,6 +425,8 @@ int run_log(const std::vector<std::string>& args) {
                             std::nullopt, "the log");
         !s.ok())
       return report(s.error());
+    std::cerr << "airlock-offline: on the online machine, give reconcile --head with the head "
+                 "below, read off this screen\n";
   }
   if (action == "show") {
     for (const auto& e : *entries) {

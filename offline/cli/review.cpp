@@ -4,10 +4,13 @@
 // except the report asked for.
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <vector>
 
 #include <airlock/common/cli.h>
 #include <airlock/common/cli_options.h>
 #include <airlock/hardening/lockdown.h>
+#include <airlock/offline/audit.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/policy.h>
 #include <airlock/offline/signing.h>
@@ -22,7 +25,7 @@ using airlock::ErrorCode;
 
 namespace {
 
-enum class Verdict { kRefused, kAsks, kAutomatic };
+enum class Verdict { kRefused, kAsks, kAutomatic, kReissued };
 
 std::string_view verdict_name(Verdict v) {
   switch (v) {
@@ -32,6 +35,8 @@ std::string_view verdict_name(Verdict v) {
       return "signable";
     case Verdict::kAutomatic:
       return "auto-approvable";
+    case Verdict::kReissued:
+      return "reissued";
   }
   return "refused";
 }
@@ -48,8 +53,9 @@ int run_review(const std::vector<std::string>& args) {
       "header is read), or --signer, or else the policy's manager. Without --policy the request\n"
       "is judged under the empty policy, which allows nothing (so the verdict is refused), and\n"
       "the decoding and intent checks are still shown. The report starts with the SHA-256 of\n"
-      "the request as a file, to compare with `sha256sum` where it was made. It does not consult\n"
-      "an audit log: a request id signed before is caught by sign alone.\n"
+      "the request as a file, to compare with `sha256sum` where it was made. With --audit-log\n"
+      "(read, never written), a request id the log has signed is judged as sign judges it:\n"
+      "answered again from the log (verdict reissued), or refused as policy.replay.\n"
       "Exit 0 when sign would accept it (asking, or automatically under --auto-approve), 1 when\n"
       "it would refuse.\n\noptions");
   options.add_options()("help,h", "show this help")("policy", po::value<std::string>(),
@@ -61,6 +67,8 @@ int run_review(const std::vector<std::string>& args) {
       "judge as at this unix time (default now): deadlines and the summary's times")(
       "idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
       "folder of Anchor IDL files for the programs to decode")(
+      "audit-log", po::value<std::string>(),
+      "the signer's audit log, read only: judge a request id it has signed as sign would")(
       "json", "print the summary and verdict as JSON instead of text");
   request_source_options(options);
   po::variables_map vm;
@@ -93,6 +101,12 @@ int run_review(const std::vector<std::string>& args) {
     signer = policy.manager;
     signer_source = "the policy's manager";
   }
+  std::vector<airlock::offline::AuditEntry> log;
+  if (vm.count("audit-log")) {
+    auto entries = airlock::offline::verify_audit_log(vm["audit-log"].as<std::string>());
+    if (!entries.ok()) return report(entries.error());
+    log = std::move(entries).value();
+  }
   airlock::offline::DecoderRegistry decoders;
   if (auto s = decoders.add_idl_folder(vm["idl-dir"].as<std::string>()); !s.ok())
     return report(s.error());
@@ -108,9 +122,19 @@ int run_review(const std::vector<std::string>& args) {
 
   const auto examined = airlock::offline::examine(request, policy, decoders, *signer, now);
   const auto& review = examined.review;
-  const Verdict verdict = review.refused()         ? Verdict::kRefused
-                          : review.auto_approvable ? Verdict::kAutomatic
-                                                   : Verdict::kAsks;
+  // sign decides a request id its log has signed before from the log, before any review.
+  const auto replay = airlock::offline::check_replay(log, request);
+  std::optional<airlock::envelope::Refusal> replay_refused;
+  if (replay.earlier && !replay.same_transactions)
+    replay_refused = airlock::offline::replay_refusal(*replay.earlier);
+  Verdict verdict = Verdict::kAsks;
+  if (replay.earlier && replay.same_transactions) {
+    verdict = Verdict::kReissued;
+  } else if (replay_refused || review.refused()) {
+    verdict = Verdict::kRefused;
+  } else if (review.auto_approvable) {
+    verdict = Verdict::kAutomatic;
+  }
   const std::string digest = airlock::to_hex(incoming->digest.view());
   if (vm.count("json")) {
     auto out = airlock::offline::summary_json(request, review);
@@ -122,6 +146,10 @@ int run_review(const std::vector<std::string>& args) {
         {"policy", vm.count("policy") ? nlohmann::ordered_json(vm["policy"].as<std::string>())
                                       : nlohmann::ordered_json(nullptr)},
         {"at", now}};
+    if (replay.earlier) {
+      out["review"]["replay"] = {{"entry", replay.earlier->seq},
+                                 {"same_transactions", replay.same_transactions}};
+    }
     std::cout << out.dump(2, ' ', true) << "\n";
   } else {
     std::cout << "REVIEW ONLY: nothing is signed here.\n"
@@ -134,7 +162,19 @@ int run_review(const std::vector<std::string>& args) {
               << "\n\n"
               << examined.summary << "\n";
     switch (verdict) {
+      case Verdict::kReissued:
+        std::cout << "VERDICT: the audit log signed this request id for these transactions "
+                     "(entry "
+                  << replay.earlier->seq
+                  << "): sign would answer it again from the log, without asking or opening the "
+                     "key.\n";
+        break;
       case Verdict::kRefused:
+        if (replay_refused) {
+          std::cout << "VERDICT: sign would refuse this request: " << replay_refused->code << ": "
+                    << replay_refused->reason << ".\n";
+          break;
+        }
         std::cout << "VERDICT: sign would refuse this request (" << review.refusals.size()
                   << " reason(s) above).\n";
         break;

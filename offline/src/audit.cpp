@@ -83,7 +83,12 @@ AuditLog::~AuditLog() {
 }
 
 const AuditEntry* AuditLog::signed_entry(const envelope::RequestId& id) const {
-  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
+  return latest_signed(entries_, id);
+}
+
+const AuditEntry* latest_signed(const std::vector<AuditEntry>& entries,
+                                const envelope::RequestId& id) {
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
     if (it->request_id == id &&
         (it->decision == Decision::kSigned || it->decision == Decision::kReissued))
       return &*it;

@@ -48,6 +48,18 @@ envelope::Refusal refusal_of(const std::vector<Finding>& refusals) {
   return r;
 }
 
+Replay check_replay(const std::vector<AuditEntry>& entries, const envelope::SignRequest& q) {
+  Replay r;
+  r.earlier = latest_signed(entries, q.request_id);
+  r.same_transactions = r.earlier != nullptr && r.earlier->message_hashes == message_hashes(q);
+  return r;
+}
+
+envelope::Refusal replay_refusal(const AuditEntry& earlier) {
+  return {"policy.replay", "request id already signed (audit entry " + std::to_string(earlier.seq) +
+                               ") for other transactions"};
+}
+
 Examination examine(const envelope::SignRequest& request, const Policy& policy,
                     const DecoderRegistry& decoders, const PublicKey& signer,
                     std::int64_t now_unix) {
@@ -78,17 +90,14 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
 
   // The same request id again: a lost response is sent again from the log (the signatures are
   // already out); the same id over other transactions is refused.
-  if (const AuditEntry* earlier = c.log.signed_entry(q.request_id)) {
-    if (earlier->message_hashes == hashes) {
+  if (const Replay replay = check_replay(c.log.entries(), q); replay.earlier != nullptr) {
+    if (replay.same_transactions) {
       AuditEntry e = entry_for(q, Decision::kReissued, c.clock());
-      return finish(std::move(e), earlier->signatures);
+      return finish(std::move(e), replay.earlier->signatures);
     }
     AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
     e.codes = {"policy.replay"};
-    return finish(std::move(e),
-                  envelope::Refusal{"policy.replay", "request id already signed (audit entry " +
-                                                         std::to_string(earlier->seq) +
-                                                         ") for other transactions"});
+    return finish(std::move(e), replay_refusal(*replay.earlier));
   }
 
   auto examined = examine(q, c.policy, c.decoders, info.public_key, c.clock());

@@ -714,8 +714,8 @@ int run_history(const std::vector<std::string>& args) {
 
 int run_reconcile(const std::vector<std::string>& args) {
   po::options_description options(
-      "usage: airlock-online reconcile --audit-export FILE [--journal FILE] [--rpc URL]\n"
-      "                                [--accept-keystone] [--json]\n\n"
+      "usage: airlock-online reconcile --audit-export FILE --head HEX [--journal FILE]\n"
+      "                                [--rpc URL] [--accept-keystone] [--json]\n\n"
       "Accounts for every signature the offline key made: the offline audit log, exported with\n"
       "`airlock-offline log export`, joined with this journal. Each signature is landed, failed,\n"
       "expired (provably never lands), unknown (sent or signed here, not settled: run resume),\n"
@@ -723,11 +723,16 @@ int run_reconcile(const std::vector<std::string>& args) {
       "and says whether a signature never sent here is on chain anyway. Also named: journal steps\n"
       "by the log's managers that the log does not hold (the log was cut, or another log\n"
       "signed) and audit heads that responses carried and the export lacks (an export older than\n"
-      "the last answer, or a log cut short). Exit 0 when everything is accounted for, 1 when\n"
-      "anything above is named.\n\noptions");
+      "the last answer, or a log cut short). --head is the head `log export` printed on the\n"
+      "offline machine's screen, typed here: the export must end exactly there (a chain checks\n"
+      "itself only from within; without that anchor whoever carried it could cut its end or\n"
+      "bring another chain). Exit 0 when everything is accounted for, 1 when anything above is\n"
+      "named.\n\noptions");
   options.add_options()("help,h", "show this help")(
       "audit-export", po::value<std::string>()->required(),
       "the exported audit log (airlock-offline log export --out, or airlock-qr decode --out)")(
+      "head", po::value<std::string>()->required(),
+      "the head `airlock-offline log export` showed (64 hex digits), read off its screen")(
       "rpc", po::value<std::string>(),
       "a Solana RPC URL (keeping transaction history) to settle open steps on chain")(
       "accept-keystone",
@@ -744,6 +749,12 @@ int run_reconcile(const std::vector<std::string>& args) {
   if (!journal.ok()) return report(journal.error());
   online::ReconcileOptions reconcile_options;
   reconcile_options.accept_keystone = vm.count("accept-keystone") > 0;
+  reconcile_options.expected_head = vm["head"].as<std::string>();
+  if (reconcile_options.expected_head->size() != 64 ||
+      reconcile_options.expected_head->find_first_not_of("0123456789abcdefABCDEF") !=
+          std::string::npos)
+    return report(Error(ErrorCode::kUsage,
+                        "--head: must be the 64 hex digits `log export` showed (its head)"));
   if (vm.count("rpc")) {
     const std::string rpc = vm["rpc"].as<std::string>();
     if (auto s = online::check_transport(rpc); !s.ok()) return report(s.error().in_field("--rpc"));

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -67,6 +68,19 @@ Result<ReconcileReport> reconcile(std::string_view export_text, const std::strin
   ReconcileReport report;
   report.entries = entries.size();
   if (!entries.empty()) report.export_head = to_hex(entries.back().hash.view());
+  if (options.expected_head) {
+    std::string wanted = *options.expected_head;
+    std::transform(wanted.begin(), wanted.end(), wanted.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (wanted != report.export_head) {
+      return Error(ErrorCode::kAuditLogBroken,
+                   "audit export " + export_name + " ends at head " +
+                       (report.export_head.empty() ? std::string("(empty)") : report.export_head) +
+                       " after " + std::to_string(entries.size()) +
+                       " entries, not at the head the offline machine showed (" + wanted +
+                       "): entries were cut from its end, or it is another log");
+    }
+  }
 
   // Every step and every answered head the journal holds.
   std::map<std::string, JournalStep> steps;  // by signature

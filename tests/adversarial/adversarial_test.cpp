@@ -11,6 +11,7 @@
 #include <airlock/common/message_builder.h>
 #include <airlock/common/programs.h>
 #include <airlock/formats/files.h>
+#include <airlock/formats/keystone.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/policy.h>
 #include <airlock/offline/signing.h>
@@ -389,6 +390,32 @@ TEST_F(Adversarial, ARequestIdReplayedWithOtherContentIsRefused) {
   EXPECT_EQ(refusal->code, "policy.replay");
   EXPECT_EQ(log->entries().back().codes, std::vector<std::string>{"policy.replay"});
   EXPECT_EQ(second.passphrases, 0);
+
+  // review --audit-log judges both as sign did: the first answered again from the log, the
+  // replay refused as policy.replay.
+  std::ofstream(dir.file("replay-policy.toml")) << offline::policy_toml(policy_for(replay));
+  const auto review_of = [&](const envelope::SignRequest& q) {
+    const std::string file = dir.file("replayed.alreq");
+    EXPECT_TRUE(files::write_atomically(file, files::wrap_envelope(files::EnvelopeKind::kRequest,
+                                                                   envelope::encode_request(q)))
+                    .ok());
+    return airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " review " + file +
+                                      " --policy " + dir.file("replay-policy.toml") +
+                                      " --audit-log " + dir.file("audit.log") + " --at " +
+                                      std::to_string(now_s()) + " --json 2>/dev/null");
+  };
+  const auto again = review_of(h.vault_update);
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  const json again_json = json::parse(again.output, nullptr, false);
+  ASSERT_TRUE(again_json.is_object()) << again.output;
+  EXPECT_EQ(again_json["review"]["verdict"], "reissued");
+  EXPECT_EQ(again_json["review"]["replay"]["same_transactions"], true);
+  const auto replayed = review_of(replay);
+  EXPECT_EQ(replayed.exit_code, 1) << replayed.output;
+  const json replayed_json = json::parse(replayed.output, nullptr, false);
+  ASSERT_TRUE(replayed_json.is_object()) << replayed.output;
+  EXPECT_EQ(replayed_json["review"]["verdict"], "refused");
+  EXPECT_EQ(replayed_json["review"]["replay"]["same_transactions"], false);
 }
 
 // Envelope attacks against the real executable: each is refused before anything is decided,
@@ -410,9 +437,18 @@ TEST_F(Adversarial, MalformedEnvelopesAreRefusedByTheExecutable) {
   trailing.push_back(0x00);
   Bytes oversized = honest_file;
   oversized.resize(envelope::kMaxRequestBytes + 64, 0x41);
-  const std::vector<Attack> attacks = {{"truncated", truncated, "cbor."},
-                                       {"trailing garbage", trailing, "trailing"},
-                                       {"oversized", oversized, "too"}};
+  // An airlock request claiming the action a Keystone request is reviewed as (no intent,
+  // deadline or envelope vault to bind): found by an independent review, where review and sign
+  // then took it for a Keystone request.
+  auto claims_keystone = h.vault_update;
+  claims_keystone.action = std::string(keystone::kSignRequestAction);
+  const Bytes keystone_claim = files::wrap_envelope(files::EnvelopeKind::kRequest,
+                                                    envelope::encode_request(claims_keystone));
+  const std::vector<Attack> attacks = {
+      {"truncated", truncated, "cbor."},
+      {"trailing garbage", trailing, "trailing"},
+      {"oversized", oversized, "too"},
+      {"claims the Keystone action", keystone_claim, "sign_request.action"}};
   for (const auto& a : attacks) {
     SCOPED_TRACE(a.name);
     const std::string request = dir.file("hostile.alreq");
@@ -425,6 +461,12 @@ TEST_F(Adversarial, MalformedEnvelopesAreRefusedByTheExecutable) {
     EXPECT_NE(r.output.find(a.code), std::string::npos) << r.output;
     EXPECT_FALSE(std::filesystem::exists(dir.file("response.alres")));
     EXPECT_FALSE(std::filesystem::exists(dir.file("cli-audit.log")));
+    // review refuses it the same way.
+    const auto reviewed =
+        airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " review --policy " +
+                                   dir.file("policy.toml") + " " + request);
+    EXPECT_EQ(reviewed.exit_code, 1) << reviewed.output;
+    EXPECT_NE(reviewed.output.find(a.code), std::string::npos) << reviewed.output;
   }
 }
 

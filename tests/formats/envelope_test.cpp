@@ -3,6 +3,7 @@
 #include <airlock/formats/cbor.h>
 #include <airlock/formats/dense.h>
 #include <airlock/formats/envelope.h>
+#include <airlock/formats/keystone.h>
 #include <airlock/formats/qr.h>
 
 #include "support/vectors.h"
@@ -126,6 +127,11 @@ TEST(Envelope, RequestSchemaViolationsNameTheField) {
        ErrorCode::kEnvelopeWrongType, "sign_request.manager"},
       {"deadline before creation", [](auto& e) { set_key(e, 3, Value::unsigned_int(5)); },
        ErrorCode::kEnvelopeBadValue, "sign_request.deadline"},
+      // The Keystone action is what the offline half names a ur:sol-sign-request it read
+      // itself (no intent, deadline or vault to bind): an envelope cannot claim it.
+      {"the Keystone action",
+       [](auto& e) { set_key(e, 6, Value::text(std::string(keystone::kSignRequestAction))); },
+       ErrorCode::kEnvelopeBadValue, "sign_request.action"},
       {"intent not an object", [](auto& e) { set_key(e, 7, Value::text("[1,2]")); },
        ErrorCode::kEnvelopeBadValue, "sign_request.intent"},
       {"no steps", [](auto& e) { set_key(e, 8, Value::array({})); }, ErrorCode::kEnvelopeBadValue,

@@ -1,6 +1,8 @@
 // reconcile: the offline audit log's signatures joined with the journal. Built from real
 // records: an audit export written line by line as the offline half writes it (formats'
 // audit_record) and a journal on disk holding real signed transactions.
+#include <cctype>
+
 #include <gtest/gtest.h>
 
 #include <airlock/common/ed25519.h>
@@ -230,6 +232,35 @@ TEST_F(Reconcile, AnExportThatDoesNotVerifyIsRefused) {
   auto e = reconcile(edited, "export.jsonl", *journal_, {}, 1000);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().code(), ErrorCode::kAuditLogBroken);
+}
+
+// The head read off the offline screen anchors the export: a tail cut off (which still chains)
+// or another chain is refused. Found by an independent review: without it, cutting the entries
+// after the last answer this online half saw hid a signature answered elsewhere.
+TEST_F(Reconcile, AnExportThatDoesNotEndAtTheShownHeadIsRefused) {
+  const auto sent = signed_tx(1), elsewhere = signed_tx(2);
+  log_signed({sent});
+  log_signed({elsewhere});
+  journal_step(sent, step_status::kConfirmed, 1);
+  const std::string shown = to_hex(entries_.back().hash.view());
+  const std::string whole = export_text();
+  const std::string cut = whole.substr(0, whole.find('\n') + 1);  // the first entry alone
+  ReconcileOptions options;
+  options.expected_head = shown;
+  auto r = reconcile(cut, "export.jsonl", *journal_, options, 1000);
+  ASSERT_FALSE(r.ok()) << "a cut export was reconciled";
+  EXPECT_EQ(r.error().code(), ErrorCode::kAuditLogBroken);
+  EXPECT_NE(r.error().message().find(shown), std::string::npos) << r.error().message();
+  // Without the anchor the cut export looks complete: exactly what the head is for.
+  auto unanchored = reconcile(cut, "export.jsonl", *journal_, {}, 1000);
+  ASSERT_TRUE(unanchored.ok());
+  EXPECT_TRUE(unanchored->accounted());
+  // The whole export, at the shown head (in any case): the hidden signature is named.
+  for (char& c : options.expected_head.value()) c = static_cast<char>(std::toupper(c));
+  auto whole_report = reconcile(whole, "export.jsonl", *journal_, options, 1000);
+  ASSERT_TRUE(whole_report.ok()) << whole_report.error().to_string();
+  EXPECT_FALSE(whole_report->accounted());
+  EXPECT_EQ(find(*whole_report, elsewhere)->standing, Standing::kNotSentHere);
 }
 
 }  // namespace

@@ -55,6 +55,10 @@ class AuditLog {
   std::vector<AuditEntry> entries_;
 };
 
+// The latest entry of `entries` for this request id that signed (signed or reissued), if any.
+[[nodiscard]] const AuditEntry* latest_signed(const std::vector<AuditEntry>& entries,
+                                              const envelope::RequestId& id);
+
 // Reads and checks a log without locking or changing it (for `log verify`).
 [[nodiscard]] Result<std::vector<AuditEntry>> verify_audit_log(const std::string& path);
 

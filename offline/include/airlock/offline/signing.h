@@ -54,6 +54,18 @@ struct Examination {
                                   const DecoderRegistry& decoders, const PublicKey& signer,
                                   std::int64_t now_unix);
 
+// A request id the audit log has signed before: the same transactions are answered again from
+// the log (reissued, the key never opened); other transactions under that id are refused
+// (policy.replay). process_request and `review --audit-log` both decide it here.
+struct Replay {
+  const AuditEntry* earlier = nullptr;  // null: the id was never signed
+  bool same_transactions = false;
+};
+[[nodiscard]] Replay check_replay(const std::vector<AuditEntry>& entries,
+                                  const envelope::SignRequest& request);
+// The refusal of a replay with other transactions.
+[[nodiscard]] envelope::Refusal replay_refusal(const AuditEntry& earlier);
+
 // Fails (without a response) only when the keystore, log or passphrase fail: then nothing was
 // decided and nothing recorded. A wrong passphrase is such a failure: ask again.
 [[nodiscard]] Result<SigningOutcome> process_request(const envelope::SignRequest& request,

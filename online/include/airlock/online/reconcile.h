@@ -63,10 +63,15 @@ struct ReconcileOptions {
   std::function<Result<bool>(const std::string& signature)> on_chain;
   // Keystone signatures were answered to another wallet: listed, but accounted for.
   bool accept_keystone = false;
+  // The head the offline machine showed when it exported (`log export` prints it), read off its
+  // screen: the export must end exactly there. A chain checks itself only from within, so
+  // without this anchor whoever carries the export could cut its tail, or build another chain.
+  std::optional<std::string> expected_head;
 };
 
-// `export_text` is the exported log (its chain is checked from the first entry: an export that
-// does not verify is audit.broken and nothing is reported).
+// `export_text` is the exported log (its chain is checked from the first entry, and its last
+// hash against `expected_head` when given: an export that does not verify, or ends elsewhere, is
+// audit.broken and nothing is reported).
 [[nodiscard]] Result<ReconcileReport> reconcile(std::string_view export_text,
                                                 const std::string& export_name,
                                                 const Journal& journal,
