@@ -147,7 +147,9 @@ Result<std::vector<Entry>> verify_lines(std::string_view text, const std::string
     const std::size_t at = line.rfind(kHashKey);
     if (at == std::string_view::npos) return broken(path, number, "has no hash at its end");
     const std::string body = std::string(line.substr(0, at)) + "}";
-    if (body != body_text(*entry))
+    // The whole line, its hash's hex digits included (lower case), as this program writes it
+    // (an upper-case hash verified before: found by the audit_export fuzz target).
+    if (body != body_text(*entry) || line != line_of(*entry))
       return broken(path, number, "is not in the canonical form this program writes");
     if (entry->seq != number)
       return broken(path, number,
