@@ -811,12 +811,12 @@ int run_reconcile(const std::vector<std::string>& args) {
                 << printable(a.detail) << "\n";
     }
     for (const auto& s : r.journal_only) {
-      std::cout << "NOT IN THE LOG  " << s
+      std::cout << "NOT IN THE LOG  " << printable(s)
                 << "  the journal holds this step, signed by the log's manager, and the log does "
                    "not: the log was cut or another log signed\n";
     }
     for (const auto& h : r.missing_heads) {
-      std::cout << "HEAD MISSING    " << h
+      std::cout << "HEAD MISSING    " << printable(h)
                 << "  a response carried this audit head and the export does not hold it: the "
                    "export is older than that answer, or the log was cut short\n";
     }
