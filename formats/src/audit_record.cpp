@@ -164,4 +164,18 @@ Result<std::vector<Entry>> verify_lines(std::string_view text, const std::string
   return entries;
 }
 
+Result<Hash> parse_head(std::string_view text, std::string_view option) {
+  const std::string rule = std::string(option) +
+                           ": must be the 64 hex digits of an audit head, either case (as "
+                           "`airlock-offline log export` or a sign response shows it)";
+  if (text.size() != 2 * Hash::kSize)
+    return Error(ErrorCode::kUsage, rule + ", got " + std::to_string(text.size()) + " characters");
+  if (const auto bad = text.find_first_not_of("0123456789abcdefABCDEF");
+      bad != std::string_view::npos)
+    return Error(ErrorCode::kUsage,
+                 rule + ", character " + std::to_string(bad + 1) + " is not a hex digit");
+  AIRLOCK_TRY(bytes, from_hex(text, Hash::kSize));
+  return fixed_from_view<Hash::kSize>(bytes);
+}
+
 }  // namespace airlock::audit

@@ -441,19 +441,13 @@ int run_log(const std::vector<std::string>& args) {
   }
   const airlock::Hash head = entries->empty() ? airlock::Hash{} : entries->back().hash;
   if (vm.count("head")) {
-    std::string wanted = vm["head"].as<std::string>();
-    std::transform(wanted.begin(), wanted.end(), wanted.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (wanted.size() != 64 || wanted.find_first_not_of("0123456789abcdef") != std::string::npos)
-      return report(Error(ErrorCode::kUsage,
-                          "--head: must be 64 hex digits (a sign response's "
-                          "audit head)"));
-    const bool found = std::any_of(entries->begin(), entries->end(), [&](const auto& e) {
-      return airlock::to_hex(e.hash.view()) == wanted;
-    });
+    auto wanted = airlock::audit::parse_head(vm["head"].as<std::string>(), "--head");
+    if (!wanted.ok()) return report(wanted.error());
+    const bool found = std::any_of(entries->begin(), entries->end(),
+                                   [&](const auto& e) { return e.hash == *wanted; });
     if (!found) {
       return report(Error(ErrorCode::kAuditLogBroken,
-                          "head " + wanted +
+                          "head " + airlock::to_hex(wanted->view()) +
                               " is not in the log: entries were removed from its end, or it is "
                               "another log"));
     }

@@ -742,6 +742,8 @@ int run_reconcile(const std::vector<std::string>& args) {
   po::variables_map vm;
   int code = 0;
   if (!cli::parse_options(kProgram, args, options, vm, code)) return code;
+  auto head = audit::parse_head(vm["head"].as<std::string>(), "--head");
+  if (!head.ok()) return report(head.error());
   const std::string path = vm["audit-export"].as<std::string>();
   auto text = files::read_limited(path, std::size_t{64} << 20);
   if (!text.ok()) return report(text.error());
@@ -749,12 +751,7 @@ int run_reconcile(const std::vector<std::string>& args) {
   if (!journal.ok()) return report(journal.error());
   online::ReconcileOptions reconcile_options;
   reconcile_options.accept_keystone = vm.count("accept-keystone") > 0;
-  reconcile_options.expected_head = vm["head"].as<std::string>();
-  if (reconcile_options.expected_head->size() != 64 ||
-      reconcile_options.expected_head->find_first_not_of("0123456789abcdefABCDEF") !=
-          std::string::npos)
-    return report(Error(ErrorCode::kUsage,
-                        "--head: must be the 64 hex digits `log export` showed (its head)"));
+  reconcile_options.expected_head = *head;
   if (vm.count("rpc")) {
     const std::string rpc = vm["rpc"].as<std::string>();
     if (auto s = online::check_transport(rpc); !s.ok()) return report(s.error().in_field("--rpc"));

@@ -69,9 +69,7 @@ Result<ReconcileReport> reconcile(std::string_view export_text, const std::strin
   report.entries = entries.size();
   if (!entries.empty()) report.export_head = to_hex(entries.back().hash.view());
   if (options.expected_head) {
-    std::string wanted = *options.expected_head;
-    std::transform(wanted.begin(), wanted.end(), wanted.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string wanted = to_hex(options.expected_head->view());
     if (wanted != report.export_head) {
       return Error(ErrorCode::kAuditLogBroken,
                    "audit export " + export_name + " ends at head " +

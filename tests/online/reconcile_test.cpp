@@ -2,7 +2,9 @@
 // records: an audit export written line by line as the offline half writes it (formats'
 // audit_record) and a journal on disk holding real signed transactions.
 #include <cctype>
+#include <fstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/ed25519.h>
@@ -242,11 +244,12 @@ TEST_F(Reconcile, AnExportThatDoesNotEndAtTheShownHeadIsRefused) {
   log_signed({sent});
   log_signed({elsewhere});
   journal_step(sent, step_status::kConfirmed, 1);
-  const std::string shown = to_hex(entries_.back().hash.view());
+  const Hash shown_hash = entries_.back().hash;
+  const std::string shown = to_hex(shown_hash.view());
   const std::string whole = export_text();
   const std::string cut = whole.substr(0, whole.find('\n') + 1);  // the first entry alone
   ReconcileOptions options;
-  options.expected_head = shown;
+  options.expected_head = shown_hash;
   auto r = reconcile(cut, "export.jsonl", *journal_, options, 1000);
   ASSERT_FALSE(r.ok()) << "a cut export was reconciled";
   EXPECT_EQ(r.error().code(), ErrorCode::kAuditLogBroken);
@@ -255,12 +258,47 @@ TEST_F(Reconcile, AnExportThatDoesNotEndAtTheShownHeadIsRefused) {
   auto unanchored = reconcile(cut, "export.jsonl", *journal_, {}, 1000);
   ASSERT_TRUE(unanchored.ok());
   EXPECT_TRUE(unanchored->accounted());
-  // The whole export, at the shown head (in any case): the hidden signature is named.
-  for (char& c : options.expected_head.value()) c = static_cast<char>(std::toupper(c));
+  // The whole export, at the shown head: the hidden signature is named.
   auto whole_report = reconcile(whole, "export.jsonl", *journal_, options, 1000);
   ASSERT_TRUE(whole_report.ok()) << whole_report.error().to_string();
   EXPECT_FALSE(whole_report->accounted());
   EXPECT_EQ(find(*whole_report, elsewhere)->standing, Standing::kNotSentHere);
+}
+
+// The head as the operator types it: either case is the same head; anything but 64 hex digits
+// is a usage error naming the option and the rule, refused before the export or the journal
+// is read.
+TEST_F(Reconcile, TheCommandTakesTheHeadInEitherCaseAndRefusesAnythingElseByRule) {
+  const auto sent = signed_tx(1);
+  log_signed({sent});
+  journal_step(sent, step_status::kConfirmed, 1);
+  std::ofstream(dir_.file("export.jsonl")) << export_text();
+  journal_.reset();  // the command takes the journal's lock
+  std::string head = to_hex(entries_.back().hash.view());
+  const auto command = [&](const std::string& head_arg, const std::string& export_file) {
+    return airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
+                                      " reconcile --audit-export " + export_file + " --journal " +
+                                      dir_.file("journal.sqlite") + " --head '" + head_arg + "'");
+  };
+  for (char& c : head) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const auto upper = command(head, dir_.file("export.jsonl"));
+  EXPECT_EQ(upper.exit_code, 0) << upper.output;
+  const struct {
+    std::string head, rule;
+  } bad[] = {
+      {"00ff", "got 4 characters"},
+      {head + "0", "got 65 characters"},
+      {"", "got 0 characters"},
+      {head.substr(0, 4) + "g" + head.substr(5), "character 5 is not a hex digit"},
+      {" " + head.substr(1), "character 1 is not a hex digit"},
+  };
+  for (const auto& b : bad) {
+    // A missing export: the head is refused first, as usage, whatever else is wrong.
+    const auto r = command(b.head, dir_.file("missing.jsonl"));
+    EXPECT_EQ(r.exit_code, 2) << b.head << "\n" << r.output;
+    EXPECT_THAT(r.output, ::testing::HasSubstr("usage.invalid: --head: must be the 64 hex digits"));
+    EXPECT_THAT(r.output, ::testing::HasSubstr(b.rule)) << b.head;
+  }
 }
 
 }  // namespace

@@ -279,7 +279,8 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
       airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " log verify --audit-log " +
                                  dir.file("cut.log") + " --head 00ff");
   EXPECT_EQ(not_a_head.exit_code, 2) << not_a_head.output;
-  EXPECT_NE(not_a_head.output.find("--head: must be 64 hex digits"), std::string::npos)
+  EXPECT_NE(not_a_head.output.find("--head: must be the 64 hex digits of an audit head"),
+            std::string::npos)
       << not_a_head.output;
   EXPECT_EQ(refused_run.output.find("policy.vault_not_allowed: policy.vault_not_allowed"),
             std::string::npos)

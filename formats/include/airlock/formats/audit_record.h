@@ -51,4 +51,8 @@ struct Entry {
 [[nodiscard]] Result<std::vector<Entry>> verify_lines(std::string_view text,
                                                       const std::string& where);
 
+// A head as a person types it from a screen (log export, a sign response): exactly 64 hex
+// digits, either case, nothing around them. Anything else is usage.invalid naming `option`.
+[[nodiscard]] Result<Hash> parse_head(std::string_view text, std::string_view option);
+
 }  // namespace airlock::audit

@@ -66,7 +66,7 @@ struct ReconcileOptions {
   // The head the offline machine showed when it exported (`log export` prints it), read off its
   // screen: the export must end exactly there. A chain checks itself only from within, so
   // without this anchor whoever carries the export could cut its tail, or build another chain.
-  std::optional<std::string> expected_head;
+  std::optional<Hash> expected_head;
 };
 
 // `export_text` is the exported log (its chain is checked from the first entry, and its last
