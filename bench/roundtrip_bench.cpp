@@ -8,6 +8,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <airlock/formats/dense.h>
 #include <airlock/formats/qr.h>
 #include <airlock/formats/transfer.h>
 #include <airlock/offline/review.h>
@@ -28,7 +29,7 @@ Result<Bytes> through_qr(dense::ContentType type, const Bytes& payload) {
     AIRLOCK_TRY(symbol, sender.symbol(n));
     for (const auto& code : qr::read(qr::render(symbol, 3))) (void)receiver.receive(code);
   }
-  if (!receiver.complete()) return Error(ErrorCode::kFrameInvalid, "transfer incomplete");
+  if (!receiver.complete()) return Error(dense::errors::kFrameInvalid, "transfer incomplete");
   return receiver.result().bytes;
 }
 

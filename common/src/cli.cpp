@@ -9,16 +9,19 @@
 namespace airlock::cli {
 
 int exit_code_for(const Error& error) noexcept {
-  switch (error.code()) {
-    case ErrorCode::kUsage:
-    case ErrorCode::kPolicyInvalid:  // the command's configuration: nothing was read or decided
-      return kExitUsage;
-    case ErrorCode::kIo:
-    case ErrorCode::kKeystoreLocked:  // the key could not be opened: nothing was decided
-      return kExitIo;
-    default:
+  switch (error.kind()) {
+    case ErrorKind::kInvalidInput:
+    case ErrorKind::kRefused:
+    case ErrorKind::kCorruption:
       return kExitRejected;
+    case ErrorKind::kIo:
+      return kExitIo;
+    case ErrorKind::kUsage:
+      return kExitUsage;
+    case ErrorKind::kInternal:
+      return kExitInternal;
   }
+  return kExitInternal;
 }
 
 int report(std::string_view program, const Error& error) {

@@ -11,7 +11,7 @@ using ojson = nlohmann::ordered_json;
 constexpr std::string_view kHashKey = ",\"hash\":\"";
 
 Error broken(const std::string& where, std::size_t line, const std::string& rule) {
-  return Error(ErrorCode::kAuditLogBroken,
+  return Error(audit::errors::kBroken,
                "audit log " + where + " line " + std::to_string(line) + ": " + rule);
 }
 

@@ -276,7 +276,7 @@ class StrictDecoder {
     if (canonical != Bytes(in_.begin(), in_.end())) {
       std::size_t at = 0;
       while (at < canonical.size() && at < in_.size() && canonical[at] == in_[at]) ++at;
-      return Error(ErrorCode::kCborNotDeterministic,
+      return Error(cbor::errors::kNotDeterministic,
                    "CBOR is not in deterministic form (RFC 8949 §4.2.1: shortest heads, map keys "
                    "sorted); first difference at offset " +
                        std::to_string(at));
@@ -288,18 +288,18 @@ class StrictDecoder {
   Result<Event> next_event() {
     const std::size_t at = pos_;
     if (pos_ >= in_.size()) {
-      return Error(ErrorCode::kCborMalformed, "CBOR input ends early, at offset " +
-                                                  std::to_string(at) + ", where a value was due");
+      return Error(cbor::errors::kMalformed, "CBOR input ends early, at offset " +
+                                                 std::to_string(at) + ", where a value was due");
     }
     Event event;
     const auto result =
         cbor_stream_decode(in_.data() + pos_, in_.size() - pos_, &kCallbacks, &event);
     if (result.status == CBOR_DECODER_NEDATA) {
-      return Error(ErrorCode::kCborMalformed,
+      return Error(cbor::errors::kMalformed,
                    "CBOR input ends inside the value at offset " + std::to_string(at));
     }
     if (result.status != CBOR_DECODER_FINISHED || result.read == 0) {
-      return Error(ErrorCode::kCborMalformed,
+      return Error(cbor::errors::kMalformed,
                    "CBOR has an invalid or reserved head at offset " + std::to_string(at));
     }
     pos_ += result.read;
@@ -316,9 +316,9 @@ class StrictDecoder {
 
   Status enter(std::size_t depth, std::size_t at) {
     if (depth + 1 > limits_.max_depth) {
-      return Error(ErrorCode::kCborTooDeep, "CBOR nests deeper than " +
-                                                std::to_string(limits_.max_depth) +
-                                                " levels at offset " + std::to_string(at));
+      return Error(cbor::errors::kTooDeep, "CBOR nests deeper than " +
+                                               std::to_string(limits_.max_depth) +
+                                               " levels at offset " + std::to_string(at));
     }
     return {};
   }
@@ -338,7 +338,7 @@ class StrictDecoder {
         return Value::bytes(Bytes(e.data, e.data + e.length));
       case Event::kText:
         if (!is_valid_utf8(ByteView(e.data, e.length))) {
-          return Error(ErrorCode::kCborMalformed,
+          return Error(cbor::errors::kMalformed,
                        "CBOR text string at offset " + std::to_string(at) + " is not valid UTF-8");
         }
         return Value::text(std::string(reinterpret_cast<const char*>(e.data), e.length));
@@ -346,7 +346,7 @@ class StrictDecoder {
         if (auto s = enter(depth, at); !s.ok()) return s.error();
         // Every element takes at least one byte: refuse a count that cannot fit before reserving.
         if (e.number > in_.size() - pos_) {
-          return Error(ErrorCode::kCborMalformed,
+          return Error(cbor::errors::kMalformed,
                        "CBOR array at offset " + std::to_string(at) + " claims " +
                            std::to_string(e.number) + " items but only " +
                            std::to_string(in_.size() - pos_) + " bytes remain");
@@ -363,7 +363,7 @@ class StrictDecoder {
       case Event::kMap: {
         if (auto s = enter(depth, at); !s.ok()) return s.error();
         if (e.number > (in_.size() - pos_) / 2) {
-          return Error(ErrorCode::kCborMalformed,
+          return Error(cbor::errors::kMalformed,
                        "CBOR map at offset " + std::to_string(at) + " claims " +
                            std::to_string(e.number) + " entries but only " +
                            std::to_string(in_.size() - pos_) + " bytes remain");
@@ -376,7 +376,7 @@ class StrictDecoder {
           auto key = read_value(depth + 1);
           if (!key.ok()) return key;
           if (!keys.insert(encode(*key)).second) {
-            return Error(ErrorCode::kCborDuplicateKey,
+            return Error(cbor::errors::kDuplicateKey,
                          "CBOR map at offset " + std::to_string(at) +
                              " repeats a key (second occurrence at offset " +
                              std::to_string(key_at) + ")");
@@ -398,18 +398,18 @@ class StrictDecoder {
       case Event::kNull:
         return Value::null();
       case Event::kIndefinite:
-        return Error(ErrorCode::kCborIndefiniteLength,
+        return Error(cbor::errors::kIndefiniteLength,
                      std::string("CBOR indefinite-length ") + e.what + " at offset " +
                          std::to_string(at) + "; only definite lengths are accepted");
       case Event::kUnsupported:
-        return Error(ErrorCode::kCborUnsupportedType, std::string("CBOR ") + e.what +
-                                                          " at offset " + std::to_string(at) +
-                                                          " is not used by any airlock format");
+        return Error(cbor::errors::kUnsupportedType, std::string("CBOR ") + e.what + " at offset " +
+                                                         std::to_string(at) +
+                                                         " is not used by any airlock format");
       case Event::kBreak:
-        return Error(ErrorCode::kCborMalformed,
+        return Error(cbor::errors::kMalformed,
                      "CBOR break code at offset " + std::to_string(at) + " outside any container");
     }
-    return Error(ErrorCode::kCborMalformed, "CBOR value at offset " + std::to_string(at));
+    return Error(cbor::errors::kMalformed, "CBOR value at offset " + std::to_string(at));
   }
 
   ByteView in_;

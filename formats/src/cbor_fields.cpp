@@ -1,14 +1,16 @@
 #include "cbor_fields.h"
 
+#include <airlock/formats/envelope.h>
+
 namespace airlock::cbor {
 
 Error wrong_type(const std::string& field, const char* expected, const Value& got) {
-  return Error(ErrorCode::kEnvelopeWrongType,
+  return Error(envelope::errors::kWrongType,
                field + ": must be " + expected + ", got " + kind_name(got.kind()));
 }
 
 Error bad_value(const std::string& field, const std::string& rule) {
-  return Error(ErrorCode::kEnvelopeBadValue, field + ": " + rule);
+  return Error(envelope::errors::kBadValue, field + ": " + rule);
 }
 
 Status FieldReader::check_keys(
@@ -23,7 +25,7 @@ Status FieldReader::check_keys(
       const std::string shown = key.kind() == Value::Kind::kUnsigned
                                     ? std::to_string(key.number())
                                     : std::string("a ") + kind_name(key.kind());
-      return Error(ErrorCode::kEnvelopeUnknownKey,
+      return Error(envelope::errors::kUnknownKey,
                    path_ + ": unknown key " + shown +
                        "; this version does not understand it and will not guess");
     }
@@ -35,7 +37,7 @@ Result<const Value*> FieldReader::require(std::uint64_t key, const char* name,
                                           Value::Kind kind) const {
   const Value* v = map_.find(key);
   if (v == nullptr) {
-    return Error(ErrorCode::kEnvelopeFieldMissing,
+    return Error(envelope::errors::kFieldMissing,
                  field(name) + ": required (key " + std::to_string(key) + ") but absent");
   }
   if (v->kind() != kind) {

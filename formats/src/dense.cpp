@@ -56,7 +56,8 @@ Bytes deflate_bytes(ByteView input) {
 
 Result<Bytes> inflate_bytes(ByteView input, std::size_t max_output) {
   z_stream stream{};
-  if (inflateInit(&stream) != Z_OK) return Error(ErrorCode::kFrameInvalid, "zlib failed to start");
+  if (inflateInit(&stream) != Z_OK)
+    return Error(dense::errors::kFrameInvalid, "zlib failed to start");
   stream.next_in = const_cast<Bytef*>(input.data());
   stream.avail_in = static_cast<uInt>(input.size());
   Bytes out;
@@ -68,7 +69,7 @@ Result<Bytes> inflate_bytes(ByteView input, std::size_t max_output) {
     rc = inflate(&stream, Z_NO_FLUSH);
     if (rc != Z_OK && rc != Z_STREAM_END) {
       inflateEnd(&stream);
-      return Error(ErrorCode::kFrameInvalid,
+      return Error(dense::errors::kFrameInvalid,
                    "deflated payload is corrupt (zlib error " + std::to_string(rc) + ")");
     }
     const std::size_t produced = sizeof chunk - stream.avail_out;
@@ -80,13 +81,13 @@ Result<Bytes> inflate_bytes(ByteView input, std::size_t max_output) {
     out.insert(out.end(), chunk, chunk + produced);
     if (rc == Z_OK && produced == 0 && stream.avail_in == 0) {
       inflateEnd(&stream);
-      return Error(ErrorCode::kFrameInvalid, "deflated payload ends before its stream does");
+      return Error(dense::errors::kFrameInvalid, "deflated payload ends before its stream does");
     }
   }
   const bool trailing = stream.avail_in != 0;
   inflateEnd(&stream);
   if (trailing)
-    return Error(ErrorCode::kFrameInvalid, "bytes follow the end of the deflated payload");
+    return Error(dense::errors::kFrameInvalid, "bytes follow the end of the deflated payload");
   return out;
 }
 
@@ -152,30 +153,30 @@ Decoder::Decoder() : fountain_({kMaxPayloadBytes, kMaxFragments}, fountain::Choo
 Status Decoder::receive(ByteView frame) {
   if (complete()) return {};
   if (!is_dense_frame(frame))
-    return Error(ErrorCode::kFrameInvalid, "frame does not start with the dense-frame magic");
+    return Error(dense::errors::kFrameInvalid, "frame does not start with the dense-frame magic");
   if (frame.size() <= kHeaderBytes) {
-    return Error(ErrorCode::kFrameInvalid, "frame of " + std::to_string(frame.size()) +
-                                               " bytes has no fragment after its header");
+    return Error(dense::errors::kFrameInvalid, "frame of " + std::to_string(frame.size()) +
+                                                   " bytes has no fragment after its header");
   }
   if (frame[2] != kFramingVersion) {
-    return Error(ErrorCode::kFrameInvalid,
+    return Error(dense::errors::kFrameInvalid,
                  "frame uses dense framing version " + std::to_string(frame[2]) +
                      "; this build reads version " + std::to_string(kFramingVersion) +
                      " (both halves must be the same airlock release)");
   }
   const auto id = transfer_id(frame);
   if (id_ && id && *id_ != *id) {
-    return Error(ErrorCode::kDenseOtherTransfer,
+    return Error(dense::errors::kOtherTransfer,
                  "frame belongs to another transfer (its id differs)");
   }
   const std::uint8_t flags = frame[3];
   const auto type = static_cast<std::uint8_t>(flags & 0x7f);
   if (type > static_cast<std::uint8_t>(ContentType::kSignResponse)) {
-    return Error(ErrorCode::kFrameInvalid,
+    return Error(dense::errors::kFrameInvalid,
                  "frame has unknown content type " + std::to_string(type));
   }
   if (flags_ && *flags_ != flags) {
-    return Error(ErrorCode::kDenseOtherTransfer,
+    return Error(dense::errors::kOtherTransfer,
                  "frame belongs to another transfer (its content type or compression differ)");
   }
   fountain::Part part;
@@ -190,7 +191,7 @@ Status Decoder::receive(ByteView frame) {
   if (!fountain_.complete()) return {};
   if (id_of(fountain_.message()) != *id_) {
     *this = Decoder();
-    return Error(ErrorCode::kDenseMixed,
+    return Error(dense::errors::kMixed,
                  "the reassembled payload does not hash to its transfer id: frames of different "
                  "transfers were mixed (or forged); reading starts over");
   }

@@ -85,7 +85,7 @@ Result<const std::vector<Value>*> require_array(const FieldReader& r, std::uint6
 Status check_version(const FieldReader& r) {
   AIRLOCK_TRY(version, r.require(key::kVersion, "version", Value::Kind::kUnsigned));
   if (version->number() != kVersion) {
-    return Error(ErrorCode::kEnvelopeVersion,
+    return Error(envelope::errors::kVersion,
                  r.field("version") + ": version " + std::to_string(version->number()) +
                      " is not supported; this build reads version " + std::to_string(kVersion));
   }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <airlock/formats/dense.h>
 #include <airlock/formats/files.h>
 
 namespace airlock::files {
@@ -95,7 +96,7 @@ Result<std::pair<EnvelopeKind, Bytes>> unwrap_envelope(ByteView file) {
       return std::make_pair(EnvelopeKind::kResponse, body);
     }
   }
-  return Error(ErrorCode::kFrameInvalid,
+  return Error(dense::errors::kFrameInvalid,
                "file does not start with an airlock envelope magic (ALQ1 or ALS1)");
 }
 

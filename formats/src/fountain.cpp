@@ -178,7 +178,7 @@ Part Encoder::part(std::uint32_t seq_num) const {
 Status Decoder::receive(const Part& p) {
   if (complete()) return {};
   if (p.seq_num == 0 || p.seq_len == 0 || p.message_len == 0 || p.data.empty()) {
-    return Error(ErrorCode::kUrInvalid,
+    return Error(ur::errors::kInvalid,
                  "part: sequence number, count, message length and "
                  "fragment must all be non-zero");
   }
@@ -194,14 +194,14 @@ Status Decoder::receive(const Part& p) {
   }
   const std::size_t needed = (p.message_len + p.data.size() - 1) / p.data.size();
   if (needed != p.seq_len) {
-    return Error(ErrorCode::kUrInvalid, "part: " + std::to_string(p.seq_len) + " fragments of " +
-                                            std::to_string(p.data.size()) +
-                                            " bytes do not make a message of " +
-                                            std::to_string(p.message_len) + " bytes");
+    return Error(ur::errors::kInvalid, "part: " + std::to_string(p.seq_len) + " fragments of " +
+                                           std::to_string(p.data.size()) +
+                                           " bytes do not make a message of " +
+                                           std::to_string(p.message_len) + " bytes");
   }
   if (started_ && (p.seq_len != seq_len_ || p.message_len != message_len_ ||
                    p.checksum != checksum_ || p.data.size() != fragment_len_)) {
-    return Error(ErrorCode::kUrInconsistentPart,
+    return Error(ur::errors::kInconsistentPart,
                  "part " + std::to_string(p.seq_num) + " belongs to another message (count, " +
                      "length or checksum differ from the parts already read)");
   }
@@ -260,7 +260,7 @@ Status Decoder::finish() {
   joined.resize(message_len_);
   if (crc32(joined) != checksum_) {
     *this = Decoder(limits_, chooser_);  // start over: some stored part was corrupt
-    return Error(ErrorCode::kUrChecksum,
+    return Error(ur::errors::kChecksum,
                  "reassembled message does not match its CRC-32; a "
                  "part was corrupted, so reading starts over");
   }

@@ -12,9 +12,9 @@ Result<GrayImage> finish_read(png_image& png) {
   if (png.width == 0 || png.height == 0 || png.width > kMaxSide || png.height > kMaxSide ||
       static_cast<std::size_t>(png.width) * png.height > kMaxPixels) {
     png_image_free(&png);
-    return Error(ErrorCode::kImageInvalid, "image of " + std::to_string(png.width) + "x" +
-                                               std::to_string(png.height) +
-                                               " pixels is outside the accepted size");
+    return Error(image::errors::kInvalid, "image of " + std::to_string(png.width) + "x" +
+                                              std::to_string(png.height) +
+                                              " pixels is outside the accepted size");
   }
   png.format = PNG_FORMAT_GRAY;
   GrayImage out(static_cast<int>(png.width), static_cast<int>(png.height));
@@ -23,7 +23,7 @@ Result<GrayImage> finish_read(png_image& png) {
   if (png_image_finish_read(&png, &background, out.pixels.data(), 0, nullptr) == 0) {
     std::string message = png.message;
     png_image_free(&png);
-    return Error(ErrorCode::kImageInvalid, "PNG could not be decoded: " + message);
+    return Error(image::errors::kInvalid, "PNG could not be decoded: " + message);
   }
   return out;
 }
@@ -37,7 +37,7 @@ Result<GrayImage> read_png_file(const std::string& path) {
   if (png_image_begin_read_from_file(&png, path.c_str()) == 0) {
     std::string message = png.message;
     png_image_free(&png);
-    return Error(ErrorCode::kImageInvalid, "'" + path + "' is not a readable PNG: " + message);
+    return Error(image::errors::kInvalid, "'" + path + "' is not a readable PNG: " + message);
   }
   return finish_read(png);
 }
@@ -49,7 +49,7 @@ Result<GrayImage> decode_png(ByteView bytes) {
   if (png_image_begin_read_from_memory(&png, bytes.data(), bytes.size()) == 0) {
     std::string message = png.message;
     png_image_free(&png);
-    return Error(ErrorCode::kImageInvalid, "not a readable PNG: " + message);
+    return Error(image::errors::kInvalid, "not a readable PNG: " + message);
   }
   return finish_read(png);
 }
@@ -63,11 +63,11 @@ Result<Bytes> encode_png(const GrayImage& image) {
   png.format = PNG_FORMAT_GRAY;
   png_alloc_size_t size = 0;
   if (png_image_write_to_memory(&png, nullptr, &size, 0, image.pixels.data(), 0, nullptr) == 0) {
-    return Error(ErrorCode::kImageInvalid, std::string("PNG encoding failed: ") + png.message);
+    return Error(image::errors::kInvalid, std::string("PNG encoding failed: ") + png.message);
   }
   Bytes out(size);
   if (png_image_write_to_memory(&png, out.data(), &size, 0, image.pixels.data(), 0, nullptr) == 0) {
-    return Error(ErrorCode::kImageInvalid, std::string("PNG encoding failed: ") + png.message);
+    return Error(image::errors::kInvalid, std::string("PNG encoding failed: ") + png.message);
   }
   out.resize(size);
   return out;

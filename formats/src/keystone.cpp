@@ -1,6 +1,7 @@
 #include <charconv>
 
 #include <airlock/formats/cbor.h>
+#include <airlock/formats/envelope.h>
 #include <airlock/formats/keystone.h>
 
 #include "cbor_fields.h"
@@ -158,7 +159,7 @@ Result<SolSignRequest> decode_sign_request(ByteView bytes) {
   q.sign_data = std::move(data);
   const Value* path = r.get(key::kPath);
   if (path == nullptr) {
-    return Error(ErrorCode::kEnvelopeFieldMissing, r.field("derivation_path") + ": required");
+    return Error(envelope::errors::kFieldMissing, r.field("derivation_path") + ": required");
   }
   AIRLOCK_TRY(keypath, read_keypath(*path, r.field("derivation_path")));
   q.path = std::move(keypath);

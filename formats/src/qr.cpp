@@ -75,7 +75,7 @@ std::size_t measure_text_capacity(int version, EcLevel level) {
 Result<Symbol> to_symbol(QRcode* raw, std::size_t size, int max_version, EcLevel level) {
   QrPtr code(raw, QRcode_free);
   if (!code || code->version > max_version) {
-    return Error(ErrorCode::kQrEncodeFailed,
+    return Error(qr::errors::kEncodeFailed,
                  std::to_string(size) + " bytes do not fit a QR code of version " +
                      std::to_string(max_version) + " at level " + level_letter(level) + " (" +
                      std::to_string(byte_capacity(max_version, level)) + " bytes at most)");
@@ -111,7 +111,7 @@ std::size_t text_capacity(int version, EcLevel level) {
 }
 
 Result<Symbol> encode(ByteView data, int max_version, EcLevel level) {
-  if (data.empty()) return Error(ErrorCode::kQrEncodeFailed, "nothing to encode");
+  if (data.empty()) return Error(qr::errors::kEncodeFailed, "nothing to encode");
   if (max_version < 1 || max_version > 40) {
     return Error(ErrorCode::kUsage,
                  "QR version must be 1 to 40, got " + std::to_string(max_version));
@@ -122,7 +122,7 @@ Result<Symbol> encode(ByteView data, int max_version, EcLevel level) {
 }
 
 Result<Symbol> encode_text(std::string_view text, int max_version, EcLevel level) {
-  if (text.empty()) return Error(ErrorCode::kQrEncodeFailed, "nothing to encode");
+  if (text.empty()) return Error(qr::errors::kEncodeFailed, "nothing to encode");
   if (max_version < 1 || max_version > 40) {
     return Error(ErrorCode::kUsage,
                  "QR version must be 1 to 40, got " + std::to_string(max_version));

@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <airlock/formats/dense.h>
 #include <airlock/formats/image.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/formats/qr_io.h>
@@ -79,7 +80,7 @@ Result<transfer::Content> receive(frames::FrameSource& source, std::chrono::seco
                       std::to_string(receiver.fragments_known()) + " of " +
                       std::to_string(receiver.fragments_total()) + " fragments)";
     if (last_refusal) why += "; last refused code: " + last_refusal->to_string();
-    return Error(ErrorCode::kFrameInvalid, why);
+    return Error(dense::errors::kFrameInvalid, why);
   }
   return receiver.result();
 }

@@ -1,8 +1,10 @@
 #include <algorithm>
 
 #include <airlock/formats/cbor.h>
+#include <airlock/formats/dense.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/formats/transfer.h>
+#include <airlock/formats/ur.h>
 
 namespace airlock::transfer {
 namespace {
@@ -112,15 +114,16 @@ Status Receiver::receive(ByteView code) {
   } else if (starts_with_ur(code)) {
     framing = Framing::kUr;
   } else {
-    return Error(ErrorCode::kFrameInvalid, "QR code is neither an airlock dense frame nor a UR");
+    return Error(dense::errors::kFrameInvalid,
+                 "QR code is neither an airlock dense frame nor a UR");
   }
   const std::string_view text(reinterpret_cast<const char*>(code.data()), code.size());
   const auto feed = [&](Candidate& c) {
     return framing == Framing::kDense ? c.dense.receive(code) : c.ur.receive(text);
   };
   const auto other_transfer = [](const Status& s) {
-    return !s.ok() && (s.error().code() == ErrorCode::kDenseOtherTransfer ||
-                       s.error().code() == ErrorCode::kUrInconsistentPart);
+    return !s.ok() && (s.error().code() == dense::errors::kOtherTransfer ||
+                       s.error().code() == ur::errors::kInconsistentPart);
   };
   for (auto& c : candidates_) {
     if (c.framing != framing) continue;
@@ -165,7 +168,7 @@ Status Receiver::finish(Candidate& c) {
       auto value = cbor::decode_strict(r.cbor, {ur::kMaxMessageBytes + 16, 1, 1});
       if (!value.ok() || value->kind() != cbor::Value::Kind::kBytes) {
         // The message is made before the candidate goes: `r` lives in its state.
-        Error error(ErrorCode::kUrInvalid, "ur:" + r.type + " does not carry a CBOR byte string");
+        Error error(ur::errors::kInvalid, "ur:" + r.type + " does not carry a CBOR byte string");
         std::erase_if(candidates_, [&](const Candidate& x) { return &x == &c; });
         return error;
       }

@@ -70,7 +70,7 @@ Result<fountain::Part> decode_part_cbor(ByteView bytes) {
   const auto& items = v.items();
   if (v.kind() != cbor::Value::Kind::kArray || items.size() != kPartCborItems ||
       items[4].kind() != cbor::Value::Kind::kBytes) {
-    return Error(ErrorCode::kUrInvalid,
+    return Error(ur::errors::kInvalid,
                  "multipart UR body must be [seq, count, length, "
                  "checksum, fragment]");
   }
@@ -78,8 +78,8 @@ Result<fountain::Part> decode_part_cbor(ByteView bytes) {
   std::uint32_t* fields[] = {&p.seq_num, &p.seq_len, &p.message_len, &p.checksum};
   for (std::size_t i = 0; i < 4; ++i) {
     if (items[i].kind() != cbor::Value::Kind::kUnsigned || items[i].number() > UINT32_MAX) {
-      return Error(ErrorCode::kUrInvalid, "multipart UR body field " + std::to_string(i) +
-                                              " must be an unsigned 32-bit integer");
+      return Error(ur::errors::kInvalid, "multipart UR body field " + std::to_string(i) +
+                                             " must be an unsigned 32-bit integer");
     }
     *fields[i] = static_cast<std::uint32_t>(items[i].number());
   }
@@ -111,7 +111,7 @@ std::string bytewords_encode(ByteView data) {
 
 Result<Bytes> bytewords_decode(std::string_view text) {
   if (text.size() % 2 != 0 || text.size() < 10) {
-    return Error(ErrorCode::kUrInvalid, "bytewords must be letter pairs with a 4-byte checksum");
+    return Error(ur::errors::kInvalid, "bytewords must be letter pairs with a 4-byte checksum");
   }
   if (text.size() / 2 > kMaxMessageBytes + 64) {
     return Error(ErrorCode::kTooLarge, "bytewords text is over the size limit");
@@ -124,8 +124,8 @@ Result<Bytes> bytewords_decode(std::string_view text) {
                           ? kMinimalIndex[static_cast<std::size_t>((a - 'a') * 26 + (b - 'a'))]
                           : -1;
     if (index < 0) {
-      return Error(ErrorCode::kUrInvalid, "'" + std::string(text.substr(i, 2)) + "' at offset " +
-                                              std::to_string(i) + " is not a byteword");
+      return Error(ur::errors::kInvalid, "'" + std::string(text.substr(i, 2)) + "' at offset " +
+                                             std::to_string(i) + " is not a byteword");
     }
     bytes.push_back(static_cast<std::uint8_t>(index));
   }
@@ -134,7 +134,7 @@ Result<Bytes> bytewords_decode(std::string_view text) {
   for (std::size_t i = body; i < bytes.size(); ++i) crc = (crc << 8) | bytes[i];
   bytes.resize(body);
   if (fountain::crc32(bytes) != crc) {
-    return Error(ErrorCode::kUrChecksum,
+    return Error(ur::errors::kChecksum,
                  "bytewords checksum does not match; the text was "
                  "misread or altered");
   }
@@ -163,18 +163,17 @@ Status Decoder::receive(std::string_view raw) {
   if (complete()) return {};
   std::string text(raw);
   for (auto& c : text) c = lower(c);
-  if (text.rfind("ur:", 0) != 0)
-    return Error(ErrorCode::kUrInvalid, "text does not start with ur:");
+  if (text.rfind("ur:", 0) != 0) return Error(ur::errors::kInvalid, "text does not start with ur:");
   std::string_view rest = std::string_view(text).substr(3);
   const auto slash = rest.find('/');
   if (slash == std::string_view::npos)
-    return Error(ErrorCode::kUrInvalid, "UR has no '/' after its type");
+    return Error(ur::errors::kInvalid, "UR has no '/' after its type");
   const std::string type(rest.substr(0, slash));
   if (!valid_type(type)) {
-    return Error(ErrorCode::kUrInvalid, "UR type must be 1 to 64 of a-z, 0-9 and '-'");
+    return Error(ur::errors::kInvalid, "UR type must be 1 to 64 of a-z, 0-9 and '-'");
   }
   if (type_ && *type_ != type) {
-    return Error(ErrorCode::kUrInconsistentPart,
+    return Error(ur::errors::kInconsistentPart,
                  "part of a ur:" + type + " while reading a ur:" + *type_);
   }
   rest = rest.substr(slash + 1);
@@ -190,13 +189,13 @@ Status Decoder::receive(std::string_view raw) {
   std::uint32_t seq_num = 0, seq_len = 0;
   if (dash == std::string_view::npos || !parse_u32(seq.substr(0, dash), seq_num) ||
       !parse_u32(seq.substr(dash + 1), seq_len)) {
-    return Error(ErrorCode::kUrInvalid, "multipart UR sequence must be <number>-<count>");
+    return Error(ur::errors::kInvalid, "multipart UR sequence must be <number>-<count>");
   }
   AIRLOCK_TRY(body, bytewords_decode(rest.substr(second + 1)));
   AIRLOCK_TRY(part, decode_part_cbor(body));
   if (part.seq_num != seq_num || part.seq_len != seq_len) {
-    return Error(ErrorCode::kUrInvalid, "multipart UR sequence in the text (" + std::string(seq) +
-                                            ") differs from the one in its body");
+    return Error(ur::errors::kInvalid, "multipart UR sequence in the text (" + std::string(seq) +
+                                           ") differs from the one in its body");
   }
   AIRLOCK_CHECK(fountain_.receive(part));
   type_ = type;

@@ -28,7 +28,8 @@ constexpr unsigned long kIffLoopback = 0x8;
 constexpr unsigned long kArphrdLoopback = 772;
 
 Error lockdown_error(std::string_view step) {
-  return Error(ErrorCode::kLockdown, std::string(step) + " failed: " + std::strerror(errno));
+  return Error(hardening::errors::kLockdown,
+               std::string(step) + " failed: " + std::strerror(errno));
 }
 
 [[maybe_unused]] std::string mebibytes(rlim_t bytes) {
@@ -126,7 +127,7 @@ Status refuse_network(const std::vector<NetworkInterface>& interfaces) {
     up += iface.name;
   }
   if (up.empty()) return {};
-  return Error(ErrorCode::kNetworkUp,
+  return Error(hardening::errors::kNetworkUp,
                "network interface(s) up: " + up +
                    "; the offline half must run air-gapped (bring them down, or pass "
                    "--unsafe-allow-network to accept the risk for this run)");
@@ -160,7 +161,7 @@ std::vector<std::string> sanitizer_extra_syscalls() {
 
 Status install_syscall_allowlist() {
   scmp_filter_ctx ctx = ::seccomp_init(SCMP_ACT_KILL_PROCESS);
-  if (ctx == nullptr) return Error(ErrorCode::kLockdown, "seccomp_init failed");
+  if (ctx == nullptr) return Error(hardening::errors::kLockdown, "seccomp_init failed");
   auto names = allowed_syscalls();
 #ifdef AIRLOCK_SANITIZED
   for (auto& extra : sanitizer_extra_syscalls()) names.push_back(std::move(extra));
@@ -170,14 +171,15 @@ Status install_syscall_allowlist() {
     if (number == __NR_SCMP_ERROR) continue;  // not a system call on this architecture
     if (const int rc = ::seccomp_rule_add(ctx, SCMP_ACT_ALLOW, number, 0); rc != 0) {
       ::seccomp_release(ctx);
-      return Error(ErrorCode::kLockdown,
+      return Error(hardening::errors::kLockdown,
                    "seccomp_rule_add(" + name + ") failed: " + std::strerror(-rc));
     }
   }
   const int rc = ::seccomp_load(ctx);
   ::seccomp_release(ctx);
   if (rc != 0)
-    return Error(ErrorCode::kLockdown, std::string("seccomp_load failed: ") + std::strerror(-rc));
+    return Error(hardening::errors::kLockdown,
+                 std::string("seccomp_load failed: ") + std::strerror(-rc));
   return {};
 }
 

@@ -192,7 +192,7 @@ class Screen {
       AIRLOCK_TRY(typed,
                   airlock::offline::prompt_secret("Word " + std::to_string(position) + ": "));
       if (!custody::typed_matches(words[position - 1], typed)) {
-        return Error(ErrorCode::kBackupInvalid,
+        return Error(airlock::offline::errors::kBackupInvalid,
                      "word " + std::to_string(position) + " of " + std::string(what) +
                          " does not match what was shown; nothing was written. Run init again "
                          "for new words (these are not kept)");
@@ -274,17 +274,17 @@ Result<SecretBytes> key_from_typed_shares(const po::variables_map& vm,
           info.iteration_exponent != first.iteration_exponent ||
           info.group_threshold != first.group_threshold || info.group_count != first.group_count ||
           info.words != first.words) {
-        return Error(ErrorCode::kBackupInvalid,
+        return Error(airlock::offline::errors::kBackupInvalid,
                      which + ": not from the same set as share 1 (identifier or shape differs)");
       }
       for (const auto& earlier : infos) {
         if (earlier.group_index != info.group_index) continue;
         if (earlier.member_threshold != info.member_threshold) {
-          return Error(ErrorCode::kBackupInvalid,
+          return Error(airlock::offline::errors::kBackupInvalid,
                        which + ": its group's member threshold differs from an earlier share's");
         }
         if (earlier.member_index == info.member_index) {
-          return Error(ErrorCode::kBackupInvalid,
+          return Error(airlock::offline::errors::kBackupInvalid,
                        which + ": repeats group " + std::to_string(info.group_index + 1) +
                            " member " + std::to_string(info.member_index + 1));
         }

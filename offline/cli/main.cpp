@@ -16,6 +16,7 @@
 #include <airlock/common/cli_options.h>
 #include <airlock/common/display.h>
 #include <airlock/common/secret.h>
+#include <airlock/formats/audit_record.h>
 #include <airlock/formats/density.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/keystone.h>
@@ -446,7 +447,7 @@ int run_log(const std::vector<std::string>& args) {
     const bool found = std::any_of(entries->begin(), entries->end(),
                                    [&](const auto& e) { return e.hash == *wanted; });
     if (!found) {
-      return report(Error(ErrorCode::kAuditLogBroken,
+      return report(Error(airlock::audit::errors::kBroken,
                           "head " + airlock::to_hex(wanted->view()) +
                               " is not in the log: entries were removed from its end, or it is "
                               "another log"));

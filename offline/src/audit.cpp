@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <airlock/common/hash.h>
+#include <airlock/formats/audit_record.h>
 #include <airlock/offline/audit.h>
 
 namespace airlock::offline {
@@ -23,8 +24,8 @@ Error io(const std::string& path, const std::string& what) {
 // The log's text checked, with the offline half's consequence in the error.
 Result<std::vector<AuditEntry>> verify_text(std::string_view text, const std::string& path) {
   auto entries = audit::verify_lines(text, path);
-  if (!entries.ok() && entries.error().code() == ErrorCode::kAuditLogBroken)
-    return Error(ErrorCode::kAuditLogBroken,
+  if (!entries.ok() && entries.error().code() == audit::errors::kBroken)
+    return Error(audit::errors::kBroken,
                  entries.error().message() + "; nothing is signed while the log does not verify");
   return entries;
 }

@@ -3,6 +3,7 @@
 
 #include <airlock/common/message.h>
 #include <airlock/offline/decode.h>
+#include <airlock/offline/idl.h>
 
 #include "decode_builtin.h"
 
@@ -19,7 +20,7 @@ Status DecoderRegistry::add_idl(Idl idl) {
     for (const auto& mine : idl.instructions) {
       for (const auto& theirs : other.instructions) {
         if (discriminators_overlap(mine.discriminator, theirs.discriminator)) {
-          return Error(ErrorCode::kIdlInvalid,
+          return Error(offline::errors::kIdlInvalid,
                        "IDL " + idl.name + " instruction " + mine.name + " and IDL " + other.name +
                            " instruction " + theirs.name + " (program " + to_base58(idl.program) +
                            ") have overlapping discriminators: the same data could mean either");
@@ -59,7 +60,7 @@ Result<Decoded> DecoderRegistry::decode(const PublicKey& program, ByteView data,
     return std::move(*builtin_result);
   auto it = idls_.find(program);
   if (it == idls_.end() || it->second.empty()) {
-    return Error(ErrorCode::kIdlUndecodable,
+    return Error(offline::errors::kIdlUndecodable,
                  "program " + to_base58(program) + " is unknown: no built-in decoder and no IDL");
   }
   // Discriminators never overlap across a program's IDLs, so at most one can match.
@@ -80,9 +81,9 @@ Result<Decoded> DecoderRegistry::decode(const PublicKey& program, ByteView data,
     if (!account.optional) ++required;
   }
   if (account_count < required) {
-    return Error(ErrorCode::kIdlUndecodable, out.program + "." + out.instruction +
-                                                 ": needs at least " + std::to_string(required) +
-                                                 " accounts, has " + std::to_string(account_count));
+    return Error(offline::errors::kIdlUndecodable,
+                 out.program + "." + out.instruction + ": needs at least " +
+                     std::to_string(required) + " accounts, has " + std::to_string(account_count));
   }
   return out;
 }
@@ -96,7 +97,7 @@ Status DecoderRegistry::decode_cpi_arguments(
     const auto position = static_cast<std::size_t>(at - d.account_names.begin());
     if (!value.is_string() || at == d.account_names.end() || position >= keys.size() ||
         !keys[position]) {
-      return Error(ErrorCode::kIdlUndecodable,
+      return Error(offline::errors::kIdlUndecodable,
                    std::string(cpi.argument) + ": the program it is for (" +
                        std::string(cpi.program_account) + ") is not known");
     }
@@ -105,7 +106,7 @@ Status DecoderRegistry::decode_cpi_arguments(
     // The callee's own accounts come from the caller's: no count to check here.
     auto inner = decode(*keys[position], *bytes, SIZE_MAX);
     if (!inner.ok()) {
-      return Error(ErrorCode::kIdlUndecodable,
+      return Error(offline::errors::kIdlUndecodable,
                    std::string(cpi.argument) + " is not an instruction of " +
                        to_base58(*keys[position]) + " (" + std::string(cpi.program_account) +
                        "): " + inner.error().message());

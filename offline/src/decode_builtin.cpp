@@ -3,6 +3,7 @@
 #include <string>
 
 #include <airlock/common/programs.h>
+#include <airlock/offline/idl.h>
 
 namespace airlock::offline::builtin {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 Error undecodable(const std::string& program, const std::string& rule) {
-  return Error(ErrorCode::kIdlUndecodable, program + ": " + rule);
+  return Error(offline::errors::kIdlUndecodable, program + ": " + rule);
 }
 
 // Little-endian reader that insists on consuming everything.

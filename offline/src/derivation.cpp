@@ -15,7 +15,7 @@ namespace airlock::offline {
 namespace {
 
 Error bad_mnemonic(const std::string& rule) {
-  return Error(ErrorCode::kBackupInvalid, "mnemonic: " + rule);
+  return Error(offline::errors::kBackupInvalid, "mnemonic: " + rule);
 }
 
 // HMAC-SHA512 (libsodium) over a key and up to two message parts.
@@ -133,7 +133,7 @@ Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic, std::string_view
   AIRLOCK_TRY(entropy, mnemonic_entropy(mnemonic));  // the words and their checksum
   if (!std::all_of(passphrase.begin(), passphrase.end(),
                    [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
-    return Error(ErrorCode::kBackupInvalid,
+    return Error(offline::errors::kBackupInvalid,
                  "passphrase: must be ASCII; non-ASCII passphrases need Unicode normalisation this "
                  "build does not do");
   }
@@ -162,7 +162,7 @@ Result<SecretBytes> derive_ed25519(const SecretBytes& seed, const keystone::Deri
               seed.bytes(), {}, node.bytes().data());
   for (const auto& [index, hardened] : path.components) {
     if (!hardened) {
-      return Error(ErrorCode::kBackupInvalid,
+      return Error(offline::errors::kBackupInvalid,
                    "derivation_path: Ed25519 allows hardened levels only ('" +
                        std::to_string(index) + "' needs an apostrophe)");
     }
@@ -189,7 +189,7 @@ Result<SecretBytes> seed_from_solana_keypair_json(std::string_view text) {
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   };
   const Error shape(
-      ErrorCode::kBackupInvalid,
+      offline::errors::kBackupInvalid,
       "keypair file: must be a JSON array of 64 numbers 0-255 (a Solana CLI keypair)");
   skip_space();
   if (i >= text.size() || text[i++] != '[') return shape;
@@ -221,7 +221,7 @@ Result<SecretBytes> seed_from_solana_keypair_json(std::string_view text) {
   AIRLOCK_TRY(keypair, Keypair::from_seed(seed.bytes()));
   if (!std::equal(keypair.public_key().bytes.begin(), keypair.public_key().bytes.end(),
                   bytes.bytes().begin() + 32)) {
-    return Error(ErrorCode::kBackupInvalid,
+    return Error(offline::errors::kBackupInvalid,
                  "keypair file: its public half does not match its secret half");
   }
   return seed;

@@ -13,10 +13,10 @@ using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
 Error invalid(const std::string& path, const std::string& rule) {
-  return Error(ErrorCode::kIdlInvalid, "idl: " + path + ": " + rule);
+  return Error(offline::errors::kIdlInvalid, "idl: " + path + ": " + rule);
 }
 Error undecodable(const std::string& where, const std::string& rule) {
-  return Error(ErrorCode::kIdlUndecodable, where + ": " + rule);
+  return Error(offline::errors::kIdlUndecodable, where + ": " + rule);
 }
 
 const std::set<std::string, std::less<>> kPrimitives = {

@@ -25,7 +25,7 @@ constexpr const char* kKdfId = "argon2id13";
 constexpr const char* kCipherId = "xchacha20poly1305-ietf";
 
 Error malformed(const std::string& rule) {
-  return Error(ErrorCode::kEnvelopeBadValue, "keystore: " + rule);
+  return Error(offline::errors::kKeystoreInvalid, "keystore: " + rule);
 }
 
 std::string utc_now() {
@@ -226,7 +226,7 @@ Result<SecretBytes> open_keystore_seed(const std::string& path, const SecretByte
           reinterpret_cast<const std::uint8_t*>(parsed.header_text.data()),
           parsed.header_text.size(), nonce->data(), key.bytes().data()) != 0 ||
       got != 32) {
-    return Error(ErrorCode::kKeystoreLocked,
+    return Error(offline::errors::kKeystoreLocked,
                  "keystore: cannot decrypt: wrong passphrase, or the file was altered");
   }
   AIRLOCK_TRY(keypair, Keypair::from_seed(seed.bytes()));

@@ -17,7 +17,7 @@ namespace {
 constexpr std::size_t kMaxPolicyBytes = 1 << 20;
 
 Error bad(const std::string& key, const std::string& rule) {
-  return Error(ErrorCode::kPolicyInvalid, "policy: " + key + ": " + rule);
+  return Error(offline::errors::kPolicyInvalid, "policy: " + key + ": " + rule);
 }
 
 Result<PublicKey> key_at(const toml::node* node, const std::string& where) {
@@ -134,9 +134,9 @@ Result<Policy> parse_policy(std::string_view text) {
   try {
     t = toml::parse(text);
   } catch (const toml::parse_error& e) {
-    return Error(ErrorCode::kPolicyInvalid, std::string("policy: not valid TOML at line ") +
-                                                std::to_string(e.source().begin.line) + ": " +
-                                                std::string(e.description()));
+    return Error(offline::errors::kPolicyInvalid, std::string("policy: not valid TOML at line ") +
+                                                      std::to_string(e.source().begin.line) + ": " +
+                                                      std::string(e.description()));
   }
   static const std::set<std::string> kKnown = {"version",
                                                "manager",

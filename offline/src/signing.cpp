@@ -3,6 +3,7 @@
 
 #include <airlock/common/ed25519.h>
 #include <airlock/common/hash.h>
+#include <airlock/formats/envelope.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/signing.h>
 #include <airlock/offline/summary.h>
@@ -151,7 +152,7 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
 Result<envelope::SignRequest> keystone_request(const keystone::SolSignRequest& request,
                                                std::int64_t now) {
   const auto bad = [](const std::string& field, const std::string& rule) {
-    return Error(ErrorCode::kEnvelopeBadValue, "sol-sign-request." + field + ": " + rule);
+    return Error(envelope::errors::kBadValue, "sol-sign-request." + field + ": " + rule);
   };
   if (request.type != keystone::SignType::kTransaction)
     return bad("type", "only transactions are signed here, not off-chain messages");

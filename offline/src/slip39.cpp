@@ -7,6 +7,7 @@
 #include <sodium.h>
 
 #include <airlock/common/bytes.h>
+#include <airlock/offline/derivation.h>
 #include <airlock/offline/slip39.h>
 
 #include "slip39_words.h"
@@ -44,7 +45,9 @@ constexpr std::size_t kDigestBytes = 4;
 constexpr std::uint8_t kRounds = 4;
 constexpr std::uint32_t kBaseIterationsPerRound = 2500;
 
-Error bad(std::string message) { return Error(ErrorCode::kBackupInvalid, std::move(message)); }
+Error bad(std::string message) {
+  return Error(offline::errors::kBackupInvalid, std::move(message));
+}
 
 std::string share_name(std::size_t i) { return "share " + std::to_string(i + 1); }
 

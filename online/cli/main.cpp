@@ -127,8 +127,8 @@ Result<online::ApiClient> client_from(const po::variables_map& vm) {
 }
 
 Error api_error(const std::string& what, const online::Reply& reply) {
-  return Error(ErrorCode::kApi, what + ": HTTP " + std::to_string(reply.failure->status) + " " +
-                                    reply.failure->code + ": " + reply.failure->message);
+  return Error(online::errors::kApi, what + ": HTTP " + std::to_string(reply.failure->status) +
+                                         " " + reply.failure->code + ": " + reply.failure->message);
 }
 
 int run_get(const std::vector<std::string>& args) {
@@ -767,7 +767,7 @@ int run_reconcile(const std::vector<std::string>& args) {
                               ? &reply["value"][0]
                               : nullptr;
       if (value == nullptr)
-        return Error(ErrorCode::kHttp, "getSignatureStatuses: an answer without value[0]");
+        return Error(online::errors::kHttp, "getSignatureStatuses: an answer without value[0]");
       return !value->is_null();
     };
   }

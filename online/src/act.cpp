@@ -5,6 +5,7 @@
 #include <airlock/common/display.h>
 #include <airlock/common/json_fields.h>
 #include <airlock/online/act.h>
+#include <airlock/online/api.h>
 #include <airlock/online/reads.h>
 #include <airlock/online/round.h>
 #include <airlock/online/sender.h>
@@ -13,8 +14,8 @@ namespace airlock::online {
 namespace {
 
 Error api_error(const std::string& what, const Reply& reply) {
-  return Error(ErrorCode::kApi, what + ": HTTP " + std::to_string(reply.failure->status) + " " +
-                                    reply.failure->code + ": " + reply.failure->message);
+  return Error(online::errors::kApi, what + ": HTTP " + std::to_string(reply.failure->status) +
+                                         " " + reply.failure->code + ": " + reply.failure->message);
 }
 
 // The vault's strategies as the API sees them now, so the operator sees what the confirmed steps
@@ -64,7 +65,8 @@ class Run {
       }
     }
     // The operator's bound, not a failure of the run: it ends `stopped`, its work left planned.
-    return stop(Error(ErrorCode::kApi, "stopped after --max-rounds signing rounds"), "stopped");
+    return stop(Error(online::errors::kApi, "stopped after --max-rounds signing rounds"),
+                "stopped");
   }
 
   [[nodiscard]] std::int64_t failed_run() const { return failed_run_; }
@@ -104,7 +106,7 @@ class Run {
       return Result<Next>(Next::kAgain);
     }
     auto answer = apply_response(r, **response, c_.clock());
-    if (!answer.ok() && answer.error().code() == ErrorCode::kResponseLate) {
+    if (!answer.ok() && answer.error().code() == online::errors::kResponseLate) {
       c_.log << "airlock-online: " << printable(answer.error().message()) << "\n";
       AIRLOCK_CHECK(c_.journal.event(run_id_, "late", answer.error().message(), c_.clock()));
       return Result<Next>(Next::kAgain);
@@ -117,8 +119,8 @@ class Run {
                                        (answer->refusal ? " (refused)" : " (signed)"),
                                    c_.clock()));
     if (answer->refusal) {
-      return Result<Next>(Error(
-          ErrorCode::kApi, "the offline half refused: " + envelope::describe(*answer->refusal)));
+      return Result<Next>(Error(online::errors::kApi, "the offline half refused: " +
+                                                          envelope::describe(*answer->refusal)));
     }
     auto steps =
         steps_of_round(run_id_, round_no, r, answer->signed_transactions, built_at, c_.clock());
@@ -176,19 +178,19 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
   // sends those whose tickets live) or may have landed.
   AIRLOCK_TRY(open_runs, c.journal.runs(true));
   if (!open_runs.empty()) {
-    return Error(ErrorCode::kApi, "run " + std::to_string(open_runs.front().id) + " (" +
-                                      open_runs.front().action +
-                                      ") is unfinished in the journal; run airlock-online resume "
-                                      "before building anything");
+    return Error(online::errors::kApi,
+                 "run " + std::to_string(open_runs.front().id) + " (" + open_runs.front().action +
+                     ") is unfinished in the journal; run airlock-online resume "
+                     "before building anything");
   }
   // Nor while an earlier send's outcome is open, whatever its run says.
   AIRLOCK_TRY(unresolved, c.journal.unresolved());
   if (!unresolved.empty()) {
     const auto& st = unresolved.front();
-    return Error(ErrorCode::kApi, "run " + std::to_string(st.run_id) + " step " +
-                                      std::to_string(st.step) + " (" + st.action + ") is " +
-                                      st.status +
-                                      "; run airlock-online resume before building anything");
+    return Error(online::errors::kApi, "run " + std::to_string(st.run_id) + " step " +
+                                           std::to_string(st.step) + " (" + st.action + ") is " +
+                                           st.status +
+                                           "; run airlock-online resume before building anything");
   }
   int rounds_left = options.max_rounds;
   std::deque<Build> queue{{action, body}};

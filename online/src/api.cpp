@@ -137,7 +137,7 @@ Result<Exchanged> exchange(const char* method, const std::string& url,
     return Error(ErrorCode::kUsage, "request URL is longer than 4096 characters");
   curl_global();
   CURL* curl = curl_easy_init();
-  if (curl == nullptr) return Error(ErrorCode::kHttp, "cannot start an HTTP request");
+  if (curl == nullptr) return Error(online::errors::kHttp, "cannot start an HTTP request");
   curl_slist* list = nullptr;
   if (authorization != nullptr)
     list = curl_slist_append(list, reinterpret_cast<const char*>(authorization->bytes().data()));
@@ -170,19 +170,19 @@ Result<Exchanged> exchange(const char* method, const std::string& url,
   curl_slist_free_all(list);  // holds the Authorization header; freed at once
   curl_easy_cleanup(curl);
   if (reply.over) {
-    return Error(ErrorCode::kHttp, std::string(method) + " " + url.substr(0, url.find('?')) +
-                                       ": the reply is larger than " +
-                                       std::to_string(kMaxReplyBytes >> 20) +
-                                       " MiB; stopped reading it there");
+    return Error(online::errors::kHttp, std::string(method) + " " + url.substr(0, url.find('?')) +
+                                            ": the reply is larger than " +
+                                            std::to_string(kMaxReplyBytes >> 20) +
+                                            " MiB; stopped reading it there");
   }
   const std::string where = std::string(method) + " " + url.substr(0, url.find('?')) + ": ";
   if (reply.headers_over || (rc == CURLE_OUT_OF_MEMORY && reply.data.empty())) {
     // libcurl reports a header line over its own limit as "Out of memory".
-    return Error(ErrorCode::kHttp, where + "the reply's headers are larger than " +
-                                       std::to_string(kMaxHeaderBytes >> 10) +
-                                       " KiB; stopped reading them there");
+    return Error(online::errors::kHttp, where + "the reply's headers are larger than " +
+                                            std::to_string(kMaxHeaderBytes >> 10) +
+                                            " KiB; stopped reading them there");
   }
-  if (rc != CURLE_OK) return Error(ErrorCode::kHttp, where + curl_easy_strerror(rc));
+  if (rc != CURLE_OK) return Error(online::errors::kHttp, where + curl_easy_strerror(rc));
   return Exchanged{static_cast<int>(status), std::move(reply.data), reply.retry_after};
 }
 
@@ -190,7 +190,7 @@ Result<Exchanged> exchange(const char* method, const std::string& url,
 
 Result<ApiKey> ApiKey::parse(std::string_view text) {
   const auto bad = [](const std::string& rule) {
-    return Error(ErrorCode::kApiKeyInvalid, "API key: " + rule);
+    return Error(online::errors::kApiKeyInvalid, "API key: " + rule);
   };
   if (text.substr(0, 4) != "hv1_") return bad("must start with hv1_");
   const std::string_view rest = text.substr(4);
@@ -225,7 +225,7 @@ Result<ApiKey> ApiKey::load(const std::optional<std::string>& file) {
   } else {
     const char* env = std::getenv("AIRLOCK_API_KEY");
     if (env == nullptr)
-      return Error(ErrorCode::kApiKeyInvalid,
+      return Error(online::errors::kApiKeyInvalid,
                    "no API key: set AIRLOCK_API_KEY or give --api-key-file");
     text = env;
   }
@@ -246,7 +246,7 @@ Status check_transport(const std::string& url) {
   // Parsed by libcurl itself, so the host checked is the host libcurl will connect to.
   curl_global();
   CURLU* parsed = curl_url();
-  if (parsed == nullptr) return Error(ErrorCode::kHttp, "cannot parse URLs");
+  if (parsed == nullptr) return Error(online::errors::kHttp, "cannot parse URLs");
   const auto part = [&](CURLUPart which) -> std::optional<std::string> {
     char* text = nullptr;
     if (curl_url_get(parsed, which, &text, 0) != CURLUE_OK || text == nullptr) return std::nullopt;
@@ -310,9 +310,9 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
   r.body = parse_reply(answer->body);
   const bool ok = r.status >= 200 && r.status < 300;
   if (ok && r.body.is_discarded()) {
-    return Error(ErrorCode::kHttp, std::string(method) + " " + path +
-                                       ": the reply is not JSON nested at most " +
-                                       std::to_string(kMaxReplyDepth) + " deep");
+    return Error(online::errors::kHttp, std::string(method) + " " + path +
+                                            ": the reply is not JSON nested at most " +
+                                            std::to_string(kMaxReplyDepth) + " deep");
   }
   if (!ok) {
     ApiFailure f{r.status, "", ""};
@@ -375,7 +375,7 @@ Result<Reply> ApiClient::send(const std::string& transaction_base64, const std::
 
 Result<Reply> ApiClient::status(const std::string& receipt) {
   CURL* curl = curl_easy_init();
-  if (curl == nullptr) return Error(ErrorCode::kHttp, "cannot start an HTTP request");
+  if (curl == nullptr) return Error(online::errors::kHttp, "cannot start an HTTP request");
   char* escaped = curl_easy_escape(curl, receipt.data(), static_cast<int>(receipt.size()));
   const std::string query = escaped ? escaped : "";
   curl_free(escaped);
@@ -391,11 +391,14 @@ Result<json> rpc_call(const std::string& rpc_url, const std::string& method, con
               exchange("POST", rpc_url, {"Content-Type: application/json"}, &body, timeout));
   const json reply = parse_reply(answer.body);
   if (answer.status != 200 || !reply.is_object()) {
-    return Error(ErrorCode::kHttp, "RPC " + method + ": HTTP " + std::to_string(answer.status));
+    return Error(online::errors::kHttp,
+                 "RPC " + method + ": HTTP " + std::to_string(answer.status));
   }
   if (reply.contains("error"))
-    return Error(ErrorCode::kHttp, "RPC " + method + ": " + reply["error"].dump(-1, ' ', true));
-  if (!reply.contains("result")) return Error(ErrorCode::kHttp, "RPC " + method + ": no result");
+    return Error(online::errors::kHttp,
+                 "RPC " + method + ": " + reply["error"].dump(-1, ' ', true));
+  if (!reply.contains("result"))
+    return Error(online::errors::kHttp, "RPC " + method + ": no result");
   return reply["result"];
 }
 

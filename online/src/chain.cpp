@@ -8,7 +8,7 @@ namespace airlock::online {
 namespace {
 
 Error odd(const std::string& method, const std::string& what) {
-  return Error(ErrorCode::kHttp, "RPC " + method + ": " + what);
+  return Error(online::errors::kHttp, "RPC " + method + ": " + what);
 }
 
 }  // namespace

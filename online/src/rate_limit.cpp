@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <airlock/online/api.h>
 #include <airlock/online/rate_limit.h>
 
 namespace airlock::online {
@@ -25,7 +26,7 @@ std::vector<WindowLimit> tiered() {
 constexpr int kMaxPacingWaits = 1000;
 
 Error pacing_stalled() {
-  return Error(ErrorCode::kHttp, "pacing: the clock does not advance while waiting");
+  return Error(online::errors::kHttp, "pacing: the clock does not advance while waiting");
 }
 
 bool starts_with(const std::string& s, const std::string& prefix) {

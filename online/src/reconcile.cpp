@@ -5,6 +5,7 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/transaction.h>
+#include <airlock/formats/audit_record.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/online/reconcile.h>
 #include <airlock/online/sender.h>
@@ -71,7 +72,7 @@ Result<ReconcileReport> reconcile(std::string_view export_text, const std::strin
   if (options.expected_head) {
     const std::string wanted = to_hex(options.expected_head->view());
     if (wanted != report.export_head) {
-      return Error(ErrorCode::kAuditLogBroken,
+      return Error(audit::errors::kBroken,
                    "audit export " + export_name + " ends at head " +
                        (report.export_head.empty() ? std::string("(empty)") : report.export_head) +
                        " after " + std::to_string(entries.size()) +

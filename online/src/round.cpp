@@ -4,13 +4,14 @@
 #include <airlock/common/accounts.h>
 #include <airlock/common/bytes.h>
 #include <airlock/common/json_fields.h>
+#include <airlock/online/api.h>
 #include <airlock/online/round.h>
 
 namespace airlock::online {
 namespace {
 
 Error mismatch(const std::string& what) {
-  return Error(ErrorCode::kResponseMismatch, "sign response: " + what);
+  return Error(online::errors::kResponseMismatch, "sign response: " + what);
 }
 
 // Every table the steps load, fetched once from the RPC node.
@@ -26,12 +27,12 @@ Result<std::vector<envelope::LookupTableHint>> table_hints(const std::vector<Tra
                   rpc_call(rpc_url, "getAccountInfo",
                            json::array({to_base58(lookup.table), {{"encoding", "base64"}}})));
       if (!result.is_object() || !result.contains("value") || result["value"].is_null()) {
-        return Error(ErrorCode::kHttp,
+        return Error(online::errors::kHttp,
                      "lookup table " + to_base58(lookup.table) + " does not exist on the RPC node");
       }
       const json& data = result["value"]["data"];
       if (!data.is_array() || data.size() != 2 || !data[0].is_string()) {
-        return Error(ErrorCode::kHttp,
+        return Error(online::errors::kHttp,
                      "lookup table " + to_base58(lookup.table) + ": unexpected account data shape");
       }
       AIRLOCK_TRY(bytes, from_base64(data[0].get<std::string>(), 56 + 256 * 32));
@@ -79,15 +80,15 @@ std::optional<BlockhashLife> blockhash_life(const std::string& rpc_url, const Ha
 Result<Round> prepare_round(const std::string& action, const json& body, const json& build_reply,
                             const std::optional<std::string>& rpc_url, std::int64_t built_at) {
   if (!build_reply.is_object() || !build_reply.contains("result"))
-    return Error(ErrorCode::kHttp, "build reply has no result");
+    return Error(online::errors::kHttp, "build reply has no result");
   Round round;
   round.action = action;
   round.body = body;
   const json& result = build_reply["result"];
   round.steps = result.is_array() ? result.get<std::vector<json>>() : std::vector<json>{result};
   if (round.steps.empty() || round.steps.size() > envelope::kMaxSteps) {
-    return Error(ErrorCode::kHttp, "build reply has " + std::to_string(round.steps.size()) +
-                                       " steps; 1 to 32 can be signed");
+    return Error(online::errors::kHttp, "build reply has " + std::to_string(round.steps.size()) +
+                                            " steps; 1 to 32 can be signed");
   }
   envelope::SignRequest& q = round.request;
   q.request_id = envelope::random_request_id();
@@ -98,7 +99,7 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
     const json& step = round.steps[i];
     if (!step.is_object() || !step.contains("transaction") || !step["transaction"].is_string() ||
         !step.contains("ticket") || !step["ticket"].is_string()) {
-      return Error(ErrorCode::kHttp,
+      return Error(online::errors::kHttp,
                    "build step " + std::to_string(i + 1) + " lacks its transaction or ticket");
     }
     AIRLOCK_TRY(wire, from_base64(step["transaction"].get<std::string>(), kMaxTransactionBytes));
@@ -111,16 +112,16 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
     const std::string where = "build step " + std::to_string(i + 1) + ": ";
     if (step.contains("sendConcurrently")) {
       if (!step["sendConcurrently"].is_boolean())
-        return Error(ErrorCode::kHttp, where + "sendConcurrently must be true or false");
+        return Error(online::errors::kHttp, where + "sendConcurrently must be true or false");
       s.send_concurrently = step["sendConcurrently"].get<bool>();
     }
     if (step.contains("simulation")) {
       const json& simulation = step["simulation"];
       if (!simulation.is_object())
-        return Error(ErrorCode::kHttp, where + "simulation must be an object");
+        return Error(online::errors::kHttp, where + "simulation must be an object");
       if (simulation.contains("deferred")) {
         if (!simulation["deferred"].is_boolean())
-          return Error(ErrorCode::kHttp, where + "simulation.deferred must be true or false");
+          return Error(online::errors::kHttp, where + "simulation.deferred must be true or false");
         s.deferred = simulation["deferred"].get<bool>();
       }
       if (simulation.contains("unitsConsumed") && simulation["unitsConsumed"].is_number_unsigned())
@@ -130,7 +131,7 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
       const json& next = step["next"];
       if (!next.is_object() || !next.contains("path") || !next["path"].is_string() ||
           !next.contains("body") || !next["body"].is_object()) {
-        return Error(ErrorCode::kHttp, where + "next must be {path: string, body: object}");
+        return Error(online::errors::kHttp, where + "next must be {path: string, body: object}");
       }
       s.next_action = next["path"].get<std::string>();
     }
@@ -144,23 +145,24 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
                            const char* what) -> Result<std::optional<PublicKey>> {
     if (!source.is_object() || !source.contains("vault")) return std::optional<PublicKey>();
     if (!source["vault"].is_string())
-      return Error(ErrorCode::kHttp, std::string(what) + ": vault must be a base58 string");
+      return Error(online::errors::kHttp, std::string(what) + ": vault must be a base58 string");
     auto key = public_key_from_base58(source["vault"].get<std::string>());
     if (!key.ok())
-      return Error(ErrorCode::kHttp, std::string(what) + ": vault: " + key.error().message());
+      return Error(online::errors::kHttp, std::string(what) + ": vault: " + key.error().message());
     return std::optional<PublicKey>(*key);
   };
   AIRLOCK_TRY(asked, vault_in(body, "build request"));
   AIRLOCK_TRY(replied, vault_in(build_reply, "build reply"));
   if (action == "vault/initialize") {
-    if (!replied) return Error(ErrorCode::kHttp, "build reply: vault/initialize names no vault");
+    if (!replied)
+      return Error(online::errors::kHttp, "build reply: vault/initialize names no vault");
     q.vault = *replied;
   } else {
     if (!asked) return Error(ErrorCode::kUsage, "the build request body names no vault");
     if (replied && *replied != *asked) {
-      return Error(ErrorCode::kHttp, "build reply: vault " + to_base58(*replied) +
-                                         " is not the vault the request names (" +
-                                         to_base58(*asked) + "); nothing is signed for it");
+      return Error(online::errors::kHttp, "build reply: vault " + to_base58(*replied) +
+                                              " is not the vault the request names (" +
+                                              to_base58(*asked) + "); nothing is signed for it");
     }
     q.vault = *asked;
   }
@@ -291,7 +293,7 @@ Result<Answer> apply_response(const Round& round, const envelope::SignResponse& 
     return answer;
   }
   if (now_unix > static_cast<std::int64_t>(q.deadline)) {
-    return Error(ErrorCode::kResponseLate,
+    return Error(online::errors::kResponseLate,
                  "the signatures arrived " +
                      std::to_string(now_unix - static_cast<std::int64_t>(q.deadline)) +
                      " s after the request's deadline; its tickets expire " +

@@ -7,6 +7,7 @@
 #include <airlock/common/display.h>
 #include <airlock/common/json_fields.h>
 #include <airlock/common/transaction.h>
+#include <airlock/online/api.h>
 #include <airlock/online/sender.h>
 
 namespace airlock::online {
@@ -87,15 +88,15 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
     }
     AIRLOCK_TRY(reply, std::move(polled));
     if (reply.failure) {
-      return Error(ErrorCode::kApi, "status of " + step_name(st, total) + ": HTTP " +
-                                        std::to_string(reply.failure->status) + " " +
-                                        reply.failure->code + ": " + reply.failure->message);
+      return Error(online::errors::kApi, "status of " + step_name(st, total) + ": HTTP " +
+                                             std::to_string(reply.failure->status) + " " +
+                                             reply.failure->code + ": " + reply.failure->message);
     }
     std::string status = json_fields::text(reply.body, "status");
     if (status != ss::kPending && status != ss::kUnknown && status != ss::kConfirmed &&
         status != ss::kFailed && status != ss::kExpired) {
-      return Error(ErrorCode::kApi, "status of " + step_name(st, total) + ": '" + status +
-                                        "' is not a receipt status the spec names");
+      return Error(online::errors::kApi, "status of " + step_name(st, total) + ": '" + status +
+                                             "' is not a receipt status the spec names");
     }
     std::string code = json_fields::text(reply.body, "code");
     std::string message = json_fields::text(reply.body, "message");
@@ -105,7 +106,7 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
       AIRLOCK_TRY(question, question_for(c, st));
       auto proof = c.prove(question);
       if (!proof.ok() || proof->outcome == ChainProof::Outcome::kMayLand) {
-        return Error(ErrorCode::kApi,
+        return Error(online::errors::kApi,
                      "status of " + step_name(st, total) +
                          ": the API says expired, but the RPC node does not show that it can "
                          "never land (" +
@@ -127,9 +128,9 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
     }
     if (status == ss::kConfirmed || status == ss::kFailed || status == ss::kExpired) return {};
     if (c.clock() > give_up_at) {
-      return Error(ErrorCode::kApi, step_name(st, total) + " (receipt " + st.receipt +
-                                        ") is still " + status +
-                                        "; run airlock-online resume to keep polling it");
+      return Error(online::errors::kApi, step_name(st, total) + " (receipt " + st.receipt +
+                                             ") is still " + status +
+                                             "; run airlock-online resume to keep polling it");
     }
     c.sleep(std::chrono::seconds(2));
   }
@@ -144,15 +145,16 @@ Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total) {
                               ") but no receipt was recorded, and its ticket has "
                               "expired";
   if (!c.prove) {
-    return Error(ErrorCode::kApi, unknown +
-                                      "; nothing is built for this action until the chain "
-                                      "shows its outcome: run airlock-online resume --rpc URL");
+    return Error(online::errors::kApi,
+                 unknown +
+                     "; nothing is built for this action until the chain "
+                     "shows its outcome: run airlock-online resume --rpc URL");
   }
   AIRLOCK_TRY(question, question_for(c, st));
   auto proof = c.prove(question);
   if (!proof.ok()) {
-    return Error(ErrorCode::kApi, unknown + "; the RPC node could not prove its outcome (" +
-                                      proof.error().message() + "), so it stays open");
+    return Error(online::errors::kApi, unknown + "; the RPC node could not prove its outcome (" +
+                                           proof.error().message() + "), so it stays open");
   }
   st.message = "the RPC node: " + proof->detail;
   switch (proof->outcome) {
@@ -168,23 +170,23 @@ Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total) {
       AIRLOCK_CHECK(record(c, st, ss::kFailed));
       AIRLOCK_CHECK(
           c.journal.event(st.run_id, "proof", step_name(st, total) + ": " + st.message, c.clock()));
-      return Error(ErrorCode::kApi, step_name(st, total) + " failed: " + st.message +
-                                        "; read the current state before building the rest");
+      return Error(online::errors::kApi, step_name(st, total) + " failed: " + st.message +
+                                             "; read the current state before building the rest");
     case ChainProof::Outcome::kNeverLands:
       st.code = "BlockhashExpired";
       AIRLOCK_CHECK(record(c, st, ss::kExpired));
       AIRLOCK_CHECK(
           c.journal.event(st.run_id, "proof", step_name(st, total) + ": " + st.message, c.clock()));
-      return Error(ErrorCode::kApi, step_name(st, total) +
-                                        " never landed and never can: " + st.message +
-                                        "; read the current state and build the "
-                                        "remaining work");
+      return Error(online::errors::kApi, step_name(st, total) +
+                                             " never landed and never can: " + st.message +
+                                             "; read the current state and build the "
+                                             "remaining work");
     case ChainProof::Outcome::kMayLand:
       break;
   }
-  return Error(ErrorCode::kApi, unknown + "; " + st.message +
-                                    ", so it may still land: run "
-                                    "airlock-online resume --rpc URL again later");
+  return Error(online::errors::kApi, unknown + "; " + st.message +
+                                         ", so it may still land: run "
+                                         "airlock-online resume --rpc URL again later");
 }
 
 }  // namespace
@@ -238,16 +240,16 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
       JournalStep& st = steps[k];
       if (is(st, ss::kConfirmed) || is(st, ss::kPending) || is(st, ss::kUnknown)) continue;
       if (!is(st, ss::kSigned) && !is(st, ss::kSending)) {
-        return Error(ErrorCode::kApi, step_name(st, total) + " is already " + st.status +
-                                          (st.code.empty() ? "" : ": " + st.code) +
-                                          "; read the current state before building the rest");
+        return Error(online::errors::kApi, step_name(st, total) + " is already " + st.status +
+                                               (st.code.empty() ? "" : ": " + st.code) +
+                                               "; read the current state before building the rest");
       }
       const std::int64_t left = st.built_at + kTicketSeconds - c.clock();
       if (left <= 0) {
         if (is(st, ss::kSigned)) {
           st.message = "its ticket expired before it was sent";
           AIRLOCK_CHECK(record(c, st, ss::kAbandoned));
-          return Error(ErrorCode::kApi,
+          return Error(online::errors::kApi,
                        step_name(st, total) +
                            " was never sent and its ticket has expired, so nothing of it happened; "
                            "read the current state and build the remaining work");
@@ -294,7 +296,7 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
         // Stays `sending`: the journal keeps the intent blocked until a receipt, or the
         // blockhash's expiry, shows whether these bytes landed.
         return Error(
-            ErrorCode::kApi,
+            online::errors::kApi,
             "send " + step_name(st, total) + ": " +
                 (sent.ok() ? "HTTP " + std::to_string(sent->failure->status) + " " + st.code
                            : st.message) +
@@ -312,18 +314,18 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
                 << ": the ticket is no longer valid and nothing was sent; building again\n";
           return RoundEnd::kRebuild;
         }
-        return Error(ErrorCode::kApi, "send " + step_name(st, total) + ": HTTP " +
-                                          std::to_string(sent->failure->status) + " " + st.code +
-                                          ": " + st.message +
-                                          " (refused before anything was sent)");
+        return Error(online::errors::kApi, "send " + step_name(st, total) + ": HTTP " +
+                                               std::to_string(sent->failure->status) + " " +
+                                               st.code + ": " + st.message +
+                                               " (refused before anything was sent)");
       }
       accepted = true;
       st.receipt = json_fields::text(sent->body, "receipt");
       const std::string status = json_fields::text(sent->body, "status");
       if (st.receipt.empty() || (status != ss::kPending && status != ss::kUnknown)) {
-        return Error(ErrorCode::kApi, "send " + step_name(st, total) +
-                                          ": the reply has no receipt or an unknown status '" +
-                                          status + "'; the step may have been sent");
+        return Error(online::errors::kApi, "send " + step_name(st, total) +
+                                               ": the reply has no receipt or an unknown status '" +
+                                               status + "'; the step may have been sent");
       }
       if (st.sent_at == 0) st.sent_at = c.clock();
       AIRLOCK_CHECK(record(c, st, status == ss::kPending ? ss::kPending : ss::kUnknown));
@@ -345,7 +347,7 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
       if (!is(st, ss::kConfirmed)) {
         c.log << "airlock-online: " << step_name(st, total) << " " << st.status << "\n";
         if (!stopped) {
-          stopped = Error(ErrorCode::kApi,
+          stopped = Error(online::errors::kApi,
                           step_name(st, total) + " " + st.status +
                               (st.code.empty() ? "" : ": " + st.code + ": " + st.message) +
                               "; read the current state before building the rest");

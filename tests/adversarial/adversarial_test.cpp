@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <gmock/gmock.h>
+
 #include <airlock/common/hash.h>
 #include <airlock/common/message_builder.h>
 #include <airlock/common/programs.h>
@@ -21,6 +23,9 @@
 #include "conformance_support.h"
 #include "hostile.h"
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace airlock::apisim::test {
 namespace {
@@ -191,7 +196,7 @@ TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
     // Whatever the request holds, the operator's screen shows it escaped: nothing on it can
     // move the cursor, erase or overwrite a line, or reorder the text after it.
     for (const std::string_view raw : {"\x1b", "\r", "\x07", "\xe2\x80\xae", "\xe2\x81\xa6"})
-      EXPECT_EQ(outcome.summary.find(raw), std::string::npos) << "raw control text on screen";
+      EXPECT_THAT(outcome.summary, Not(HasSubstr(raw))) << "raw control text on screen";
     if (c.expect == Expect::kRefused) {
       EXPECT_TRUE(has(outcome.review.refusals, c.code))
           << "expected " << c.code << ", the review says:\n"
@@ -213,8 +218,7 @@ TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
           << listed(outcome.review);
       EXPECT_FALSE(outcome.review.auto_approvable);
       EXPECT_EQ(run.asked, 1) << "--auto-approve went past a warning";
-      EXPECT_NE(outcome.summary.find(c.code), std::string::npos)
-          << "the operator's screen shows the warning";
+      EXPECT_THAT(outcome.summary, HasSubstr(c.code)) << "the operator's screen shows the warning";
       ++flagged;
     }
   }
@@ -256,13 +260,12 @@ TEST_F(Adversarial, ReviewWithoutTheKeyAgreesWithSignOnEveryCase) {
     const auto text = airlock::test::run_command(command + " 2>/dev/null");
     const bool refused = outcome.decision == offline::Decision::kRefused;
     EXPECT_EQ(text.exit_code, refused ? 1 : 0) << text.output;
-    EXPECT_NE(text.output.find(outcome.summary), std::string::npos)
+    EXPECT_THAT(text.output, HasSubstr(outcome.summary))
         << "the review shows another summary than sign:\n"
         << text.output << "\nsign showed:\n"
         << outcome.summary;
-    EXPECT_NE(text.output.find(refused ? "VERDICT: sign would refuse" : "VERDICT: sign would "),
-              std::string::npos)
-        << text.output;
+    EXPECT_THAT(text.output,
+                HasSubstr(refused ? "VERDICT: sign would refuse" : "VERDICT: sign would "));
     ++compared;
     if (!refused) ++signable;
     // The JSON form for every honest case and every fourth hostile one (each run of the
@@ -296,22 +299,21 @@ TEST_F(Adversarial, ReviewWithoutAPolicyRefusesAndStillShowsTheDecoding) {
   const std::string review = std::string(AIRLOCK_OFFLINE_BIN) + " review " + request_file;
   const auto bare = airlock::test::run_command(review + " --at " + std::to_string(now_s()));
   EXPECT_EQ(bare.exit_code, 1) << bare.output;
-  EXPECT_NE(bare.output.find("none: the empty policy, which allows nothing"), std::string::npos)
-      << bare.output;
-  EXPECT_NE(bare.output.find("the request's own manager"), std::string::npos) << bare.output;
-  EXPECT_NE(bare.output.find("policy.vault_not_allowed"), std::string::npos) << bare.output;
-  EXPECT_NE(bare.output.find("VERDICT: sign would refuse"), std::string::npos) << bare.output;
-  EXPECT_NE(bare.output.find(to_hex(sha256(file).view())), std::string::npos)
+  EXPECT_THAT(bare.output, HasSubstr("none: the empty policy, which allows nothing"));
+  EXPECT_THAT(bare.output, HasSubstr("the request's own manager"));
+  EXPECT_THAT(bare.output, HasSubstr("policy.vault_not_allowed"));
+  EXPECT_THAT(bare.output, HasSubstr("VERDICT: sign would refuse"));
+  EXPECT_THAT(bare.output, HasSubstr(to_hex(sha256(file).view())))
       << "the report names the request by the file's SHA-256";
   // The decoded swap is on the page even so.
-  EXPECT_NE(bare.output.find("route"), std::string::npos) << bare.output;
+  EXPECT_THAT(bare.output, HasSubstr("route"));
 
   const auto both = airlock::test::run_command(review + " --keystore " + keystore + " --signer " +
                                                to_base58(h.manager));
   EXPECT_EQ(both.exit_code, 2) << both.output;
   const auto bad = airlock::test::run_command(review + " --signer not-a-key");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  EXPECT_NE(bad.output.find("--signer"), std::string::npos) << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("--signer"));
   const auto none = airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " review");
   EXPECT_EQ(none.exit_code, 2) << none.output;
   // The stranger as signer: not the policy's manager, refused as sign would refuse that key.
@@ -320,8 +322,7 @@ TEST_F(Adversarial, ReviewWithoutAPolicyRefusesAndStillShowsTheDecoding) {
       review + " --policy " + dir.file("swap-policy.toml") + " --signer " + to_base58(h.stranger) +
       " --at " + std::to_string(now_s()));
   EXPECT_EQ(stranger.exit_code, 1) << stranger.output;
-  EXPECT_NE(stranger.output.find("is not the policy's manager"), std::string::npos)
-      << stranger.output;
+  EXPECT_THAT(stranger.output, HasSubstr("is not the policy's manager"));
 }
 
 TEST_F(Adversarial, AMisleadingHintIsNotShownAsFact) {
@@ -367,9 +368,8 @@ TEST_F(Adversarial, AHintContradictingCheckedDecimalsIsFlagged) {
   EXPECT_TRUE(has(r.warnings, "warn.misleading_hint")) << listed(r);
   EXPECT_TRUE(has(r.refusals, "policy.manager_outside_vault")) << listed(r);
   const std::string screen = offline::render_summary(q, r, now_s());
-  EXPECT_NE(screen.find("amount = 1000000  (1 whole tokens; these decimals are checked on chain)"),
-            std::string::npos)
-      << screen;
+  EXPECT_THAT(screen,
+              HasSubstr("amount = 1000000  (1 whole tokens; these decimals are checked on chain)"));
 }
 
 TEST_F(Adversarial, ARequestIdReplayedWithOtherContentIsRefused) {
@@ -458,7 +458,7 @@ TEST_F(Adversarial, MalformedEnvelopesAreRefusedByTheExecutable) {
         " --policy " + dir.file("policy.toml") + " --audit-log " + dir.file("cli-audit.log") +
         " --out " + dir.file("response.alres") + " " + request + " 3</dev/null 4</dev/null");
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find(a.code), std::string::npos) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(a.code));
     EXPECT_FALSE(std::filesystem::exists(dir.file("response.alres")));
     EXPECT_FALSE(std::filesystem::exists(dir.file("cli-audit.log")));
     // review refuses it the same way.
@@ -466,7 +466,7 @@ TEST_F(Adversarial, MalformedEnvelopesAreRefusedByTheExecutable) {
         airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " review --policy " +
                                    dir.file("policy.toml") + " " + request);
     EXPECT_EQ(reviewed.exit_code, 1) << reviewed.output;
-    EXPECT_NE(reviewed.output.find(a.code), std::string::npos) << reviewed.output;
+    EXPECT_THAT(reviewed.output, HasSubstr(a.code));
   }
 }
 
@@ -499,10 +499,10 @@ TEST_F(Adversarial, TheOnlineHalfCatchesBadResponsesBeforeSending) {
     std::int64_t now;
     ErrorCode code;
   } attacks[] = {
-      {"another request", other_request, built_at, ErrorCode::kResponseMismatch},
-      {"signature over other bytes", other_bytes, built_at, ErrorCode::kResponseMismatch},
+      {"another request", other_request, built_at, online::errors::kResponseMismatch},
+      {"signature over other bytes", other_bytes, built_at, online::errors::kResponseMismatch},
       {"after the deadline", good, static_cast<std::int64_t>(round->request.deadline) + 1,
-       ErrorCode::kResponseLate},
+       online::errors::kResponseLate},
   };
   const json before = counters();
   for (const auto& a : attacks) {
@@ -537,8 +537,8 @@ TEST_F(Adversarial, TextFromOutsideReachesTheScreenEscaped) {
   EXPECT_TRUE(has(r.warnings, "warn.misleading_hint")) << listed(r);
   const std::string screen = offline::render_summary(q, r, now_s());
   for (const std::string_view raw : {"\x1b", "\r", "\xe2\x80\xae", "\xe2\x81\xa6"})
-    EXPECT_EQ(screen.find(raw), std::string::npos) << screen;
-  EXPECT_NE(screen.find("ok\\u{202E}"), std::string::npos) << screen;
+    EXPECT_THAT(screen, Not(HasSubstr(raw)));
+  EXPECT_THAT(screen, HasSubstr("ok\\u{202E}"));
   const std::string as_json = offline::summary_json(q, r).dump(2, ' ', true);
   EXPECT_TRUE(std::all_of(as_json.begin(), as_json.end(), [](char c) {
     return static_cast<unsigned char>(c) < 0x80 && (c >= 0x20 || c == '\n');

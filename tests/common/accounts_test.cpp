@@ -1,9 +1,12 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/accounts.h>
 #include <airlock/common/programs.h>
 
 #include "common/message_builder.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock {
 namespace {
@@ -100,7 +103,7 @@ TEST(AccountRoles, SuppliedTablesResolveLoadedKeys) {
   auto error = account_roles(m, bad);
   ASSERT_FALSE(error.ok());
   EXPECT_EQ(error.error().code(), ErrorCode::kLookupIndexOutOfRange);
-  EXPECT_NE(error.error().message().find("lookups[0]"), std::string::npos);
+  EXPECT_THAT(error.error().message(), HasSubstr("lookups[0]"));
 }
 
 TEST(DurableNonce, DetectedExactlyAsTheRuntimeDoes) {
@@ -189,18 +192,18 @@ TEST(LookupTableAccount, RefusesWhatTheProgramWouldNotStore) {
     auto r = parse_lookup_table_account(b);
     return r.ok() ? std::string("ok") : r.error().message();
   };
-  EXPECT_NE(code(table_account(0, UINT64_MAX, std::nullopt, 1)).find("type"), std::string::npos);
+  EXPECT_THAT(code(table_account(0, UINT64_MAX, std::nullopt, 1)), HasSubstr("type"));
   Bytes ragged = table_account(1, UINT64_MAX, std::nullopt, 1);
   ragged.pop_back();
-  EXPECT_NE(code(ragged).find("32-byte"), std::string::npos);
-  EXPECT_NE(code(Bytes(55, 0)).find("shorter"), std::string::npos);
+  EXPECT_THAT(code(ragged), HasSubstr("32-byte"));
+  EXPECT_THAT(code(Bytes(55, 0)), HasSubstr("shorter"));
   Bytes bad_tag = table_account(1, UINT64_MAX, std::nullopt, 1);
   bad_tag[21] = 2;
-  EXPECT_NE(code(bad_tag).find("option tag"), std::string::npos);
+  EXPECT_THAT(code(bad_tag), HasSubstr("option tag"));
   Bytes too_many = table_account(1, UINT64_MAX, std::nullopt, 256);
   EXPECT_EQ(code(too_many), "ok");
   too_many.insert(too_many.end(), 32, 7);
-  EXPECT_NE(code(too_many).find("256"), std::string::npos);
+  EXPECT_THAT(code(too_many), HasSubstr("256"));
   auto failed = parse_lookup_table_account(Bytes(10, 0));
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().code(), ErrorCode::kLookupTableAccount);

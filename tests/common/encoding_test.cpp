@@ -1,10 +1,13 @@
 #include <random>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/bytes.h>
 
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock {
 namespace {
@@ -22,7 +25,7 @@ TEST(Hex, RejectsOddLengthBadDigitsAndOversize) {
   auto bad = from_hex("00zz", 16);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code(), ErrorCode::kHexInvalid);
-  EXPECT_NE(bad.error().message().find("'z'"), std::string::npos) << bad.error().message();
+  EXPECT_THAT(bad.error().message(), HasSubstr("'z'"));
   EXPECT_EQ(from_hex("00 1", 16).error().code(), ErrorCode::kHexInvalid);
   EXPECT_EQ(from_hex("000000", 2).error().code(), ErrorCode::kTooLarge);
 }
@@ -122,7 +125,7 @@ TEST(Base64, IsStrict) {
     EXPECT_EQ(decoded.error().code(), c.code) << c.text << ": " << decoded.error().to_string();
   }
   auto line = from_base64("Zm9v\nYg==", 100);
-  EXPECT_NE(line.error().message().find("line break"), std::string::npos);
+  EXPECT_THAT(line.error().message(), HasSubstr("line break"));
   EXPECT_EQ(from_base64("Zm9vYmFy", 5).error().code(), ErrorCode::kTooLarge);
 }
 

@@ -3,10 +3,13 @@
 // error with its own exit code.
 #include <stdexcept>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/cli.h>
 #include <airlock/common/error.h>
+
+using ::testing::HasSubstr;
 
 namespace airlock {
 namespace {
@@ -27,13 +30,36 @@ TEST(ErrorDeathTest, TheErrorOfAValueAborts) {
   EXPECT_DEATH((void)ok.error(), "error\\(\\) of a result holding no error");
 }
 
+// The exit code follows from the kind alone (docs/cli.md's table), whatever module owns the code.
 TEST(ErrorCodes, EachKindExitsWithItsDocumentedCode) {
+  const struct {
+    ErrorKind kind;
+    int exit;
+  } table[] = {
+      {ErrorKind::kInvalidInput, 1}, {ErrorKind::kRefused, 1}, {ErrorKind::kCorruption, 1},
+      {ErrorKind::kUsage, 2},        {ErrorKind::kIo, 3},      {ErrorKind::kInternal, 4},
+  };
+  for (const auto& row : table) {
+    const ErrorCode code{row.kind, "test.code"};
+    EXPECT_EQ(cli::exit_code_for(Error(code, "")), row.exit) << error_kind_name(row.kind);
+  }
   EXPECT_EQ(cli::exit_code_for(Error(ErrorCode::kUsage, "")), cli::kExitUsage);
-  EXPECT_EQ(cli::exit_code_for(Error(ErrorCode::kPolicyInvalid, "")), cli::kExitUsage);
   EXPECT_EQ(cli::exit_code_for(Error(ErrorCode::kIo, "")), cli::kExitIo);
-  EXPECT_EQ(cli::exit_code_for(Error(ErrorCode::kKeystoreLocked, "")), cli::kExitIo);
-  EXPECT_EQ(cli::exit_code_for(Error(ErrorCode::kAuditLogBroken, "")), cli::kExitRejected);
-  EXPECT_EQ(error_code_name(ErrorCode::kPolicyInvalid), "policy.invalid");
+  EXPECT_EQ(cli::exit_code_for(Error(ErrorCode::kTruncated, "")), cli::kExitRejected);
+  EXPECT_EQ(cli::exit_code_for(Error(ErrorCode::kOutOfSecureMemory, "")), cli::kExitIo);
+}
+
+// A code is its name: two constants with one name are one code, the message says the name.
+TEST(ErrorCodes, ACodeIsItsNameAndTheMessageSaysIt) {
+  constexpr ErrorCode a{ErrorKind::kRefused, "module.rule"};
+  constexpr ErrorCode b{ErrorKind::kRefused, "module.rule"};
+  static_assert(a == b);
+  static_assert(!(a == ErrorCode::kUsage));
+  const Error e(a, "what broke");
+  EXPECT_EQ(e.code(), b);
+  EXPECT_EQ(e.code_name(), "module.rule");
+  EXPECT_EQ(e.kind(), ErrorKind::kRefused);
+  EXPECT_EQ(e.to_string(), "module.rule: what broke");
 }
 
 TEST(ErrorCodes, AnExceptionEscapingACommandIsAnInternalError) {
@@ -46,7 +72,7 @@ TEST(ErrorCodes, AnExceptionEscapingACommandIsAnInternalError) {
   const std::string said = testing::internal::GetCapturedStderr();
   EXPECT_EQ(code, cli::kExitInternal);
   EXPECT_EQ(code, 4);
-  EXPECT_NE(said.find("internal error: bug"), std::string::npos) << said;
+  EXPECT_THAT(said, HasSubstr("internal error: bug"));
 }
 
 }  // namespace

@@ -2,11 +2,14 @@
 // field and the rule.
 #include <functional>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/transaction.h>
 
 #include "common/message_builder.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock {
 namespace {
@@ -91,7 +94,7 @@ TEST_P(MalformedMessage, IsRejectedWithItsOwnCode) {
   auto parsed = parse_message(wire);
   ASSERT_FALSE(parsed.ok()) << c.name;
   EXPECT_EQ(parsed.error().code(), c.code) << c.name << ": " << parsed.error().to_string();
-  EXPECT_NE(parsed.error().message().find(c.field), std::string::npos)
+  EXPECT_THAT(parsed.error().message(), HasSubstr(c.field))
       << c.name << ": " << parsed.error().message();
   // Inside a transaction the same rule applies.
   Transaction tx = unsigned_transaction(c.mutate(simple_message()));
@@ -177,7 +180,7 @@ TEST(MalformedTransaction, SignatureCountMustMatchTheHeader) {
   auto extra = parse_transaction(serialize_transaction(tx));
   ASSERT_FALSE(extra.ok());
   EXPECT_EQ(extra.error().code(), ErrorCode::kTransactionSignatureCount);
-  EXPECT_NE(extra.error().message().find("2 signatures"), std::string::npos);
+  EXPECT_THAT(extra.error().message(), HasSubstr("2 signatures"));
 
   tx.signatures.clear();
   auto missing = parse_transaction(serialize_transaction(tx));
@@ -194,7 +197,7 @@ TEST(MalformedTransaction, SizeLimitAndTruncatedSignatures) {
   auto parsed = parse_transaction(cut);
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.error().code(), ErrorCode::kTruncated);
-  EXPECT_NE(parsed.error().message().find("signatures"), std::string::npos);
+  EXPECT_THAT(parsed.error().message(), HasSubstr("signatures"));
 }
 
 TEST(LegacyMessage, ParsesForInspection) {

@@ -1,7 +1,10 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/reader.h>
 #include <airlock/common/shortvec.h>
+
+using ::testing::HasSubstr;
 
 namespace airlock {
 namespace {
@@ -76,7 +79,7 @@ TEST(ByteReader, NamesTheFieldAndKeepsTheFirstError) {
   EXPECT_EQ(reader.shortvec("count"), 0);
   EXPECT_FALSE(reader.ok());
   EXPECT_EQ(reader.error().code(), ErrorCode::kShortvecTruncated);
-  EXPECT_NE(reader.error().message().find("count"), std::string::npos);
+  EXPECT_THAT(reader.error().message(), HasSubstr("count"));
   EXPECT_TRUE(reader.take(5, "later").empty());
   EXPECT_EQ(reader.error().code(), ErrorCode::kShortvecTruncated);
 }

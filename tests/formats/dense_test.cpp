@@ -1,11 +1,15 @@
 #include <random>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/hash.h>
 #include <airlock/formats/dense.h>
+#include <airlock/formats/ur.h>
 
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::dense {
 namespace {
@@ -69,10 +73,10 @@ TEST(Dense, InflateRefusesBombsAndCorruption) {
   EXPECT_FALSE(inflate_bytes(corrupt, 1000).ok());
   Bytes truncated = deflate_bytes(random_bytes(1000, 4));
   truncated.resize(truncated.size() / 2);
-  EXPECT_EQ(inflate_bytes(truncated, 5000).error().code(), ErrorCode::kFrameInvalid);
+  EXPECT_EQ(inflate_bytes(truncated, 5000).error().code(), dense::errors::kFrameInvalid);
   Bytes trailing = deflate_bytes(random_bytes(100, 5));
   trailing.push_back(0);
-  EXPECT_EQ(inflate_bytes(trailing, 5000).error().code(), ErrorCode::kFrameInvalid);
+  EXPECT_EQ(inflate_bytes(trailing, 5000).error().code(), dense::errors::kFrameInvalid);
 }
 
 TEST(Dense, RefusesBadFramesWithoutLosingProgress) {
@@ -84,18 +88,18 @@ TEST(Dense, RefusesBadFramesWithoutLosingProgress) {
 
   Bytes wrong_magic = encoder->frame(2);
   wrong_magic[0] = 0;
-  EXPECT_EQ(decoder.receive(wrong_magic).error().code(), ErrorCode::kFrameInvalid);
+  EXPECT_EQ(decoder.receive(wrong_magic).error().code(), dense::errors::kFrameInvalid);
   Bytes wrong_version = encoder->frame(2);
   wrong_version[2] = 9;
-  EXPECT_EQ(decoder.receive(wrong_version).error().code(), ErrorCode::kFrameInvalid);
+  EXPECT_EQ(decoder.receive(wrong_version).error().code(), dense::errors::kFrameInvalid);
   Bytes unknown_type = encoder->frame(2);
   unknown_type[3] = 0x05;
-  EXPECT_EQ(decoder.receive(unknown_type).error().code(), ErrorCode::kFrameInvalid);
+  EXPECT_EQ(decoder.receive(unknown_type).error().code(), dense::errors::kFrameInvalid);
   Bytes header_only = encoder->frame(2);
   header_only.resize(kHeaderBytes);
-  EXPECT_EQ(decoder.receive(header_only).error().code(), ErrorCode::kFrameInvalid);
+  EXPECT_EQ(decoder.receive(header_only).error().code(), dense::errors::kFrameInvalid);
   auto other = Encoder::create(random_bytes(2000, 10), ContentType::kFile, 300);
-  EXPECT_EQ(decoder.receive(other->frame(2)).error().code(), ErrorCode::kDenseOtherTransfer);
+  EXPECT_EQ(decoder.receive(other->frame(2)).error().code(), dense::errors::kOtherTransfer);
   Bytes lying_length = encoder->frame(2);
   lying_length[13] ^= 0x01;  // message length no longer matches the fragment count
   EXPECT_FALSE(decoder.receive(lying_length).ok());
@@ -117,7 +121,7 @@ TEST(Dense, CorruptFragmentFailsTheChecksumAndStartsOver) {
   bad[kHeaderBytes + 5] ^= 0x20;
   ASSERT_TRUE(decoder.receive(bad).ok());
   ASSERT_TRUE(decoder.receive(encoder->frame(2)).ok());
-  EXPECT_EQ(decoder.receive(encoder->frame(3)).error().code(), ErrorCode::kUrChecksum);
+  EXPECT_EQ(decoder.receive(encoder->frame(3)).error().code(), ur::errors::kChecksum);
   EXPECT_EQ(decoder.fragments_known(), 0U) << "the decoder starts over";
   for (std::uint32_t n = 1; n <= 3; ++n) ASSERT_TRUE(decoder.receive(encoder->frame(n)).ok());
   ASSERT_TRUE(decoder.complete());
@@ -202,7 +206,7 @@ TEST(Dense, ReassembledContentMustHashToItsTransferId) {
     last = decoder.receive(frame);
   }
   ASSERT_FALSE(last.ok());
-  EXPECT_EQ(last.error().code(), ErrorCode::kDenseMixed);
+  EXPECT_EQ(last.error().code(), dense::errors::kMixed);
   EXPECT_FALSE(decoder.complete());
   EXPECT_EQ(decoder.fragments_known(), 0U) << "reading starts over";
   ASSERT_EQ(transfer_id(encoder->frame(1)).has_value(), true);
@@ -219,7 +223,7 @@ TEST(Dense, AnOlderFramingVersionIsRefusedByName) {
   Decoder decoder;
   const auto status = decoder.receive(frame);
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.error().message().find("dense framing version 1"), std::string::npos);
+  EXPECT_THAT(status.error().message(), HasSubstr("dense framing version 1"));
 }
 
 }  // namespace

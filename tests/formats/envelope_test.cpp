@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/formats/cbor.h>
@@ -7,6 +8,8 @@
 #include <airlock/formats/qr.h>
 
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::envelope {
 namespace {
@@ -118,27 +121,27 @@ TEST(Envelope, RequestSchemaViolationsNameTheField) {
   };
   const std::vector<Case> cases = {
       {"version 2", [](auto& e) { set_key(e, 0, Value::unsigned_int(2)); },
-       ErrorCode::kEnvelopeVersion, "sign_request.version"},
-      {"no request id", [](auto& e) { drop_key(e, 1); }, ErrorCode::kEnvelopeFieldMissing,
+       envelope::errors::kVersion, "sign_request.version"},
+      {"no request id", [](auto& e) { drop_key(e, 1); }, envelope::errors::kFieldMissing,
        "sign_request.request_id"},
       {"short request id", [](auto& e) { set_key(e, 1, Value::bytes(Bytes(15, 1))); },
-       ErrorCode::kEnvelopeBadValue, "sign_request.request_id"},
+       envelope::errors::kBadValue, "sign_request.request_id"},
       {"manager as text", [](auto& e) { set_key(e, 4, Value::text("key")); },
-       ErrorCode::kEnvelopeWrongType, "sign_request.manager"},
+       envelope::errors::kWrongType, "sign_request.manager"},
       {"deadline before creation", [](auto& e) { set_key(e, 3, Value::unsigned_int(5)); },
-       ErrorCode::kEnvelopeBadValue, "sign_request.deadline"},
+       envelope::errors::kBadValue, "sign_request.deadline"},
       // The Keystone action is what the offline half names a ur:sol-sign-request it read
       // itself (no intent, deadline or vault to bind): an envelope cannot claim it.
       {"the Keystone action",
        [](auto& e) { set_key(e, 6, Value::text(std::string(keystone::kSignRequestAction))); },
-       ErrorCode::kEnvelopeBadValue, "sign_request.action"},
+       envelope::errors::kBadValue, "sign_request.action"},
       {"intent not an object", [](auto& e) { set_key(e, 7, Value::text("[1,2]")); },
-       ErrorCode::kEnvelopeBadValue, "sign_request.intent"},
-      {"no steps", [](auto& e) { set_key(e, 8, Value::array({})); }, ErrorCode::kEnvelopeBadValue,
+       envelope::errors::kBadValue, "sign_request.intent"},
+      {"no steps", [](auto& e) { set_key(e, 8, Value::array({})); }, envelope::errors::kBadValue,
        "sign_request.steps"},
-      {"unknown key", [](auto& e) { set_key(e, 42, Value::null()); },
-       ErrorCode::kEnvelopeUnknownKey, "sign_request"},
-      {"empty hints", [](auto& e) { set_key(e, 9, Value::map({})); }, ErrorCode::kEnvelopeBadValue,
+      {"unknown key", [](auto& e) { set_key(e, 42, Value::null()); }, envelope::errors::kUnknownKey,
+       "sign_request"},
+      {"empty hints", [](auto& e) { set_key(e, 9, Value::map({})); }, envelope::errors::kBadValue,
        "sign_request.hints"},
       {"oversized transaction",
        [](auto& e) {
@@ -147,20 +150,20 @@ TEST(Envelope, RequestSchemaViolationsNameTheField) {
                                            {Value::unsigned_int(2), Value::boolean(false)},
                                            {Value::unsigned_int(3), Value::boolean(false)}})}));
        },
-       ErrorCode::kEnvelopeBadValue, "sign_request.steps[0].transaction"},
+       envelope::errors::kBadValue, "sign_request.steps[0].transaction"},
       {"step flag missing",
        [](auto& e) {
          set_key(e, 8,
                  Value::array({Value::map({{Value::unsigned_int(1), Value::bytes(Bytes(10, 1))},
                                            {Value::unsigned_int(2), Value::boolean(false)}})}));
        },
-       ErrorCode::kEnvelopeFieldMissing, "sign_request.steps[0].deferred"},
+       envelope::errors::kFieldMissing, "sign_request.steps[0].deferred"},
   };
   for (const auto& c : cases) {
     auto decoded = decode_edited(q, c.edit);
     ASSERT_FALSE(decoded.ok()) << c.name;
     EXPECT_EQ(decoded.error().code(), c.code) << c.name << ": " << decoded.error().to_string();
-    EXPECT_NE(decoded.error().message().find(c.field), std::string::npos)
+    EXPECT_THAT(decoded.error().message(), HasSubstr(c.field))
         << c.name << ": " << decoded.error().message();
   }
 }
@@ -170,9 +173,8 @@ TEST(Envelope, LookupHintEntriesMustBeOrderedAndWellFormed) {
   q.hints.lookup_tables[0].entries = {{3, q.manager}, {3, q.vault}};
   auto decoded = decode_request(encode_request(q));
   ASSERT_FALSE(decoded.ok());
-  EXPECT_EQ(decoded.error().code(), ErrorCode::kEnvelopeBadValue);
-  EXPECT_NE(decoded.error().message().find("lookup_tables[0].entries[1]"), std::string::npos)
-      << decoded.error().message();
+  EXPECT_EQ(decoded.error().code(), envelope::errors::kBadValue);
+  EXPECT_THAT(decoded.error().message(), HasSubstr("lookup_tables[0].entries[1]"));
 }
 
 TEST(Envelope, PoolHintsNameEachPoolOnceWithTwoDifferentTokens) {
@@ -180,12 +182,11 @@ TEST(Envelope, PoolHintsNameEachPoolOnceWithTwoDifferentTokens) {
   q.hints.pools.push_back(q.hints.pools[0]);
   auto twice = decode_request(encode_request(q));
   ASSERT_FALSE(twice.ok());
-  EXPECT_NE(twice.error().message().find("pools[1]"), std::string::npos) << twice.error().message();
+  EXPECT_THAT(twice.error().message(), HasSubstr("pools[1]"));
   q.hints.pools = {{q.vault, q.manager, q.manager}};
   auto same = decode_request(encode_request(q));
   ASSERT_FALSE(same.ok());
-  EXPECT_NE(same.error().message().find("pools[0].token_y"), std::string::npos)
-      << same.error().message();
+  EXPECT_THAT(same.error().message(), HasSubstr("pools[0].token_y"));
 }
 
 TEST(Envelope, ResponseMustHaveExactlyOneResult) {
@@ -199,7 +200,7 @@ TEST(Envelope, ResponseMustHaveExactlyOneResult) {
                                    {Value::unsigned_int(2), Value::text("y")}}));
   auto both = decode_response(cbor::encode(Value::map(entries)));
   ASSERT_FALSE(both.ok());
-  EXPECT_EQ(both.error().code(), ErrorCode::kEnvelopeBadValue);
+  EXPECT_EQ(both.error().code(), envelope::errors::kBadValue);
 
   SignResponse bad = sample_response(1);
   auto bad_wire = encode_response(bad);
@@ -207,8 +208,8 @@ TEST(Envelope, ResponseMustHaveExactlyOneResult) {
   EXPECT_EQ(decode_response(bad_wire).error().code(), ErrorCode::kTrailingBytes);
   auto as_request = decode_request(wire);
   ASSERT_FALSE(as_request.ok()) << "a response is not a request";
-  EXPECT_EQ(as_request.error().code(), ErrorCode::kEnvelopeWrongType);
-  EXPECT_NE(as_request.error().message().find("created_at"), std::string::npos);
+  EXPECT_EQ(as_request.error().code(), envelope::errors::kWrongType);
+  EXPECT_THAT(as_request.error().message(), HasSubstr("created_at"));
 }
 
 TEST(Envelope, RequestIdsAreRandom) { EXPECT_NE(random_request_id(), random_request_id()); }

@@ -1,13 +1,17 @@
 // Keystone interop against @keystonehq/bc-ur-registry-sol (../shared/vectors/keystone-sol.json).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/ed25519.h>
+#include <airlock/formats/envelope.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/formats/transfer.h>
 #include <airlock/formats/ur.h>
 
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::keystone {
 namespace {
@@ -81,8 +85,8 @@ TEST(Keystone, RefusesMalformedRequests) {
   wire.back() = 3;  // type 3 does not exist
   auto bad_type = decode_sign_request(wire);
   ASSERT_FALSE(bad_type.ok());
-  EXPECT_EQ(bad_type.error().code(), ErrorCode::kEnvelopeBadValue);
-  EXPECT_NE(bad_type.error().message().find("sol_sign_request.type"), std::string::npos);
+  EXPECT_EQ(bad_type.error().code(), envelope::errors::kBadValue);
+  EXPECT_THAT(bad_type.error().message(), HasSubstr("sol_sign_request.type"));
   EXPECT_FALSE(decode_signature(wire).ok());
 }
 

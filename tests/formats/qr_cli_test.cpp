@@ -4,6 +4,7 @@
 #include <fstream>
 #include <random>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -12,6 +13,9 @@
 #include <airlock/formats/image.h>
 
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -83,7 +87,7 @@ TEST(Density, PresetsAreTheMeasuredVersionsAtLevelL) {
   EXPECT_EQ(o.max_version, defaults.max_version) << "high is the default";
   auto bad = airlock::density::parse("ultra");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message().find("must be low, medium or high"), std::string::npos);
+  EXPECT_THAT(bad.error().message(), HasSubstr("must be low, medium or high"));
 }
 
 TEST_F(QrCli, ALowerDensityWritesMoreSmallerFramesThatReadBack) {
@@ -104,12 +108,11 @@ TEST_F(QrCli, ALowerDensityWritesMoreSmallerFramesThatReadBack) {
   }
   const CliRun bad = run("encode --density ultra --png " + path("x") + " " + path("in.bin"));
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  EXPECT_NE(bad.output.find("--density: must be low, medium or high"), std::string::npos)
-      << bad.output;
+  EXPECT_THAT(bad.output, HasSubstr("--density: must be low, medium or high"));
   const CliRun both =
       run("encode --density low --max-version 10 --png " + path("x") + " " + path("in.bin"));
   EXPECT_EQ(both.exit_code, 2) << both.output;
-  EXPECT_NE(both.output.find("not both"), std::string::npos) << both.output;
+  EXPECT_THAT(both.output, HasSubstr("not both"));
 }
 
 // The reader's --timeout holds when the stream stalls (a writer that sends nothing and stays
@@ -119,11 +122,11 @@ TEST_F(QrCli, AStalledOrBrokenStreamEndsTheRead) {
   const CliRun stalled = airlock::test::run_command(
       "bash -c 'timeout 60 " + std::string(AIRLOCK_QR_BIN) + " decode --raw 64x64 -o " + path("x") +
       " --timeout 2 < <(exec sleep 90 2>/dev/null); echo \"exit=$?\"'");
-  EXPECT_NE(stalled.output.find("exit=1"), std::string::npos) << stalled.output;
-  EXPECT_NE(stalled.output.find("transfer incomplete"), std::string::npos) << stalled.output;
+  EXPECT_THAT(stalled.output, HasSubstr("exit=1"));
+  EXPECT_THAT(stalled.output, HasSubstr("transfer incomplete"));
   const CliRun broken = run("decode --raw 64x64 -o " + path("x") + " --timeout 3 < /");
   EXPECT_EQ(broken.exit_code, 3) << broken.output.substr(0, 2000);
-  EXPECT_NE(broken.output.find("cannot read the frame stream"), std::string::npos)
+  EXPECT_THAT(broken.output, HasSubstr("cannot read the frame stream"))
       << broken.output.substr(0, 2000);
   EXPECT_LT(broken.output.size(), 2000U) << "one error, not a line per attempt";
 }
@@ -159,13 +162,12 @@ TEST_F(QrCli, RawStreamOnStandardInput) {
   ASSERT_EQ(dec.exit_code, 0) << dec.output;
   EXPECT_EQ(read("out.bin"), data);
   // The summary counts the blank frames between codes.
-  EXPECT_NE(dec.output.find(" without a readable code"), std::string::npos) << dec.output;
-  EXPECT_EQ(dec.output.find("(0 without a readable code"), std::string::npos) << dec.output;
+  EXPECT_THAT(dec.output, HasSubstr(" without a readable code"));
+  EXPECT_THAT(dec.output, Not(HasSubstr("(0 without a readable code")));
 
   const CliRun empty = run("decode -q --raw 16x16 -o " + path("none.bin") + " < /dev/null");
   EXPECT_EQ(empty.exit_code, 1) << empty.output;
-  EXPECT_NE(empty.output.find("transfer incomplete after 0 frames"), std::string::npos)
-      << empty.output;
+  EXPECT_THAT(empty.output, HasSubstr("transfer incomplete after 0 frames"));
 }
 
 TEST_F(QrCli, EnvelopeFilesKeepTheirKindAndBytes) {
@@ -179,7 +181,7 @@ TEST_F(QrCli, EnvelopeFilesKeepTheirKindAndBytes) {
       run("encode --html " + path("page.html") + " --png " + path("f") + " " + path("r.alres"))
           .exit_code,
       0);
-  EXPECT_NE(read("page.html").find("data:image/png;base64,"), std::string::npos);
+  EXPECT_THAT(read("page.html"), HasSubstr("data:image/png;base64,"));
   ASSERT_EQ(run("decode -q -o " + path("back.alres") + " " + path("f")).exit_code, 0);
   EXPECT_EQ(read("back.alres"), read("r.alres"));
 }

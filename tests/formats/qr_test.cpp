@@ -2,13 +2,17 @@
 #include <filesystem>
 #include <random>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/formats/dense.h>
+#include <airlock/formats/image.h>
 #include <airlock/formats/qr.h>
 
 #include "support/distort.h"
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::qr {
 namespace {
@@ -37,8 +41,8 @@ TEST(Qr, ChoosesTheSmallestVersionAndRefusesOverflow) {
   EXPECT_EQ(full->version, 17);
   auto over = encode(random_bytes(645, 3), 17, EcLevel::kL);
   ASSERT_FALSE(over.ok());
-  EXPECT_EQ(over.error().code(), ErrorCode::kQrEncodeFailed);
-  EXPECT_NE(over.error().message().find("644 bytes at most"), std::string::npos);
+  EXPECT_EQ(over.error().code(), qr::errors::kEncodeFailed);
+  EXPECT_THAT(over.error().message(), HasSubstr("644 bytes at most"));
 }
 
 TEST(Qr, CleanRoundTripAtEveryLevel) {
@@ -148,11 +152,11 @@ TEST(Qr, TerminalRenderingHasOneLinePerTwoModuleRows) {
   const std::string text = render_terminal(*symbol);
   const auto lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
   EXPECT_EQ(lines, (21 + 4 + 1) / 2);
-  EXPECT_NE(text.find("\u2588"), std::string::npos);
+  EXPECT_THAT(text, HasSubstr("\u2588"));
 }
 
 TEST(Png, RefusesGarbageAndHugeImages) {
-  EXPECT_EQ(image::decode_png(Bytes{1, 2, 3}).error().code(), ErrorCode::kImageInvalid);
+  EXPECT_EQ(image::decode_png(Bytes{1, 2, 3}).error().code(), image::errors::kInvalid);
   // A valid PNG header that claims 100000 x 100000 pixels.
   image::GrayImage small(2, 2);
   auto png = image::encode_png(small);
@@ -167,7 +171,7 @@ TEST(Png, RefusesGarbageAndHugeImages) {
   }
   auto decoded = image::decode_png(huge);
   ASSERT_FALSE(decoded.ok());
-  EXPECT_EQ(decoded.error().code(), ErrorCode::kImageInvalid);
+  EXPECT_EQ(decoded.error().code(), image::errors::kInvalid);
 }
 
 }  // namespace

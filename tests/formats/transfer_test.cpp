@@ -4,13 +4,18 @@
 #include <random>
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <airlock/formats/dense.h>
 #include <airlock/formats/frames.h>
 #include <airlock/formats/transfer.h>
+#include <airlock/formats/ur.h>
 
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::transfer {
 namespace {
@@ -86,7 +91,7 @@ TEST(Transfer, ReceiverRefusesForeignCodesAndFollowsEachFraming) {
       receiver.receive(ByteView(reinterpret_cast<const std::uint8_t*>(hello.data()), hello.size()))
           .error()
           .code(),
-      ErrorCode::kFrameInvalid);
+      dense::errors::kFrameInvalid);
   ASSERT_TRUE(receiver.receive(bytes_of(dense_sender->code(1))).ok());
   // A code of the other framing is another transfer: followed beside the first, which it
   // completes here.
@@ -136,7 +141,7 @@ TEST(Transfer, AForeignUrTypeIsRefusedByNameAndTheReceiverStartsOver) {
   const auto status =
       receiver.receive(ByteView(reinterpret_cast<const std::uint8_t*>(frame.data()), frame.size()));
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.error().code(), ErrorCode::kUrInvalid);
+  EXPECT_EQ(status.error().code(), ur::errors::kInvalid);
   EXPECT_EQ(status.error().message(), "ur:crypto-multi-accounts does not carry a CBOR byte string");
   EXPECT_FALSE(receiver.complete());
   EXPECT_EQ(receiver.fragments_known(), 0U);
@@ -152,7 +157,7 @@ TEST(Transfer, SenderRefusesImpossibleSettings) {
   huge_fragment.ur_fragment_len = 5000;
   auto refused = Sender::create(content, huge_fragment);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().message().find("do not fit"), std::string::npos);
+  EXPECT_THAT(refused.error().message(), HasSubstr("do not fit"));
   EXPECT_EQ(Sender::create({dense::ContentType::kFile, {}}, huge_fragment).error().code(),
             ErrorCode::kUsage);
 }
@@ -205,10 +210,10 @@ TEST(Frames, SizesCamerasAndFoldersFailClearly) {
   auto camera = frames::open_camera("/dev/airlock-no-such-camera", 640, 480);
   ASSERT_FALSE(camera.ok());
   EXPECT_EQ(camera.error().code(), ErrorCode::kIo);
-  EXPECT_NE(camera.error().message().find("/dev/airlock-no-such-camera"), std::string::npos);
+  EXPECT_THAT(camera.error().message(), HasSubstr("/dev/airlock-no-such-camera"));
   auto not_a_camera = frames::open_camera("/dev/null", 640, 480);
   ASSERT_FALSE(not_a_camera.ok());
-  EXPECT_NE(not_a_camera.error().message().find("not a V4L2 device"), std::string::npos);
+  EXPECT_THAT(not_a_camera.error().message(), HasSubstr("not a V4L2 device"));
   EXPECT_EQ(frames::open_png_files({"/nonexistent/frames"}).error().code(), ErrorCode::kIo);
   EXPECT_EQ(frames::open_png_files({}).error().code(), ErrorCode::kUsage);
 }

@@ -79,12 +79,12 @@ TEST(Bytewords, RoundTripAndErrors) {
   std::string flipped = text;
   flipped[2] = 'b';
   flipped[3] = 'k';  // "bk" is back (0x0a): a valid word, wrong checksum
-  EXPECT_EQ(bytewords_decode(flipped).error().code(), ErrorCode::kUrChecksum);
+  EXPECT_EQ(bytewords_decode(flipped).error().code(), ur::errors::kChecksum);
   std::string invalid = text;
   invalid[0] = 'q';
   invalid[1] = 'q';
-  EXPECT_EQ(bytewords_decode(invalid).error().code(), ErrorCode::kUrInvalid);
-  EXPECT_EQ(bytewords_decode("aead").error().code(), ErrorCode::kUrInvalid);
+  EXPECT_EQ(bytewords_decode(invalid).error().code(), ur::errors::kInvalid);
+  EXPECT_EQ(bytewords_decode("aead").error().code(), ur::errors::kInvalid);
 }
 
 TEST(UrDecoder, RefusesMalformedAndForeignParts) {
@@ -93,16 +93,16 @@ TEST(UrDecoder, RefusesMalformedAndForeignParts) {
   MultipartEncoder other(bytes_resource(vectors[2]), 200);
   Decoder decoder;
   ASSERT_TRUE(decoder.receive(first.part(1)).ok());
-  EXPECT_EQ(decoder.receive(other.part(1)).error().code(), ErrorCode::kUrInconsistentPart);
+  EXPECT_EQ(decoder.receive(other.part(1)).error().code(), ur::errors::kInconsistentPart);
   EXPECT_EQ(decoder.receive("ur:crypto-psbt/1-4/aeae").error().code(),
-            ErrorCode::kUrInconsistentPart);
-  EXPECT_EQ(decoder.receive("hello").error().code(), ErrorCode::kUrInvalid);
-  EXPECT_EQ(decoder.receive("ur:bytes").error().code(), ErrorCode::kUrInvalid);
-  EXPECT_EQ(decoder.receive("ur:bytes/x-4/aeadaeadaead").error().code(), ErrorCode::kUrInvalid);
+            ur::errors::kInconsistentPart);
+  EXPECT_EQ(decoder.receive("hello").error().code(), ur::errors::kInvalid);
+  EXPECT_EQ(decoder.receive("ur:bytes").error().code(), ur::errors::kInvalid);
+  EXPECT_EQ(decoder.receive("ur:bytes/x-4/aeadaeadaead").error().code(), ur::errors::kInvalid);
   // The sequence in the text must match the body.
   std::string lying = first.part(2);
   lying.replace(lying.find("/2-4/"), 5, "/3-4/");
-  EXPECT_EQ(decoder.receive(lying).error().code(), ErrorCode::kUrInvalid);
+  EXPECT_EQ(decoder.receive(lying).error().code(), ur::errors::kInvalid);
   // After all that noise the real parts still complete the message.
   for (std::uint32_t n = 2; n <= 4; ++n) ASSERT_TRUE(decoder.receive(first.part(n)).ok());
   ASSERT_TRUE(decoder.complete());

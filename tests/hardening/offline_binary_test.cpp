@@ -8,12 +8,16 @@
 #include <set>
 #include <sstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/ed25519.h>
 #include <airlock/hardening/lockdown.h>
 
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -31,7 +35,7 @@ std::string capture(const std::string& command) {
 TEST(OfflineBinary, ImportsNoNetworkSymbol) {
   const std::string symbols =
       capture("nm -D --undefined-only " + std::string(AIRLOCK_OFFLINE_BIN) + " 2>&1");
-  ASSERT_NE(symbols.find("sodium"), std::string::npos)
+  ASSERT_THAT(symbols, HasSubstr("sodium"))
       << "nm listed no imports at all, so this check would prove nothing:\n"
       << symbols;
   const std::set<std::string> forbidden{
@@ -54,9 +58,9 @@ TEST(OfflineBinary, ImportsNoNetworkSymbol) {
 TEST(OfflineBinary, LinksNoNetworkLibrary) {
   const std::string needed =
       capture("readelf -d " + std::string(AIRLOCK_OFFLINE_BIN) + " 2>&1 | grep NEEDED");
-  ASSERT_NE(needed.find("libsodium"), std::string::npos) << needed;
+  ASSERT_THAT(needed, HasSubstr("libsodium"));
   for (const char* lib : {"libcurl", "libssl", "libcrypto", "libresolv", "libnss", "libzmq"}) {
-    EXPECT_EQ(needed.find(lib), std::string::npos) << "airlock-offline links " << lib;
+    EXPECT_THAT(needed, Not(HasSubstr(lib))) << "airlock-offline links " << lib;
   }
 }
 
@@ -89,13 +93,13 @@ TEST(OfflineBinary, KeyCommandsRefuseWhileTheNetworkIsUp) {
   const auto plain = airlock::test::run_command(init);
   if (!refusal.ok()) {
     EXPECT_EQ(plain.exit_code, 1) << plain.output;
-    EXPECT_NE(plain.output.find("hardening.network_up"), std::string::npos) << plain.output;
+    EXPECT_THAT(plain.output, HasSubstr("hardening.network_up"));
     EXPECT_FALSE(std::filesystem::exists(dir.file("k"))) << "no key was made";
     const auto sign = airlock::test::run_command(
         std::string(AIRLOCK_OFFLINE_BIN) + " sign --keystore " + dir.file("k") + " --policy p" +
         " --audit-log " + dir.file("log") + " --out " + dir.file("res") + " " + dir.file("req"));
     EXPECT_EQ(sign.exit_code, 1) << sign.output;
-    EXPECT_NE(sign.output.find("hardening.network_up"), std::string::npos) << sign.output;
+    EXPECT_THAT(sign.output, HasSubstr("hardening.network_up"));
     EXPECT_FALSE(std::filesystem::exists(dir.file("log"))) << "nothing was logged or read";
   } else {
     EXPECT_EQ(plain.exit_code, 0) << plain.output;
@@ -106,8 +110,7 @@ TEST(OfflineBinary, KeyCommandsRefuseWhileTheNetworkIsUp) {
   EXPECT_EQ(overridden.exit_code, 0) << overridden.output;
   EXPECT_TRUE(std::filesystem::exists(dir.file("k")));
   if (!refusal.ok()) {
-    EXPECT_NE(overridden.output.find("WARNING: THIS MACHINE IS NOT AIR-GAPPED"), std::string::npos)
-        << overridden.output;
+    EXPECT_THAT(overridden.output, HasSubstr("WARNING: THIS MACHINE IS NOT AIR-GAPPED"));
   }
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include <arpa/inet.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -26,6 +27,9 @@
 #include <airlock/online/api.h>
 
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -185,9 +189,8 @@ TEST(SecretHygiene, ARequestLeavesNoCopyOfTheKeyInFreedMemory) {
   server.join();
   ::close(listener);
   // The listener saw the header: the key did travel.
-  EXPECT_NE(std::string_view(received.data())
-                .find(std::string("Authorization: Bearer ") + std::string(kApiKey)),
-            std::string_view::npos);
+  EXPECT_THAT(std::string_view(received.data()),
+              HasSubstr(std::string("Authorization: Bearer ") + std::string(kApiKey)));
   EXPECT_EQ(found, 0) << "the API key was left in freed heap memory by a request";
 }
 
@@ -314,11 +317,11 @@ TEST(SecretHygiene, ASecretFileOverItsLimitIsRefusedWithoutQuotingIt) {
   auto text = read_secret_file(dir.file("big"), 4096);
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.error().code(), ErrorCode::kTooLarge);
-  EXPECT_EQ(text.error().message().find("kkkk"), std::string::npos);
+  EXPECT_THAT(text.error().message(), Not(HasSubstr("kkkk")));
   auto missing = read_secret_file(dir.file("absent"), 4096);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code(), ErrorCode::kIo);
-  EXPECT_NE(missing.error().message().find("absent"), std::string::npos);
+  EXPECT_THAT(missing.error().message(), HasSubstr("absent"));
 }
 
 }  // namespace

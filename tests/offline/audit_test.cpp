@@ -4,12 +4,15 @@
 #include <fstream>
 #include <sstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/hash.h>
 #include <airlock/offline/audit.h>
 
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::offline {
 namespace {
@@ -96,7 +99,7 @@ TEST_F(AuditTest, ALogInUseCannotBeOpenedAgain) {
   ASSERT_TRUE(first.ok());
   auto second = AuditLog::open(path);
   ASSERT_FALSE(second.ok());
-  EXPECT_NE(second.error().message().find("in use"), std::string::npos);
+  EXPECT_THAT(second.error().message(), HasSubstr("in use"));
 }
 
 TEST_F(AuditTest, RemovedReorderedOrEditedEntriesAreFound) {
@@ -104,26 +107,26 @@ TEST_F(AuditTest, RemovedReorderedOrEditedEntriesAreFound) {
   ASSERT_EQ(lines.size(), 3U);
 
   write_lines(path, {lines[0], lines[2]});
-  EXPECT_NE(verify_error(path).find("line 2"), std::string::npos) << verify_error(path);
+  EXPECT_THAT(verify_error(path), HasSubstr("line 2"));
 
   write_lines(path, {lines[1], lines[0], lines[2]});
-  EXPECT_NE(verify_error(path).find("line 1"), std::string::npos);
+  EXPECT_THAT(verify_error(path), HasSubstr("line 1"));
 
   write_lines(path, {lines[1], lines[2]});  // the first entry dropped: seq and prev both show it
-  EXPECT_NE(verify_error(path).find("line 1"), std::string::npos);
+  EXPECT_THAT(verify_error(path), HasSubstr("line 1"));
 
   std::string edited = lines[1];
   edited.replace(edited.find("policy.fee_payer"), 16, "policy.fee_payeR");
   write_lines(path, {lines[0], edited, lines[2]});
-  EXPECT_NE(verify_error(path).find("altered"), std::string::npos) << verify_error(path);
+  EXPECT_THAT(verify_error(path), HasSubstr("altered"));
 
   std::string spaced = lines[0];
   spaced.insert(1, " ");
   write_lines(path, {spaced, lines[1], lines[2]});
-  EXPECT_NE(verify_error(path).find("canonical"), std::string::npos) << verify_error(path);
+  EXPECT_THAT(verify_error(path), HasSubstr("canonical"));
 
   write_lines(path, {lines[0], lines[1], "{}"});
-  EXPECT_NE(verify_error(path).find("line 3"), std::string::npos);
+  EXPECT_THAT(verify_error(path), HasSubstr("line 3"));
 
   // Cutting the tail of the log is only caught against a head recorded elsewhere: every sign
   // response carries the head, which is why it is sent back.
@@ -139,7 +142,7 @@ TEST_F(AuditTest, ATornLastLineStopsSigningUntilRemoved) {
   write_lines(path, lines, false);
   auto log = AuditLog::open(path);
   ASSERT_FALSE(log.ok());
-  EXPECT_NE(log.error().message().find("incomplete"), std::string::npos) << log.error().message();
+  EXPECT_THAT(log.error().message(), HasSubstr("incomplete"));
   lines.pop_back();
   write_lines(path, lines);
   auto repaired = AuditLog::open(path);
@@ -161,7 +164,7 @@ TEST_F(AuditTest, TheExportIsTheVerifiedLogLineForLine) {
   ASSERT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_EQ(lines_of(exported), lines_of(path));
   EXPECT_EQ(lines_of(exported).size(), 3U);
-  EXPECT_NE(ok.output.find(to_hex(heads.back().view())), std::string::npos) << ok.output;
+  EXPECT_THAT(ok.output, HasSubstr(to_hex(heads.back().view())));
 
   const auto nowhere =
       test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " log export --audit-log " + path);
@@ -176,7 +179,7 @@ TEST_F(AuditTest, TheExportIsTheVerifiedLogLineForLine) {
   std::filesystem::remove(exported);
   const auto broken = test::run_command(command);
   EXPECT_EQ(broken.exit_code, 1) << broken.output;
-  EXPECT_NE(broken.output.find("audit.broken"), std::string::npos) << broken.output;
+  EXPECT_THAT(broken.output, HasSubstr("audit.broken"));
   EXPECT_FALSE(std::filesystem::exists(exported)) << "an export of a broken log was written";
 }
 

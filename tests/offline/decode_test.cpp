@@ -1,11 +1,15 @@
 // Built-in decoders and the registry, on the web3.js vectors' instructions and hand-made data.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/programs.h>
 #include <airlock/common/transaction.h>
 #include <airlock/offline/decode.h>
+#include <airlock/offline/idl.h>
 
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::offline {
 namespace {
@@ -49,8 +53,8 @@ TEST(BuiltinDecoders, TheVectorsInstructions) {
 
   auto unknown = decode_vector_ix(registry, "two-signers", 0);
   ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.error().code(), ErrorCode::kIdlUndecodable);
-  EXPECT_NE(unknown.error().message().find("unknown"), std::string::npos);
+  EXPECT_EQ(unknown.error().code(), offline::errors::kIdlUndecodable);
+  EXPECT_THAT(unknown.error().message(), HasSubstr("unknown"));
 }
 
 Bytes le(std::uint64_t v, int n) {
@@ -197,8 +201,7 @@ TEST(Registry, SeveralIdlsForOneProgramNeverOverlap) {
   };
   auto within = idl("one", nlohmann::json::array({ix("a", {14}), ix("b", {14, 89})}));
   ASSERT_FALSE(within.ok());
-  EXPECT_NE(within.error().message().find("overlaps a's"), std::string::npos)
-      << within.error().message();
+  EXPECT_THAT(within.error().message(), HasSubstr("overlaps a's"));
 
   DecoderRegistry registry;
   ASSERT_TRUE(
@@ -207,8 +210,8 @@ TEST(Registry, SeveralIdlsForOneProgramNeverOverlap) {
   auto clash =
       registry.add_idl(idl("twin", nlohmann::json::array({ix("onboard", {14, 89, 65})})).value());
   ASSERT_FALSE(clash.ok());
-  EXPECT_NE(clash.error().message().find("onboard"), std::string::npos);
-  EXPECT_NE(clash.error().message().find("request_seat"), std::string::npos);
+  EXPECT_THAT(clash.error().message(), HasSubstr("onboard"));
+  EXPECT_THAT(clash.error().message(), HasSubstr("request_seat"));
   ASSERT_TRUE(
       registry.add_idl(idl("twin", nlohmann::json::array({ix("onboard", {84, 87})})).value()).ok());
   const PublicKey& program = key("PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY");

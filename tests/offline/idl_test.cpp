@@ -1,8 +1,11 @@
 // The strict IDL interpreter: shipped IDLs, every rule that makes data undecodable, legacy IDLs.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/hash.h>
 #include <airlock/offline/idl.h>
+
+using ::testing::HasSubstr;
 
 namespace airlock::offline {
 namespace {
@@ -138,8 +141,8 @@ TEST(Idl, EveryViolationIsUndecodable) {
     c.edit(data);
     auto decoded = decode_instruction(idl, data);
     ASSERT_FALSE(decoded.ok()) << c.name;
-    EXPECT_EQ(decoded.error().code(), ErrorCode::kIdlUndecodable) << c.name;
-    EXPECT_NE(decoded.error().message().find(c.message), std::string::npos)
+    EXPECT_EQ(decoded.error().code(), offline::errors::kIdlUndecodable) << c.name;
+    EXPECT_THAT(decoded.error().message(), HasSubstr(c.message))
         << c.name << ": " << decoded.error().message();
   }
 }
@@ -165,8 +168,8 @@ TEST(Idl, MalformedIdlsAreRefusedWithThePath) {
   const auto refuse = [](const char* text, const char* path) {
     auto idl = parse_idl(json::parse(text));
     ASSERT_FALSE(idl.ok()) << text;
-    EXPECT_EQ(idl.error().code(), ErrorCode::kIdlInvalid);
-    EXPECT_NE(idl.error().message().find(path), std::string::npos) << idl.error().message();
+    EXPECT_EQ(idl.error().code(), offline::errors::kIdlInvalid);
+    EXPECT_THAT(idl.error().message(), HasSubstr(path));
   };
   refuse(
       R"({"address": "11111111111111111111111111111111", "instructions": [{"name": "x", "args": [{"name": "a", "type": "u7"}]}]})",

@@ -4,11 +4,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include "support/helpers.h"
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
 
 namespace {
 
@@ -52,13 +55,9 @@ TEST_F(InspectCli, DecodesInstructionsOfKnownPrograms) {
       write("tx.b64", vector_field("compute-budget-and-memo", "unsigned_tx_base64") + "\n");
   const CliRun text = run("inspect " + path);
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  EXPECT_NE(text.output.find("decoded  Compute Budget Program: set_compute_unit_limit\n"
-                             "        units = 400000"),
-            std::string::npos)
-      << text.output;
-  EXPECT_NE(text.output.find("decoded  Memo Program: memo\n        text = airlock vector"),
-            std::string::npos)
-      << text.output;
+  EXPECT_THAT(text.output, HasSubstr("decoded  Compute Budget Program: set_compute_unit_limit\n"
+                                     "        units = 400000"));
+  EXPECT_THAT(text.output, HasSubstr("decoded  Memo Program: memo\n        text = airlock vector"));
 
   const CliRun json = run("inspect --json " + path);
   ASSERT_EQ(json.exit_code, 0) << json.output;
@@ -72,8 +71,7 @@ TEST_F(InspectCli, DecodesInstructionsOfKnownPrograms) {
   ASSERT_EQ(u.exit_code, 0) << u.output;
   const auto uj = nlohmann::json::parse(u.output);
   EXPECT_FALSE(uj["instructions"][1].contains("decoded"));
-  EXPECT_NE(uj["instructions"][1]["decode_error"].get<std::string>().find("unknown"),
-            std::string::npos);
+  EXPECT_THAT(uj["instructions"][1]["decode_error"].get<std::string>(), HasSubstr("unknown"));
 }
 
 TEST_F(InspectCli, ReadsStdinAndRawBytes) {
@@ -81,8 +79,8 @@ TEST_F(InspectCli, ReadsStdinAndRawBytes) {
   const auto text_path = write("tx.b64", b64);
   const CliRun from_stdin = run("inspect - < " + text_path);
   ASSERT_EQ(from_stdin.exit_code, 0) << from_stdin.output;
-  EXPECT_NE(from_stdin.output.find("Transaction, version 0"), std::string::npos);
-  EXPECT_NE(from_stdin.output.find("System Program"), std::string::npos);
+  EXPECT_THAT(from_stdin.output, HasSubstr("Transaction, version 0"));
+  EXPECT_THAT(from_stdin.output, HasSubstr("System Program"));
 
   const auto raw = airlock::test::b64(b64);
   const auto bin_path = write("tx.bin", std::string(raw.begin(), raw.end()));
@@ -94,12 +92,11 @@ TEST_F(InspectCli, ReadsStdinAndRawBytes) {
 TEST_F(InspectCli, ExitCodesNameTheProblem) {
   const CliRun rejected = run("inspect " + write("bad.b64", "AQID\n"));
   EXPECT_EQ(rejected.exit_code, 1) << rejected.output;
-  EXPECT_NE(rejected.output.find("bytes.truncated"), std::string::npos) << rejected.output;
+  EXPECT_THAT(rejected.output, HasSubstr("bytes.truncated"));
 
   const CliRun bad_base64 = run("inspect " + write("bad2.b64", "AQ ID"));
   EXPECT_EQ(bad_base64.exit_code, 1);
-  EXPECT_NE(bad_base64.output.find("encoding.base64_invalid"), std::string::npos)
-      << bad_base64.output;
+  EXPECT_THAT(bad_base64.output, HasSubstr("encoding.base64_invalid"));
 
   const CliRun usage = run("inspect --no-such-flag");
   EXPECT_EQ(usage.exit_code, 2) << usage.output;
@@ -110,17 +107,17 @@ TEST_F(InspectCli, ExitCodesNameTheProblem) {
 
   const CliRun missing = run("inspect " + (dir_ / "absent").string());
   EXPECT_EQ(missing.exit_code, 3) << missing.output;
-  EXPECT_NE(missing.output.find("io.failed"), std::string::npos);
+  EXPECT_THAT(missing.output, HasSubstr("io.failed"));
 }
 
 TEST_F(InspectCli, HelpOnEveryCommand) {
   const CliRun top = run("--help");
   EXPECT_EQ(top.exit_code, 0);
-  EXPECT_NE(top.output.find("inspect"), std::string::npos);
+  EXPECT_THAT(top.output, HasSubstr("inspect"));
   const CliRun inspect = run("inspect --help");
   EXPECT_EQ(inspect.exit_code, 0);
-  EXPECT_NE(inspect.output.find("--json"), std::string::npos);
-  EXPECT_NE(inspect.output.find("Exit codes"), std::string::npos);
+  EXPECT_THAT(inspect.output, HasSubstr("--json"));
+  EXPECT_THAT(inspect.output, HasSubstr("Exit codes"));
 }
 
 }  // namespace

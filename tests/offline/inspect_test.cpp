@@ -1,8 +1,11 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/offline/inspect.h>
 
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::offline {
 namespace {
@@ -73,7 +76,7 @@ TEST(Inspect, ReportsNonceEmptySignaturesAndBareMessages) {
   EXPECT_EQ(j["durable_nonce"]["account"], "CFWdRHPKCx4RsLZVZA7eg8crvfkDrGittheeU2ypih2T");
   EXPECT_EQ(j["signatures"][0]["status"], "empty");
   const std::string text = inspection_to_text(*with_nonce);
-  EXPECT_NE(text.find("WARNING: durable nonce"), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("WARNING: durable nonce"));
 
   auto message = inspect_bytes(test::b64(nonce["message_base64"]), InputKind::kAuto);
   ASSERT_TRUE(message.ok()) << message.error().to_string();
@@ -92,15 +95,15 @@ TEST(Inspect, InvalidSignatureIsShownAsInvalid) {
   auto inspection = inspect_bytes(wire, InputKind::kTransaction);
   ASSERT_TRUE(inspection.ok());
   EXPECT_EQ(inspection->signatures[0].state, SignatureState::kInvalid);
-  EXPECT_NE(inspection_to_text(*inspection).find("invalid"), std::string::npos);
+  EXPECT_THAT(inspection_to_text(*inspection), HasSubstr("invalid"));
 }
 
 TEST(Inspect, GarbageNamesBothAttempts) {
   const Bytes garbage{0x05, 0x01, 0x02};
   auto inspection = inspect_bytes(garbage, InputKind::kAuto);
   ASSERT_FALSE(inspection.ok());
-  EXPECT_NE(inspection.error().message().find("not a transaction"), std::string::npos);
-  EXPECT_NE(inspection.error().message().find("nor a message"), std::string::npos);
+  EXPECT_THAT(inspection.error().message(), HasSubstr("not a transaction"));
+  EXPECT_THAT(inspection.error().message(), HasSubstr("nor a message"));
 }
 
 }  // namespace

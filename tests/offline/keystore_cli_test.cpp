@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,9 @@
 
 #include "support/helpers.h"
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -85,15 +89,14 @@ TEST_F(KeystoreCli, ImportsAMnemonicAtTheDefaultPathAndPrintsTheKey) {
                          " --mnemonic --mnemonic-fd 3 --passphrase-fd 4 --kdf interactive 3<" +
                          path("words") + " 4<" + path("pass"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find(v.at("derived")[0].at("pubkey").get<std::string>()), std::string::npos)
-      << r.output;
+  EXPECT_THAT(r.output, HasSubstr(v.at("derived")[0].at("pubkey").get<std::string>()));
   const auto pub = offline("pubkey --json --keystore " + path("k"));
   ASSERT_EQ(pub.exit_code, 0) << pub.output;
   const auto j = nlohmann::json::parse(pub.output);
   EXPECT_EQ(j["public_key"], v.at("derived")[0].at("pubkey"));
   EXPECT_EQ(j["path"], "m/44'/501'/0'/0'");
   EXPECT_EQ(j["source"], "bip39");
-  EXPECT_EQ(r.output.find("abandon"), std::string::npos) << "the mnemonic is never echoed";
+  EXPECT_THAT(r.output, Not(HasSubstr("abandon"))) << "the mnemonic is never echoed";
 }
 
 TEST_F(KeystoreCli, ImportsAKeypairFileAndAnotherPath) {
@@ -105,8 +108,7 @@ TEST_F(KeystoreCli, ImportsAKeypairFileAndAnotherPath) {
                          "--mnemonic-passphrase-fd 5 --passphrase-fd 4 --kdf interactive 3<" +
                          path("words") + " 4<" + path("pass") + " 5<" + path("bip39pass"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find(v.at("derived")[2].at("pubkey").get<std::string>()), std::string::npos)
-      << r.output;
+  EXPECT_THAT(r.output, HasSubstr(v.at("derived")[2].at("pubkey").get<std::string>()));
 
   // A Solana CLI keypair file of the web3.js vector's signer.
   const airlock::Bytes seed =
@@ -120,7 +122,7 @@ TEST_F(KeystoreCli, ImportsAKeypairFileAndAnotherPath) {
   const auto k = offline("import --keystore " + path("k2") + " --keypair " + path("id.json") +
                          " --passphrase-fd 4 --kdf interactive 4<" + path("pass"));
   ASSERT_EQ(k.exit_code, 0) << k.output;
-  EXPECT_NE(k.output.find("AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax"), std::string::npos);
+  EXPECT_THAT(k.output, HasSubstr("AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax"));
 }
 
 // init on a terminal: the words shown once, a few typed back, the key theirs (backup verify),
@@ -130,25 +132,25 @@ TEST_F(KeystoreCli, InitShowsFreshWordsOnceAndTheKeyIsTheirs) {
   const auto first = init_on_terminal("--keystore " + path("k"), phrase);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   ASSERT_EQ(phrase.size(), 24U) << "24 words by default:\n" << first.output;
-  EXPECT_NE(first.output.find("\x1b[3J"), std::string::npos) << "the scrollback is cleared";
-  EXPECT_NE(first.output.find("Word "), std::string::npos) << "words were asked back";
+  EXPECT_THAT(first.output, HasSubstr("\x1b[3J")) << "the scrollback is cleared";
+  EXPECT_THAT(first.output, HasSubstr("Word ")) << "words were asked back";
   // The recovery drill: the words give the keystore's key, and other words do not.
   write("words", join(phrase) + "\n");
   const auto drill = offline("backup verify --keystore " + path("k") +
                              " --mnemonic --mnemonic-fd 3 3<" + path("words"));
   EXPECT_EQ(drill.exit_code, 0) << drill.output;
-  EXPECT_NE(drill.output.find("matches"), std::string::npos) << drill.output;
+  EXPECT_THAT(drill.output, HasSubstr("matches"));
   const auto v = airlock::test::vector_list("solana-mnemonic-keys.json").at(0);
   write("other", v.at("mnemonic").get<std::string>() + "\n");
   const auto wrong = offline("backup verify --keystore " + path("k") +
                              " --mnemonic --mnemonic-fd 3 3<" + path("other"));
   EXPECT_EQ(wrong.exit_code, 1) << wrong.output;
-  EXPECT_NE(wrong.output.find("does NOT match"), std::string::npos) << wrong.output;
+  EXPECT_THAT(wrong.output, HasSubstr("does NOT match"));
   // Never over an existing keystore, and nothing shown for it.
   std::vector<std::string> none;
   const auto again = init_on_terminal("--keystore " + path("k"), none);
   EXPECT_EQ(again.exit_code, 3) << again.output;
-  EXPECT_NE(again.output.find("never overwritten"), std::string::npos);
+  EXPECT_THAT(again.output, HasSubstr("never overwritten"));
   EXPECT_TRUE(none.empty());
 }
 
@@ -157,7 +159,7 @@ TEST_F(KeystoreCli, AWrongWordTypedBackWritesNothing) {
   const auto r = init_on_terminal("--keystore " + path("k") + " --words 12", phrase, true);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_EQ(phrase.size(), 12U);
-  EXPECT_NE(r.output.find("does not match what was shown"), std::string::npos) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("does not match what was shown"));
   EXPECT_FALSE(std::filesystem::exists(path("k")));
 }
 
@@ -183,18 +185,16 @@ TEST_F(KeystoreCli, Slip39SharesAreShownOneByOneAndAnyTwoOfThreeRecoverTheKey) {
                                 " --slip39 --shares-fd 3 --passphrase-fd 4 --kdf interactive 3<" +
                                 path("import") + " 4<" + path("pass"));
   ASSERT_EQ(imported.exit_code, 0) << imported.output;
-  EXPECT_NE(
-      imported.output.find(nlohmann::json::parse(pub.output)["public_key"].get<std::string>()),
-      std::string::npos)
-      << imported.output;
+  EXPECT_THAT(imported.output,
+              HasSubstr(nlohmann::json::parse(pub.output)["public_key"].get<std::string>()));
   // One share alone recovers nothing, and says what is missing.
   write("one", join(shares[1]) + "\n");
   const auto one =
       offline("backup verify --keystore " + path("k") + " --slip39 --shares-fd 3 3<" + path("one"));
   EXPECT_NE(one.exit_code, 0) << one.output;
-  EXPECT_NE(one.output.find("backup.invalid"), std::string::npos) << one.output;
+  EXPECT_THAT(one.output, HasSubstr("backup.invalid"));
   for (const auto& w : shares[1])
-    EXPECT_EQ(one.output.find(" " + w + " "), std::string::npos) << "a share word in an error";
+    EXPECT_THAT(one.output, Not(HasSubstr(" " + w + " "))) << "a share word in an error";
 }
 
 // Every SLIP-0039 reference vector through the command, as an operator would type the papers
@@ -221,10 +221,10 @@ TEST_F(KeystoreCli, EverySlip39ReferenceVectorThroughTheCommand) {
                            " 4<" + path("trezor"));
     if (vector.at(2).get<std::string>().empty()) {
       EXPECT_NE(r.exit_code, 0) << r.output;
-      EXPECT_NE(r.output.find("backup.invalid"), std::string::npos) << r.output;
+      EXPECT_THAT(r.output, HasSubstr("backup.invalid"));
     } else {
       EXPECT_EQ(r.exit_code, 1) << "recovered, and of course not this keystore's key\n" << r.output;
-      EXPECT_NE(r.output.find("does NOT match"), std::string::npos) << r.output;
+      EXPECT_THAT(r.output, HasSubstr("does NOT match"));
     }
   }
 }
@@ -248,11 +248,10 @@ TEST_F(KeystoreCli, ThePassphraseChangesAndTheOldOneNoLongerOpens) {
   // The old passphrase no longer opens it: exit 3, keystore.locked (nothing was decided), not
   // 1, which means "refused, an answer written".
   EXPECT_EQ(again.exit_code, 3) << again.output;
-  EXPECT_NE(again.output.find("keystore.locked: keystore: cannot decrypt: wrong passphrase"),
-            std::string::npos)
-      << again.output;
+  EXPECT_THAT(again.output,
+              HasSubstr("keystore.locked: keystore: cannot decrypt: wrong passphrase"));
   const auto pub = offline("pubkey --keystore " + path("k"));
-  EXPECT_NE(pub.output.find(v.at("derived")[0].at("pubkey").get<std::string>()), std::string::npos);
+  EXPECT_THAT(pub.output, HasSubstr(v.at("derived")[0].at("pubkey").get<std::string>()));
 }
 
 TEST_F(KeystoreCli, BadInputsAreNamed) {
@@ -261,7 +260,7 @@ TEST_F(KeystoreCli, BadInputsAreNamed) {
                              " --mnemonic --mnemonic-fd 3 --passphrase-fd 4 3<" + path("words") +
                              " 4<" + path("pass"));
   EXPECT_EQ(words.exit_code, 1) << words.output;
-  EXPECT_NE(words.output.find("mnemonic: must be 12"), std::string::npos) << words.output;
+  EXPECT_THAT(words.output, HasSubstr("mnemonic: must be 12"));
   EXPECT_FALSE(std::filesystem::exists(path("k")));
   const auto both = offline("import --keystore " + path("k") + " --mnemonic --keypair x");
   EXPECT_EQ(both.exit_code, 2);
@@ -272,7 +271,7 @@ TEST_F(KeystoreCli, BadInputsAreNamed) {
       run_command("setsid -w " + std::string(AIRLOCK_OFFLINE_BIN) +
                   " init --unsafe-allow-network --keystore " + path("k") + " < /dev/null");
   EXPECT_EQ(no_tty.exit_code, 2) << no_tty.output;
-  EXPECT_NE(no_tty.output.find("only on a terminal"), std::string::npos) << no_tty.output;
+  EXPECT_THAT(no_tty.output, HasSubstr("only on a terminal"));
   EXPECT_FALSE(std::filesystem::exists(path("k")));
   const auto v = airlock::test::vector_list("solana-mnemonic-keys.json").at(0);
   write("words", v.at("mnemonic").get<std::string>() + "\n");
@@ -283,7 +282,7 @@ TEST_F(KeystoreCli, BadInputsAreNamed) {
   const auto bad_group = offline("init --keystore " + path("k") +
                                  " --backup slip39 --group 1-of-3 --group-threshold 1");
   EXPECT_EQ(bad_group.exit_code, 2) << bad_group.output;
-  EXPECT_NE(bad_group.output.find("M-of-N"), std::string::npos) << bad_group.output;
+  EXPECT_THAT(bad_group.output, HasSubstr("M-of-N"));
 }
 
 }  // namespace

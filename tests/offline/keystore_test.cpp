@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
@@ -14,6 +15,9 @@
 
 #include "../../offline/src/bip39_words.h"
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace airlock::offline {
 namespace {
@@ -82,14 +86,14 @@ TEST(Bip39, RefusesBadMnemonicsWithTheRule) {
   for (const auto& c : cases) {
     auto seed = mnemonic_to_seed(c.mnemonic, c.passphrase);
     ASSERT_FALSE(seed.ok()) << c.mnemonic;
-    EXPECT_NE(seed.error().message().find(c.message), std::string::npos) << seed.error().message();
-    EXPECT_EQ(seed.error().message().find("abandon"), std::string::npos)
+    EXPECT_THAT(seed.error().message(), HasSubstr(c.message));
+    EXPECT_THAT(seed.error().message(), Not(HasSubstr("abandon")))
         << "no mnemonic word in an error";
   }
   auto seed = mnemonic_to_seed(good, "");
   auto unhardened = derive_ed25519(*seed, keystone::DerivationPath::parse("m/44'/501'/0").value());
   ASSERT_FALSE(unhardened.ok());
-  EXPECT_NE(unhardened.error().message().find("hardened"), std::string::npos);
+  EXPECT_THAT(unhardened.error().message(), HasSubstr("hardened"));
 }
 
 TEST(SolanaKeypairFile, ParsesAndChecksThePublicHalf) {
@@ -106,12 +110,12 @@ TEST(SolanaKeypairFile, ParsesAndChecksThePublicHalf) {
 
   std::string wrong_public = json;
   wrong_public.replace(wrong_public.rfind(','), std::string::npos, ",7]");
-  EXPECT_NE(seed_from_solana_keypair_json(wrong_public).error().message().find("public half"),
-            std::string::npos);
+  EXPECT_THAT(seed_from_solana_keypair_json(wrong_public).error().message(),
+              HasSubstr("public half"));
   for (const char* bad : {"", "[]", "[1,2,3]", "{\"a\":1}", "[256,1]", "[1,,2]", "[-1]"}) {
     auto r = seed_from_solana_keypair_json(bad);
     ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_NE(r.error().message().find("64 numbers"), std::string::npos);
+    EXPECT_THAT(r.error().message(), HasSubstr("64 numbers"));
   }
   EXPECT_FALSE(seed_from_solana_keypair_json(json + " [").ok()) << "trailing content";
 }
@@ -157,12 +161,12 @@ TEST_F(KeystoreFile, RoundTripsWithMode0600AndNeverOverwrites) {
   const auto again = write_keystore(path_, *seed, secret_of("correct horse battery"),
                                     {"generated", std::nullopt}, minimum_kdf_limits());
   ASSERT_FALSE(again.ok());
-  EXPECT_NE(again.error().message().find("never overwritten"), std::string::npos);
+  EXPECT_THAT(again.error().message(), HasSubstr("never overwritten"));
   // The file holds no secret in the clear.
   std::ifstream in(path_);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(text.find(to_hex(seed->bytes())), std::string::npos);
-  EXPECT_EQ(text.find(to_base64(seed->bytes())), std::string::npos);
+  EXPECT_THAT(text, Not(HasSubstr(to_hex(seed->bytes()))));
+  EXPECT_THAT(text, Not(HasSubstr(to_base64(seed->bytes()))));
 }
 
 TEST_F(KeystoreFile, APassphraseChangeKeepsTheKeyAndOverwritesTheOldFile) {
@@ -196,7 +200,7 @@ TEST_F(KeystoreFile, APassphraseChangeKeepsTheKeyAndOverwritesTheOldFile) {
       change_keystore_passphrase(path_, secret_of("a longer new passphrase"),
                                  secret_of("yet another passphrase"), minimum_kdf_limits());
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().message().find("hard links"), std::string::npos);
+  EXPECT_THAT(refused.error().message(), HasSubstr("hard links"));
   EXPECT_TRUE(open_keystore(linked, secret_of("a longer new passphrase")).ok());
   std::filesystem::remove(linked);
   // A wrong current passphrase changes nothing.
@@ -250,8 +254,7 @@ TEST_F(KeystoreFile, WrongPassphraseAndEveryTamperingFail) {
   write(*seed);
   auto wrong = open_keystore(path_, secret_of("correct horse batterz"));
   ASSERT_FALSE(wrong.ok());
-  EXPECT_NE(wrong.error().message().find("wrong passphrase, or the file was altered"),
-            std::string::npos);
+  EXPECT_THAT(wrong.error().message(), HasSubstr("wrong passphrase, or the file was altered"));
 
   const auto original = load();
   auto tampered = original;
@@ -268,7 +271,7 @@ TEST_F(KeystoreFile, WrongPassphraseAndEveryTamperingFail) {
   save(tampered);
   auto weak = open_keystore(path_, secret_of("correct horse battery"));
   ASSERT_FALSE(weak.ok());
-  EXPECT_NE(weak.error().message().find("interactive"), std::string::npos);
+  EXPECT_THAT(weak.error().message(), HasSubstr("interactive"));
 
   tampered = original;
   std::string ct = original["ciphertext"];
@@ -278,8 +281,7 @@ TEST_F(KeystoreFile, WrongPassphraseAndEveryTamperingFail) {
   EXPECT_FALSE(open_keystore(path_, secret_of("correct horse battery")).ok());
 
   save(nlohmann::json{{"hello", 1}});
-  EXPECT_NE(read_keystore_info(path_).error().message().find("not an airlock keystore"),
-            std::string::npos);
+  EXPECT_THAT(read_keystore_info(path_).error().message(), HasSubstr("not an airlock keystore"));
   save(original);
   EXPECT_TRUE(open_keystore(path_, secret_of("correct horse battery")).ok());
 }
@@ -305,7 +307,7 @@ TEST_F(KeystoreFile, HeaderFieldsOfTheWrongTypeAreRefusedByRule) {
       continue;
     }
     ASSERT_FALSE(info.ok()) << field;
-    EXPECT_NE(info.error().message().find("header."), std::string::npos)
+    EXPECT_THAT(info.error().message(), HasSubstr("header."))
         << field << ": " << info.error().message();
   }
 }

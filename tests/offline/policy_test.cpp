@@ -4,9 +4,12 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/offline/policy.h>
+
+using ::testing::HasSubstr;
 
 namespace airlock::offline {
 namespace {
@@ -118,8 +121,7 @@ TEST(Policy, PinnedTablesKeepTheirOrder) {
   ASSERT_NE(table, nullptr);
   ASSERT_EQ(table->addresses.size(), 2U);
   EXPECT_EQ(to_base58(table->addresses[1]), "So11111111111111111111111111111111111111112");
-  EXPECT_NE(error_of(text + text.substr(std::string(kHead).size())).find("pinned twice"),
-            std::string::npos);
+  EXPECT_THAT(error_of(text + text.substr(std::string(kHead).size())), HasSubstr("pinned twice"));
 }
 
 TEST(Policy, MistakesNameTheKeyAndTheRule) {
@@ -165,11 +167,10 @@ TEST(Policy, MistakesNameTheKeyAndTheRule) {
     // A policy's mistake has its own code (exit 2 on the command line), not usage.invalid.
     auto parsed = parse_policy(text);
     ASSERT_FALSE(parsed.ok()) << text;
-    EXPECT_EQ(parsed.error().code(), ErrorCode::kPolicyInvalid) << text;
+    EXPECT_EQ(parsed.error().code(), offline::errors::kPolicyInvalid) << text;
     EXPECT_EQ(parsed.error().code_name(), "policy.invalid");
-    EXPECT_NE(error_of(text).find(expected), std::string::npos)
-        << "policy:\n"
-        << text << "\nerror: " << error_of(text);
+    EXPECT_THAT(error_of(text), HasSubstr(expected)) << "policy:\n"
+                                                     << text << "\nerror: " << error_of(text);
   }
 }
 
@@ -200,17 +201,14 @@ TEST(Policy, MarketsArePinnedBySymbolOnce) {
   ASSERT_NE(p->market("SOL"), nullptr);
   EXPECT_EQ(to_base58(p->market("SOL")->address), market);
   EXPECT_EQ(p->market("BTC"), nullptr);
-  EXPECT_NE(error_of(std::string(kHead) + "[[markets]]\nsymbol = \"SOL\"\naddress = \"" + market +
-                     "\"\n[[markets]]\nsymbol = \"SOL\"\naddress = \"" + market + "\"\n")
-                .find("markets[1].symbol: is pinned twice"),
-            std::string::npos);
-  EXPECT_NE(error_of(std::string(kHead) + "[[markets]]\nsymbol = \"SOL\"\naddress = \"nope\"\n")
-                .find("markets[0].address"),
-            std::string::npos);
-  EXPECT_NE(error_of(std::string(kHead) + "[[markets]]\nsymbol = \"SOL\"\naddress = \"" + market +
-                     "\"\nasset = 0\n")
-                .find("markets[0].asset: unknown setting"),
-            std::string::npos);
+  EXPECT_THAT(error_of(std::string(kHead) + "[[markets]]\nsymbol = \"SOL\"\naddress = \"" + market +
+                       "\"\n[[markets]]\nsymbol = \"SOL\"\naddress = \"" + market + "\"\n"),
+              HasSubstr("markets[1].symbol: is pinned twice"));
+  EXPECT_THAT(error_of(std::string(kHead) + "[[markets]]\nsymbol = \"SOL\"\naddress = \"nope\"\n"),
+              HasSubstr("markets[0].address"));
+  EXPECT_THAT(error_of(std::string(kHead) + "[[markets]]\nsymbol = \"SOL\"\naddress = \"" + market +
+                       "\"\nasset = 0\n"),
+              HasSubstr("markets[0].asset: unknown setting"));
 }
 
 }  // namespace

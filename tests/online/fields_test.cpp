@@ -2,9 +2,12 @@
 // checked before anything is sent, each error naming the field and the rule.
 #include <set>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/online/fields.h>
+
+using ::testing::HasSubstr;
 
 namespace airlock::online {
 namespace {
@@ -45,31 +48,26 @@ TEST(Fields, FlagsAreReadByTheFieldsRule) {
   const Field& amount = field_of("aggregator/swap", "amount");
   EXPECT_EQ(error_of(amount, "5000000"), "ok: \"5000000\"");
   for (const char* bad : {"1.5", "-1", "05", "18446744073709551616", ""}) {
-    EXPECT_NE(error_of(amount, bad).find("--amount: must be a base-unit amount"), std::string::npos)
-        << bad;
+    EXPECT_THAT(error_of(amount, bad), HasSubstr("--amount: must be a base-unit amount")) << bad;
   }
   const Field& slip = field_of("aggregator/swap", "slippageBps");
   EXPECT_EQ(error_of(slip, "50"), "ok: 50");
-  EXPECT_NE(error_of(slip, "0").find("--slippage-bps: must be an integer from 1 to 10000"),
-            std::string::npos);
-  EXPECT_NE(error_of(slip, "5x").find("--slippage-bps"), std::string::npos);
-  EXPECT_NE(error_of(field_of("aggregator/swap", "sourceMint"), "USDC")
-                .find("--source-mint: must be a base58 public key"),
-            std::string::npos);
-  EXPECT_NE(error_of(field_of("dlmm/open", "shape"), "flat").find("must be one of spot, curve"),
-            std::string::npos);
+  EXPECT_THAT(error_of(slip, "0"), HasSubstr("--slippage-bps: must be an integer from 1 to 10000"));
+  EXPECT_THAT(error_of(slip, "5x"), HasSubstr("--slippage-bps"));
+  EXPECT_THAT(error_of(field_of("aggregator/swap", "sourceMint"), "USDC"),
+              HasSubstr("--source-mint: must be a base58 public key"));
+  EXPECT_THAT(error_of(field_of("dlmm/open", "shape"), "flat"),
+              HasSubstr("must be one of spot, curve"));
   EXPECT_EQ(error_of(field_of("perp/order", "reduceOnly"), "true"), "ok: true");
-  EXPECT_NE(error_of(field_of("perp/order", "reduceOnly"), "yes").find("true or false"),
-            std::string::npos);
+  EXPECT_THAT(error_of(field_of("perp/order", "reduceOnly"), "yes"), HasSubstr("true or false"));
   EXPECT_EQ(error_of(field_of("perp/order", "size"), "1.5"), "ok: \"1.5\"");
-  EXPECT_NE(error_of(field_of("perp/order", "size"), "1.").find("decimal number"),
-            std::string::npos);
+  EXPECT_THAT(error_of(field_of("perp/order", "size"), "1."), HasSubstr("decimal number"));
   EXPECT_EQ(error_of(field_of("perp/cancel", "orders"), "all"), "ok: \"all\"");
   EXPECT_EQ(
       error_of(field_of("dlmm/limit-order/place", "bins"), "[{\"binId\":4990,\"amount\":\"1\"}]"),
       "ok: [{\"amount\":\"1\",\"binId\":4990}]");
-  EXPECT_NE(error_of(field_of("dlmm/limit-order/place", "bins"), "[{").find("--bins: must be JSON"),
-            std::string::npos);
+  EXPECT_THAT(error_of(field_of("dlmm/limit-order/place", "bins"), "[{"),
+              HasSubstr("--bins: must be JSON"));
 }
 
 TEST(Fields, ABodyIsCheckedFieldByField) {
@@ -83,14 +81,11 @@ TEST(Fields, ABodyIsCheckedFieldByField) {
             "body.managementFeeBps: must be an integer from 0 to 10000");
   bad = good;
   bad["depositCap"] = 5;
-  EXPECT_NE(check_body("vault/update", bad).error().message().find("body.depositCap"),
-            std::string::npos);
+  EXPECT_THAT(check_body("vault/update", bad).error().message(), HasSubstr("body.depositCap"));
   bad = good;
   bad["payer"] = "AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax";
-  EXPECT_NE(check_body("vault/update", bad).error().message().find("body.payer"),
-            std::string::npos);
-  EXPECT_NE(check_body("vault/explode", good).error().message().find("not one of the 28"),
-            std::string::npos);
+  EXPECT_THAT(check_body("vault/update", bad).error().message(), HasSubstr("body.payer"));
+  EXPECT_THAT(check_body("vault/explode", good).error().message(), HasSubstr("not one of the 28"));
 }
 
 }  // namespace

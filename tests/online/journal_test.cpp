@@ -2,6 +2,7 @@
 // order and status, unresolved sends are found, and a journal of another schema is refused.
 #include <filesystem>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -11,6 +12,8 @@
 #include <airlock/online/journal.h>
 
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::online {
 namespace {
@@ -89,7 +92,7 @@ TEST(Journal, WhatIsWrittenSurvivesReopening) {
   std::vector<JournalStep> late = {step(run, 2, 1)};
   auto refused = j->add_signed_steps(late);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().message().find("no longer open"), std::string::npos);
+  EXPECT_THAT(refused.error().message(), HasSubstr("no longer open"));
   EXPECT_EQ(j->runs(false)->front().note, "test");
 }
 
@@ -131,7 +134,7 @@ TEST(Journal, UsesWalAndRefusesAnotherSchema) {
   sqlite3_close(db);
   auto again = Journal::open(path);
   ASSERT_FALSE(again.ok());
-  EXPECT_NE(again.error().message().find("schema version 7"), std::string::npos);
+  EXPECT_THAT(again.error().message(), HasSubstr("schema version 7"));
 }
 
 // A journal written by the first version (no step body or metadata) is upgraded in place: its
@@ -207,10 +210,8 @@ TEST(JournalLock, ASecondProcessIsRefusedUntilTheFirstIsGone) {
   ASSERT_EQ(ok, 'y');
   auto second = JournalLock::take(path, "airlock-online resume");
   ASSERT_FALSE(second.ok());
-  EXPECT_NE(
-      second.error().message().find("in use by airlock-online act, pid " + std::to_string(child)),
-      std::string::npos)
-      << second.error().message();
+  EXPECT_THAT(second.error().message(),
+              HasSubstr("in use by airlock-online act, pid " + std::to_string(child)));
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
@@ -224,8 +225,7 @@ TEST(JournalLock, ASecondProcessIsRefusedUntilTheFirstIsGone) {
   for (const char* name : {"alias.sqlite", "hard.sqlite"}) {
     auto other = JournalLock::take(dir.file(name), "airlock-online act");
     ASSERT_FALSE(other.ok()) << name;
-    EXPECT_NE(other.error().message().find("is in use by"), std::string::npos)
-        << other.error().message();
+    EXPECT_THAT(other.error().message(), HasSubstr("is in use by"));
   }
 }
 

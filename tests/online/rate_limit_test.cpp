@@ -4,11 +4,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/online/rate_limit.h>
 
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::online {
 namespace {
@@ -134,7 +137,7 @@ TEST(PacingFile, SharesTheWindowsAndDropsWhatNoLongerCounts) {
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   auto missing = PacingFile::open(dir.file("no/such/dir/pacing"));
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().message().find("no/such/dir/pacing"), std::string::npos);
+  EXPECT_THAT(missing.error().message(), HasSubstr("no/such/dir/pacing"));
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 // The read commands: arguments checked by rule before anything is sent, paths and queries as
 // the spec names them, and replies shown with every field, known or not.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/units.h>
 #include <airlock/online/reads.h>
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace airlock::online {
 namespace {
@@ -49,7 +53,7 @@ TEST(Reads, BadArgumentsNameTheFieldAndTheRule) {
   EXPECT_EQ(error_of("holdings", none), "VAULT: is required");
   ReadArgs bad;
   bad.target = "not-a-key";
-  EXPECT_NE(error_of("vault", bad).find("VAULT: must be a base58 public key"), std::string::npos);
+  EXPECT_THAT(error_of("vault", bad), HasSubstr("VAULT: must be a base58 public key"));
   ReadArgs q;
   q.vault = kVault;
   q.input_mint = kUsdc;
@@ -57,14 +61,13 @@ TEST(Reads, BadArgumentsNameTheFieldAndTheRule) {
   q.slippage_bps = 50;
   for (const char* amount : {"", "-5", "1.5", "007", "18446744073709551616", "1e6"}) {
     q.amount = amount;
-    EXPECT_NE(error_of("quote", q).find("--amount: must be a base-unit amount"), std::string::npos)
-        << amount;
+    EXPECT_THAT(error_of("quote", q), HasSubstr("--amount: must be a base-unit amount")) << amount;
   }
   q.amount = "18446744073709551615";
   EXPECT_EQ(error_of("quote", q).rfind("ok", 0), 0U);
   q.slippage_bps = 10001;
-  EXPECT_NE(error_of("quote", q).find("--slippage-bps: must be an integer from 1 to 10000"),
-            std::string::npos);
+  EXPECT_THAT(error_of("quote", q),
+              HasSubstr("--slippage-bps: must be an integer from 1 to 10000"));
   ReadArgs token;
   token.target = kUsdc;
   EXPECT_EQ(error_of("token", token), "--vault: is required");
@@ -72,7 +75,7 @@ TEST(Reads, BadArgumentsNameTheFieldAndTheRule) {
   nav.target = kVault;
   nav.limit = 0;
   EXPECT_EQ(error_of("nav", nav), "--limit: must be a positive integer");
-  EXPECT_NE(error_of("balances", {}).find("is not a read"), std::string::npos);
+  EXPECT_THAT(error_of("balances", {}), HasSubstr("is not a read"));
 }
 
 TEST(Reads, WholeTokensAreExact) {
@@ -109,12 +112,12 @@ TEST(Reads, HoldingsShowUnitsPartialPricesAndEveryPositionKind) {
           {{"kind", "error"}, {"strategy", "S2"}, {"protocol", "perp"}, {"reason", "gone"}},
           {{"kind", "vesting"}, {"strategy", "S3"}, {"value", "1"}}}}}}};
   const std::string text = render_read("holdings", reply);
-  EXPECT_NE(text.find("total     2500150 USDC  ($2500150.00)"), std::string::npos) << text;
-  EXPECT_NE(text.find("PARTIAL   no price for: [\"BONK\"]"), std::string::npos) << text;
-  EXPECT_NE(text.find("99.99%"), std::string::npos) << text;
-  EXPECT_NE(text.find("SOL/USDC bins 4930..5070 OUT OF RANGE"), std::string::npos) << text;
-  EXPECT_NE(text.find("UNREADABLE perp: gone"), std::string::npos) << text;
-  EXPECT_NE(text.find("(a kind this version does not know)"), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("total     2500150 USDC  ($2500150.00)"));
+  EXPECT_THAT(text, HasSubstr("PARTIAL   no price for: [\"BONK\"]"));
+  EXPECT_THAT(text, HasSubstr("99.99%"));
+  EXPECT_THAT(text, HasSubstr("SOL/USDC bins 4930..5070 OUT OF RANGE"));
+  EXPECT_THAT(text, HasSubstr("UNREADABLE perp: gone"));
+  EXPECT_THAT(text, HasSubstr("(a kind this version does not know)"));
 }
 
 TEST(Reads, RepliesOfAnUnexpectedShapeAreShownNotThrown) {
@@ -138,10 +141,10 @@ TEST(Reads, UnknownFieldsAreShownNotDropped) {
     }
   })");
   const std::string text = render_read("vault", reply);
-  EXPECT_NE(text.find("protocol.maxSlippageBps  300"), std::string::npos) << text;
-  EXPECT_NE(text.find("newFieldFromTheFuture"), std::string::npos) << text;
-  EXPECT_NE(text.find("kept"), std::string::npos) << text;
-  EXPECT_NE(text.find("extra"), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("protocol.maxSlippageBps  300"));
+  EXPECT_THAT(text, HasSubstr("newFieldFromTheFuture"));
+  EXPECT_THAT(text, HasSubstr("kept"));
+  EXPECT_THAT(text, HasSubstr("extra"));
 }
 
 }  // namespace
@@ -159,8 +162,8 @@ TEST(Reads, ServerStringsReachTheTerminalEscaped) {
                         {"note", "ok\rFAKE \xe2\x80\xae reversed"}}}};
   const std::string shown = render_read("vault", reply);
   for (const std::string_view raw : {"\x1b", "\x07", "\r", "\xe2\x80\xae"})
-    EXPECT_EQ(shown.find(raw), std::string::npos) << shown;
-  EXPECT_NE(shown.find("\\u{001B}[32maggregator/swap done"), std::string::npos) << shown;
+    EXPECT_THAT(shown, Not(HasSubstr(raw)));
+  EXPECT_THAT(shown, HasSubstr("\\u{001B}[32maggregator/swap done"));
 }
 
 }  // namespace

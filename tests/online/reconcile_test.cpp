@@ -16,6 +16,8 @@
 
 #include "support/helpers.h"
 
+using ::testing::HasSubstr;
+
 namespace airlock::online {
 namespace {
 
@@ -147,7 +149,7 @@ TEST_F(Reconcile, ASignatureAnsweredButNeverSentHereIsNamed) {
   auto with_chain = run(options);
   ASSERT_TRUE(with_chain.ok());
   EXPECT_TRUE(find(*with_chain, elsewhere)->landed_elsewhere);
-  EXPECT_NE(find(*with_chain, elsewhere)->detail.find("IS on chain"), std::string::npos);
+  EXPECT_THAT(find(*with_chain, elsewhere)->detail, HasSubstr("IS on chain"));
 }
 
 TEST_F(Reconcile, ASentStepWhoseReceiptWasNeverReadIsSettledByTheNode) {
@@ -225,7 +227,7 @@ TEST_F(Reconcile, AnExportThatDoesNotVerifyIsRefused) {
   const std::string cut = text.substr(text.find('\n') + 1);
   auto r = reconcile(cut, "export.jsonl", *journal_, {}, 1000);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().code(), ErrorCode::kAuditLogBroken);
+  EXPECT_EQ(r.error().code(), audit::errors::kBroken);
   // An edited signature breaks its line's hash.
   std::string edited = text;
   const auto at = edited.find(to_base58(b.signatures[0]));
@@ -233,7 +235,7 @@ TEST_F(Reconcile, AnExportThatDoesNotVerifyIsRefused) {
   edited[at] = edited[at] == '2' ? '3' : '2';
   auto e = reconcile(edited, "export.jsonl", *journal_, {}, 1000);
   ASSERT_FALSE(e.ok());
-  EXPECT_EQ(e.error().code(), ErrorCode::kAuditLogBroken);
+  EXPECT_EQ(e.error().code(), audit::errors::kBroken);
 }
 
 // The head read off the offline screen anchors the export: a tail cut off (which still chains)
@@ -252,8 +254,8 @@ TEST_F(Reconcile, AnExportThatDoesNotEndAtTheShownHeadIsRefused) {
   options.expected_head = shown_hash;
   auto r = reconcile(cut, "export.jsonl", *journal_, options, 1000);
   ASSERT_FALSE(r.ok()) << "a cut export was reconciled";
-  EXPECT_EQ(r.error().code(), ErrorCode::kAuditLogBroken);
-  EXPECT_NE(r.error().message().find(shown), std::string::npos) << r.error().message();
+  EXPECT_EQ(r.error().code(), audit::errors::kBroken);
+  EXPECT_THAT(r.error().message(), HasSubstr(shown));
   // Without the anchor the cut export looks complete: exactly what the head is for.
   auto unanchored = reconcile(cut, "export.jsonl", *journal_, {}, 1000);
   ASSERT_TRUE(unanchored.ok());

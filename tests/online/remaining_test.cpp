@@ -1,9 +1,12 @@
 // Planning the work left after a run stops (spec 4.15 rule 4), from journal rows alone: each
 // shape of a stopped round gets the build that does exactly what did not happen, or no build
 // with the reason when none can be derived safely.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/online/remaining.h>
+
+using ::testing::HasSubstr;
 
 namespace airlock::online {
 namespace {
@@ -87,8 +90,8 @@ TEST(Remaining, TheSameBuildIsNotOfferedAfterALandedFailureOrARefusalOfWhatItIs)
     steps[0].code = code;
     const auto plan = plan_remaining(steps, kLater);
     EXPECT_EQ(plan.kind, Kind::kManual) << plan.why;
-    EXPECT_NE(plan.why.find(code), std::string::npos) << plan.why;
-    EXPECT_NE(plan.why.find("the same request would fail the same way"), std::string::npos);
+    EXPECT_THAT(plan.why, HasSubstr(code));
+    EXPECT_THAT(plan.why, HasSubstr("the same request would fail the same way"));
     ASSERT_EQ(plan.builds.size(), 1U) << "the build is still shown, to be changed";
     EXPECT_EQ(plan.builds[0].body, kOpenBody);
   }
@@ -113,7 +116,7 @@ TEST(Remaining, ABatchThatStoppedPartWayResumesAtTheFirstRangeNotDone) {
   json expected = kOpenBody;
   expected["cursorBinId"] = 5000;
   EXPECT_EQ(plan.builds[0].body, expected);
-  EXPECT_NE(plan.why.find("cursorBinId 5000"), std::string::npos) << plan.why;
+  EXPECT_THAT(plan.why, HasSubstr("cursorBinId 5000"));
 }
 
 TEST(Remaining, DlmmAddNamesTheWholeRangeBesideItsCursor) {
@@ -154,8 +157,8 @@ TEST(Remaining, FundingWithGapsIsLeftToTheOperatorWithTheRanges) {
   const auto plan = plan_remaining(open_batch(ss::kFailed, ss::kConfirmed), kLater);
   EXPECT_EQ(plan.kind, Kind::kManual);
   EXPECT_TRUE(plan.builds.empty());
-  EXPECT_NE(plan.why.find("bins 4930 to 4999"), std::string::npos) << plan.why;
-  EXPECT_NE(plan.why.find("again"), std::string::npos) << plan.why;
+  EXPECT_THAT(plan.why, HasSubstr("bins 4930 to 4999"));
+  EXPECT_THAT(plan.why, HasSubstr("again"));
 }
 
 TEST(Remaining, APartlyDoneBatchWithoutRangesIsLeftToTheOperator) {
@@ -168,7 +171,7 @@ TEST(Remaining, APartlyDoneBatchWithoutRangesIsLeftToTheOperator) {
                                     step(2, ss::kFailed, "aggregator/swap", body)};
   const auto plan = plan_remaining(steps, kLater);
   EXPECT_EQ(plan.kind, Kind::kManual);
-  EXPECT_NE(plan.why.find("read the current state"), std::string::npos) << plan.why;
+  EXPECT_THAT(plan.why, HasSubstr("read the current state"));
 }
 
 TEST(Remaining, NothingIsPlannedWhileAnOutcomeIsOpen) {
@@ -176,7 +179,7 @@ TEST(Remaining, NothingIsPlannedWhileAnOutcomeIsOpen) {
     SCOPED_TRACE(status);
     const auto plan = plan_remaining(open_batch(ss::kConfirmed, status), kLater);
     EXPECT_EQ(plan.kind, Kind::kManual);
-    EXPECT_NE(plan.why.find("resume"), std::string::npos) << plan.why;
+    EXPECT_THAT(plan.why, HasSubstr("resume"));
   }
 }
 
@@ -184,7 +187,7 @@ TEST(Remaining, ASignedStepWhoseTicketLivesBlocksThePlanUntilItDies) {
   const auto steps = open_batch(ss::kExpired, ss::kSigned);
   const auto early = plan_remaining(steps, kBuiltAt + 30);
   EXPECT_EQ(early.kind, Kind::kManual);
-  EXPECT_NE(early.why.find("60 s"), std::string::npos) << early.why;
+  EXPECT_THAT(early.why, HasSubstr("60 s"));
   EXPECT_EQ(plan_remaining(steps, kBuiltAt + 90).kind, Kind::kOffer);
 }
 

@@ -1,12 +1,15 @@
 // A signing round's inputs from outside: build replies the API might send and sign responses the
 // offline side might send back. Each bad one is refused with the rule it breaks, before anything
 // could be sent. Transactions come from ../shared/vectors (made by @solana/web3.js).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/common/ed25519.h>
 #include <airlock/online/round.h>
 
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::online {
 namespace {
@@ -52,8 +55,7 @@ TEST(PrepareRound, TheVaultIsTheBodysAndAReplyNamingAnotherIsRefused) {
   auto steered = prepare_round("vault/claim-fee", {{"vault", kVault}},
                                {{"vault", kOther}, {"result", steps}}, std::nullopt, 1'800'000'000);
   ASSERT_FALSE(steered.ok());
-  EXPECT_NE(steered.error().message().find("is not the vault the request names"), std::string::npos)
-      << steered.error().message();
+  EXPECT_THAT(steered.error().message(), HasSubstr("is not the vault the request names"));
   auto silent = prepare_round("vault/claim-fee", {{"vault", kVault}}, {{"result", steps}},
                               std::nullopt, 1'800'000'000);
   ASSERT_TRUE(silent.ok()) << silent.error().to_string();
@@ -70,19 +72,17 @@ TEST(PrepareRound, TheVaultIsTheBodysAndAReplyNamingAnotherIsRefused) {
 }
 
 TEST(PrepareRound, RefusesBuildRepliesItCannotTrustTheShapeOf) {
-  EXPECT_NE(error_of(json::object()).find("no result"), std::string::npos);
-  EXPECT_NE(error_of(reply_with(json::array())).find("0 steps"), std::string::npos);
+  EXPECT_THAT(error_of(json::object()), HasSubstr("no result"));
+  EXPECT_THAT(error_of(reply_with(json::array())), HasSubstr("0 steps"));
   json many = json::array();
   for (int i = 0; i < 33; ++i) many.push_back(step_of("transfer"));
-  EXPECT_NE(error_of(reply_with(many)).find("33 steps"), std::string::npos);
+  EXPECT_THAT(error_of(reply_with(many)), HasSubstr("33 steps"));
   json no_ticket = step_of("transfer");
   no_ticket.erase("ticket");
-  EXPECT_NE(error_of(reply_with(no_ticket)).find("lacks its transaction or ticket"),
-            std::string::npos);
+  EXPECT_THAT(error_of(reply_with(no_ticket)), HasSubstr("lacks its transaction or ticket"));
   json numeric_ticket = step_of("transfer");
   numeric_ticket["ticket"] = 7;
-  EXPECT_NE(error_of(reply_with(numeric_ticket)).find("lacks its transaction or ticket"),
-            std::string::npos);
+  EXPECT_THAT(error_of(reply_with(numeric_ticket)), HasSubstr("lacks its transaction or ticket"));
   json not_base64 = step_of("transfer");
   not_base64["transaction"] = "AQID BA==";
   EXPECT_NE(error_of(reply_with(not_base64)), "ok");
@@ -102,17 +102,16 @@ TEST(PrepareRound, FieldsOfTheWrongTypeAreRefusedByRule) {
     step[key] = value;
     return reply_with(step);
   };
-  EXPECT_NE(error_of(with("simulation", 7)).find("build step 1: simulation must be an object"),
-            std::string::npos);
-  EXPECT_NE(error_of(with("simulation", {{"deferred", "yes"}})).find("simulation.deferred"),
-            std::string::npos);
-  EXPECT_NE(error_of(with("sendConcurrently", 1)).find("sendConcurrently must be true or false"),
-            std::string::npos);
-  EXPECT_NE(error_of(with("next", {{"path", 5}})).find("next must be {path: string"),
-            std::string::npos);
+  EXPECT_THAT(error_of(with("simulation", 7)),
+              HasSubstr("build step 1: simulation must be an object"));
+  EXPECT_THAT(error_of(with("simulation", {{"deferred", "yes"}})),
+              HasSubstr("simulation.deferred"));
+  EXPECT_THAT(error_of(with("sendConcurrently", 1)),
+              HasSubstr("sendConcurrently must be true or false"));
+  EXPECT_THAT(error_of(with("next", {{"path", 5}})), HasSubstr("next must be {path: string"));
   json bad_vault = reply_with(step_of("transfer"));
   bad_vault["vault"] = 42;
-  EXPECT_NE(error_of(bad_vault).find("vault must be a base58 string"), std::string::npos);
+  EXPECT_THAT(error_of(bad_vault), HasSubstr("vault must be a base58 string"));
 }
 
 constexpr std::int64_t kBuiltAt = 1'800'000'000;
@@ -135,7 +134,7 @@ class ApplyResponse : public ::testing::Test {
   std::string error_of(const envelope::SignResponse& response) {
     auto a = apply_response(round, response, kBuiltAt);
     if (a.ok()) return "ok";
-    EXPECT_EQ(a.error().code(), ErrorCode::kResponseMismatch);
+    EXPECT_EQ(a.error().code(), online::errors::kResponseMismatch);
     return a.error().message();
   }
 
@@ -156,19 +155,19 @@ TEST_F(ApplyResponse, PutsAVerifiedSignatureInTheFeePayerSlot) {
 TEST_F(ApplyResponse, RefusesAnswersToAnythingElse) {
   auto other_id = good;
   other_id.request_id[0] ^= 1;
-  EXPECT_NE(error_of(other_id).find("another request id"), std::string::npos);
+  EXPECT_THAT(error_of(other_id), HasSubstr("another request id"));
 
   auto other_signer = good;
   other_signer.signer = Keypair::from_seed(Bytes(32, 9)).value().public_key();
-  EXPECT_NE(error_of(other_signer).find("not the manager"), std::string::npos);
+  EXPECT_THAT(error_of(other_signer), HasSubstr("not the manager"));
 
   auto two = good;
   std::get<std::vector<Signature>>(two.result).push_back(Signature{});
-  EXPECT_NE(error_of(two).find("2 signatures for 1 steps"), std::string::npos);
+  EXPECT_THAT(error_of(two), HasSubstr("2 signatures for 1 steps"));
 
   auto forged = good;
   std::get<std::vector<Signature>>(forged.result)[0] = manager->sign(Bytes{1, 2, 3});
-  EXPECT_NE(error_of(forged).find("does not verify"), std::string::npos);
+  EXPECT_THAT(error_of(forged), HasSubstr("does not verify"));
 
   auto refusal = good;
   refusal.result = envelope::Refusal{"policy.fee_payer", "the fee payer is not the manager"};
@@ -184,9 +183,8 @@ TEST_F(ApplyResponse, SignaturesAfterTheDeadlineAreNotSent) {
   EXPECT_TRUE(apply_response(round, good, deadline).ok()) << "at the deadline itself: in time";
   auto late = apply_response(round, good, deadline + 1);
   ASSERT_FALSE(late.ok());
-  EXPECT_EQ(late.error().code(), ErrorCode::kResponseLate);
-  EXPECT_NE(late.error().message().find("1 s after the request's deadline"), std::string::npos)
-      << late.error().message();
+  EXPECT_EQ(late.error().code(), online::errors::kResponseLate);
+  EXPECT_THAT(late.error().message(), HasSubstr("1 s after the request's deadline"));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <regex>
 #include <stdexcept>
@@ -11,6 +13,8 @@
 #include <poll.h>
 #include <pty.h>
 #include <stdlib.h>
+#include <sys/inotify.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -104,6 +108,78 @@ std::vector<std::string> recovery_words_on_screen(const std::string& raw) {
   for (std::sregex_iterator it(list.begin(), list.end(), numbered), end; it != end; ++it)
     words.push_back((*it)[2]);
   return words;
+}
+
+FolderWatch::FolderWatch(const std::filesystem::path& folder)
+    : fd_(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) {
+  if (fd_ < 0) throw std::runtime_error("inotify_init1 failed");
+  const auto mask = IN_CREATE | IN_CLOSE_WRITE | IN_MOVED_TO | IN_MODIFY | IN_DELETE;
+  if (::inotify_add_watch(fd_, folder.c_str(), mask) < 0) {
+    ::close(fd_);
+    throw std::runtime_error("cannot watch " + folder.string());
+  }
+}
+
+FolderWatch::~FolderWatch() { ::close(fd_); }
+
+bool FolderWatch::wait(std::chrono::milliseconds timeout) {
+  pollfd p{fd_, POLLIN, 0};
+  const int ready = ::poll(&p, 1, static_cast<int>(timeout.count()));
+  if (ready <= 0) return false;
+  alignas(inotify_event) std::array<char, 4096> events{};
+  while (::read(fd_, events.data(), events.size()) > 0) {
+  }
+  return true;
+}
+
+namespace {
+
+std::chrono::milliseconds left_until(std::chrono::steady_clock::time_point end) {
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+  return std::max(left, std::chrono::milliseconds(0));
+}
+
+std::optional<std::string> text_of(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+bool wait_for_file(const std::filesystem::path& path, std::chrono::milliseconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  FolderWatch watch(path.parent_path());  // watching before looking: nothing slips between
+  while (!std::filesystem::exists(path)) {
+    if (left_until(end).count() == 0) return false;
+    watch.wait(left_until(end));
+  }
+  return true;
+}
+
+std::optional<std::string> wait_for_text(const std::filesystem::path& path,
+                                         const std::regex& pattern,
+                                         std::chrono::milliseconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  FolderWatch watch(path.parent_path());
+  for (;;) {
+    if (auto text = text_of(path); text && std::regex_search(*text, pattern)) return text;
+    if (left_until(end).count() == 0) return std::nullopt;
+    watch.wait(left_until(end));
+  }
+}
+
+std::optional<int> wait_for_exit(pid_t pid, std::chrono::milliseconds timeout) {
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (fd < 0) throw std::runtime_error("pidfd_open failed");
+  pollfd p{fd, POLLIN, 0};
+  const int ready = ::poll(&p, 1, static_cast<int>(timeout.count()));
+  ::close(fd);
+  if (ready <= 0) return std::nullopt;
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return std::nullopt;
+  return status;
 }
 
 }  // namespace airlock::test

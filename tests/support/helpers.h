@@ -1,13 +1,17 @@
 // Small helpers shared by the test programs.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <sys/types.h>
 
 #include <airlock/common/bytes.h>
 
@@ -55,5 +59,34 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+// Processes in tests synchronise on files and on the kernel's notices, never on a timer.
+
+// A watch on one folder (inotify): `wait` returns as soon as anything in it is created,
+// written and closed, renamed into it or removed, or false once `timeout` passes with nothing.
+class FolderWatch {
+ public:
+  explicit FolderWatch(const std::filesystem::path& folder);
+  ~FolderWatch();
+  FolderWatch(const FolderWatch&) = delete;
+  FolderWatch& operator=(const FolderWatch&) = delete;
+  bool wait(std::chrono::milliseconds timeout);
+
+ private:
+  int fd_ = -1;
+};
+
+// Waits until `path` exists (made there or renamed into place whole), at most `timeout`.
+bool wait_for_file(const std::filesystem::path& path, std::chrono::milliseconds timeout);
+
+// Waits until the file's text matches `pattern` (as it is written), at most `timeout`; returns
+// the text then, or nothing.
+std::optional<std::string> wait_for_text(const std::filesystem::path& path,
+                                         const std::regex& pattern,
+                                         std::chrono::milliseconds timeout);
+
+// Waits for a child process to end (its pidfd, polled with the timeout) and reaps it: its
+// wait status, or nothing if it is still running after `timeout`.
+std::optional<int> wait_for_exit(pid_t pid, std::chrono::milliseconds timeout);
 
 }  // namespace airlock::test

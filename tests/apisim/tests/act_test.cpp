@@ -3,12 +3,16 @@
 // landings) and the journal. The twin's clock is frozen; the loop's sleeps advance it.
 #include <sstream>
 
+#include <gmock/gmock.h>
+
 #include <airlock/online/act.h>
 #include <airlock/online/api.h>
 #include <airlock/online/journal.h>
 
 #include "conformance_support.h"
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::apisim::test {
 namespace {
@@ -116,7 +120,7 @@ TEST_F(ActTest, ALateAnswerIsNeverSentAndTheActionIsBuiltAgain) {
   answer_ms = 70'000;  // past the 55 s the blockhash leaves
   auto s = act("vault/update", update_body(), 2);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message().find("--max-rounds"), std::string::npos) << s.error().message();
+  EXPECT_THAT(s.error().message(), HasSubstr("--max-rounds"));
   EXPECT_EQ(builds(), 2U);
   EXPECT_EQ(counters()["sends"], 0) << "late signatures are never sent";
   EXPECT_EQ(landed(), 0U);
@@ -133,14 +137,14 @@ TEST_F(ActTest, NoAnswerAtAllIsBoundedByMaxRounds) {
   ASSERT_TRUE(runs.ok());
   ASSERT_EQ(runs->size(), 1U);
   EXPECT_EQ(runs->front().state, "stopped") << runs->front().note;
-  EXPECT_NE(runs->front().note.find("--max-rounds"), std::string::npos) << runs->front().note;
+  EXPECT_THAT(runs->front().note, HasSubstr("--max-rounds"));
 }
 
 TEST_F(ActTest, ARefusalStopsTheRunWithNothingSent) {
   refuse = true;
   auto s = act("vault/update", update_body());
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message().find("policy.test"), std::string::npos);
+  EXPECT_THAT(s.error().message(), HasSubstr("policy.test"));
   EXPECT_EQ(counters()["sends"], 0);
   EXPECT_EQ(journal->runs(false).value().front().state, "failed");
 }
@@ -149,14 +153,14 @@ TEST_F(ActTest, ASendWithoutReceiptLeavesTheRunOpenAndTheNextActBuildsNothing) {
   faults({{"relayThenFail", json(std::vector<int>(60, 504))}});
   auto s = act("vault/update", update_body());
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message().find("may have relayed"), std::string::npos) << s.error().message();
-  EXPECT_NE(log.str().find("stays open"), std::string::npos) << log.str();
+  EXPECT_THAT(s.error().message(), HasSubstr("may have relayed"));
+  EXPECT_THAT(log.str(), HasSubstr("stays open"));
   faults({{"relayThenFail", json::array()}});
   advance(10'000);
   EXPECT_EQ(landed(), 1U) << "the twin landed it although no receipt came back";
   auto again = act("vault/update", update_body());
   ASSERT_FALSE(again.ok());
-  EXPECT_NE(again.error().message().find("run airlock-online resume"), std::string::npos);
+  EXPECT_THAT(again.error().message(), HasSubstr("run airlock-online resume"));
   EXPECT_EQ(builds(), 1U) << "nothing was built while a signature could land";
   EXPECT_EQ(landed(), 1U);
 }
@@ -183,8 +187,8 @@ TEST_F(ActTest, AnUnfinishedRunBlocksTheNextActEvenWithOnlySignedSteps) {
   const auto before = builds();
   auto s = act("vault/update", body);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message().find("unfinished"), std::string::npos) << s.error().message();
-  EXPECT_NE(s.error().message().find("run airlock-online resume"), std::string::npos);
+  EXPECT_THAT(s.error().message(), HasSubstr("unfinished"));
+  EXPECT_THAT(s.error().message(), HasSubstr("run airlock-online resume"));
   EXPECT_EQ(builds(), before) << "nothing was built beside the signed step";
 }
 
@@ -193,17 +197,16 @@ TEST_F(ActTest, RemainingWorkIsBuiltOnlyForTheRangeThatDidNotLandAndCountsAsARou
   auto s = act("dlmm/open", open_body(), 2);
   ASSERT_TRUE(s.ok()) << s.error().to_string() << "\n" << log.str();
   EXPECT_EQ(builds(), 2U);
-  EXPECT_NE(log.str().find("cursorBinId"), std::string::npos) << log.str();
+  EXPECT_THAT(log.str(), HasSubstr("cursorBinId"));
   // The same with one round allowed: the remaining work is planned but not built.
   faults({{"nextLandings", {"lands", "fails"}}});
   auto bounded = act("dlmm/open", open_body(), 1);
   ASSERT_FALSE(bounded.ok());
   EXPECT_EQ(builds(), 3U);
-  EXPECT_NE(log.str().find("no signing rounds left"), std::string::npos) << log.str();
+  EXPECT_THAT(log.str(), HasSubstr("no signing rounds left"));
   // The command printed for the work left runs as printed: the invocation's options follow.
-  EXPECT_NE(log.str().find("\"cursorBinId\":"), std::string::npos) << log.str();
-  EXPECT_NE(log.str().find("}' --api http://twin --request-out 'a b.alreq'\n"), std::string::npos)
-      << log.str();
+  EXPECT_THAT(log.str(), HasSubstr("\"cursorBinId\":"));
+  EXPECT_THAT(log.str(), HasSubstr("}' --api http://twin --request-out 'a b.alreq'\n"));
 }
 
 TEST_F(ActTest, TheSameBuildIsNotRepeatedAfterALandedFailure) {
@@ -211,8 +214,7 @@ TEST_F(ActTest, TheSameBuildIsNotRepeatedAfterALandedFailure) {
   auto s = act("vault/update", update_body(), 8);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(builds(), 1U) << "--remaining build does not build the identical body again";
-  EXPECT_NE(log.str().find("the same request would fail the same way"), std::string::npos)
-      << log.str();
+  EXPECT_THAT(log.str(), HasSubstr("the same request would fail the same way"));
 }
 
 TEST_F(ActTest, AVenueThatFailsMidSubmitIsPolledNeverSubmittedAgain) {

@@ -5,12 +5,15 @@
 #include <mutex>
 #include <thread>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include <airlock/common/bytes.h>
 #include <airlock/online/chain.h>
+
+using ::testing::HasSubstr;
 
 namespace airlock::online {
 namespace {
@@ -141,7 +144,7 @@ TEST_F(ScriptedNode, AnUnhealthyNodeOrOneWithoutHistoryProvesNothing) {
   auto shallow = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(
       ChainQuestion{kSignature, kBlockhash, 200, std::nullopt, std::nullopt});
   ASSERT_FALSE(shallow.ok());
-  EXPECT_NE(shallow.error().message().find("transaction history"), std::string::npos);
+  EXPECT_THAT(shallow.error().message(), HasSubstr("transaction history"));
 }
 
 }  // namespace

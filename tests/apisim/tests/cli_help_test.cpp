@@ -1,7 +1,12 @@
 // Every command of both executables answers --help with exit 0, even where it has required
 // options, and names what it takes; an action's help lists that action's fields.
+#include <gmock/gmock.h>
+
 #include "conformance_support.h"
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace airlock::apisim::test {
 namespace {
@@ -20,7 +25,7 @@ TEST(CliHelp, EveryCommandAnswersHelp) {
     SCOPED_TRACE(command);
     const auto r = airlock::test::run_command(binary + " " + command + " --help");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("usage:"), std::string::npos) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("usage:"));
   }
 }
 
@@ -32,7 +37,7 @@ TEST(CliHelp, AnAbbreviatedOptionIsRefused) {
         std::string(AIRLOCK_OFFLINE_BIN) + " pubkey --key k"}) {
     const auto r = airlock::test::run_command(line);
     EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.output;
-    EXPECT_NE(r.output.find("unrecognised option"), std::string::npos) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("unrecognised option"));
   }
 }
 
@@ -43,8 +48,8 @@ TEST(CliHelp, AnUnknownActionIsNamed) {
     const auto r = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
                                               " act aggregator/swapp" + rest);
     EXPECT_EQ(r.exit_code, 2) << rest << "\n" << r.output;
-    EXPECT_NE(r.output.find("unknown action 'aggregator/swapp'"), std::string::npos) << rest << "\n"
-                                                                                     << r.output;
+    EXPECT_THAT(r.output, HasSubstr("unknown action 'aggregator/swapp'")) << rest << "\n"
+                                                                          << r.output;
   }
 }
 
@@ -60,8 +65,7 @@ TEST(CliHelp, AnUnknownDensityIsNamedByBothHalves) {
             "/nonexistent/q --density ultra"}) {
     const auto r = airlock::test::run_command(line);
     EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.output;
-    EXPECT_NE(r.output.find("--density: must be low, medium or high"), std::string::npos)
-        << r.output;
+    EXPECT_THAT(r.output, HasSubstr("--density: must be low, medium or high"));
   }
 }
 
@@ -70,8 +74,8 @@ TEST(CliHelp, TheTwinRefusesAnAddressBeforeSayingItServes) {
   const auto r =
       airlock::test::run_command(std::string(AIRLOCK_APISIM_BIN) + " --listen 0.0.0.0:28080");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("loopback addresses only"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("serving"), std::string::npos) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("loopback addresses only"));
+  EXPECT_THAT(r.output, Not(HasSubstr("serving")));
 }
 
 TEST(CliHelp, AnActionsHelpListsItsFields) {
@@ -79,9 +83,9 @@ TEST(CliHelp, AnActionsHelpListsItsFields) {
                                             " act dlmm/limit-order/place --help");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   for (const char* flag : {"--lb-pair", "--side", "--bins", "--vault"})
-    EXPECT_NE(r.output.find(flag), std::string::npos) << flag << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(flag)) << flag << "\n" << r.output;
   const auto all = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) + " act --help");
-  EXPECT_NE(all.output.find("strategy/close"), std::string::npos) << all.output;
+  EXPECT_THAT(all.output, HasSubstr("strategy/close"));
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 // HTTP-level conformance of airlock-apisim to manager-bot-api.md. Each test names the section
 // it checks.
+#include <gmock/gmock.h>
+
 #include <airlock/common/accounts.h>
 #include <airlock/common/hash.h>
 
 #include "conformance_support.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::apisim::test {
 namespace {
@@ -23,7 +27,7 @@ void expect_error(const Reply& r, int status, const std::string& code,
   EXPECT_EQ(r.body["error"]["code"], code) << r.body.dump();
   EXPECT_TRUE(r.body["error"]["message"].is_string());
   if (!message_part.empty()) {
-    EXPECT_NE(r.body["error"]["message"].get<std::string>().find(message_part), std::string::npos)
+    EXPECT_THAT(r.body["error"]["message"].get<std::string>(), HasSubstr(message_part))
         << r.body.dump();
   }
 }

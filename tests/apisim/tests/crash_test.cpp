@@ -14,11 +14,13 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <thread>
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +30,9 @@
 
 #include "conformance_support.h"
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace airlock::apisim::test {
 namespace {
@@ -57,12 +62,10 @@ class CrashTest : public SigningTwin {
 
   // Waits for the process at most `seconds`, then kills it and fails the test rather than hang.
   static int wait_bounded(pid_t pid, int seconds) {
-    int status = 0;
-    for (int i = 0; i < seconds * 10; ++i) {
-      if (::waitpid(pid, &status, WNOHANG) == pid) return status;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    if (auto status = airlock::test::wait_for_exit(pid, std::chrono::seconds(seconds)))
+      return *status;
     ::kill(pid, SIGKILL);
+    int status = 0;
     ::waitpid(pid, &status, 0);
     ADD_FAILURE() << "the process did not finish within " << seconds << " s";
     return status;
@@ -75,8 +78,9 @@ class CrashTest : public SigningTwin {
   void sign_loop(const std::atomic<bool>& stop) {
     httplib::Client sim("127.0.0.1", server_->port());
     envelope::RequestId last{};
-    while (!stop.load()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    airlock::test::FolderWatch watch(dir.path());
+    for (; !stop.load(); watch.wait(std::chrono::milliseconds(200))) {
+      const std::lock_guard handling(handling_);
       auto file = files::read_limited(dir.file("req.alreq"), envelope::kMaxRequestBytes + 16);
       if (!file.ok()) continue;
       auto unwrapped = files::unwrap_envelope(*file);
@@ -115,6 +119,7 @@ class CrashTest : public SigningTwin {
 
   std::atomic<int> signed_rounds{0};
   std::atomic<bool> outage_after_build{false};
+  std::mutex handling_;  // held by the signer while it handles a request
 };
 
 TEST_F(CrashTest, KilledAtRandomAndResumedNothingIsLostOrDoneTwice) {
@@ -167,6 +172,7 @@ TEST_F(CrashTest, KilledAtRandomAndResumedNothingIsLostOrDoneTwice) {
       });
     }
     // Run 5 (a gateway's 504 after the relay) is also left to finish, so the fault is met.
+    // (The delay is where the crash falls, drawn at random: a fault's timing, not a wait.)
     if (i != 2 && i != 5) {
       std::this_thread::sleep_for(std::chrono::milliseconds(delay));
       ::kill(pid, SIGKILL);
@@ -180,9 +186,12 @@ TEST_F(CrashTest, KilledAtRandomAndResumedNothingIsLostOrDoneTwice) {
     } else {
       ++completed;
     }
-    // The outage is over by the time the operator resumes.
-    outage_after_build = false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the signer saw the flag
+    // The outage is over by the time the operator resumes (set between two of the signer's
+    // requests, so it cannot start the outage again for the one it is handling).
+    {
+      const std::lock_guard between(handling_);
+      outage_after_build = false;
+    }
     control("/_sim/faults", {{"rpcOutage", false}});
     const std::string resume = std::string(AIRLOCK_ONLINE_BIN) + " resume --api " + api() +
                                " --api-key-file " + dir.file("api.key") + " --rpc " +
@@ -269,8 +278,8 @@ TEST_F(CrashTest, TheTerminalAnimationStopsWhenTheAnswerComes) {
   const auto log_text = files::read_limited(dir.file("terminal.log"), 1 << 20);
   ASSERT_TRUE(log_text.ok());
   const std::string text(log_text->begin(), log_text->end());
-  EXPECT_NE(text.find("fragments"), std::string::npos) << "the request was animated";
-  EXPECT_NE(text.find("vault/update done"), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("fragments")) << "the request was animated";
+  EXPECT_THAT(text, HasSubstr("vault/update done"));
 }
 
 // Issue 13: a resume started while act waited for signatures closed the run as "nothing was
@@ -295,9 +304,8 @@ TEST_F(CrashTest, ResumeWaitsForActsLockAndMatchesTheApiWithoutItsTrailingSlash)
                                   dir.file("res.alres")};
   act.insert(act.end(), journal.begin(), journal.end());
   const pid_t waiting = spawn(act, dir.file("locked-act.log"));  // nobody answers it
-  for (int i = 0; i < 300 && !std::filesystem::exists(dir.file("req.alreq")); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_TRUE(std::filesystem::exists(dir.file("req.alreq"))) << "act built and waits";
+  ASSERT_TRUE(airlock::test::wait_for_file(dir.file("req.alreq"), std::chrono::seconds(30)))
+      << "act built and waits";
   std::vector<std::string> resume = {"resume", "--api", api() + "/", "--api-key-file",
                                      dir.file("api.key")};
   resume.insert(resume.end(), journal.begin(), journal.end());
@@ -307,18 +315,15 @@ TEST_F(CrashTest, ResumeWaitsForActsLockAndMatchesTheApiWithoutItsTrailingSlash)
     const auto bytes = files::read_limited(dir.file(name), 1 << 20);
     return bytes.ok() ? std::string(bytes->begin(), bytes->end()) : std::string();
   };
-  EXPECT_NE(text("locked-resume.log")
-                .find("is in use by airlock-online act, pid " + std::to_string(waiting)),
-            std::string::npos)
-      << text("locked-resume.log");
+  EXPECT_THAT(text("locked-resume.log"),
+              HasSubstr("is in use by airlock-online act, pid " + std::to_string(waiting)));
   ::kill(waiting, SIGKILL);
   int status = 0;
   ::waitpid(waiting, &status, 0);
   const int resumed = wait_bounded(spawn(resume, dir.file("resumed.log")), 30);
   EXPECT_TRUE(WIFEXITED(resumed) && WEXITSTATUS(resumed) == 0) << text("resumed.log");
-  EXPECT_NE(text("resumed.log").find("(vault/update): stopped"), std::string::npos)
-      << text("resumed.log");
-  EXPECT_EQ(text("resumed.log").find("skipped"), std::string::npos) << text("resumed.log");
+  EXPECT_THAT(text("resumed.log"), HasSubstr("(vault/update): stopped"));
+  EXPECT_THAT(text("resumed.log"), Not(HasSubstr("skipped")));
 }
 
 }  // namespace
@@ -388,8 +393,8 @@ TEST_F(RemainingTest, AStoppedBatchBuildsOnlyTheRangesThatDidNotLand) {
   const auto before = positions();
   const auto r = open_with(json::array({"lands", "fails"}), "build");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("cursorBinId 5000"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("the vault's strategies now"), std::string::npos)
+  EXPECT_THAT(r.output, HasSubstr("cursorBinId 5000"));
+  EXPECT_THAT(r.output, HasSubstr("the vault's strategies now"))
       << "the current state is read before building the rest";
   auto after = positions();
   for (const auto& p : before) after.erase(after.find(p));
@@ -412,15 +417,15 @@ TEST_F(RemainingTest, AStoppedBatchBuildsOnlyTheRangesThatDidNotLand) {
 TEST_F(RemainingTest, MaxRoundsCountsTheRoundThatFailed) {
   const auto r = open_with(json::array({"lands", "fails"}), "build", {"--max-rounds", "1"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("no signing rounds left (--max-rounds)"), std::string::npos) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("no signing rounds left (--max-rounds)"));
   EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 1) << "the remaining work was not built";
 }
 
 TEST_F(RemainingTest, WithoutConsentTheRemainingWorkIsOnlyShown) {
   const auto r = open_with(json::array({"lands", "fails"}), "show");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("airlock-online act dlmm/open --body"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("\"cursorBinId\":5000"), std::string::npos) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("airlock-online act dlmm/open --body"));
+  EXPECT_THAT(r.output, HasSubstr("\"cursorBinId\":5000"));
   EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 1) << "nothing built without consent";
 }
 
@@ -447,14 +452,14 @@ TEST_F(RemainingTest, OnATerminalTheOperatorIsAskedBeforeTheRestIsBuilt) {
   EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 2);
   const auto no = run("", "no.sqlite");
   EXPECT_EQ(no.exit_code, 1) << no.output;
-  EXPECT_NE(no.output.find("[y/N]"), std::string::npos) << no.output;
+  EXPECT_THAT(no.output, HasSubstr("[y/N]"));
   EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 3) << "declined: nothing more was built";
 }
 
 TEST_F(RemainingTest, AGapBeforeALandedRangeIsLeftToTheOperator) {
   const auto r = open_with(json::array({"fails", "lands"}), "build");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("did not confirm but later ranges"), std::string::npos) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("did not confirm but later ranges"));
   EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 1)
       << "a cursor would open the landed range again; nothing more is built";
 }

@@ -6,11 +6,15 @@
 #include <thread>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <airlock/online/api.h>
 #include <airlock/online/reads.h>
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace airlock::online {
 namespace {
@@ -90,16 +94,14 @@ TEST_F(HostileServer, ADeeplyNestedReplyIsRefusedByRule) {
   auto c = client();
   auto r = c.get("/vaults");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message().find("nested at most 64 deep"), std::string::npos)
-      << r.error().message();
+  EXPECT_THAT(r.error().message(), HasSubstr("nested at most 64 deep"));
 }
 
 TEST_F(HostileServer, AnOversizedReplyIsCutAtTheCapAndNamed) {
   auto c = client();
   auto r = c.get("/aggregator/quote");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message().find("larger than 8 MiB"), std::string::npos)
-      << r.error().message();
+  EXPECT_THAT(r.error().message(), HasSubstr("larger than 8 MiB"));
 }
 
 TEST_F(HostileServer, AnErrorMessageWithEscapesIsKeptAsDataAndShownEscaped) {
@@ -109,7 +111,7 @@ TEST_F(HostileServer, AnErrorMessageWithEscapesIsKeptAsDataAndShownEscaped) {
   ASSERT_TRUE(r->failure.has_value());
   EXPECT_EQ(r->failure->code, "Validation");
   const std::string shown = render_read("pools", r->body);
-  EXPECT_EQ(shown.find('\x1b'), std::string::npos) << shown;
+  EXPECT_THAT(shown, Not(HasSubstr("\x1b")));
 }
 
 TEST_F(HostileServer, AnErrorEnvelopeOfTheWrongTypesIsNamedNotPrintedBlank) {
@@ -118,17 +120,14 @@ TEST_F(HostileServer, AnErrorEnvelopeOfTheWrongTypesIsNamedNotPrintedBlank) {
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   ASSERT_TRUE(r->failure.has_value());
   EXPECT_EQ(r->failure->code, "HTTP400");
-  EXPECT_NE(r->failure->message.find("not {code: non-empty string, message: string}"),
-            std::string::npos)
-      << r->failure->message;
+  EXPECT_THAT(r->failure->message, HasSubstr("not {code: non-empty string, message: string}"));
 }
 
 TEST_F(HostileServer, AHugeHeaderIsNamedNotOutOfMemory) {
   auto c = client();
   auto r = c.get("/perp");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message().find("headers are larger than 64 KiB"), std::string::npos)
-      << r.error().message();
+  EXPECT_THAT(r.error().message(), HasSubstr("headers are larger than 64 KiB"));
 }
 
 TEST_F(HostileServer, RetryAfterIsWaitedForAndALongOneEndsTheRetries) {
@@ -189,8 +188,7 @@ TEST(HostileUrl, UserInfoNeverReachesTheNetwork) {
                           "http://127.0.0.1:x@127.0.0.2:9/api/external/v1"}) {
     auto c = ApiClient::create(url, ApiKey::parse(kKey).value());
     ASSERT_FALSE(c.ok()) << url;
-    EXPECT_NE(c.error().message().find("user name or password"), std::string::npos)
-        << c.error().message();
+    EXPECT_THAT(c.error().message(), HasSubstr("user name or password"));
   }
 }
 

@@ -7,12 +7,16 @@
 #include <fstream>
 #include <iterator>
 
+#include <gmock/gmock.h>
+
 #include <airlock/common/bytes.h>
 #include <airlock/common/message.h>
 
 #include "conformance_support.h"
 #include "support/helpers.h"
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::apisim::test {
 namespace {
@@ -81,12 +85,12 @@ TEST_F(KeystoneCli, ARegistryRequestFromAUrFileIsSignedAndTheRegistryVerifiesThe
   const auto signed_ = sign(dir.file("request.ur"), "--out " + dir.file("signature.ur"), "y");
   ASSERT_EQ(signed_.exit_code, 0) << signed_.output;
   // No intent came with it, and the screen says so.
-  EXPECT_NE(signed_.output.find("NO INTENT"), std::string::npos) << signed_.output;
-  EXPECT_NE(signed_.output.find("warn.no_intent"), std::string::npos) << signed_.output;
+  EXPECT_THAT(signed_.output, HasSubstr("NO INTENT"));
+  EXPECT_THAT(signed_.output, HasSubstr("warn.no_intent"));
   EXPECT_EQ(read("signature.ur").rfind("ur:sol-signature/", 0), 0U) << read("signature.ur");
   const auto checked = verify("signature.ur");
   EXPECT_EQ(checked.exit_code, 0) << checked.output;
-  EXPECT_NE(checked.output.find("\"ok\":true"), std::string::npos) << checked.output;
+  EXPECT_THAT(checked.output, HasSubstr("\"ok\":true"));
 }
 
 TEST_F(KeystoneCli, AMultipartRequestShownAsQrIsReadSignedAndAnsweredAsQr) {
@@ -96,7 +100,7 @@ TEST_F(KeystoneCli, AMultipartRequestShownAsQrIsReadSignedAndAnsweredAsQr) {
       airlock::test::run_command(std::string(AIRLOCK_QR_BIN) + " encode " + dir.file("request.ur") +
                                  " --png " + dir.file("request-frames"));
   ASSERT_EQ(frames.exit_code, 0) << frames.output;
-  EXPECT_NE(frames.output.find("BC-UR"), std::string::npos) << frames.output;
+  EXPECT_THAT(frames.output, HasSubstr("BC-UR"));
   const auto signed_ =
       sign("--qr " + dir.file("request-frames"), "--qr-png " + dir.file("answer-frames"), "y");
   ASSERT_EQ(signed_.exit_code, 0) << signed_.output;
@@ -114,19 +118,18 @@ TEST_F(KeystoneCli, ItIsNeverAutoApprovedAndADeclineWritesNoAnswer) {
   policy("[actions.\"keystone/sol-sign-request\"]\nauto_approve = true\n");
   const auto contradictory = sign(dir.file("request.ur"), "--out " + dir.file("signature.ur"), "y");
   EXPECT_EQ(contradictory.exit_code, 2) << contradictory.output;
-  EXPECT_NE(contradictory.output.find("never signed without asking"), std::string::npos)
-      << contradictory.output;
+  EXPECT_THAT(contradictory.output, HasSubstr("never signed without asking"));
   policy("[actions.\"keystone/sol-sign-request\"]\nallowed = false\n");
   const auto off = sign(dir.file("request.ur"), "--out " + dir.file("signature.ur"), "y");
   EXPECT_EQ(off.exit_code, 1) << off.output;
-  EXPECT_NE(off.output.find("policy.action_not_allowed"), std::string::npos) << off.output;
+  EXPECT_THAT(off.output, HasSubstr("policy.action_not_allowed"));
   // The action it builds auto-approved, and --auto-approve given: it is still asked.
   policy("[actions.\"vault/update\"]\nauto_approve = true\n");
   const auto declined =
       sign(dir.file("request.ur"), "--out " + dir.file("signature.ur"), "n", "--auto-approve");
   EXPECT_EQ(declined.exit_code, 1) << declined.output;
-  EXPECT_NE(declined.output.find("operator.declined"), std::string::npos) << declined.output;
-  EXPECT_NE(declined.output.find("no answer was written"), std::string::npos);
+  EXPECT_THAT(declined.output, HasSubstr("operator.declined"));
+  EXPECT_THAT(declined.output, HasSubstr("no answer was written"));
   EXPECT_FALSE(std::filesystem::exists(dir.file("signature.ur")));
 }
 
@@ -137,7 +140,7 @@ TEST_F(KeystoneCli, ARequestForAnotherSignerOrOutsideThePolicyIsRefused) {
   write("other.ur", vectors["vectors"][0]["request_ur"].get<std::string>() + "\n");
   const auto other = sign(dir.file("other.ur"), "--out " + dir.file("signature.ur"), "y");
   EXPECT_EQ(other.exit_code, 1) << other.output;
-  EXPECT_NE(other.output.find("policy."), std::string::npos) << other.output;
+  EXPECT_THAT(other.output, HasSubstr("policy."));
   EXPECT_FALSE(std::filesystem::exists(dir.file("signature.ur")));
   // Our manager's request, but the policy does not hold the vault it touches.
   write("policy.toml", "version = 1\nmanager = \"" + manager +
@@ -148,7 +151,7 @@ TEST_F(KeystoneCli, ARequestForAnotherSignerOrOutsideThePolicyIsRefused) {
   make_request("request.ur", 0, message_hex);
   const auto outside = sign(dir.file("request.ur"), "--out " + dir.file("signature.ur"), "y");
   EXPECT_EQ(outside.exit_code, 1) << outside.output;
-  EXPECT_NE(outside.output.find("policy.vault_not_allowed"), std::string::npos) << outside.output;
+  EXPECT_THAT(outside.output, HasSubstr("policy.vault_not_allowed"));
   EXPECT_FALSE(std::filesystem::exists(dir.file("signature.ur")));
 }
 

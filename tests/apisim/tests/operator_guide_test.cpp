@@ -16,11 +16,15 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "conformance_support.h"
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -191,12 +195,9 @@ class OperatorGuide : public ::testing::Test {
     }
     const std::regex serving(R"(serving http://127\.0\.0\.1:(\d+)/)");
     std::smatch port;
-    std::string said;
-    for (int i = 0; i < 200; ++i) {
-      said = slurp(log);
-      if (std::regex_search(said, port, serving)) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    const std::string said =
+        airlock::test::wait_for_text(log, serving, std::chrono::seconds(20)).value_or(slurp(log));
+    std::regex_search(said, port, serving);
     ASSERT_FALSE(port.empty()) << "the twin did not say where it serves:\n" << said;
     const std::string base = "http://127.0.0.1:" + port[1].str();
     names_["API"] = base + "/api/external/v1";
@@ -212,16 +213,10 @@ class OperatorGuide : public ::testing::Test {
     ASSERT_NE(manager_line, std::string::npos);
     recipe.replace(manager_line + 11, 44, manager_);
     std::ofstream(names_.at("POLICY")) << recipe;
-    for (int i = 0; i < 100; ++i) {
-      if (airlock::test::run_command(
-              shell_line("airlock-online vaults --api \"$API\" --api-key-file "
-                         "\"$API_KEY\"",
-                         names_.at("KEYSTORE")))
-              .exit_code == 0)
-        return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    FAIL() << "the twin did not come up";
+    // Serving is said once the port listens: the first read is answered.
+    const auto first_read = airlock::test::run_command(shell_line(
+        "airlock-online vaults --api \"$API\" --api-key-file \"$API_KEY\"", names_.at("KEYSTORE")));
+    ASSERT_EQ(first_read.exit_code, 0) << first_read.output;
   }
 
   airlock::test::ScratchDir dir_{"airlock-guide"};
@@ -282,9 +277,8 @@ TEST_F(OperatorGuide, EveryCommandRunsAsWritten) {
           online_result = airlock::test::run_command(shell_line(command, keystore));
         });
         const auto request = names_.at("USB") + "/request.alreq";
-        for (int i = 0; i < 300 && !std::filesystem::exists(request); ++i)
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        ASSERT_TRUE(std::filesystem::exists(request)) << "act wrote no request";
+        ASSERT_TRUE(airlock::test::wait_for_file(request, std::chrono::seconds(30)))
+            << "act wrote no request";
         continue;
       }
       const auto result = run_answering(command, keystore);
@@ -296,9 +290,8 @@ TEST_F(OperatorGuide, EveryCommandRunsAsWritten) {
       }
       if (command.find(" import ") != std::string::npos ||
           command.find(" pubkey ") != std::string::npos) {
-        EXPECT_NE(result.output.find(manager_), std::string::npos)
-            << "not the manager the ceremony made:\n"
-            << result.output;
+        EXPECT_THAT(result.output, HasSubstr(manager_)) << "not the manager the ceremony made:\n"
+                                                        << result.output;
       }
       if (command.rfind("airlock-offline log export ", 0) == 0) {
         // The operator copies the head off the offline screen for reconcile --head.
@@ -308,16 +301,15 @@ TEST_F(OperatorGuide, EveryCommandRunsAsWritten) {
         names_["SHOWN_HEAD"] = m[1];
       }
       if (command.find("backup verify") != std::string::npos) {
-        EXPECT_NE(result.output.find("matches"), std::string::npos) << result.output;
+        EXPECT_THAT(result.output, HasSubstr("matches"));
       }
       if (command.rfind("airlock-offline sign ", 0) == 0) {
-        EXPECT_NE(result.output.find("signed; audit head"), std::string::npos) << result.output;
-        EXPECT_EQ(result.output.find("NOT AIR-GAPPED"), std::string::npos) << result.output;
+        EXPECT_THAT(result.output, HasSubstr("signed; audit head"));
+        EXPECT_THAT(result.output, Not(HasSubstr("NOT AIR-GAPPED")));
         ASSERT_TRUE(online.joinable()) << "sign ran with no act waiting";
         online.join();
         EXPECT_EQ(online_result.exit_code, 0) << online_result.output;
-        EXPECT_NE(online_result.output.find("confirmed"), std::string::npos)
-            << online_result.output;
+        EXPECT_THAT(online_result.output, HasSubstr("confirmed"));
       }
     }
   }

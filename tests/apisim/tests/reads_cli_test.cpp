@@ -3,8 +3,12 @@
 #include <fstream>
 #include <tuple>
 
+#include <gmock/gmock.h>
+
 #include "conformance_support.h"
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::apisim::test {
 namespace {
@@ -46,7 +50,7 @@ TEST_F(ReadsCli, EveryReadShowsWhatTheTwinHolds) {
     SCOPED_TRACE(args);
     const auto r = online(args);
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(expected));
   }
 }
 
@@ -60,19 +64,19 @@ TEST_F(ReadsCli, BadArgumentsAreRefusedBeforeAnyRequest) {
   const json before = counters();
   const auto bad_key = online("holdings not-a-vault");
   EXPECT_EQ(bad_key.exit_code, 2) << bad_key.output;
-  EXPECT_NE(bad_key.output.find("VAULT: must be a base58 public key"), std::string::npos);
+  EXPECT_THAT(bad_key.output, HasSubstr("VAULT: must be a base58 public key"));
   const auto bad_amount = online(std::string("quote --vault ") + kVault + " --input-mint " + kUsdc +
                                  " --output-mint " + kJup + " --amount 1.5 --slippage-bps 50");
   EXPECT_EQ(bad_amount.exit_code, 2);
-  EXPECT_NE(bad_amount.output.find("--amount: must be a base-unit amount"), std::string::npos);
+  EXPECT_THAT(bad_amount.output, HasSubstr("--amount: must be a base-unit amount"));
   EXPECT_EQ(counters()["requests"], before["requests"].get<int>() + 1)
       << "only the counters read itself reached the twin";
   const auto missing = online(std::string("token ") + kUsdc);
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.output.find("--vault: is required"), std::string::npos);
+  EXPECT_THAT(missing.output, HasSubstr("--vault: is required"));
   const auto unknown_mint = online(std::string("token ") + kOtherVault + " --vault " + kVault);
   EXPECT_EQ(unknown_mint.exit_code, 1) << unknown_mint.output;
-  EXPECT_NE(unknown_mint.output.find("404"), std::string::npos) << unknown_mint.output;
+  EXPECT_THAT(unknown_mint.output, HasSubstr("404"));
 }
 
 // The act and journal inputs: each bad one is refused by name and rule before anything is built.
@@ -106,13 +110,13 @@ TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
     SCOPED_TRACE(args);
     const auto r = online(args);
     EXPECT_EQ(r.exit_code, code) << r.output;
-    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(expected));
   }
   EXPECT_EQ(counters()["builds"], before["builds"]) << "nothing was built";
   const auto history = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
                                                   " history --journal /nonexistent/dir/j.sqlite");
   EXPECT_EQ(history.exit_code, 3) << history.output;
-  EXPECT_NE(history.output.find("journal: cannot open"), std::string::npos) << history.output;
+  EXPECT_THAT(history.output, HasSubstr("journal: cannot open"));
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // The twin's clock is frozen; the sender's sleeps advance it, so polling takes no real time.
 #include <sstream>
 
+#include <gmock/gmock.h>
+
 #include <airlock/online/api.h>
 #include <airlock/online/chain.h>
 #include <airlock/online/journal.h>
@@ -13,6 +15,8 @@
 #include "conformance_support.h"
 #include "support/helpers.h"
 #include "support/vectors.h"
+
+using ::testing::HasSubstr;
 
 namespace airlock::apisim::test {
 namespace {
@@ -135,7 +139,7 @@ TEST_F(SenderTest, AnUnknownSendIsPolledToEachEndState) {
     faults({{"rpcOutage", false}});
     EXPECT_EQ(statuses().front(), c.end) << log.str();
     EXPECT_EQ(end.ok(), std::string(c.end) == ss::kConfirmed);
-    EXPECT_NE(log.str().find("unknown"), std::string::npos);
+    EXPECT_THAT(log.str(), HasSubstr("unknown"));
   }
   EXPECT_EQ(counters()["builds"], 2) << "an unknown send is never answered by building again";
 }
@@ -149,7 +153,7 @@ TEST_F(SenderTest, ALandedFailureStopsTheBatch) {
   auto c = context();
   auto end = online::send_round(c, steps);
   ASSERT_FALSE(end.ok());
-  EXPECT_NE(end.error().message().find("read the current state"), std::string::npos);
+  EXPECT_THAT(end.error().message(), HasSubstr("read the current state"));
   const auto s = statuses();
   EXPECT_EQ(s[0], ss::kFailed);
   EXPECT_EQ(s[1], ss::kSigned) << "nothing after a failure is sent";
@@ -164,8 +168,7 @@ TEST_F(SenderTest, AFailureInAGroupStillFollowsTheRestOfTheGroupToItsEnd) {
   auto c = context();
   auto end = online::send_round(c, steps);
   ASSERT_FALSE(end.ok());
-  EXPECT_NE(end.error().message().find("step 1 of 2 failed"), std::string::npos)
-      << end.error().message();
+  EXPECT_THAT(end.error().message(), HasSubstr("step 1 of 2 failed"));
   EXPECT_EQ(statuses(), (std::vector<std::string>{ss::kFailed, ss::kConfirmed}))
       << "both were sent, so both outcomes are learnt before stopping";
   EXPECT_TRUE(journal->unresolved()->empty());
@@ -177,7 +180,7 @@ TEST_F(SenderTest, A422IsNotRetriedAndAnInvalidTicketBuildsAgain) {
   auto c = context();
   auto end = online::send_round(c, steps);
   ASSERT_FALSE(end.ok());
-  EXPECT_NE(end.error().message().find("422"), std::string::npos) << end.error().message();
+  EXPECT_THAT(end.error().message(), HasSubstr("422"));
   EXPECT_EQ(statuses().front(), ss::kRejected);
   EXPECT_EQ(counters()["sends"], 0);
 
@@ -240,7 +243,7 @@ TEST_F(SenderTest, ResumeAbandonsWhatWasNeverSentOnceItsTicketDied) {
   auto outcome = online::resume_run(c, journal->runs(true).value().front());
   ASSERT_TRUE(outcome.ok());
   EXPECT_EQ(outcome->state, "failed");
-  EXPECT_NE(outcome->note.find("nothing of it happened"), std::string::npos);
+  EXPECT_THAT(outcome->note, HasSubstr("nothing of it happened"));
   EXPECT_EQ(statuses().front(), ss::kAbandoned);
   EXPECT_EQ(counters()["sends"], 0);
 }
@@ -254,7 +257,7 @@ TEST_F(SenderTest, ResumeLeavesASendWithoutReceiptOpenOnceItsTicketDied) {
   auto outcome = online::resume_run(c, journal->runs(true).value().front());
   ASSERT_TRUE(outcome.ok());
   EXPECT_EQ(outcome->state, "open") << "the outcome cannot be known from here";
-  EXPECT_NE(outcome->note.find(steps[0].signature), std::string::npos);
+  EXPECT_THAT(outcome->note, HasSubstr(steps[0].signature));
   EXPECT_FALSE(journal->unresolved().value().empty()) << "act refuses to build until resolved";
 }
 
@@ -284,7 +287,7 @@ TEST_F(AtMostOnce, AGatewayTimeoutAfterTheRelayIsAnsweredByTheIdenticalBytesNotA
   auto end = online::send_round(c, steps);
   ASSERT_TRUE(end.ok()) << end.error().to_string() << "\n" << log.str();
   EXPECT_EQ(statuses().front(), ss::kConfirmed);
-  EXPECT_NE(log.str().find("HTTP 504"), std::string::npos) << log.str();
+  EXPECT_THAT(log.str(), HasSubstr("HTTP 504"));
   EXPECT_EQ(landed(steps[0].signature), 1U);
   EXPECT_EQ(counters()["sends"], 1) << "the resend was answered with the first send's receipt";
   EXPECT_EQ(counters()["builds"], 1);
@@ -296,8 +299,7 @@ TEST_F(AtMostOnce, ASendThatNeverGetsItsReceiptStaysOpenAndBlocksEveryRebuild) {
   auto c = context();
   auto end = online::send_round(c, steps);
   ASSERT_FALSE(end.ok());
-  EXPECT_NE(end.error().message().find("may have relayed"), std::string::npos)
-      << end.error().message();
+  EXPECT_THAT(end.error().message(), HasSubstr("may have relayed"));
   EXPECT_EQ(statuses().front(), ss::kSending) << "never `rejected`: it may have landed";
   EXPECT_FALSE(journal->unresolved().value().empty()) << "act refuses to build while it is open";
   // The twin landed it on its own clock although no receipt was ever read.
@@ -331,7 +333,7 @@ TEST_F(AtMostOnce, TheChainProvesThatASendWithoutReceiptLandedAndTheRunEndsDone)
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
   EXPECT_EQ(outcome->state, "done") << outcome->note;
   EXPECT_EQ(statuses().front(), ss::kConfirmed);
-  EXPECT_NE(journal->steps(run_id).value().front().message.find("on chain"), std::string::npos);
+  EXPECT_THAT(journal->steps(run_id).value().front().message, HasSubstr("on chain"));
   EXPECT_EQ(landed(steps[0].signature), 1U);
   EXPECT_EQ(counters()["builds"], 1);
 }
@@ -379,7 +381,7 @@ TEST_F(AtMostOnce, WithoutAnRpcNodeAnExpiredTicketProvesNothing) {
   auto outcome = online::resume_run(c, journal->runs(true).value().front());
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
   EXPECT_EQ(outcome->state, "open");
-  EXPECT_NE(outcome->note.find("--rpc"), std::string::npos) << outcome->note;
+  EXPECT_THAT(outcome->note, HasSubstr("--rpc"));
   EXPECT_EQ(statuses().front(), ss::kSending);
 }
 
@@ -422,7 +424,7 @@ TEST_F(AtMostOnce, ADurableNonceStepIsNeverFreedByItsBlockhashsAge) {
   auto outcome = online::resume_run(c, journal->runs(true).value().front());
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
   EXPECT_EQ(outcome->state, "open") << outcome->note;
-  EXPECT_NE(outcome->note.find("nonce account"), std::string::npos) << outcome->note;
+  EXPECT_THAT(outcome->note, HasSubstr("nonce account"));
   EXPECT_EQ(statuses().front(), ss::kSending);
 }
 
@@ -453,7 +455,7 @@ TEST_F(AtMostOnce, AnInvalidTicketOnAResendIsNoProofThatNothingWasSent) {
   auto c = context();
   auto outcome = online::resume_run(c, journal->runs(true).value().front());
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
-  EXPECT_NE(log.str().find("HTTP 403 InvalidTicket"), std::string::npos) << log.str();
+  EXPECT_THAT(log.str(), HasSubstr("HTTP 403 InvalidTicket"));
   EXPECT_NE(statuses().front(), ss::kRejected) << log.str();
   EXPECT_NE(outcome->state, "stopped") << outcome->note;
   EXPECT_NE(outcome->state, "failed") << outcome->note;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <thread>
 
+#include <gmock/gmock.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,9 @@
 
 #include "conformance_support.h"
 #include "support/helpers.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace airlock::apisim::test {
 namespace {
@@ -98,15 +102,13 @@ TEST_F(SigningTest, AnApprovedRequestIsSignedRecordedAndLands) {
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
   EXPECT_EQ(outcome->decision, offline::Decision::kSigned);
   EXPECT_EQ(asked, 1);
-  EXPECT_NE(last_summary.find("aggregator_swap"), std::string::npos) << last_summary;
-  EXPECT_NE(last_summary.find(to_base58(q.vault)), std::string::npos) << "keys appear in full";
-  EXPECT_NE(last_summary.find("swap      5000000  (5 USDC, decimals per the online half) of "
-                              "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v (token USDC per the "
-                              "online half)"),
-            std::string::npos)
-      << last_summary;
-  EXPECT_NE(last_summary.find("minimum_out = 6200093  (6.200093 JUP"), std::string::npos)
-      << last_summary;
+  EXPECT_THAT(last_summary, HasSubstr("aggregator_swap"));
+  EXPECT_THAT(last_summary, HasSubstr(to_base58(q.vault))) << "keys appear in full";
+  EXPECT_THAT(last_summary,
+              HasSubstr("swap      5000000  (5 USDC, decimals per the online half) of "
+                        "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v (token USDC per the "
+                        "online half)"));
+  EXPECT_THAT(last_summary, HasSubstr("minimum_out = 6200093  (6.200093 JUP"));
   const auto* sigs = std::get_if<std::vector<Signature>>(&outcome->response.result);
   ASSERT_NE(sigs, nullptr);
   ASSERT_EQ(sigs->size(), q.steps.size());
@@ -172,7 +174,7 @@ TEST_F(SigningTest, DeclinedRefusedAndAutoApprovedRequestsEndAsRecorded) {
   EXPECT_EQ(refused->decision, offline::Decision::kRefused);
   const auto& refusal = std::get<envelope::Refusal>(refused->response.result);
   EXPECT_EQ(refusal.code, "policy.vault_not_allowed");
-  EXPECT_NE(refusal.reason.find(to_base58(q.vault)), std::string::npos) << refusal.reason;
+  EXPECT_THAT(refusal.reason, HasSubstr(to_base58(q.vault)));
   EXPECT_EQ(log->entries().back().codes, std::vector<std::string>{"policy.vault_not_allowed"});
 
   // The policy allows auto-approval, but without --auto-approve the operator is still asked.
@@ -208,8 +210,8 @@ TEST_F(SigningTest, AWrongPassphraseDecidesNothing) {
   passphrase = "wrong horse";
   auto outcome = process(q, demo_policy(q));
   ASSERT_FALSE(outcome.ok());
-  EXPECT_NE(outcome.error().message().find("wrong passphrase"), std::string::npos);
-  EXPECT_EQ(outcome.error().code(), airlock::ErrorCode::kKeystoreLocked);
+  EXPECT_THAT(outcome.error().message(), HasSubstr("wrong passphrase"));
+  EXPECT_EQ(outcome.error().code(), offline::errors::kKeystoreLocked);
   EXPECT_EQ(airlock::cli::exit_code_for(outcome.error()), airlock::cli::kExitIo);
   EXPECT_TRUE(log->entries().empty()) << "nothing recorded: the request can be tried again";
 }
@@ -225,9 +227,8 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
   const std::string common = sign_command() + dir.file("req.alreq");
   const auto signed_run = airlock::test::run_command(common + " --out " + dir.file("res.alres"));
   EXPECT_EQ(signed_run.exit_code, 0) << signed_run.output;
-  EXPECT_NE(signed_run.output.find("warn.unverified_lookup_table"), std::string::npos)
-      << signed_run.output;
-  EXPECT_NE(signed_run.output.find("signed; audit head"), std::string::npos) << signed_run.output;
+  EXPECT_THAT(signed_run.output, HasSubstr("warn.unverified_lookup_table"));
+  EXPECT_THAT(signed_run.output, HasSubstr("signed; audit head"));
   auto file = files::read_limited(dir.file("res.alres"), 8192);
   ASSERT_TRUE(file.ok());
   auto unwrapped = files::unwrap_envelope(*file);
@@ -241,7 +242,7 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
       std::string(AIRLOCK_OFFLINE_BIN) + " log verify --audit-log " + dir.file("audit.log") +
       " --head " + to_hex(response->audit_head.view()));
   EXPECT_EQ(verify.exit_code, 0) << verify.output;
-  EXPECT_NE(verify.output.find("1 entries verify"), std::string::npos) << verify.output;
+  EXPECT_THAT(verify.output, HasSubstr("1 entries verify"));
 
   // A request for a vault the policy does not list: refused, exit 1, the refusal still written.
   auto other = swap_request();
@@ -253,8 +254,7 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
   const auto refused_run =
       airlock::test::run_command(common + " --out " + dir.file("refused.alres"));
   EXPECT_EQ(refused_run.exit_code, 1) << refused_run.output;
-  EXPECT_NE(refused_run.output.find("policy.vault_not_allowed"), std::string::npos)
-      << refused_run.output;
+  EXPECT_THAT(refused_run.output, HasSubstr("policy.vault_not_allowed"));
   // A log cut back to before a head it once had: broken (exit 1), not a usage error; a head
   // that is not a hash is the usage error.
   const std::string first_head = to_hex(response->audit_head.view());
@@ -272,18 +272,15 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
       airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " log verify --audit-log " +
                                  dir.file("cut.log") + " --head " + last_head);
   EXPECT_EQ(shortened.exit_code, 1) << shortened.output;
-  EXPECT_NE(shortened.output.find("audit.broken: head " + last_head + " is not in the log"),
-            std::string::npos)
-      << shortened.output;
+  EXPECT_THAT(shortened.output,
+              HasSubstr("audit.broken: head " + last_head + " is not in the log"));
   const auto not_a_head =
       airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " log verify --audit-log " +
                                  dir.file("cut.log") + " --head 00ff");
   EXPECT_EQ(not_a_head.exit_code, 2) << not_a_head.output;
-  EXPECT_NE(not_a_head.output.find("--head: must be the 64 hex digits of an audit head"),
-            std::string::npos)
-      << not_a_head.output;
-  EXPECT_EQ(refused_run.output.find("policy.vault_not_allowed: policy.vault_not_allowed"),
-            std::string::npos)
+  EXPECT_THAT(not_a_head.output, HasSubstr("--head: must be the 64 hex digits of an audit head"));
+  EXPECT_THAT(refused_run.output,
+              Not(HasSubstr("policy.vault_not_allowed: policy.vault_not_allowed")))
       << "the code is said once:\n"
       << refused_run.output;
   EXPECT_TRUE(std::filesystem::exists(dir.file("refused.alres")));
@@ -293,19 +290,19 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
       std::string(AIRLOCK_OFFLINE_BIN) + " log show --audit-log " + dir.file("audit.log");
   const auto shown = airlock::test::run_command(log_cmd);
   EXPECT_EQ(shown.exit_code, 0) << shown.output;
-  EXPECT_NE(shown.output.find("1  "), std::string::npos);
-  EXPECT_NE(shown.output.find("  signed  aggregator/swap"), std::string::npos) << shown.output;
-  EXPECT_NE(shown.output.find("  refused  aggregator/swap"), std::string::npos) << shown.output;
-  EXPECT_NE(shown.output.find("policy.vault_not_allowed"), std::string::npos) << shown.output;
+  EXPECT_THAT(shown.output, HasSubstr("1  "));
+  EXPECT_THAT(shown.output, HasSubstr("  signed  aggregator/swap"));
+  EXPECT_THAT(shown.output, HasSubstr("  refused  aggregator/swap"));
+  EXPECT_THAT(shown.output, HasSubstr("policy.vault_not_allowed"));
   const auto edited =
       airlock::test::run_command("sed -i 's/\"refused\"/\"declined\"/' " + dir.file("audit.log"));
   ASSERT_EQ(edited.exit_code, 0) << edited.output;
   const auto broken = airlock::test::run_command(log_cmd);
   EXPECT_EQ(broken.exit_code, 1) << broken.output;
-  EXPECT_NE(broken.output.find("audit.broken"), std::string::npos) << broken.output;
+  EXPECT_THAT(broken.output, HasSubstr("audit.broken"));
   const auto refused_sign = airlock::test::run_command(common + " --out " + dir.file("x.alres"));
   EXPECT_EQ(refused_sign.exit_code, 1) << refused_sign.output;
-  EXPECT_NE(refused_sign.output.find("line 2"), std::string::npos) << refused_sign.output;
+  EXPECT_THAT(refused_sign.output, HasSubstr("line 2"));
 }
 
 // A truly offline run (issue 15): in a network namespace with nothing but a loopback that is
@@ -327,14 +324,14 @@ TEST_F(SigningTest, TheCommandLineSignsAirGappedWithoutTheOverride) {
   const auto run = airlock::test::run_command(airgapped + " " + command + dir.file("req.alreq") +
                                               " --out " + dir.file("res.alres"));
   EXPECT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_EQ(run.output.find("NOT AIR-GAPPED"), std::string::npos) << run.output;
-  EXPECT_NE(run.output.find("signed; audit head"), std::string::npos) << run.output;
+  EXPECT_THAT(run.output, Not(HasSubstr("NOT AIR-GAPPED")));
+  EXPECT_THAT(run.output, HasSubstr("signed; audit head"));
   EXPECT_TRUE(std::filesystem::exists(dir.file("res.alres")));
   // The same command outside the namespace is refused: this machine's interfaces are up.
   const auto outside = airlock::test::run_command(command + dir.file("req.alreq") + " --out " +
                                                   dir.file("res2.alres"));
   EXPECT_NE(outside.exit_code, 0) << outside.output;
-  EXPECT_NE(outside.output.find("hardening.network_up"), std::string::npos) << outside.output;
+  EXPECT_THAT(outside.output, HasSubstr("hardening.network_up"));
 }
 
 TEST_F(SigningTest, TheCommandLineReadsTheRequestFromQrImagesAndAnswersInQrImages) {
@@ -358,8 +355,7 @@ TEST_F(SigningTest, TheCommandLineReadsTheRequestFromQrImagesAndAnswersInQrImage
   const auto wrong = airlock::test::run_command(
       sign_command() + "--qr " + dir.file("response-frames") + " --out " + dir.file("x.alres"));
   EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
-  EXPECT_NE(wrong.output.find("holds a sign response, not a request"), std::string::npos)
-      << wrong.output;
+  EXPECT_THAT(wrong.output, HasSubstr("holds a sign response, not a request"));
 
   // Back on the online side: read the response frames and check every signature.
   auto source = qr_io::open_source({{dir.file("response-frames")}, std::nullopt, std::nullopt});
@@ -394,10 +390,10 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
   const auto [code, screen] =
       airlock::test::run_on_terminal(command, {{"[y/N]", "y"}, {"passphrase: ", "correct horse"}});
   EXPECT_EQ(code, 0) << screen;
-  EXPECT_NE(screen.find("aggregator_swap"), std::string::npos) << "the summary came first";
+  EXPECT_THAT(screen, HasSubstr("aggregator_swap")) << "the summary came first";
   EXPECT_LT(screen.find("aggregator_swap"), screen.find("[y/N]"));
-  EXPECT_NE(screen.find("signed; audit head"), std::string::npos) << screen;
-  EXPECT_EQ(screen.find("correct horse"), std::string::npos) << "the passphrase was echoed";
+  EXPECT_THAT(screen, HasSubstr("signed; audit head"));
+  EXPECT_THAT(screen, Not(HasSubstr("correct horse"))) << "the passphrase was echoed";
 
   // A new request; a plain Enter declines and the key is never asked for.
   const auto second = swap_request();
@@ -407,8 +403,8 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
                   .ok());
   const auto [declined, declined_screen] = airlock::test::run_on_terminal(command, {{"[y/N]", ""}});
   EXPECT_EQ(declined, 1) << declined_screen;
-  EXPECT_NE(declined_screen.find("operator.declined"), std::string::npos) << declined_screen;
-  EXPECT_EQ(declined_screen.find("passphrase"), std::string::npos) << declined_screen;
+  EXPECT_THAT(declined_screen, HasSubstr("operator.declined"));
+  EXPECT_THAT(declined_screen, Not(HasSubstr("passphrase")));
 }
 
 TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr) {
@@ -434,11 +430,8 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
         dir.file("response-frames") + "/ --journal " + dir.file("journal.sqlite"));
   });
   // The offline half reads the request frames once they are all written.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < give_up &&
-         !std::filesystem::exists(dir.file("request-frames"))) {  // renamed into place whole
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  EXPECT_TRUE(airlock::test::wait_for_file(dir.file("request-frames"),  // renamed into place
+                                           std::chrono::seconds(60)));
   const auto offline_run = airlock::test::run_command(
       sign_command() + "--qr " + dir.file("request-frames") + " --qr-png " +
       dir.file("response-frames.tmp") + " && mv " + dir.file("response-frames.tmp") + " " +
@@ -446,17 +439,16 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
   online.join();
   EXPECT_EQ(offline_run.exit_code, 0) << offline_run.output;
   EXPECT_EQ(online_run.exit_code, 0) << online_run.output;
-  EXPECT_NE(online_run.output.find("step 1 of 1 confirmed"), std::string::npos)
-      << online_run.output;
-  EXPECT_NE(online_run.output.find("aggregator/swap done"), std::string::npos) << online_run.output;
+  EXPECT_THAT(online_run.output, HasSubstr("step 1 of 1 confirmed"));
+  EXPECT_THAT(online_run.output, HasSubstr("aggregator/swap done"));
   // The same request as one page for a screen: every frame embedded, nothing fetched.
   auto page = files::read_limited(dir.file("request.html"), 1 << 22);
   ASSERT_TRUE(page.ok());
   const std::string html(page->begin(), page->end());
-  EXPECT_NE(html.find("airlock sign request: aggregator/swap"), std::string::npos);
-  EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);
-  EXPECT_EQ(html.find("http://"), std::string::npos);
-  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_THAT(html, HasSubstr("airlock sign request: aggregator/swap"));
+  EXPECT_THAT(html, HasSubstr("data:image/png;base64,"));
+  EXPECT_THAT(html, Not(HasSubstr("http://")));
+  EXPECT_THAT(html, Not(HasSubstr("https://")));
   const json after = counters();
   EXPECT_EQ(after["builds"].get<int>() - before["builds"].get<int>(), 1) << after.dump();
   EXPECT_EQ(after["sends"].get<int>() - before["sends"].get<int>(), 1) << after.dump();
@@ -473,7 +465,7 @@ TEST_F(SigningTest, AMissingCameraIsReportedBeforeAnythingIsBuilt) {
       dir.file("req.alreq") + " --response-camera " + dir.file("no-such-video-device") +
       " --journal " + dir.file("journal.sqlite"));
   EXPECT_EQ(run.exit_code, 3) << run.output;
-  EXPECT_NE(run.output.find("cannot open camera"), std::string::npos) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("cannot open camera"));
   EXPECT_EQ(counters()["builds"], before["builds"]) << "no build for a request nobody can answer";
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -11,95 +12,139 @@
 
 namespace airlock {
 
-// Stable error codes. The names (see error_code_name) are part of the CLI and JSON output:
-// append new codes, never renumber or rename existing ones.
-enum class ErrorCode : std::uint16_t {
-  // Text encodings.
-  kHexInvalid,
-  kBase58Invalid,
-  kBase64Invalid,
-  kWrongLength,
-  // Reading bytes.
-  kTruncated,
-  kTrailingBytes,
-  kTooLarge,
-  // Compact-u16 ("shortvec") lengths.
-  kShortvecTruncated,
-  kShortvecTooLong,
-  kShortvecOverflow,
-  kShortvecAlias,
-  // Messages (the runtime's sanitize rules, plus what it rejects before execution).
-  kMessageUnsupportedVersion,
-  kMessageHeaderCounts,
-  kMessageNoWritableFeePayer,
-  kMessageTooManyAccounts,
-  kMessageEmptyLookup,
-  kMessageProgramIsFeePayer,
-  kMessageProgramIndexOutOfRange,
-  kMessageAccountIndexOutOfRange,
-  kMessageDuplicateAccount,
-  // Transactions.
-  kTransactionSignatureCount,
-  kTransactionTooLarge,
-  kNotASigner,
-  // Lookup tables supplied for resolution.
-  kLookupIndexOutOfRange,
-  kLookupTableAccount,
-  // Cryptography and the environment.
-  kCryptoUnavailable,
-  kOutOfSecureMemory,
-  kIo,
-  kUsage,
-  // CBOR (formats/cbor.h).
-  kCborMalformed,
-  kCborIndefiniteLength,
-  kCborNotDeterministic,
-  kCborDuplicateKey,
-  kCborTooDeep,
-  kCborUnsupportedType,
-  // Envelopes and their schema (formats/envelope.h).
-  kEnvelopeVersion,
-  kEnvelopeFieldMissing,
-  kEnvelopeWrongType,
-  kEnvelopeBadValue,
-  kEnvelopeUnknownKey,
-  // Multipart framing and QR (formats/ur.h, formats/dense.h, formats/qr.h).
-  kUrInvalid,
-  kUrChecksum,
-  kUrInconsistentPart,
-  kFrameInvalid,
-  kDenseOtherTransfer,  // a dense frame of another transfer than this decoder's
-  kDenseMixed,          // reassembled dense content that does not hash to its transfer id
-  kQrEncodeFailed,
-  kImageInvalid,
-  // Instruction decoding (offline/idl.h, offline/decode.h).
-  kIdlInvalid,
-  kIdlUndecodable,
-  // The online half (online/).
-  kApiKeyInvalid,     // not hv1_<id>_<secret>, or unreadable
-  kHttp,              // the request could not be made or the reply was not JSON
-  kApi,               // the service answered with its error envelope
-  kResponseMismatch,  // a sign response that does not answer its request
-  kResponseLate,      // a sign response that came back after the request's deadline
-  kAuditLogBroken,    // the offline audit log does not verify (offline/audit.h)
-  kBackupInvalid,     // a recovery phrase or SLIP-0039 share breaks a rule (offline/)
-  kKeystoreLocked,    // the keystore does not open: a wrong passphrase, or an altered file
-  // Process lock-down (hardening/).
-  kNetworkUp,  // a non-loopback network interface is up where the offline half runs
-  kLockdown,   // a lock-down step (rlimit, prctl, seccomp) failed
-  // The offline policy file (offline/policy.h): a setting that breaks its rule.
-  kPolicyInvalid,
+// What kind of failure an error is, as a caller decides what to do about it (LevelDB's
+// Status has the same idea). The kind alone gives a command's exit code (cli::exit_code_for).
+enum class ErrorKind : std::uint8_t {
+  kInvalidInput,  // the input breaks a rule of its format or protocol: refused (exit 1)
+  kRefused,       // well-formed, but a rule says no: the environment or the other side (exit 1)
+  kCorruption,    // stored data that must verify does not: a log, an installed file (exit 1)
+  kIo,            // files, devices or the machine's resources failed; nothing decided (exit 3)
+  kUsage,         // the command's own arguments or configuration; nothing read (exit 2)
+  kInternal,      // a bug (exit 4)
 };
 
-// The stable snake_case name of a code, e.g. "message.no_writable_fee_payer".
-[[nodiscard]] std::string_view error_code_name(ErrorCode code) noexcept;
+// A stable error code: its kind and its dotted name ("cbor.malformed"). Names are part of the
+// CLI and JSON output: never rename one. Each module declares its own codes beside its code,
+// as constants in a nested `errors` namespace (`cbor::errors::kMalformed` in formats/cbor.h);
+// the codes of the transaction core are the static members below. Two codes are the same code
+// when their names are.
+class ErrorCode {
+ public:
+  constexpr ErrorCode(ErrorKind kind, std::string_view name) noexcept : kind_(kind), name_(name) {}
+
+  [[nodiscard]] constexpr ErrorKind kind() const noexcept { return kind_; }
+  [[nodiscard]] constexpr std::string_view name() const noexcept { return name_; }
+  friend constexpr bool operator==(const ErrorCode& a, const ErrorCode& b) noexcept {
+    return a.name_ == b.name_;
+  }
+
+  // Text encodings.
+  static const ErrorCode kHexInvalid;
+  static const ErrorCode kBase58Invalid;
+  static const ErrorCode kBase64Invalid;
+  static const ErrorCode kWrongLength;
+  // Reading bytes.
+  static const ErrorCode kTruncated;
+  static const ErrorCode kTrailingBytes;
+  static const ErrorCode kTooLarge;
+  // Compact-u16 ("shortvec") lengths.
+  static const ErrorCode kShortvecTruncated;
+  static const ErrorCode kShortvecTooLong;
+  static const ErrorCode kShortvecOverflow;
+  static const ErrorCode kShortvecAlias;
+  // Messages (the runtime's sanitize rules, plus what it rejects before execution).
+  static const ErrorCode kMessageUnsupportedVersion;
+  static const ErrorCode kMessageHeaderCounts;
+  static const ErrorCode kMessageNoWritableFeePayer;
+  static const ErrorCode kMessageTooManyAccounts;
+  static const ErrorCode kMessageEmptyLookup;
+  static const ErrorCode kMessageProgramIsFeePayer;
+  static const ErrorCode kMessageProgramIndexOutOfRange;
+  static const ErrorCode kMessageAccountIndexOutOfRange;
+  static const ErrorCode kMessageDuplicateAccount;
+  // Transactions.
+  static const ErrorCode kTransactionSignatureCount;
+  static const ErrorCode kTransactionTooLarge;
+  static const ErrorCode kNotASigner;
+  // Lookup tables supplied for resolution.
+  static const ErrorCode kLookupIndexOutOfRange;
+  static const ErrorCode kLookupTableAccount;
+  // Cryptography and the environment.
+  static const ErrorCode kCryptoUnavailable;
+  static const ErrorCode kOutOfSecureMemory;
+  static const ErrorCode kIo;
+  static const ErrorCode kUsage;
+
+ private:
+  ErrorKind kind_;
+  std::string_view name_;
+};
+
+inline constexpr ErrorCode ErrorCode::kHexInvalid{ErrorKind::kInvalidInput, "encoding.hex_invalid"};
+inline constexpr ErrorCode ErrorCode::kBase58Invalid{ErrorKind::kInvalidInput,
+                                                     "encoding.base58_invalid"};
+inline constexpr ErrorCode ErrorCode::kBase64Invalid{ErrorKind::kInvalidInput,
+                                                     "encoding.base64_invalid"};
+inline constexpr ErrorCode ErrorCode::kWrongLength{ErrorKind::kInvalidInput,
+                                                   "encoding.wrong_length"};
+inline constexpr ErrorCode ErrorCode::kTruncated{ErrorKind::kInvalidInput, "bytes.truncated"};
+inline constexpr ErrorCode ErrorCode::kTrailingBytes{ErrorKind::kInvalidInput, "bytes.trailing"};
+inline constexpr ErrorCode ErrorCode::kTooLarge{ErrorKind::kInvalidInput, "bytes.too_large"};
+inline constexpr ErrorCode ErrorCode::kShortvecTruncated{ErrorKind::kInvalidInput,
+                                                         "shortvec.truncated"};
+inline constexpr ErrorCode ErrorCode::kShortvecTooLong{ErrorKind::kInvalidInput,
+                                                       "shortvec.too_long"};
+inline constexpr ErrorCode ErrorCode::kShortvecOverflow{ErrorKind::kInvalidInput,
+                                                        "shortvec.overflow"};
+inline constexpr ErrorCode ErrorCode::kShortvecAlias{ErrorKind::kInvalidInput, "shortvec.alias"};
+inline constexpr ErrorCode ErrorCode::kMessageUnsupportedVersion{ErrorKind::kInvalidInput,
+                                                                 "message.unsupported_version"};
+inline constexpr ErrorCode ErrorCode::kMessageHeaderCounts{ErrorKind::kInvalidInput,
+                                                           "message.header_counts"};
+inline constexpr ErrorCode ErrorCode::kMessageNoWritableFeePayer{ErrorKind::kInvalidInput,
+                                                                 "message.no_writable_fee_payer"};
+inline constexpr ErrorCode ErrorCode::kMessageTooManyAccounts{ErrorKind::kInvalidInput,
+                                                              "message.too_many_accounts"};
+inline constexpr ErrorCode ErrorCode::kMessageEmptyLookup{ErrorKind::kInvalidInput,
+                                                          "message.empty_lookup"};
+inline constexpr ErrorCode ErrorCode::kMessageProgramIsFeePayer{ErrorKind::kInvalidInput,
+                                                                "message.program_is_fee_payer"};
+inline constexpr ErrorCode ErrorCode::kMessageProgramIndexOutOfRange{
+    ErrorKind::kInvalidInput, "message.program_index_out_of_range"};
+inline constexpr ErrorCode ErrorCode::kMessageAccountIndexOutOfRange{
+    ErrorKind::kInvalidInput, "message.account_index_out_of_range"};
+inline constexpr ErrorCode ErrorCode::kMessageDuplicateAccount{ErrorKind::kInvalidInput,
+                                                               "message.duplicate_account"};
+inline constexpr ErrorCode ErrorCode::kTransactionSignatureCount{ErrorKind::kInvalidInput,
+                                                                 "transaction.signature_count"};
+inline constexpr ErrorCode ErrorCode::kTransactionTooLarge{ErrorKind::kInvalidInput,
+                                                           "transaction.too_large"};
+inline constexpr ErrorCode ErrorCode::kNotASigner{ErrorKind::kInvalidInput,
+                                                  "transaction.not_a_signer"};
+inline constexpr ErrorCode ErrorCode::kLookupIndexOutOfRange{ErrorKind::kInvalidInput,
+                                                             "lookup.index_out_of_range"};
+inline constexpr ErrorCode ErrorCode::kLookupTableAccount{ErrorKind::kInvalidInput,
+                                                          "lookup.table_account"};
+// The machine could not supply the library or the locked memory: nothing was decided.
+inline constexpr ErrorCode ErrorCode::kCryptoUnavailable{ErrorKind::kIo, "crypto.unavailable"};
+inline constexpr ErrorCode ErrorCode::kOutOfSecureMemory{ErrorKind::kIo,
+                                                         "crypto.out_of_secure_memory"};
+inline constexpr ErrorCode ErrorCode::kIo{ErrorKind::kIo, "io.failed"};
+inline constexpr ErrorCode ErrorCode::kUsage{ErrorKind::kUsage, "usage.invalid"};
+
+// The kind's name as docs/cli.md gives it ("invalid input", "I/O", ...).
+[[nodiscard]] std::string_view error_kind_name(ErrorKind kind) noexcept;
+
+// Prints the code's name (test failure messages use it).
+std::ostream& operator<<(std::ostream& out, const ErrorCode& code);
 
 class Error {
  public:
   Error(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
-  [[nodiscard]] ErrorCode code() const noexcept { return code_; }
-  [[nodiscard]] std::string_view code_name() const noexcept { return error_code_name(code_); }
+  [[nodiscard]] const ErrorCode& code() const noexcept { return code_; }
+  [[nodiscard]] std::string_view code_name() const noexcept { return code_.name(); }
+  [[nodiscard]] ErrorKind kind() const noexcept { return code_.kind(); }
   [[nodiscard]] const std::string& message() const noexcept { return message_; }
 
   // "<code>: <message>", the form shown to people.

@@ -20,6 +20,12 @@
 
 namespace airlock::audit {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// The audit log (or an export of it) does not verify.
+inline constexpr ErrorCode kBroken{ErrorKind::kCorruption, "audit.broken"};
+}  // namespace errors
+
 enum class Decision { kSigned, kRefused, kDeclined, kReissued };
 
 [[nodiscard]] const char* decision_name(Decision d) noexcept;

@@ -22,6 +22,16 @@
 
 namespace airlock::cbor {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+inline constexpr ErrorCode kMalformed{ErrorKind::kInvalidInput, "cbor.malformed"};
+inline constexpr ErrorCode kIndefiniteLength{ErrorKind::kInvalidInput, "cbor.indefinite_length"};
+inline constexpr ErrorCode kNotDeterministic{ErrorKind::kInvalidInput, "cbor.not_deterministic"};
+inline constexpr ErrorCode kDuplicateKey{ErrorKind::kInvalidInput, "cbor.duplicate_key"};
+inline constexpr ErrorCode kTooDeep{ErrorKind::kInvalidInput, "cbor.too_deep"};
+inline constexpr ErrorCode kUnsupportedType{ErrorKind::kInvalidInput, "cbor.unsupported_type"};
+}  // namespace errors
+
 class Value {
  public:
   enum class Kind : std::uint8_t {

@@ -29,6 +29,16 @@
 
 namespace airlock::dense {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// A frame that is no frame of either framing, or a dense frame that breaks its layout.
+inline constexpr ErrorCode kFrameInvalid{ErrorKind::kInvalidInput, "frame.invalid"};
+// A dense frame of another transfer than this decoder's.
+inline constexpr ErrorCode kOtherTransfer{ErrorKind::kInvalidInput, "dense.other_transfer"};
+// Reassembled dense content that does not hash to its transfer id.
+inline constexpr ErrorCode kMixed{ErrorKind::kInvalidInput, "dense.mixed"};
+}  // namespace errors
+
 inline constexpr std::array<std::uint8_t, 2> kMagic{0xA7, 0x1C};
 inline constexpr std::uint8_t kFramingVersion = 2;
 inline constexpr std::size_t kTransferIdBytes = 16;

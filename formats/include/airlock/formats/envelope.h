@@ -20,6 +20,15 @@
 
 namespace airlock::envelope {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+inline constexpr ErrorCode kVersion{ErrorKind::kInvalidInput, "envelope.unsupported_version"};
+inline constexpr ErrorCode kFieldMissing{ErrorKind::kInvalidInput, "envelope.field_missing"};
+inline constexpr ErrorCode kWrongType{ErrorKind::kInvalidInput, "envelope.wrong_type"};
+inline constexpr ErrorCode kBadValue{ErrorKind::kInvalidInput, "envelope.bad_value"};
+inline constexpr ErrorCode kUnknownKey{ErrorKind::kInvalidInput, "envelope.unknown_key"};
+}  // namespace errors
+
 inline constexpr std::uint64_t kVersion = 1;
 
 // Limits, each with its reason.

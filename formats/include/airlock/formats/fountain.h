@@ -124,3 +124,14 @@ class Decoder {
 };
 
 }  // namespace airlock::fountain
+
+namespace airlock::ur {
+// The UR format's error codes (their kinds and the exit codes: common/error.h), declared
+// with its fountain decoder, the lowest part of it that reports them (ur.h includes this).
+namespace errors {
+inline constexpr ErrorCode kInvalid{ErrorKind::kInvalidInput, "ur.invalid"};
+inline constexpr ErrorCode kChecksum{ErrorKind::kInvalidInput, "ur.checksum"};
+inline constexpr ErrorCode kInconsistentPart{ErrorKind::kInvalidInput, "ur.inconsistent_part"};
+}  // namespace errors
+
+}  // namespace airlock::ur

@@ -12,6 +12,11 @@
 
 namespace airlock::image {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+inline constexpr ErrorCode kInvalid{ErrorKind::kInvalidInput, "image.invalid"};
+}  // namespace errors
+
 // Largest image accepted: 8192 x 8192. A phone photo is about 12 MP; anything larger is
 // refused before its pixels are allocated.
 inline constexpr std::size_t kMaxPixels = 8192U * 8192U;

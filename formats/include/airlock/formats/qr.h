@@ -13,6 +13,12 @@
 
 namespace airlock::qr {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// The content does not fit the QR version asked for.
+inline constexpr ErrorCode kEncodeFailed{ErrorKind::kInvalidInput, "qr.encode_failed"};
+}  // namespace errors
+
 enum class EcLevel : std::uint8_t { kL, kM, kQ, kH };
 
 // Defaults that phone and laptop cameras read at arm's length from a laptop screen: version 17

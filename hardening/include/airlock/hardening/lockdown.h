@@ -17,6 +17,14 @@
 
 namespace airlock::hardening {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// A non-loopback interface is up where the offline half runs.
+inline constexpr ErrorCode kNetworkUp{ErrorKind::kRefused, "hardening.network_up"};
+// A lock-down step (rlimit, prctl, seccomp) failed: nothing was decided.
+inline constexpr ErrorCode kLockdown{ErrorKind::kIo, "hardening.lockdown"};
+}  // namespace errors
+
 // What lock_down_process() did. Every step but memory locking is required; memory locking
 // depends on RLIMIT_MEMLOCK, so it reports instead of failing.
 struct ProcessReport {

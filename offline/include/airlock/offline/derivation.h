@@ -13,6 +13,12 @@
 
 namespace airlock::offline {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// A recovery phrase or SLIP-0039 share that breaks a rule.
+inline constexpr ErrorCode kBackupInvalid{ErrorKind::kInvalidInput, "backup.invalid"};
+}  // namespace errors
+
 inline constexpr std::string_view kDefaultDerivationPath = "m/44'/501'/0'/0'";
 // PBKDF2-HMAC-SHA512 with 2048 rounds, as BIP39 fixes it.
 inline constexpr unsigned kBip39Rounds = 2048;

@@ -27,6 +27,14 @@
 
 namespace airlock::offline {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// An IDL file that breaks its schema: the installed data is damaged.
+inline constexpr ErrorCode kIdlInvalid{ErrorKind::kCorruption, "idl.invalid"};
+// Instruction data the IDL cannot decode.
+inline constexpr ErrorCode kIdlUndecodable{ErrorKind::kInvalidInput, "idl.undecodable"};
+}  // namespace errors
+
 // Nesting of vectors, options, arrays and defined types one value may have.
 inline constexpr std::size_t kMaxIdlDepth = 16;
 // Largest IDL file read; the biggest public ones are a few hundred KB.

@@ -17,6 +17,14 @@
 
 namespace airlock::offline {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// The keystore does not open (a wrong passphrase, or an altered file): nothing was decided.
+inline constexpr ErrorCode kKeystoreLocked{ErrorKind::kIo, "keystore.locked"};
+// A keystore file that breaks its format: damaged, or not a keystore.
+inline constexpr ErrorCode kKeystoreInvalid{ErrorKind::kCorruption, "keystore.invalid"};
+}  // namespace errors
+
 inline constexpr int kKeystoreVersion = 1;
 
 struct KdfLimits {

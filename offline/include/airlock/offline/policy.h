@@ -16,6 +16,12 @@
 
 namespace airlock::offline {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// A policy setting that breaks its rule: the command is misconfigured.
+inline constexpr ErrorCode kPolicyInvalid{ErrorKind::kUsage, "policy.invalid"};
+}  // namespace errors
+
 struct ActionRule {
   bool allowed = true;
   bool auto_approve = false;                      // sign without asking, when nothing warns

@@ -19,6 +19,16 @@
 
 namespace airlock::online {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// Not hv1_<id>_<secret>, or unreadable.
+inline constexpr ErrorCode kApiKeyInvalid{ErrorKind::kInvalidInput, "api.key_invalid"};
+// The request could not be made, or the reply broke the protocol.
+inline constexpr ErrorCode kHttp{ErrorKind::kInvalidInput, "api.http"};
+// The service answered with its error envelope.
+inline constexpr ErrorCode kApi{ErrorKind::kRefused, "api.error"};
+}  // namespace errors
+
 using json = nlohmann::json;
 
 // `hv1_<id>_<secret>`: id 1-48 and secret 32-128 characters of [A-Za-z0-9_-] (spec 2.1). Held in

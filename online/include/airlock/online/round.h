@@ -9,11 +9,20 @@
 #include <string>
 #include <vector>
 
+#include <airlock/common/error.h>
 #include <airlock/common/transaction.h>
 #include <airlock/formats/envelope.h>
 #include <airlock/online/api.h>
 
 namespace airlock::online {
+
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// A sign response that does not answer its request.
+inline constexpr ErrorCode kResponseMismatch{ErrorKind::kInvalidInput, "response.mismatch"};
+// A sign response that came back after the request's deadline.
+inline constexpr ErrorCode kResponseLate{ErrorKind::kRefused, "response.late"};
+}  // namespace errors
 
 // Margin kept between the request's deadline and the tickets' expiry, for sending.
 inline constexpr std::int64_t kSendMarginSeconds = 5;
