@@ -29,7 +29,7 @@ std::string_view ur_type_for(dense::ContentType type) {
 // numbers and "-" and "/", and in bytewords (2 characters a byte) the part's CBOR framing
 // (array head 1, four u32 values up to 5 each, byte-string head up to 3) plus the 4-byte CRC.
 std::size_t ur_overhead_chars(std::string_view type) {
-  return 3 + type.size() + 1 + 22 + 2 * (1 + 20 + 3 + 4);
+  return 3 + type.size() + 1 + 22 + std::size_t{2} * (1 + 20 + 3 + 4);
 }
 
 bool starts_with_ur(ByteView code) {

@@ -34,12 +34,13 @@ constexpr std::array<std::string_view, 256> kWords = {
     "zest", "zinc", "zone", "zoom"};
 
 // Minimal form: first and last letter; the pair is unique across the list.
-constexpr std::array<std::int16_t, 26 * 26> make_minimal_index() {
-  std::array<std::int16_t, 26 * 26> index{};
+constexpr std::size_t kLetters = 26;
+constexpr std::array<std::int16_t, kLetters * kLetters> make_minimal_index() {
+  std::array<std::int16_t, kLetters * kLetters> index{};
   for (auto& i : index) i = -1;
   for (std::size_t b = 0; b < kWords.size(); ++b) {
-    index[static_cast<std::size_t>((kWords[b][0] - 'a') * 26 + (kWords[b][3] - 'a'))] =
-        static_cast<std::int16_t>(b);
+    index[static_cast<std::size_t>(kWords[b][0] - 'a') * kLetters +
+          static_cast<std::size_t>(kWords[b][3] - 'a')] = static_cast<std::int16_t>(b);
   }
   return index;
 }
@@ -121,7 +122,8 @@ Result<Bytes> bytewords_decode(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); i += 2) {
     const char a = lower(text[i]), b = lower(text[i + 1]);
     const int index = (a >= 'a' && a <= 'z' && b >= 'a' && b <= 'z')
-                          ? kMinimalIndex[static_cast<std::size_t>((a - 'a') * 26 + (b - 'a'))]
+                          ? kMinimalIndex[static_cast<std::size_t>(a - 'a') * kLetters +
+                                          static_cast<std::size_t>(b - 'a')]
                           : -1;
     if (index < 0) {
       return Error(ur::errors::kInvalid, "'" + std::string(text.substr(i, 2)) + "' at offset " +

@@ -33,7 +33,7 @@ Error lockdown_error(std::string_view step) {
 }
 
 [[maybe_unused]] std::string mebibytes(rlim_t bytes) {
-  return std::to_string(bytes / (1024 * 1024)) + " MiB";
+  return std::to_string(bytes / (rlim_t{1024} * 1024)) + " MiB";
 }
 
 // The first line of a small sysfs file; empty when it cannot be read.

@@ -810,7 +810,8 @@ class Reviewer {
       refuse("intent.bins", "the steps do not cover exactly the bins from cursorBinId " +
                                 std::to_string(cursor) + " to " + std::to_string(*hi));
     }
-    const auto width = static_cast<unsigned __int128>(*hi - *lo + 1);
+    const std::int64_t span = *hi - *lo + 1;  // bin ids are bounded: no overflow
+    const auto width = static_cast<unsigned __int128>(span);
     const auto skipped = static_cast<std::uint64_t>(cursor - *lo);
     const auto left = width - skipped;
     for (const auto& [field, got] : {std::pair<const char*, std::uint64_t>{"amountX", x},

@@ -70,7 +70,7 @@ struct Spec {
 
 // ---- derivations (docs/apisim.md: the vault program's addresses) ---------------------------
 
-std::vector<PublicKey> vault_pda(std::vector<Bytes> seeds) {
+std::vector<PublicKey> vault_pda(const std::vector<Bytes>& seeds) {
   auto found = find_program_address(seeds, programs::key(kVaultProgram));
   if (!found) return {};
   return {found->first};
@@ -1321,14 +1321,16 @@ void bind_steps(const TemplateInput& in, const std::vector<StepReview>& steps,
   const std::int64_t first = lo ? *lo : ranges.front().lower;
   const std::int64_t last = hi ? *hi : ranges.back().upper;
   if (last < first) return;
-  const auto width = static_cast<unsigned __int128>(last - first + 1);
+  const std::int64_t span = last - first + 1;  // bin ids are bounded: no overflow
+  const auto width = static_cast<unsigned __int128>(span);
   for (const auto& [field, pick] :
        {std::pair<const char*, std::uint64_t Range::*>{"amountX", &Range::x},
         std::pair<const char*, std::uint64_t Range::*>{"amountY", &Range::y}}) {
     const auto total = body_amount(in.intent, field);
     if (!total) continue;  // refused by the totals check
     for (const auto& r : ranges) {
-      const auto bins = static_cast<unsigned __int128>(r.upper - r.lower + 1);
+      const std::int64_t range_bins = r.upper - r.lower + 1;
+      const auto bins = static_cast<unsigned __int128>(range_bins);
       const auto share = static_cast<std::uint64_t>(
           (static_cast<unsigned __int128>(*total) * bins + width - 1) / width + ranges.size());
       if (r.*pick > share) {

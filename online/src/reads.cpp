@@ -176,6 +176,7 @@ std::string generic_list(const json& items) {
   Table t(keys);
   for (const auto& item : items) {
     std::vector<std::string> row;
+    row.reserve(keys.size());
     for (const auto& k : keys) row.push_back(field(item, k.c_str()));
     t.add(std::move(row));
   }

@@ -231,11 +231,14 @@ class [[nodiscard]] Status {
 }  // namespace airlock
 
 // Evaluates `expr` (a Result); on error returns that error from the enclosing function,
-// otherwise declares `var` holding the value.
+// otherwise declares `var` holding the value. (`var` is a name being declared: it cannot be
+// parenthesised.)
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define AIRLOCK_TRY(var, expr)                                      \
   auto var##_result_ = (expr);                                      \
   if (!var##_result_.ok()) return std::move(var##_result_).error(); \
   auto var = std::move(var##_result_).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 // Evaluates `expr` (a Status); on error returns that error from the enclosing function.
 #define AIRLOCK_CHECK(expr)                     \

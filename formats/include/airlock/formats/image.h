@@ -19,7 +19,7 @@ inline constexpr ErrorCode kInvalid{ErrorKind::kInvalidInput, "image.invalid"};
 
 // Largest image accepted: 8192 x 8192. A phone photo is about 12 MP; anything larger is
 // refused before its pixels are allocated.
-inline constexpr std::size_t kMaxPixels = 8192U * 8192U;
+inline constexpr std::size_t kMaxPixels = std::size_t{8192} * 8192;
 inline constexpr std::size_t kMaxSide = 16384;
 
 struct GrayImage {
