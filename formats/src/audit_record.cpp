@@ -1,3 +1,5 @@
+#include <charconv>
+
 #include <nlohmann/json.hpp>
 
 #include <airlock/common/hash.h>
@@ -29,7 +31,9 @@ Result<Entry> parse_line(std::string_view line) {
   static const char* const kKeys[] = {"seq",      "time",     "prev",       "request_id",
                                       "decision", "action",   "manager",    "vault",
                                       "codes",    "messages", "signatures", "hash"};
-  if (j.size() != std::size(kKeys))
+  // "outflows" came later: an entry has it or (written before) not.
+  const bool has_outflows = j.contains("outflows");
+  if (j.size() != std::size(kKeys) + (has_outflows ? 1 : 0))
     return Error(ErrorCode::kUsage, "has other fields than an entry's");
   for (const char* k : kKeys) {
     if (!j.contains(k)) return Error(ErrorCode::kUsage, std::string("lacks \"") + k + "\"");
@@ -76,6 +80,25 @@ Result<Entry> parse_line(std::string_view line) {
     AIRLOCK_TRY(sig, fixed_from_base58<64>(s.get<std::string>()));
     e.signatures.push_back(sig);
   }
+  if (has_outflows) {
+    if (!j["outflows"].is_array()) return Error(ErrorCode::kUsage, "outflows is not a list");
+    std::vector<Outflow> outflows;
+    for (const auto& o : j["outflows"]) {
+      if (!o.is_object() || o.size() != 2 || !o.contains("mint") || !o.contains("amount") ||
+          !o["mint"].is_string() || !o["amount"].is_string())
+        return Error(ErrorCode::kUsage, "an outflow is not {\"mint\", \"amount\"}");
+      AIRLOCK_TRY(mint, public_key_from_base58(o["mint"].get<std::string>()));
+      const std::string amount = o["amount"];
+      std::uint64_t value = 0;
+      const auto [end, ec] = std::from_chars(amount.data(), amount.data() + amount.size(), value);
+      if (ec != std::errc() || end != amount.data() + amount.size() || amount.empty())
+        return Error(ErrorCode::kUsage, "an outflow's amount is not an unsigned integer");
+      outflows.push_back({mint, value});
+    }
+    e.outflows = std::move(outflows);
+  } else {
+    e.outflows.reset();
+  }
   AIRLOCK_TRY(hash, fixed_hex<32>(j["hash"]));
   e.hash = hash;
   return e;
@@ -119,6 +142,11 @@ std::string body_text(const Entry& e) {
   for (const auto& h : e.message_hashes) j["messages"].push_back(to_hex(h.view()));
   j["signatures"] = ojson::array();
   for (const auto& s : e.signatures) j["signatures"].push_back(to_base58(s));
+  if (e.outflows) {
+    j["outflows"] = ojson::array();
+    for (const auto& o : *e.outflows)
+      j["outflows"].push_back({{"mint", to_base58(o.mint)}, {"amount", std::to_string(o.amount)}});
+  }
   return j.dump();
 }
 

@@ -120,7 +120,8 @@ int run_review(const std::vector<std::string>& args) {
     signer_source = "the request's own manager (no policy or keystore to bind it)";
   }
 
-  const auto examined = airlock::offline::examine(request, policy, decoders, *signer, now);
+  const auto examined = airlock::offline::examine(request, policy, decoders, *signer, now,
+                                                  vm.count("audit-log") ? &log : nullptr);
   const auto& review = examined.review;
   // sign decides a request id its log has signed before from the log, before any review.
   const auto replay = airlock::offline::check_replay(log, request);

@@ -1,11 +1,13 @@
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <sstream>
 
 #include <toml++/toml.h>
 #include <unicode/ucasemap.h>
 #include <unicode/uspoof.h>
 
+#include <airlock/common/units.h>
 #include <airlock/formats/files.h>
 #include <airlock/offline/policy.h>
 #include <airlock/offline/review.h>
@@ -129,6 +131,124 @@ ActionRule Policy::rule(std::string_view action) const {
   return it == actions.end() ? ActionRule{} : it->second;
 }
 
+// A count: a positive integer.
+Result<std::optional<std::uint64_t>> count_at(const toml::table& t, const char* name,
+                                              const std::string& where) {
+  const toml::node* node = t.get(name);
+  if (node == nullptr) return std::optional<std::uint64_t>{};
+  if (!node->is_integer() || node->as_integer()->get() < 1)
+    return bad(where + name, "must be a whole number of signed requests, at least 1");
+  return std::optional<std::uint64_t>{static_cast<std::uint64_t>(node->as_integer()->get())};
+}
+
+// An amount of whole tokens ("2500", "0.5") as the token's base units; no more decimal places
+// than the token has, at least one base unit, and within 64 bits.
+Result<std::uint64_t> base_units(std::string_view text, std::uint8_t decimals,
+                                 const std::string& where) {
+  const std::string rule =
+      "must be an amount of whole tokens as a string, like \"2500\" or "
+      "\"0.5\", with at most " +
+      std::to_string(decimals) + " decimal places";
+  const auto dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  const std::string_view fraction =
+      dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+  const auto digits = [](std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (whole.empty() || !digits(whole) || !digits(fraction) ||
+      (dot != std::string_view::npos && fraction.empty()) || fraction.size() > decimals)
+    return bad(where, rule);
+  unsigned __int128 value = 0;
+  const auto add_digit = [&](char c) {
+    value = value * 10 + static_cast<unsigned>(c - '0');
+    return value <= std::numeric_limits<std::uint64_t>::max();
+  };
+  for (char c : whole)
+    if (!add_digit(c)) return bad(where, "is more than 64 bits of base units");
+  for (std::size_t i = 0; i < decimals; ++i) {
+    if (!add_digit(i < fraction.size() ? fraction[i] : '0'))
+      return bad(where, "is more than 64 bits of base units");
+  }
+  if (value == 0) return bad(where, "must be more than zero (allowed = false stops an action)");
+  return static_cast<std::uint64_t>(value);
+}
+
+Result<WindowLimit> rounds_at(const toml::table& t, const std::string& where) {
+  for (const auto& [k, v] : t) {
+    const std::string key(k.str());
+    if (key != "rounds_per_hour" && key != "rounds_per_day")
+      return bad(where + key, "unknown setting (rounds_per_hour, rounds_per_day)");
+  }
+  WindowLimit w;
+  AIRLOCK_TRY(hour, count_at(t, "rounds_per_hour", where));
+  AIRLOCK_TRY(day, count_at(t, "rounds_per_day", where));
+  w.per_hour = hour;
+  w.per_day = day;
+  return w;
+}
+
+Result<Limits> parse_limits(const toml::node* node, const Policy& p) {
+  const toml::table* table = node->as_table();
+  if (table == nullptr) return bad("limits", "must be a table ([limits])");
+  Limits out;
+  for (const auto& [k, v] : *table) {
+    const std::string key(k.str());
+    if (key != "rounds_per_hour" && key != "rounds_per_day" && key != "actions" &&
+        key != "tokens") {
+      return bad("limits." + key,
+                 "unknown setting (rounds_per_hour, rounds_per_day, actions, tokens)");
+    }
+  }
+  AIRLOCK_TRY(hour, count_at(*table, "rounds_per_hour", "limits."));
+  AIRLOCK_TRY(day, count_at(*table, "rounds_per_day", "limits."));
+  out.rounds.per_hour = hour;
+  out.rounds.per_day = day;
+  if (const toml::node* actions = table->get("actions")) {
+    const toml::table* t = actions->as_table();
+    if (t == nullptr) return bad("limits.actions", "must be [limits.actions.\"name\"] sections");
+    for (const auto& [name, entry] : *t) {
+      const std::string where = "limits.actions.\"" + std::string(name.str()) + "\"";
+      if (!parse_action(name.str()) && name.str() != kKeystoneAction)
+        return bad(where, "not an action this version knows");
+      if (entry.as_table() == nullptr) return bad(where, "must be a table");
+      AIRLOCK_TRY(w, rounds_at(*entry.as_table(), where + "."));
+      if (!w.any()) return bad(where, "sets no limit (rounds_per_hour, rounds_per_day)");
+      out.actions.emplace(std::string(name.str()), w);
+    }
+  }
+  if (const toml::node* tokens = table->get("tokens")) {
+    const toml::table* t = tokens->as_table();
+    if (t == nullptr) return bad("limits.tokens", "must be [limits.tokens.SYMBOL] sections");
+    for (const auto& [symbol, entry] : *t) {
+      const std::string where = "limits.tokens." + std::string(symbol.str());
+      // Amounts are judged in base units of a mint this machine knows for itself.
+      const PinnedToken* pinned = nullptr;
+      for (const auto& token : p.tokens)
+        if (token.symbol == symbol.str()) pinned = &token;
+      if (pinned == nullptr)
+        return bad(where,
+                   "names no pinned token: a limit needs the token's mint and decimals "
+                   "from [[tokens]], or it cannot be judged");
+      const toml::table* e = entry.as_table();
+      if (e == nullptr) return bad(where, "must be a table");
+      TokenLimit limit{*pinned, {}};
+      for (const auto& [k, v] : *e) {
+        const std::string key(k.str());
+        if (key != "per_hour" && key != "per_day")
+          return bad(where + "." + key, "unknown setting (per_hour, per_day)");
+        if (!v.is_string())
+          return bad(where + "." + key, "must be an amount of whole tokens as a string");
+        AIRLOCK_TRY(amount, base_units(v.as_string()->get(), pinned->decimals, where + "." + key));
+        (key == "per_hour" ? limit.amount.per_hour : limit.amount.per_day) = amount;
+      }
+      if (!limit.amount.any()) return bad(where, "sets no limit (per_hour, per_day)");
+      out.tokens.push_back(std::move(limit));
+    }
+  }
+  return out;
+}
+
 Result<Policy> parse_policy(std::string_view text) {
   toml::table t;
   try {
@@ -149,7 +269,8 @@ Result<Policy> parse_policy(std::string_view text) {
                                                "allow_durable_nonce",
                                                "allow_vault_initialize",
                                                "max_priority_fee_lamports",
-                                               "actions"};
+                                               "actions",
+                                               "limits"};
   for (const auto& [k, v] : t) {
     if (kKnown.count(std::string(k.str())) == 0)
       return bad(std::string(k.str()), "unknown setting; this version does not understand it");
@@ -292,6 +413,10 @@ Result<Policy> parse_policy(std::string_view text) {
       p.actions.emplace(std::string(name.str()), rule);
     }
   }
+  if (const toml::node* limits = t.get("limits")) {
+    AIRLOCK_TRY(parsed, parse_limits(limits, p));
+    p.limits = std::move(parsed);
+  }
   return p;
 }
 
@@ -343,6 +468,34 @@ std::string policy_toml(const Policy& p) {
       actions.insert(name, std::move(entry));
     }
     t.insert("actions", std::move(actions));
+  }
+  if (p.limits.any()) {
+    const auto rounds = [](const WindowLimit& w) {
+      toml::table out;
+      if (w.per_hour) out.insert("rounds_per_hour", static_cast<std::int64_t>(*w.per_hour));
+      if (w.per_day) out.insert("rounds_per_day", static_cast<std::int64_t>(*w.per_day));
+      return out;
+    };
+    toml::table limits = rounds(p.limits.rounds);
+    if (!p.limits.actions.empty()) {
+      toml::table actions;
+      for (const auto& [name, w] : p.limits.actions) actions.insert(name, rounds(w));
+      limits.insert("actions", std::move(actions));
+    }
+    if (!p.limits.tokens.empty()) {
+      toml::table tokens;
+      for (const auto& limit : p.limits.tokens) {
+        toml::table entry;
+        const int decimals = limit.token.decimals;
+        if (limit.amount.per_hour)
+          entry.insert("per_hour", whole_units(std::to_string(*limit.amount.per_hour), decimals));
+        if (limit.amount.per_day)
+          entry.insert("per_day", whole_units(std::to_string(*limit.amount.per_day), decimals));
+        tokens.insert(limit.token.symbol, std::move(entry));
+      }
+      limits.insert("tokens", std::move(tokens));
+    }
+    t.insert("limits", std::move(limits));
   }
   std::ostringstream out;
   out << t << "\n";

@@ -16,8 +16,6 @@ namespace {
 using json = nlohmann::ordered_json;  // one type on both sides of every comparison
 using ojson = nlohmann::ordered_json;
 
-constexpr std::string_view kVaultProgram = "AirLockVau1t1111111111111111111111111111111";
-
 class Reviewer {
  public:
   Reviewer(const envelope::SignRequest& q, const Policy& p, const DecoderRegistry& d,

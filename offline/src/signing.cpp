@@ -62,11 +62,19 @@ envelope::Refusal replay_refusal(const AuditEntry& earlier) {
 }
 
 Examination examine(const envelope::SignRequest& request, const Policy& policy,
-                    const DecoderRegistry& decoders, const PublicKey& signer,
-                    std::int64_t now_unix) {
+                    const DecoderRegistry& decoders, const PublicKey& signer, std::int64_t now_unix,
+                    const std::vector<AuditEntry>* log) {
   Examination out;
   out.review = review_request(request, policy, decoders, signer, now_unix);
+  out.outflows = outflows_of(out.review);
+  auto limits = check_limits(policy, request, out.outflows, log, now_unix);
+  for (auto& f : limits.refusals) out.review.refusals.push_back(std::move(f));
+  if (!limits.refusals.empty()) out.review.auto_approvable = false;
   out.summary = render_summary(request, out.review, now_unix);
+  if (!limits.lines.empty()) {
+    out.summary += "\nLIMITS (counted from this machine's audit log)\n";
+    for (const auto& line : limits.lines) out.summary += "  " + line + "\n";
+  }
   return out;
 }
 
@@ -101,7 +109,7 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
     return finish(std::move(e), replay_refusal(*replay.earlier));
   }
 
-  auto examined = examine(q, c.policy, c.decoders, info.public_key, c.clock());
+  auto examined = examine(q, c.policy, c.decoders, info.public_key, c.clock(), &c.log.entries());
   out.review = std::move(examined.review);
   out.summary = std::move(examined.summary);
   if (out.review.refused()) {
@@ -146,6 +154,7 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   }
   AuditEntry e = entry_for(q, Decision::kSigned, c.clock());
   e.codes = warnings;
+  e.outflows = examined.outflows.known;  // what the limits count from now on
   return finish(std::move(e), std::move(signatures));
 }
 

@@ -7,6 +7,7 @@ namespace airlock::audit {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // One rule for a typed head, shared by `log verify --head` and `reconcile --head`.
 TEST(AuditHead, SixtyFourHexDigitsInEitherCaseAreTheSameHead) {
@@ -40,6 +41,55 @@ TEST(AuditHead, AnythingElseIsAUsageErrorNamingTheOptionAndTheRule) {
     EXPECT_EQ(r.error().code(), ErrorCode::kUsage);
     EXPECT_THAT(r.error().message(), HasSubstr("--the-head: must be the 64 hex digits"));
     EXPECT_THAT(r.error().message(), HasSubstr(c.rule));
+  }
+}
+
+Entry entry_after(const Entry* before, std::optional<std::vector<Outflow>> outflows) {
+  Entry e;
+  e.seq = before ? before->seq + 1 : 1;
+  e.time = 1000 + static_cast<std::int64_t>(e.seq);
+  e.prev = before ? before->hash : Hash{};
+  e.action = "aggregator/swap";
+  e.decision = Decision::kSigned;
+  e.outflows = std::move(outflows);
+  e.hash = chain_hash(e.prev, body_text(e));
+  return e;
+}
+
+// Issue 17: an entry records what it moved out (for the limits); one written before that
+// field existed still verifies, and its amounts stay unknown rather than zero.
+TEST(AuditRecord, OutflowsAreRecordedAndAnEntryWithoutThemStillVerifies) {
+  PublicKey usdc;
+  usdc.bytes[0] = 7;
+  const Entry legacy = entry_after(nullptr, std::nullopt);
+  const Entry moved = entry_after(&legacy, std::vector<Outflow>{{usdc, 5'000'000}});
+  const Entry none = entry_after(&moved, std::vector<Outflow>{});
+  const std::string text = line_of(legacy) + "\n" + line_of(moved) + "\n" + line_of(none) + "\n";
+  EXPECT_THAT(line_of(legacy), Not(HasSubstr("outflows")));
+  EXPECT_THAT(line_of(moved), HasSubstr(",\"outflows\":[{\"mint\":\"" + to_base58(usdc) +
+                                        "\",\"amount\":\"5000000\"}],\"hash\""));
+  EXPECT_THAT(line_of(none), HasSubstr(",\"outflows\":[],\"hash\""));
+  auto entries = verify_lines(text, "log");
+  ASSERT_TRUE(entries.ok()) << entries.error().to_string();
+  ASSERT_EQ(entries->size(), 3U);
+  EXPECT_FALSE((*entries)[0].outflows.has_value());
+  ASSERT_TRUE((*entries)[1].outflows.has_value());
+  EXPECT_EQ(*(*entries)[1].outflows, (std::vector<Outflow>{{usdc, 5'000'000}}));
+  EXPECT_TRUE((*entries)[2].outflows->empty());
+  // An amount written otherwise than this program writes it, or a changed one, does not verify.
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::string, std::string>>{{"\"5000000\"", "\"05000000\""},
+                                                        {"\"5000000\"", "\"5000001\""},
+                                                        {"\"5000000\"", "5000000"},
+                                                        {"\"5000000\"", "\"-5000000\""},
+                                                        {"\"amount\"", "\"amounts\""}}) {
+    std::string edited = text;
+    edited.replace(edited.find(from), from.size(), to);
+    auto r = verify_lines(edited, "log");
+    EXPECT_FALSE(r.ok()) << to;
+    if (!r.ok()) {
+      EXPECT_EQ(r.error().code(), errors::kBroken);
+    }
   }
 }
 

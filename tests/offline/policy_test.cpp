@@ -97,6 +97,56 @@ TEST(Policy, WrittenOutItReadsBackTheSame) {
   EXPECT_FALSE(example->actions.empty());
 }
 
+// Issue 17: limits read in base units of pinned tokens; every mistake named by key and rule.
+TEST(Policy, LimitsAreReadInBaseUnitsOfPinnedTokens) {
+  const std::string tokens =
+      "[[tokens]]\nmint = \"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v\"\nsymbol = \"USDC\"\n"
+      "decimals = 6\n";
+  auto p = parse_policy(std::string(kHead) + tokens +
+                        "[limits]\nrounds_per_hour = 10\nrounds_per_day = 40\n"
+                        "[limits.actions.\"aggregator/swap\"]\nrounds_per_day = 5\n"
+                        "[limits.tokens.USDC]\nper_hour = \"2500.5\"\nper_day = \"10000\"\n");
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  EXPECT_EQ(p->limits.rounds.per_hour, 10U);
+  EXPECT_EQ(p->limits.rounds.per_day, 40U);
+  ASSERT_EQ(p->limits.actions.count("aggregator/swap"), 1U);
+  EXPECT_FALSE(p->limits.actions.at("aggregator/swap").per_hour);
+  EXPECT_EQ(p->limits.actions.at("aggregator/swap").per_day, 5U);
+  ASSERT_EQ(p->limits.tokens.size(), 1U);
+  EXPECT_EQ(p->limits.tokens[0].token.symbol, "USDC");
+  EXPECT_EQ(p->limits.tokens[0].amount.per_hour, 2'500'500'000U);
+  EXPECT_EQ(p->limits.tokens[0].amount.per_day, 10'000'000'000U);
+  // Written out, it reads back the same.
+  auto again = parse_policy(policy_toml(*p));
+  ASSERT_TRUE(again.ok()) << again.error().to_string() << "\n" << policy_toml(*p);
+  EXPECT_EQ(policy_toml(*again), policy_toml(*p));
+  EXPECT_EQ(again->limits.tokens[0].amount.per_hour, 2'500'500'000U);
+
+  const struct {
+    std::string text, says;
+  } bad[] = {
+      {"[limits.tokens.JUP]\nper_day = \"5\"\n", "limits.tokens.JUP: names no pinned token"},
+      {"[limits.tokens.USDC]\nper_day = \"0.0000001\"\n", "at most 6 decimal places"},
+      {"[limits.tokens.USDC]\nper_day = 5\n", "must be an amount of whole tokens as a string"},
+      {"[limits.tokens.USDC]\nper_day = \"0\"\n", "must be more than zero"},
+      {"[limits.tokens.USDC]\nper_day = \"-1\"\n", "must be an amount of whole tokens"},
+      {"[limits.tokens.USDC]\nper_day = \"1e3\"\n", "must be an amount of whole tokens"},
+      {"[limits.tokens.USDC]\nper_day = \"99999999999999\"\n", "more than 64 bits"},
+      {"[limits.tokens.USDC]\nper_week = \"5\"\n", "limits.tokens.USDC.per_week: unknown setting"},
+      {"[limits.tokens.USDC]\n", "limits.tokens.USDC: sets no limit"},
+      {"[limits]\nrounds_per_hour = 0\n", "limits.rounds_per_hour: must be a whole number"},
+      {"[limits]\nrounds_per_hour = 2.5\n", "limits.rounds_per_hour: must be a whole number"},
+      {"[limits]\nrounds_per_week = 2\n", "limits.rounds_per_week: unknown setting"},
+      {"[limits.actions.\"aggregator/swapp\"]\nrounds_per_day = 1\n",
+       "not an action this version knows"},
+      {"[limits.actions.\"aggregator/swap\"]\nper_day = 1\n", "unknown setting"},
+  };
+  for (const auto& b : bad) {
+    const std::string said = error_of(std::string(kHead) + tokens + b.text);
+    EXPECT_THAT(said, HasSubstr(b.says)) << b.text;
+  }
+}
+
 TEST(Policy, DefaultsRefuse) {
   auto p = parse_policy(kHead);
   ASSERT_TRUE(p.ok()) << p.error().to_string();

@@ -25,6 +25,8 @@ using ::testing::Not;
 namespace airlock::apisim::test {
 namespace {
 
+constexpr std::int64_t kDaySecondsForTest = 86400;
+
 class SigningTest : public SigningTwin {
  protected:
   envelope::SignRequest swap_request() {
@@ -467,6 +469,91 @@ TEST_F(SigningTest, AMissingCameraIsReportedBeforeAnythingIsBuilt) {
   EXPECT_EQ(run.exit_code, 3) << run.output;
   EXPECT_THAT(run.output, HasSubstr("cannot open camera"));
   EXPECT_EQ(counters()["builds"], before["builds"]) << "no build for a request nobody can answer";
+}
+
+// Issue 17: requests that each pass alone are capped together over rolling windows, counted
+// from the audit log: the one that crosses a limit is refused (policy.limit, naming the limit,
+// the window's use and its own amount) without asking, and passes once the window has moved.
+TEST_F(SigningTest, LimitsRefuseTheRequestThatCrossesAWindowUntilTheWindowMoves) {
+  const std::string pinned =
+      std::string("[[tokens]]\nmint = \"") + kUsdc + "\"\nsymbol = \"USDC\"\ndecimals = 6\n";
+  auto first = swap_request();  // 5 USDC swapped away
+  const auto policy = demo_policy(
+      first, pinned + "[limits]\nrounds_per_hour = 3\n[limits.tokens.USDC]\nper_day = \"12\"\n");
+  ASSERT_TRUE(policy.limits.any());
+  auto one = process(first, policy);
+  ASSERT_TRUE(one.ok()) << one.error().to_string();
+  EXPECT_EQ(one->decision, offline::Decision::kSigned);
+  EXPECT_THAT(last_summary, HasSubstr("LIMITS (counted from this machine's audit log)"));
+  EXPECT_THAT(
+      last_summary,
+      HasSubstr("USDC leaving the vault, last day: 0 USDC of 12 USDC (this request 5 USDC)"));
+  EXPECT_THAT(last_summary, HasSubstr("signed requests, last hour: 0 of 3 (this request makes 1)"));
+  ASSERT_TRUE(log->entries().back().outflows.has_value());
+  EXPECT_EQ(log->entries().back().outflows->size(), 1U);
+  auto two = process(swap_request(), policy);
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two->decision, offline::Decision::kSigned);
+  EXPECT_THAT(last_summary, HasSubstr("last day: 5 USDC of 12 USDC (this request 5 USDC)"));
+  const int asked_before = asked;
+  auto three = process(swap_request(), policy);
+  ASSERT_TRUE(three.ok());
+  EXPECT_EQ(three->decision, offline::Decision::kRefused);
+  EXPECT_EQ(asked, asked_before) << "a request over a limit is refused before anyone is asked";
+  const auto& refusal = std::get<envelope::Refusal>(three->response.result);
+  EXPECT_EQ(refusal.code, "policy.limit");
+  EXPECT_THAT(refusal.reason, HasSubstr("USDC leaving the vault in the last day: 10 USDC of 12 "
+                                        "USDC already signed; this request moves 5 USDC"));
+  EXPECT_EQ(log->entries().back().codes, std::vector<std::string>{"policy.limit"});
+
+  // A day later the first two have left the window.
+  advance(std::int64_t{kDaySecondsForTest} * 1000 + 1000);
+  auto four = process(swap_request(), policy);
+  ASSERT_TRUE(four.ok());
+  EXPECT_EQ(four->decision, offline::Decision::kSigned) << last_summary;
+  EXPECT_THAT(last_summary, HasSubstr("last day: 0 USDC of 12 USDC (this request 5 USDC)"));
+}
+
+TEST_F(SigningTest, TheRoundsLimitCountsSignedRequestsOnlyAndFailsClosedOnTheClock) {
+  auto first = swap_request();
+  const auto policy = demo_policy(first, "[limits]\nrounds_per_hour = 2\n");
+  // A declined request is no signed round.
+  answer = false;
+  ASSERT_EQ(process(first, policy)->decision, offline::Decision::kDeclined);
+  answer = true;
+  ASSERT_EQ(process(swap_request(), policy)->decision, offline::Decision::kSigned);
+  ASSERT_EQ(process(swap_request(), policy)->decision, offline::Decision::kSigned);
+  auto third = process(swap_request(), policy);
+  ASSERT_TRUE(third.ok());
+  ASSERT_EQ(third->decision, offline::Decision::kRefused);
+  EXPECT_THAT(std::get<envelope::Refusal>(third->response.result).reason,
+              HasSubstr("signed requests in the last hour: 2 of 2 already signed"));
+  advance(3601 * 1000);
+  EXPECT_EQ(process(swap_request(), policy)->decision, offline::Decision::kSigned);
+
+  // A clock that reads earlier than the log's last entry cannot place a window: refused.
+  const auto q = swap_request();
+  offline::SigningContext behind{policy,
+                                 decoders,
+                                 *log,
+                                 keystore,
+                                 false,
+                                 [](const std::string&, const offline::Review&) { return true; },
+                                 [&]() -> Result<SecretBytes> { return secret_of(passphrase); },
+                                 [&] { return log->entries().back().time - 60; }};
+  auto refused = offline::process_request(q, behind);
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->decision, offline::Decision::kRefused);
+  std::string reasons;
+  for (const auto& f : refused->review.refusals) reasons += f.code + ": " + f.message + "\n";
+  EXPECT_THAT(reasons, HasSubstr("policy.limit: the offline clock reads"));
+  EXPECT_THAT(reasons, HasSubstr("earlier than the audit log's last entry"));
+  // Without a log to count from, a policy with limits refuses (review without --audit-log).
+  const auto examined =
+      offline::examine(q, policy, decoders, manager_->public_key(), now_s(), nullptr);
+  ASSERT_TRUE(examined.review.refused());
+  EXPECT_EQ(examined.review.refusals.back().code, "policy.limit");
+  EXPECT_THAT(examined.review.refusals.back().message, HasSubstr("no audit log"));
 }
 
 }  // namespace

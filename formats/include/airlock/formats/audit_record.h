@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,14 @@ enum class Decision { kSigned, kRefused, kDeclined, kReissued };
 
 [[nodiscard]] const char* decision_name(Decision d) noexcept;
 
+// What a signed request moves out of the vault in one token (swapped away, or sent to a
+// venue), in the token's base units, as the offline half read it from the instructions.
+struct Outflow {
+  PublicKey mint;
+  std::uint64_t amount = 0;
+  friend bool operator==(const Outflow&, const Outflow&) = default;
+};
+
 struct Entry {
   std::uint64_t seq = 0;  // 1, 2, ...
   std::int64_t time = 0;  // unix seconds, offline clock
@@ -42,6 +51,9 @@ struct Entry {
   std::vector<std::string> codes;     // refusal or warning codes
   std::vector<Hash> message_hashes;   // SHA-256 of each step's message, in request order
   std::vector<Signature> signatures;  // for signed and reissued entries
+  // Every entry written since limits exist carries this (empty unless signed); an entry
+  // without it was written before, and its amounts are unknown.
+  std::optional<std::vector<Outflow>> outflows = std::vector<Outflow>{};
   Hash hash{};
 };
 

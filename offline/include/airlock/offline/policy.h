@@ -43,6 +43,30 @@ struct PinnedMarket {
   PublicKey address;
 };
 
+// Caps over rolling windows, counted from the audit log (docs/policy.md, "Limits"): an hour is
+// the last 3,600 s, a day the last 86,400 s of the offline clock.
+struct WindowLimit {
+  std::optional<std::uint64_t> per_hour;
+  std::optional<std::uint64_t> per_day;
+  [[nodiscard]] bool any() const noexcept { return per_hour || per_day; }
+};
+
+// The amount of a pinned token that may leave the vault (swapped away, or sent to a venue), in
+// its base units.
+struct TokenLimit {
+  PinnedToken token;
+  WindowLimit amount;
+};
+
+struct Limits {
+  WindowLimit rounds;                                       // signed requests, any action
+  std::map<std::string, WindowLimit, std::less<>> actions;  // signed requests of one action
+  std::vector<TokenLimit> tokens;
+  [[nodiscard]] bool any() const noexcept {
+    return rounds.any() || !actions.empty() || !tokens.empty();
+  }
+};
+
 struct Policy {
   PublicKey manager;
   std::set<PublicKey> vaults;
@@ -56,6 +80,7 @@ struct Policy {
   std::uint64_t max_priority_fee_lamports = 0;  // compute-unit price x limit; 0 refuses any
   // Per-action rules; an action with no entry is allowed, never auto-approved.
   std::map<std::string, ActionRule, std::less<>> actions;
+  Limits limits;
 
   [[nodiscard]] const LoadedTable* pinned(const PublicKey& table) const;
   [[nodiscard]] const PinnedToken* token(const PublicKey& mint) const;

@@ -20,6 +20,9 @@
 
 namespace airlock::offline {
 
+// The vault program every manager instruction goes through.
+inline constexpr std::string_view kVaultProgram = "AirLockVau1t1111111111111111111111111111111";
+
 // A reason to refuse (code "policy.*" or "intent.*") or to warn ("warn.*").
 struct Finding {
   std::string code;

@@ -14,6 +14,7 @@
 #include <airlock/formats/keystone.h>
 #include <airlock/offline/audit.h>
 #include <airlock/offline/decode.h>
+#include <airlock/offline/limits.h>
 #include <airlock/offline/policy.h>
 #include <airlock/offline/review.h>
 
@@ -43,16 +44,18 @@ struct SigningOutcome {
 };
 
 // What the operator is shown and what the decision rests on: the review of the request under
-// the policy, and its summary at `now_unix`. process_request examines every request this way,
-// and `airlock-offline review` shows exactly this without a key (one code path, so an auditor
-// sees the verdict the signer would).
+// the policy, the policy's limits counted from the audit log `log` (null: none given, and any
+// limit refuses), and the summary at `now_unix`. process_request examines every request this
+// way, and `airlock-offline review` shows exactly this without a key (one code path, so an
+// auditor sees the verdict the signer would).
 struct Examination {
-  Review review;
+  Review review;  // the limits' refusals included
+  Outflows outflows;
   std::string summary;
 };
 [[nodiscard]] Examination examine(const envelope::SignRequest& request, const Policy& policy,
                                   const DecoderRegistry& decoders, const PublicKey& signer,
-                                  std::int64_t now_unix);
+                                  std::int64_t now_unix, const std::vector<AuditEntry>* log);
 
 // A request id the audit log has signed before: the same transactions are answered again from
 // the log (reissued, the key never opened); other transactions under that id are refused

@@ -1,0 +1,53 @@
+// Limits over rolling windows (docs/policy.md, "Limits"): how many requests may be signed, of
+// any action or of one, and how much of a pinned token may leave the vault, in the last hour and
+// the last day. A compromised online half can send a stream of requests each of which passes
+// alone; these caps count them together, from the audit log this machine already holds and
+// chains, so nothing but the log and the offline clock decides.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <airlock/formats/audit_record.h>
+#include <airlock/formats/envelope.h>
+#include <airlock/offline/audit.h>
+#include <airlock/offline/policy.h>
+#include <airlock/offline/review.h>
+
+namespace airlock::offline {
+
+inline constexpr std::int64_t kHourSeconds = 3600;
+inline constexpr std::int64_t kDaySeconds = 86400;
+
+// What a request would move out of the vault, read from its decoded vault instructions: a
+// swap's source amount (aggregator_swap, aggregator_sweep) and a deposit to the perp venue.
+// Amounts the bytes do not state (a zap-out's swap spends what the position returns) are
+// listed as unknown, with their mint when the bytes name it.
+struct Outflows {
+  std::vector<audit::Outflow> known;
+  struct Unknown {
+    std::optional<PublicKey> mint;
+    std::string what;
+    std::size_t step = 0;
+  };
+  std::vector<Unknown> unknown;
+};
+[[nodiscard]] Outflows outflows_of(const Review& review);
+
+// The verdict of the policy's limits on one more signed request: refusals (policy.limit,
+// naming the limit, the window's use and the request's share) and one line per limit for the
+// summary ("USDC: 3,200 of 10,000 in the last day, this request 500"). `log` is the audit
+// log's entries, or null when there is none to count from: then every limit refuses, as does a
+// clock that reads earlier than the log's last entry, or an entry in a window whose amounts
+// were never recorded.
+struct LimitsVerdict {
+  std::vector<Finding> refusals;
+  std::vector<std::string> lines;
+};
+[[nodiscard]] LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& request,
+                                         const Outflows& outflows,
+                                         const std::vector<AuditEntry>* log, std::int64_t now);
+
+}  // namespace airlock::offline
