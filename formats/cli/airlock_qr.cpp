@@ -180,9 +180,10 @@ int run_decode(const std::vector<std::string>& args) {
                                                     "where to write the file (required)")(
       "raw", po::value<std::string>(), "read WIDTHxHEIGHT 8-bit gray frames from standard input")(
       "camera", po::value<std::string>(), "read from a V4L2 camera, e.g. /dev/video0")(
-      "size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
-      "timeout", po::value<int>()->default_value(120),
-      "give up on a stream or camera after this many seconds")("quiet,q", "no progress line");
+      "camera-size", po::value<std::string>()->default_value("1280x720"),
+      "camera frame size, WIDTHxHEIGHT")("timeout", po::value<int>()->default_value(120),
+                                         "give up on a stream or camera after this many seconds")(
+      "quiet,q", "no progress line");
   po::options_description hidden;
   hidden.add_options()("input", po::value<std::vector<std::string>>(), "input");
   po::positional_options_description positional;
@@ -195,7 +196,7 @@ int run_decode(const std::vector<std::string>& args) {
   if (vm.count("input")) spec.files = vm["input"].as<std::vector<std::string>>();
   if (vm.count("raw")) spec.raw_size = vm["raw"].as<std::string>();
   if (vm.count("camera")) spec.camera = vm["camera"].as<std::string>();
-  spec.camera_size = vm["size"].as<std::string>();
+  spec.camera_size = vm["camera-size"].as<std::string>();
   auto source = qr_io::open_source(spec);
   if (!source.ok()) return report(source.error());
 

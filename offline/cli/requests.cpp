@@ -21,9 +21,9 @@ void request_source_options(po::options_description& options) {
       "raw", po::value<std::string>(),
       "read the request from WIDTHxHEIGHT gray frames on standard input")(
       "camera", po::value<std::string>(), "read the request from a V4L2 camera")(
-      "size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
-      "timeout", po::value<int>()->default_value(90),
-      "give up reading QR frames after this many seconds");
+      "camera-size", po::value<std::string>()->default_value("1280x720"),
+      "camera frame size, WIDTHxHEIGHT")("timeout", po::value<int>()->default_value(90),
+                                         "give up reading QR frames after this many seconds");
 }
 
 airlock::Status check_request_source(const po::variables_map& vm) {
@@ -54,7 +54,7 @@ airlock::Result<IncomingRequest> read_request(const po::variables_map& vm, std::
     if (vm.count("qr")) spec.files = vm["qr"].as<std::vector<std::string>>();
     if (vm.count("raw")) spec.raw_size = vm["raw"].as<std::string>();
     if (vm.count("camera")) spec.camera = vm["camera"].as<std::string>();
-    spec.camera_size = vm["size"].as<std::string>();
+    spec.camera_size = vm["camera-size"].as<std::string>();
     AIRLOCK_TRY(source, airlock::qr_io::open_source(spec));
     airlock::qr_io::ReceiveStats stats;
     AIRLOCK_TRY(received,

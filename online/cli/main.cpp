@@ -422,7 +422,8 @@ int run_act(const std::vector<std::string>& args) {
       "response-qr", po::value<std::string>(), "wait for the response as QR frames here")(
       "response-camera", po::value<std::string>(),
       "read the response from a V4L2 camera facing the offline screen")(
-      "camera-size", po::value<std::string>()->default_value("1280x720"), "camera frame size")(
+      "camera-size", po::value<std::string>()->default_value("1280x720"),
+      "camera frame size, WIDTHxHEIGHT")(
       "density", po::value<std::string>()->default_value("medium"),
       "the request's QR codes: high (fewest frames, for a 720p camera close to the screen), "
       "medium (any webcam), low (a poor camera)")(

@@ -29,6 +29,21 @@ TEST(CliHelp, EveryCommandAnswersHelp) {
   }
 }
 
+// One name for one idea in every program (issue 16): each command that reads a camera takes its
+// frame size as --camera-size (sign and review took --size, act --camera-size).
+TEST(CliHelp, EveryCameraReaderTakesTheSameSizeOption) {
+  for (const std::string& command :
+       {std::string(AIRLOCK_OFFLINE_BIN) + " sign --help",
+        std::string(AIRLOCK_OFFLINE_BIN) + " review --help",
+        std::string(AIRLOCK_QR_BIN) + " decode --help",
+        std::string(AIRLOCK_ONLINE_BIN) + " act vault/claim-fee --help"}) {
+    const auto r = airlock::test::run_command(command);
+    EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("--camera-size")) << command;
+    EXPECT_THAT(r.output, Not(HasSubstr("--size"))) << command;
+  }
+}
+
 // Option names are matched whole: an abbreviation is a usage error, so `--api-key SECRET`
 // (a secret typed as an argument) is refused instead of being read as --api-key-file.
 TEST(CliHelp, AnAbbreviatedOptionIsRefused) {
