@@ -87,13 +87,20 @@ Result<Entry> parse_line(std::string_view line) {
       if (!o.is_object() || o.size() != 2 || !o.contains("mint") || !o.contains("amount") ||
           !o["mint"].is_string() || !o["amount"].is_string())
         return Error(ErrorCode::kUsage, "an outflow is not {\"mint\", \"amount\"}");
-      AIRLOCK_TRY(mint, public_key_from_base58(o["mint"].get<std::string>()));
+      Outflow parsed;
+      if (o["mint"] != "unknown") {
+        AIRLOCK_TRY(mint, public_key_from_base58(o["mint"].get<std::string>()));
+        parsed.mint = mint;
+      }
       const std::string amount = o["amount"];
-      std::uint64_t value = 0;
-      const auto [end, ec] = std::from_chars(amount.data(), amount.data() + amount.size(), value);
-      if (ec != std::errc() || end != amount.data() + amount.size() || amount.empty())
-        return Error(ErrorCode::kUsage, "an outflow's amount is not an unsigned integer");
-      outflows.push_back({mint, value});
+      if (amount != "unknown") {
+        std::uint64_t value = 0;
+        const auto [end, ec] = std::from_chars(amount.data(), amount.data() + amount.size(), value);
+        if (ec != std::errc() || end != amount.data() + amount.size() || amount.empty())
+          return Error(ErrorCode::kUsage, "an outflow's amount is not an unsigned integer");
+        parsed.amount = value;
+      }
+      outflows.push_back(parsed);
     }
     e.outflows = std::move(outflows);
   } else {
@@ -145,7 +152,8 @@ std::string body_text(const Entry& e) {
   if (e.outflows) {
     j["outflows"] = ojson::array();
     for (const auto& o : *e.outflows)
-      j["outflows"].push_back({{"mint", to_base58(o.mint)}, {"amount", std::to_string(o.amount)}});
+      j["outflows"].push_back({{"mint", o.mint ? to_base58(*o.mint) : std::string("unknown")},
+                               {"amount", o.amount ? std::to_string(*o.amount) : "unknown"}});
   }
   return j.dump();
 }

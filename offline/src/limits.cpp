@@ -45,13 +45,23 @@ constexpr Window kWindows[] = {{"hour", kHourSeconds, &WindowLimit::per_hour},
 
 }  // namespace
 
+// Vault instructions that move nothing out of the vault's own accounts: set-ups, closes,
+// withdrawals back into the vault, fee claims the program computes, cancels, and perp orders
+// (whose collateral left at its deposit, and was counted then).
+constexpr std::string_view kMovesNothingOut[] = {
+    "aggregator_initialize", "dlmm_initialize", "dlmm_remove",      "dlmm_claim_fee",
+    "dlmm_zap_out",          "dlmm_close",      "dlmm_extend",      "dlmm_limit_order_cancel",
+    "perp_initialize",       "perp_onboard",    "perp_withdraw",    "perp_order",
+    "perp_cancel",           "perp_sweep",      "vault_initialize", "vault_update",
+    "vault_claim_fee",       "vault_close",     "strategy_close"};
+
 Outflows outflows_of(const Review& review) {
   Outflows out;
   const PublicKey& vault_program = programs::key(kVaultProgram);
   const auto add = [&](const PublicKey& mint, std::uint64_t amount) {
     for (auto& o : out.known) {
       if (o.mint == mint) {
-        o.amount = saturating_add(o.amount, amount);
+        o.amount = saturating_add(*o.amount, amount);
         return;
       }
     }
@@ -62,30 +72,49 @@ Outflows outflows_of(const Review& review) {
     for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
       const auto& ix = m.instructions[i];
       if (ix.program_index >= m.static_keys.size() ||
-          m.static_keys[ix.program_index] != vault_program || !s.instructions[i])
+          m.static_keys[ix.program_index] != vault_program)
         continue;
-      const Decoded& d = *s.instructions[i];
       const auto unknown = [&](std::optional<PublicKey> mint, std::string what) {
         out.unknown.push_back({mint, std::move(what), s.index});
       };
+      if (!s.instructions[i]) {
+        unknown(std::nullopt, "vault instruction this machine cannot decode");
+        continue;
+      }
+      const Decoded& d = *s.instructions[i];
+      // An account of the instruction by its IDL name, when it is a static key of the message.
+      const auto account = [&](std::string_view name) -> std::optional<PublicKey> {
+        const auto at = std::find(d.account_names.begin(), d.account_names.end(), name);
+        if (at == d.account_names.end()) return std::nullopt;
+        const auto k = static_cast<std::size_t>(at - d.account_names.begin());
+        if (k >= ix.accounts.size() || ix.accounts[k] >= m.static_keys.size()) return std::nullopt;
+        return m.static_keys[ix.accounts[k]];
+      };
+      // The mint an instruction spends: its mint argument only when its mint account says the
+      // same (a request with no intent, from Keystone, binds neither to anything else).
+      const auto spent_mint = [&](const char* arg, const char* account_name) {
+        const auto from_arg = key_arg(d.args.value(arg, ojson()));
+        const auto from_account = account(account_name);
+        return from_arg && from_account && *from_arg == *from_account ? from_arg : std::nullopt;
+      };
       if (d.instruction == "aggregator_swap" || d.instruction == "aggregator_sweep") {
-        const auto mint = key_arg(
-            d.args.value(d.instruction == "aggregator_swap" ? "source_mint" : "mint", ojson()));
+        const bool swap = d.instruction == "aggregator_swap";
+        const auto mint = spent_mint(swap ? "source_mint" : "mint", swap ? "source_mint" : "mint");
         const auto amount = u64_arg(d.args.value("amount", ojson()));
-        if (mint && amount) {
+        // The route spends the vault's tokens: it must spend exactly the stated amount.
+        const auto route = d.nested.find("route");
+        const auto route_spends = route == d.nested.end()
+                                      ? std::nullopt
+                                      : u64_arg(route->second.args.value("in_amount", ojson()));
+        if (mint && amount && route_spends == amount) {
           add(*mint, *amount);
         } else {
-          unknown(mint, d.instruction + " with an unreadable mint or amount");
+          unknown(mint, d.instruction +
+                            " whose mint argument is not its mint account, or whose route "
+                            "does not spend its stated amount");
         }
       } else if (d.instruction == "perp_deposit") {
-        // The mint is an account: known when it is a static key of the message.
-        std::optional<PublicKey> mint;
-        const auto at = std::find(d.account_names.begin(), d.account_names.end(), "deposit_mint");
-        if (at != d.account_names.end()) {
-          const auto k = static_cast<std::size_t>(at - d.account_names.begin());
-          if (k < ix.accounts.size() && ix.accounts[k] < m.static_keys.size())
-            mint = m.static_keys[ix.accounts[k]];
-        }
+        const auto mint = account("deposit_mint");
         const auto amount = u64_arg(d.args.value("amount", ojson()));
         if (mint && amount) {
           add(*mint, *amount);
@@ -93,8 +122,15 @@ Outflows outflows_of(const Review& review) {
           unknown(mint, "perp_deposit whose mint is not a static account or amount unreadable");
         }
       } else if (d.instruction == "dlmm_zap_out_swap") {
-        unknown(key_arg(d.args.value("source_mint", ojson())),
+        unknown(spent_mint("source_mint", "source_mint"),
                 "dlmm_zap_out_swap, which swaps what the position returns: no amount is stated");
+      } else if (std::find(std::begin(kMovesNothingOut), std::end(kMovesNothingOut),
+                           d.instruction) == std::end(kMovesNothingOut)) {
+        // Deposits into a DLMM pool (open, add, add-range, limit orders, flips): the pool is
+        // the request's, and which tokens it holds only the online half says.
+        unknown(std::nullopt, d.instruction +
+                                  ", which moves tokens into a pool whose tokens this machine "
+                                  "cannot verify");
       }
     }
   }
@@ -115,9 +151,13 @@ LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& re
     refuse("the policy sets limits, and there is no audit log to count them from");
     return v;
   }
-  if (!log->empty() && now < log->back().time) {
+  // The latest time of any entry, not the last line's: an entry written while the clock was
+  // behind would otherwise move the check back with it (found by an independent review).
+  std::int64_t latest = std::numeric_limits<std::int64_t>::min();
+  for (const auto& e : *log) latest = std::max(latest, e.time);
+  if (!log->empty() && now < latest) {
     refuse("the offline clock reads " + std::to_string(now) +
-           ", earlier than the audit log's last entry (" + std::to_string(log->back().time) +
+           ", earlier than the audit log's latest entry (" + std::to_string(latest) +
            "): the windows cannot be placed; set the clock");
     return v;
   }
@@ -126,14 +166,17 @@ LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& re
   };
 
   // Signed requests: of any action, and of this one.
+  // A Keystone request names no action and may carry any vault instruction: it counts
+  // against every action's cap, as a request and in the log (over-counting, never under).
   const auto count_rounds = [&](const WindowLimit& limit, const std::string& what,
-                                bool this_action_only) {
+                                const std::string* action) {
     for (const Window& w : kWindows) {
       if (!(limit.*w.limit)) continue;
       const std::uint64_t cap = *(limit.*w.limit);
       const auto used = static_cast<std::uint64_t>(
           std::count_if(log->begin(), log->end(), [&](const AuditEntry& e) {
-            return signed_in(e, w) && (!this_action_only || e.action == request.action);
+            return signed_in(e, w) &&
+                   (action == nullptr || e.action == *action || e.action == kKeystoneAction);
           }));
       v.lines.push_back(what + ", last " + w.name + ": " + std::to_string(used) + " of " +
                         std::to_string(cap) + " (this request makes " + std::to_string(used + 1) +
@@ -143,9 +186,11 @@ LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& re
                std::to_string(cap) + " already signed; this request would be one more");
     }
   };
-  count_rounds(limits.rounds, "signed requests", false);
-  if (const auto it = limits.actions.find(request.action); it != limits.actions.end())
-    count_rounds(it->second, "signed " + request.action + " requests", true);
+  count_rounds(limits.rounds, "signed requests", nullptr);
+  for (const auto& [action, limit] : limits.actions) {
+    if (action == request.action || request.action == kKeystoneAction)
+      count_rounds(limit, "signed " + action + " requests", &action);
+  }
 
   // Tokens leaving the vault, in base units of the pinned mint.
   for (const TokenLimit& limit : limits.tokens) {
@@ -164,26 +209,34 @@ LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& re
     if (!judged) continue;
     std::uint64_t asked = 0;
     for (const auto& o : outflows.known)
-      if (o.mint == token.mint) asked = saturating_add(asked, o.amount);
+      if (o.mint == token.mint) asked = saturating_add(asked, o.amount.value_or(0));
     for (const Window& w : kWindows) {
       if (!(limit.amount.*w.limit)) continue;
       const std::uint64_t cap = *(limit.amount.*w.limit);
       std::uint64_t used = 0;
       const AuditEntry* unrecorded = nullptr;
+      const AuditEntry* unstated = nullptr;
       for (const auto& e : *log) {
         if (!signed_in(e, w)) continue;
         if (!e.outflows) {
           unrecorded = &e;
           continue;
         }
-        for (const auto& o : *e.outflows)
-          if (o.mint == token.mint) used = saturating_add(used, o.amount);
+        for (const auto& o : *e.outflows) {
+          if (!o.mint || (*o.mint == token.mint && !o.amount)) {
+            unstated = &e;
+          } else if (*o.mint == token.mint) {
+            used = saturating_add(used, *o.amount);
+          }
+        }
       }
-      if (unrecorded != nullptr) {
+      if (unrecorded != nullptr || unstated != nullptr) {
+        const AuditEntry& e = unrecorded != nullptr ? *unrecorded : *unstated;
         refuse(what + " in the last " + w.name + " cannot be counted: audit entry " +
-               std::to_string(unrecorded->seq) +
-               " was signed before amounts were recorded; it leaves the window at " +
-               std::to_string(unrecorded->time + w.seconds));
+               std::to_string(e.seq) +
+               (unrecorded != nullptr ? " was signed before amounts were recorded"
+                                      : " moved an amount its bytes did not state") +
+               "; it leaves the window at " + std::to_string(e.time + w.seconds));
         continue;
       }
       v.lines.push_back(what + ", last " + w.name + ": " + amount_text(used) + " of " +

@@ -154,7 +154,9 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   }
   AuditEntry e = entry_for(q, Decision::kSigned, c.clock());
   e.codes = warnings;
-  e.outflows = examined.outflows.known;  // what the limits count from now on
+  // What the limits count from now on, the moves whose amount the bytes do not state included.
+  e.outflows = examined.outflows.known;
+  for (const auto& u : examined.outflows.unknown) e.outflows->push_back({u.mint, std::nullopt});
   return finish(std::move(e), std::move(signatures));
 }
 

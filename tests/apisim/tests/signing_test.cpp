@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -547,13 +548,74 @@ TEST_F(SigningTest, TheRoundsLimitCountsSignedRequestsOnlyAndFailsClosedOnTheClo
   std::string reasons;
   for (const auto& f : refused->review.refusals) reasons += f.code + ": " + f.message + "\n";
   EXPECT_THAT(reasons, HasSubstr("policy.limit: the offline clock reads"));
-  EXPECT_THAT(reasons, HasSubstr("earlier than the audit log's last entry"));
+  EXPECT_THAT(reasons, HasSubstr("earlier than the audit log's latest entry"));
   // Without a log to count from, a policy with limits refuses (review without --audit-log).
   const auto examined =
       offline::examine(q, policy, decoders, manager_->public_key(), now_s(), nullptr);
   ASSERT_TRUE(examined.review.refused());
   EXPECT_EQ(examined.review.refusals.back().code, "policy.limit");
   EXPECT_THAT(examined.review.refusals.back().message, HasSubstr("no audit log"));
+}
+
+// Found by an independent review: a request with no intent (Keystone) binds a swap's mint and
+// amount arguments to nothing, so the outflow is read only where the arguments agree with the
+// bytes that move the tokens (the mint account, the route's in_amount); otherwise it is an
+// unknown move, which a token limit refuses. Checked on a real swap's decoded review, edited.
+TEST_F(SigningTest, AnOutflowIsReadOnlyWhereTheArgumentsAgreeWithTheAccountsAndRoute) {
+  const auto q = swap_request();
+  const auto policy = demo_policy(q);
+  const auto examined =
+      offline::examine(q, policy, decoders, manager_->public_key(), now_s(), nullptr);
+  ASSERT_FALSE(examined.review.refused());
+  ASSERT_EQ(examined.outflows.known.size(), 1U);
+  EXPECT_EQ(examined.outflows.known[0],
+            (audit::Outflow{public_key_from_base58(kUsdc).value(), std::uint64_t{5'000'000}}));
+  EXPECT_TRUE(examined.outflows.unknown.empty());
+  const auto edited = [&](const std::function<void(offline::Decoded&)>& edit) {
+    offline::Review review = examined.review;
+    for (auto& d : review.steps.at(0).instructions)
+      if (d && d->instruction == "aggregator_swap") edit(*d);
+    return offline::outflows_of(review);
+  };
+  const auto other_mint = edited([](offline::Decoded& d) {
+    d.args["source_mint"] = "So11111111111111111111111111111111111111112";
+  });
+  EXPECT_TRUE(other_mint.known.empty());
+  ASSERT_EQ(other_mint.unknown.size(), 1U);
+  EXPECT_FALSE(other_mint.unknown[0].mint) << "the argument's mint is not believed";
+  const auto smaller = edited([](offline::Decoded& d) { d.args["amount"] = 1; });
+  EXPECT_TRUE(smaller.known.empty()) << "the route spends more than the amount says";
+  ASSERT_EQ(smaller.unknown.size(), 1U);
+}
+
+// Found by an independent review: a limit order (like any deposit into a DLMM pool, which the
+// request names) moves tokens the offline half cannot tie to a mint: with a token limit set
+// it is refused, not counted as nothing.
+TEST_F(SigningTest, ADepositIntoAPoolIsRefusedUnderATokenLimit) {
+  const json body = {{"vault", kVault},
+                     {"lbPair", kSolUsdcPool},
+                     {"side", "bid"},
+                     {"bins", json::array({{{"binId", 4990}, {"amount", "100000000"}}})}};
+  const Reply built = post("/transactions/dlmm/limit-order/place", body);
+  ASSERT_EQ(built.status, 200) << built.body.dump();
+  const auto q = request_of("dlmm/limit-order/place", body, built.body);
+  const std::string pinned =
+      std::string("[[tokens]]\nmint = \"") + kUsdc + "\"\nsymbol = \"USDC\"\ndecimals = 6\n";
+  const auto unlimited = process(q, demo_policy(q, pinned));
+  ASSERT_TRUE(unlimited.ok()) << unlimited.error().to_string();
+  EXPECT_EQ(unlimited->decision, offline::Decision::kSigned) << last_summary;
+  ASSERT_TRUE(log->entries().back().outflows.has_value());
+  EXPECT_EQ(*log->entries().back().outflows,
+            (std::vector<audit::Outflow>{{std::nullopt, std::nullopt}}))
+      << "recorded as a move of unknown token and amount";
+  const Reply again = post("/transactions/dlmm/limit-order/place", body);
+  const auto q2 = request_of("dlmm/limit-order/place", body, again.body);
+  const auto limited =
+      process(q2, demo_policy(q2, pinned + "[limits.tokens.USDC]\nper_day = \"1000\"\n"));
+  ASSERT_TRUE(limited.ok());
+  EXPECT_EQ(limited->decision, offline::Decision::kRefused);
+  EXPECT_THAT(std::get<envelope::Refusal>(limited->response.result).reason,
+              HasSubstr("dlmm_limit_order_place, which moves tokens into a pool"));
 }
 
 }  // namespace

@@ -32,10 +32,12 @@ enum class Decision { kSigned, kRefused, kDeclined, kReissued };
 [[nodiscard]] const char* decision_name(Decision d) noexcept;
 
 // What a signed request moves out of the vault in one token (swapped away, or sent to a
-// venue), in the token's base units, as the offline half read it from the instructions.
+// venue), in the token's base units, as the offline half read it from the instructions. A
+// move whose amount (or token) the bytes do not state is recorded without it ("unknown" in
+// the line), so a limit set later still refuses to count it as nothing.
 struct Outflow {
-  PublicKey mint;
-  std::uint64_t amount = 0;
+  std::optional<PublicKey> mint;
+  std::optional<std::uint64_t> amount;
   friend bool operator==(const Outflow&, const Outflow&) = default;
 };
 

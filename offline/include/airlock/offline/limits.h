@@ -1,5 +1,5 @@
-// Limits over rolling windows (docs/policy.md, "Limits"): how many requests may be signed, of
-// any action or of one, and how much of a pinned token may leave the vault, in the last hour and
+// Limits over rolling windows (docs/policy.md, "Caps over time"): how many requests may be signed,
+// of any action or of one, and how much of a pinned token may leave the vault, in the last hour and
 // the last day. A compromised online half can send a stream of requests each of which passes
 // alone; these caps count them together, from the audit log this machine already holds and
 // chains, so nothing but the log and the offline clock decides.
@@ -22,9 +22,12 @@ inline constexpr std::int64_t kHourSeconds = 3600;
 inline constexpr std::int64_t kDaySeconds = 86400;
 
 // What a request would move out of the vault, read from its decoded vault instructions: a
-// swap's source amount (aggregator_swap, aggregator_sweep) and a deposit to the perp venue.
-// Amounts the bytes do not state (a zap-out's swap spends what the position returns) are
-// listed as unknown, with their mint when the bytes name it.
+// swap's source amount (aggregator_swap, aggregator_sweep: the mint argument must be the mint
+// account, and the route must spend exactly the amount) and a deposit to the perp venue. Moves
+// the bytes do not tie to a token and an amount are listed as unknown, with their mint when
+// the bytes name it: a zap-out's swap (it spends what the position returns), deposits into a
+// DLMM pool (the request names the pool; which tokens it holds only the online half says),
+// and any vault instruction this machine cannot decode.
 struct Outflows {
   std::vector<audit::Outflow> known;
   struct Unknown {
@@ -38,10 +41,11 @@ struct Outflows {
 
 // The verdict of the policy's limits on one more signed request: refusals (policy.limit,
 // naming the limit, the window's use and the request's share) and one line per limit for the
-// summary ("USDC: 3,200 of 10,000 in the last day, this request 500"). `log` is the audit
-// log's entries, or null when there is none to count from: then every limit refuses, as does a
-// clock that reads earlier than the log's last entry, or an entry in a window whose amounts
-// were never recorded.
+// summary ("USDC leaving the vault, last day: 3200 USDC of 10000 USDC (this request 500
+// USDC)"). `log` is the audit log's entries, or null when there is none to count from: then
+// every limit refuses, as does a clock that reads earlier than the log's latest entry, an
+// entry in a window whose amounts were never recorded or not stated, and an unknown move
+// that may be of a limited token. A Keystone request counts against every action's cap.
 struct LimitsVerdict {
   std::vector<Finding> refusals;
   std::vector<std::string> lines;

@@ -43,8 +43,8 @@ struct PinnedMarket {
   PublicKey address;
 };
 
-// Caps over rolling windows, counted from the audit log (docs/policy.md, "Limits"): an hour is
-// the last 3,600 s, a day the last 86,400 s of the offline clock.
+// Caps over rolling windows, counted from the audit log (docs/policy.md, "Caps over time"): an hour
+// is the last 3,600 s, a day the last 86,400 s of the offline clock.
 struct WindowLimit {
   std::optional<std::uint64_t> per_hour;
   std::optional<std::uint64_t> per_day;
