@@ -1,9 +1,21 @@
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include <airlock/common/units.h>
 
 namespace airlock {
+
+std::optional<std::uint64_t> parse_base_units(std::string_view text) {
+  if (text.empty() || text.size() > 20 || (text.size() > 1 && text[0] == '0')) return std::nullopt;
+  unsigned __int128 value = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (value > std::numeric_limits<std::uint64_t>::max()) return std::nullopt;
+  return static_cast<std::uint64_t>(value);
+}
 
 std::string whole_units(const std::string& base_units, int decimals) {
   const bool digits =

@@ -1,8 +1,7 @@
-#include <charconv>
-
 #include <nlohmann/json.hpp>
 
 #include <airlock/common/hash.h>
+#include <airlock/common/units.h>
 #include <airlock/formats/audit_record.h>
 
 namespace airlock::audit {
@@ -94,11 +93,9 @@ Result<Entry> parse_line(std::string_view line) {
       }
       const std::string amount = o["amount"];
       if (amount != "unknown") {
-        std::uint64_t value = 0;
-        const auto [end, ec] = std::from_chars(amount.data(), amount.data() + amount.size(), value);
-        if (ec != std::errc() || end != amount.data() + amount.size() || amount.empty())
+        parsed.amount = parse_base_units(amount);
+        if (!parsed.amount)
           return Error(ErrorCode::kUsage, "an outflow's amount is not an unsigned integer");
-        parsed.amount = value;
       }
       outflows.push_back(parsed);
     }

@@ -2,12 +2,23 @@
 #include <filesystem>
 
 #include <airlock/common/message.h>
+#include <airlock/common/units.h>
 #include <airlock/offline/decode.h>
 #include <airlock/offline/idl.h>
 
 #include "decode_builtin.h"
 
 namespace airlock::offline {
+
+std::optional<std::uint64_t> integer_arg(const nlohmann::ordered_json& v) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) {
+    const auto n = v.get<std::int64_t>();
+    return n < 0 ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(n));
+  }
+  if (v.is_string()) return parse_base_units(v.get_ref<const std::string&>());
+  return std::nullopt;
+}
 
 DecoderRegistry::DecoderRegistry() = default;
 

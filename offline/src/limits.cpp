@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <charconv>
 #include <limits>
 
 #include <airlock/common/programs.h>
@@ -10,17 +9,6 @@ namespace airlock::offline {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-// An IDL integer argument: a JSON number, or a string when wider than 53 bits.
-std::optional<std::uint64_t> u64_arg(const ojson& v) {
-  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (!v.is_string()) return std::nullopt;
-  const std::string text = v.get<std::string>();
-  std::uint64_t out = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return out;
-}
 
 std::optional<PublicKey> key_arg(const ojson& v) {
   if (!v.is_string()) return std::nullopt;
@@ -100,12 +88,12 @@ Outflows outflows_of(const Review& review) {
       if (d.instruction == "aggregator_swap" || d.instruction == "aggregator_sweep") {
         const bool swap = d.instruction == "aggregator_swap";
         const auto mint = spent_mint(swap ? "source_mint" : "mint", swap ? "source_mint" : "mint");
-        const auto amount = u64_arg(d.args.value("amount", ojson()));
+        const auto amount = integer_arg(d.args.value("amount", ojson()));
         // The route spends the vault's tokens: it must spend exactly the stated amount.
         const auto route = d.nested.find("route");
         const auto route_spends = route == d.nested.end()
                                       ? std::nullopt
-                                      : u64_arg(route->second.args.value("in_amount", ojson()));
+                                      : integer_arg(route->second.args.value("in_amount", ojson()));
         if (mint && amount && route_spends == amount) {
           add(*mint, *amount);
         } else {
@@ -115,7 +103,7 @@ Outflows outflows_of(const Review& review) {
         }
       } else if (d.instruction == "perp_deposit") {
         const auto mint = account("deposit_mint");
-        const auto amount = u64_arg(d.args.value("amount", ojson()));
+        const auto amount = integer_arg(d.args.value("amount", ojson()));
         if (mint && amount) {
           add(*mint, *amount);
         } else {

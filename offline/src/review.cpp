@@ -1,12 +1,13 @@
 #include <algorithm>
-#include <charconv>
 #include <set>
+#include <stdexcept>
 
 #include <airlock/common/actions.h>
 #include <airlock/common/display.h>
 #include <airlock/common/hash.h>
 #include <airlock/common/json_fields.h>
 #include <airlock/common/programs.h>
+#include <airlock/common/units.h>
 #include <airlock/offline/review.h>
 #include <airlock/offline/templates.h>
 
@@ -278,10 +279,8 @@ class Reviewer {
       }
       const Decoded& d = *decoded;
       if (d.program == "Compute Budget Program") {
-        if (d.instruction == "set_compute_unit_limit")
-          s.compute_unit_limit = d.args["units"].get<std::uint64_t>();
-        if (d.instruction == "set_compute_unit_price")
-          price = std::stoull(d.args["micro_lamports"].get<std::string>());
+        if (d.instruction == "set_compute_unit_limit") s.compute_unit_limit = u64(d.args["units"]);
+        if (d.instruction == "set_compute_unit_price") price = u64(d.args["micro_lamports"]);
       }
       dangerous(s, d, ix, index);
       manager_outside_vault(m, d, ix, i, index);
@@ -496,8 +495,12 @@ class Reviewer {
       return intent_[field].get<std::int64_t>();
     return std::nullopt;
   }
+  // A decoded integer argument. The decoders write every integer field as one, so anything
+  // else is a fault here, not a reading of zero.
   static std::uint64_t u64(const ojson& v) {
-    return v.is_string() ? std::stoull(v.get<std::string>()) : v.get<std::uint64_t>();
+    const auto value = integer_arg(v);
+    if (!value) throw std::logic_error("a decoded integer argument is not an unsigned integer");
+    return *value;
   }
 
   void expect_equal(const std::string& code, const std::string& what, const std::string& got,
@@ -815,14 +818,12 @@ class Reviewer {
     for (const auto& [field, got] : {std::pair<const char*, std::uint64_t>{"amountX", x},
                                      std::pair<const char*, std::uint64_t>{"amountY", y}}) {
       const std::string asked = text(field);
-      std::uint64_t asked_units = 0;
-      const auto [end, ec] =
-          std::from_chars(asked.data(), asked.data() + asked.size(), asked_units);
-      if (asked.empty() || ec != std::errc() || end != asked.data() + asked.size()) {
+      const auto asked_units = parse_base_units(asked);
+      if (!asked_units) {
         refuse("intent.amount", std::string(field) + " is not a base-unit amount");
         continue;
       }
-      const auto total = static_cast<unsigned __int128>(asked_units);
+      const auto total = static_cast<unsigned __int128>(*asked_units);
       const auto share = static_cast<std::uint64_t>((total * left + width - 1) / width) + skipped;
       if (got > share) {
         refuse("intent.amount", std::string(field) + ": the resumed steps deposit " +

@@ -1,8 +1,10 @@
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <airlock/common/pda.h>
 #include <airlock/common/programs.h>
+#include <airlock/common/units.h>
 #include <airlock/offline/templates.h>
 
 namespace airlock::offline {
@@ -1039,22 +1041,11 @@ const Decoded* main_of(const TemplateInput& in, const StepReview& s) {
   return nullptr;
 }
 
-std::optional<std::uint64_t> arg_u64(const ojson& a, const char* name) {
-  if (!a.is_object() || !a.contains(name)) return std::nullopt;
-  const ojson& v = a[name];
-  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (!v.is_string()) return std::nullopt;
-  std::uint64_t out = 0;
-  for (const char c : v.get<std::string>()) {
-    if (c < '0' || c > '9' || out > (UINT64_MAX - 9) / 10) return std::nullopt;
-    out = out * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  return out;
-}
-
+// An intent's BaseUnitAmount: the API sends amounts as strings, never as JSON numbers.
 std::optional<std::uint64_t> body_amount(const ojson& intent, const char* name) {
-  if (!intent.is_object() || !intent.contains(name)) return std::nullopt;
-  return arg_u64(intent, name);
+  if (!intent.is_object() || !intent.contains(name) || !intent[name].is_string())
+    return std::nullopt;
+  return parse_base_units(intent[name].get_ref<const std::string&>());
 }
 
 std::optional<std::int64_t> body_int(const ojson& intent, const char* name) {
@@ -1065,7 +1056,7 @@ std::optional<std::int64_t> body_int(const ojson& intent, const char* name) {
 
 struct Range {
   std::int64_t lower = 0, upper = 0;
-  std::uint64_t x = 0, y = 0;
+  std::optional<std::uint64_t> x, y;  // nullopt: the step's amount could not be read
   std::size_t step = 0;
 };
 
@@ -1272,8 +1263,8 @@ void bind_steps(const TemplateInput& in, const std::vector<StepReview>& steps,
     } else {
       lo = arg_int(a, {"strategy", "min_bin_id"});
       hi = arg_int(a, {"strategy", "max_bin_id"});
-      r.x = arg_u64(a, "amount_x").value_or(0);
-      r.y = arg_u64(a, "amount_y").value_or(0);
+      r.x = a.contains("amount_x") ? integer_arg(a["amount_x"]) : std::nullopt;
+      r.y = a.contains("amount_y") ? integer_arg(a["amount_y"]) : std::nullopt;
     }
     if (!lo || !hi) return;
     r.lower = *lo;
@@ -1324,8 +1315,8 @@ void bind_steps(const TemplateInput& in, const std::vector<StepReview>& steps,
   const std::int64_t span = last - first + 1;  // bin ids are bounded: no overflow
   const auto width = static_cast<unsigned __int128>(span);
   for (const auto& [field, pick] :
-       {std::pair<const char*, std::uint64_t Range::*>{"amountX", &Range::x},
-        std::pair<const char*, std::uint64_t Range::*>{"amountY", &Range::y}}) {
+       {std::pair<const char*, std::optional<std::uint64_t> Range::*>{"amountX", &Range::x},
+        std::pair<const char*, std::optional<std::uint64_t> Range::*>{"amountY", &Range::y}}) {
     const auto total = body_amount(in.intent, field);
     if (!total) continue;  // refused by the totals check
     for (const auto& r : ranges) {
@@ -1333,9 +1324,15 @@ void bind_steps(const TemplateInput& in, const std::vector<StepReview>& steps,
       const auto bins = static_cast<unsigned __int128>(range_bins);
       const auto share = static_cast<std::uint64_t>(
           (static_cast<unsigned __int128>(*total) * bins + width - 1) / width + ranges.size());
-      if (r.*pick > share) {
+      const std::optional<std::uint64_t>& deposit = r.*pick;
+      if (!deposit) {
         refuse("intent.amount",
-               "step " + std::to_string(r.step + 1) + " deposits " + std::to_string(r.*pick) +
+               "step " + std::to_string(r.step + 1) + "'s " + field +
+                   " deposit is not an unsigned integer",
+               r.step);
+      } else if (*deposit > share) {
+        refuse("intent.amount",
+               "step " + std::to_string(r.step + 1) + " deposits " + std::to_string(*deposit) +
                    " of " + field + " into " + std::to_string(r.upper - r.lower + 1) +
                    " bins; their share of " + std::to_string(*total) + " over " +
                    std::to_string(last - first + 1) + " bins is at most " + std::to_string(share),

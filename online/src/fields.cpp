@@ -4,6 +4,7 @@
 
 #include <airlock/common/actions.h>
 #include <airlock/common/bytes.h>
+#include <airlock/common/units.h>
 #include <airlock/online/fields.h>
 
 namespace airlock::online {
@@ -144,13 +145,7 @@ Error bad(const std::string& where, const std::string& rule) {
   return Error(ErrorCode::kUsage, where + ": " + rule);
 }
 
-bool is_amount(const std::string& v) {
-  const bool digits = !v.empty() && std::all_of(v.begin(), v.end(), [](unsigned char c) {
-    return std::isdigit(c) != 0;
-  });
-  return digits && (v.size() == 1 || v[0] != '0') &&
-         (v.size() < 20 || (v.size() == 20 && v <= "18446744073709551615"));
-}
+bool is_amount(const std::string& v) { return parse_base_units(v).has_value(); }
 
 bool is_decimal(const std::string& v) {
   std::size_t dots = 0;

@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <airlock/common/units.h>
 #include <airlock/online/reads.h>
 
 using ::testing::HasSubstr;
@@ -76,14 +75,6 @@ TEST(Reads, BadArgumentsNameTheFieldAndTheRule) {
   nav.limit = 0;
   EXPECT_EQ(error_of("nav", nav), "--limit: must be a positive integer");
   EXPECT_THAT(error_of("balances", {}), HasSubstr("is not a read"));
-}
-
-TEST(Reads, WholeTokensAreExact) {
-  EXPECT_EQ(whole_units("6200093", 6), "6.200093");
-  EXPECT_EQ(whole_units("5000000", 6), "5");
-  EXPECT_EQ(whole_units("1", 9), "0.000000001");
-  EXPECT_EQ(whole_units("18446744073709551615", 9), "18446744073.709551615");
-  EXPECT_EQ(whole_units("n/a", 6), "n/a") << "not a number: shown as it came";
 }
 
 TEST(Reads, HoldingsShowUnitsPartialPricesAndEveryPositionKind) {

@@ -207,6 +207,38 @@ TEST_F(ReviewTest, ABatchMustDeliverExactlyTheRequestedTotals) {
   EXPECT_TRUE(has(review(shape, policy).refusals, "intent.shape"));
 }
 
+// An amount in the request is read by the API's rule for BaseUnitAmount and nothing looser: the
+// same value spelt another way ("0200000000", a JSON number) or not a value at all ("", " 1")
+// is refused, never read as zero or as the number it resembles.
+TEST_F(ReviewTest, AnAmountIsReadOnlyAsTheApiWritesIt) {
+  const json body = {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4800},
+                     {"upperBinId", 5000}, {"amountX", "200000000"},   {"amountY", "30000000"},
+                     {"shape", "spot"},    {"maxActiveBinSlippage", 5}};
+  const auto q = build("dlmm/open", body);
+  const auto policy = demo_policy(q);
+  ASSERT_FALSE(review(q, policy).refused());
+  for (const json& spelt : {json("0200000000"), json(200000000), json(""), json(" 200000000"),
+                            json("200000000 "), json("+200000000"), json("2e8")}) {
+    auto other = q;
+    json asked = body;
+    asked["amountX"] = spelt;
+    other.intent_json = asked.dump();
+    const auto r = review(other, policy);
+    EXPECT_TRUE(has(r.refusals, "intent.amount")) << spelt.dump() << "\n" << listed(r.refusals);
+  }
+
+  const auto swap = build("aggregator/swap", swap_body());
+  const auto swap_policy = demo_policy(swap);
+  ASSERT_FALSE(review(swap, swap_policy).refused());
+  for (const json& spelt : {json("05000000"), json(5000000), json("")}) {
+    auto other = swap;
+    json asked = swap_body();
+    asked["amount"] = spelt;
+    other.intent_json = asked.dump();
+    EXPECT_TRUE(review(other, swap_policy).refused()) << spelt.dump();
+  }
+}
+
 // A build resumed at cursorBinId must cover the bins from the cursor on and deposit no more than
 // their share: an online half that answers a resume with the whole batch again, or with the
 // rest of the bins at the full amounts, would fund the done ranges twice.

@@ -4,6 +4,7 @@
 // known instruction is undecodable, and the offline half refuses what it cannot decode.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,6 +31,11 @@ struct Decoded {
   // only as the program the instruction passes for them (decode_cpi_arguments).
   std::map<std::string, Decoded> nested;
 };
+
+// A decoded integer argument as an unsigned 64-bit value: a JSON number, or the string a
+// 64-bit field decodes to (parse_base_units' rule). nullopt for a negative, fractional or
+// non-numeric value, so a caller can refuse rather than read it as zero.
+[[nodiscard]] std::optional<std::uint64_t> integer_arg(const nlohmann::ordered_json& v);
 
 // An argument holding instruction data for the program passed in one of the instruction's
 // accounts: the vault program hands `route` to the program in its `jupiter_program` account.
