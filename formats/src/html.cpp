@@ -1,32 +1,7 @@
+#include <airlock/common/display.h>
 #include <airlock/formats/html.h>
 
 namespace airlock::html {
-namespace {
-
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string animated_qr_page(const std::vector<Bytes>& png_frames, const PageOptions& options) {
   std::string frames;
@@ -42,7 +17,7 @@ std::string animated_qr_page(const std::vector<Bytes>& png_frames, const PageOpt
 <head>
 <meta charset="utf-8">
 <title>)" +
-         escape(options.title) + R"(</title>
+         xml_escape(options.title) + R"(</title>
 <style>
   html, body { margin: 0; height: 100%; background: #fff; color: #222; font: 16px system-ui, sans-serif; }
   main { height: 100%; display: flex; flex-direction: column; align-items: center; justify-content: center; }

@@ -5,10 +5,13 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <vector>
 
 #include <airlock/common/cli.h>
 #include <airlock/common/cli_options.h>
+#include <airlock/common/display.h>
+#include <airlock/formats/files.h>
 #include <airlock/hardening/lockdown.h>
 #include <airlock/offline/audit.h>
 #include <airlock/offline/keystore.h>
@@ -46,7 +49,8 @@ std::string_view verdict_name(Verdict v) {
 int run_review(const std::vector<std::string>& args) {
   po::options_description options(
       "usage: airlock-offline review (REQUEST | --qr IMAGE... | --raw WxH | --camera DEVICE)\n"
-      "                              [--policy FILE] [--keystore FILE | --signer KEY] [--json]\n\n"
+      "                              [--policy FILE] [--keystore FILE | --signer KEY]\n"
+      "                              [--json | --html FILE]\n\n"
       "Shows the review sign would show for a request, and its verdict, without the key: the\n"
       "same decoding, intent binding and policy, for an auditor or a second reviewer on any\n"
       "machine. Nothing is signed or logged. The signer is the keystore's key (only its public\n"
@@ -69,12 +73,17 @@ int run_review(const std::vector<std::string>& args) {
       "folder of Anchor IDL files for the programs to decode")(
       "audit-log", po::value<std::string>(),
       "the signer's audit log, read only: judge a request id it has signed as sign would")(
-      "json", "print the summary and verdict as JSON instead of text");
+      "json", "print the summary and verdict as JSON instead of text")(
+      "html", po::value<std::string>(),
+      "also write the report as one self-contained HTML page to this file (the text report and "
+      "each DLMM instruction's bins as a picture; nothing in it is fetched)");
   request_source_options(options);
   po::variables_map vm;
   int code = 0;
   if (!airlock::cli::parse_options(kProgram, args, options, "request", vm, code)) return code;
   if (auto s = check_request_source(vm); !s.ok()) return report(s.error());
+  if (vm.count("json") && vm.count("html"))
+    return report(Error(ErrorCode::kUsage, "give one report: --json or --html"));
   if (vm.count("keystore") && vm.count("signer"))
     return report(Error(ErrorCode::kUsage, "give the signer once: --keystore or --signer"));
   const std::int64_t now = vm.count("at") ? vm["at"].as<std::int64_t>() : unix_now();
@@ -153,40 +162,53 @@ int run_review(const std::vector<std::string>& args) {
     }
     std::cout << out.dump(2, ' ', true) << "\n";
   } else {
-    std::cout << "REVIEW ONLY: nothing is signed here.\n"
-              << "request SHA-256  " << digest << "\n"
-              << "signer           " << airlock::to_base58(*signer) << " (" << signer_source
-              << ")\n"
-              << "policy           "
-              << (vm.count("policy") ? vm["policy"].as<std::string>()
-                                     : std::string("none: the empty policy, which allows nothing"))
-              << "\n\n"
-              << examined.summary << "\n";
+    std::ostringstream text;
+    text << "REVIEW ONLY: nothing is signed here.\n"
+         << "request SHA-256  " << digest << "\n"
+         << "signer           " << airlock::to_base58(*signer) << " (" << signer_source << ")\n"
+         << "policy           "
+         << (vm.count("policy") ? airlock::printable(vm["policy"].as<std::string>())
+                                : std::string("none: the empty policy, which allows nothing"))
+         << "\n\n"
+         << examined.summary << "\n";
     switch (verdict) {
       case Verdict::kReissued:
-        std::cout << "VERDICT: the audit log signed this request id for these transactions "
-                     "(entry "
-                  << replay.earlier->seq
-                  << "): sign would answer it again from the log, without asking or opening the "
-                     "key.\n";
+        text << "VERDICT: the audit log signed this request id for these transactions "
+                "(entry "
+             << replay.earlier->seq
+             << "): sign would answer it again from the log, without asking or opening the "
+                "key.\n";
         break;
       case Verdict::kRefused:
         if (replay_refused) {
-          std::cout << "VERDICT: sign would refuse this request: " << replay_refused->code << ": "
-                    << replay_refused->reason << ".\n";
+          text << "VERDICT: sign would refuse this request: " << replay_refused->code << ": "
+               << replay_refused->reason << ".\n";
           break;
         }
-        std::cout << "VERDICT: sign would refuse this request (" << review.refusals.size()
-                  << " reason(s) above).\n";
+        text << "VERDICT: sign would refuse this request (" << review.refusals.size()
+             << " reason(s) above).\n";
         break;
       case Verdict::kAsks:
-        std::cout << "VERDICT: sign would show this and ask the operator"
-                  << (review.warnings.empty() ? "" : ", with the warnings above") << ".\n";
+        text << "VERDICT: sign would show this and ask the operator"
+             << (review.warnings.empty() ? "" : ", with the warnings above") << ".\n";
         break;
       case Verdict::kAutomatic:
-        std::cout << "VERDICT: sign would sign this without asking under --auto-approve (the "
-                     "policy marks the action auto_approve and nothing warns).\n";
+        text << "VERDICT: sign would sign this without asking under --auto-approve (the "
+                "policy marks the action auto_approve and nothing warns).\n";
         break;
+    }
+    const std::string report_text = text.str();  // the summary is escaped where it is made
+    std::cout << report_text;
+    if (vm.count("html")) {
+      const std::string page = airlock::offline::render_html_report(
+          review,
+          "airlock review: " + std::string(verdict_name(verdict)) + ", request SHA-256 " + digest,
+          report_text);
+      if (auto s = airlock::files::write_atomically(
+              vm["html"].as<std::string>(),
+              airlock::ByteView(reinterpret_cast<const std::uint8_t*>(page.data()), page.size()));
+          !s.ok())
+        return report(s.error());
     }
   }
   std::cout << std::flush;

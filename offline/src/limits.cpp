@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include <airlock/common/programs.h>
@@ -42,6 +43,56 @@ constexpr std::string_view kMovesNothingOut[] = {
     "perp_initialize",       "perp_onboard",    "perp_withdraw",    "perp_order",
     "perp_cancel",           "perp_sweep",      "vault_initialize", "vault_update",
     "vault_claim_fee",       "vault_close",     "strategy_close"};
+
+namespace {
+
+// What a deposit into a pinned DLMM pool takes from the vault, per token: a liquidity deposit
+// (open, add, add-range) its amount_x of token X and amount_y of token Y; a limit order the
+// sum of its bins, of X when it sells (ask) and of Y when it buys (bid). nullopt when the
+// instruction is not such a deposit or its pool is not pinned; a side whose amount cannot be
+// read is nullopt inside.
+struct PoolDeposit {
+  std::optional<std::pair<PublicKey, std::uint64_t>> x, y;
+};
+
+std::optional<PoolDeposit> pool_deposit(const Review& review, const Decoded& d,
+                                        const std::optional<PublicKey>& lb_pair) {
+  static constexpr std::array kLiquidity = {"dlmm_open", "dlmm_add", "dlmm_add_range"};
+  const bool liquidity =
+      std::find(kLiquidity.begin(), kLiquidity.end(), d.instruction) != kLiquidity.end();
+  if ((!liquidity && d.instruction != "dlmm_limit_order_place") || !lb_pair) return std::nullopt;
+  const auto pinned = std::find_if(review.pools.begin(), review.pools.end(),
+                                   [&](const auto& p) { return p.pinned && p.pool == *lb_pair; });
+  if (pinned == review.pools.end()) return std::nullopt;
+  PoolDeposit out;
+  if (liquidity) {
+    const auto x = integer_arg(d.args.value("amount_x", ojson()));
+    const auto y = integer_arg(d.args.value("amount_y", ojson()));
+    if (x && y) {
+      out.x = {pinned->token_x, *x};
+      out.y = {pinned->token_y, *y};
+    }
+    return out;
+  }
+  const ojson side = d.args.value("side", ojson());
+  const std::string variant = side.is_object() && side.value("variant", ojson()).is_string()
+                                  ? side["variant"].get<std::string>()
+                                  : "";
+  const ojson bins = d.args.value("bins", ojson());
+  if ((variant != "Ask" && variant != "Bid") || !bins.is_array()) return out;
+  std::uint64_t total = 0;
+  for (const auto& bin : bins) {
+    const auto amount = integer_arg(bin.is_object() ? bin.value("amount", ojson()) : ojson());
+    if (!amount) return out;
+    total = saturating_add(total, *amount);
+  }
+  const bool sells = variant == "Ask";
+  out.x = {pinned->token_x, sells ? total : 0};
+  out.y = {pinned->token_y, sells ? 0 : total};
+  return out;
+}
+
+}  // namespace
 
 Outflows outflows_of(const Review& review) {
   Outflows out;
@@ -109,16 +160,24 @@ Outflows outflows_of(const Review& review) {
         } else {
           unknown(mint, "perp_deposit whose mint is not a static account or amount unreadable");
         }
+      } else if (const auto deposit = pool_deposit(review, d, account("lb_pair"))) {
+        if (deposit->x && deposit->y) {
+          if (deposit->x->second != 0) add(deposit->x->first, deposit->x->second);
+          if (deposit->y->second != 0) add(deposit->y->first, deposit->y->second);
+        } else {
+          unknown(std::nullopt, d.instruction + " into pinned pool whose amounts are unreadable");
+        }
       } else if (d.instruction == "dlmm_zap_out_swap") {
         unknown(spent_mint("source_mint", "source_mint"),
                 "dlmm_zap_out_swap, which swaps what the position returns: no amount is stated");
       } else if (std::find(std::begin(kMovesNothingOut), std::end(kMovesNothingOut),
                            d.instruction) == std::end(kMovesNothingOut)) {
-        // Deposits into a DLMM pool (open, add, add-range, limit orders, flips): the pool is
-        // the request's, and which tokens it holds only the online half says.
+        // Deposits into a DLMM pool the policy does not pin (which tokens it holds only the
+        // online half says), and flips, which state no amount.
         unknown(std::nullopt, d.instruction +
                                   ", which moves tokens into a pool whose tokens this machine "
-                                  "cannot verify");
+                                  "cannot verify (pin the pool in [[pools]]) or states no "
+                                  "amount");
       }
     }
   }

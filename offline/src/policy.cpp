@@ -112,6 +112,13 @@ const PinnedMarket* Policy::market(std::string_view symbol) const {
   return nullptr;
 }
 
+const PinnedPool* Policy::pool(const PublicKey& address) const {
+  for (const auto& pool : pools) {
+    if (pool.address == address) return &pool;
+  }
+  return nullptr;
+}
+
 const PinnedToken* Policy::token(const PublicKey& mint) const {
   for (const auto& t : tokens) {
     if (t.mint == mint) return &t;
@@ -249,6 +256,43 @@ Result<Limits> parse_limits(const toml::node* node, const Policy& p) {
   return out;
 }
 
+namespace {
+
+// [[pools]]: address, token_x, token_y; each pool once, its two tokens different.
+Result<std::vector<PinnedPool>> read_pools(const toml::table& t) {
+  std::vector<PinnedPool> pools;
+  const toml::node* node = t.get("pools");
+  if (node == nullptr) return pools;
+  const toml::array* array = node->as_array();
+  if (array == nullptr) return bad("pools", "must be an array of tables ([[pools]])");
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const std::string where = "pools[" + std::to_string(i) + "]";
+    const toml::table* entry = array->get(i)->as_table();
+    if (entry == nullptr) return bad(where, "must be a table with address, token_x and token_y");
+    for (const auto& [k, v] : *entry) {
+      const std::string key(k.str());
+      if (key != "address" && key != "token_x" && key != "token_y")
+        return bad(where + "." + key, "unknown setting");
+    }
+    PinnedPool pool;
+    AIRLOCK_TRY(address, key_at(entry->get("address"), where + ".address"));
+    pool.address = address;
+    AIRLOCK_TRY(x, key_at(entry->get("token_x"), where + ".token_x"));
+    pool.token_x = x;
+    AIRLOCK_TRY(y, key_at(entry->get("token_y"), where + ".token_y"));
+    pool.token_y = y;
+    if (pool.token_x == pool.token_y)
+      return bad(where + ".token_y", "must be another mint than token_x");
+    for (const auto& other : pools) {
+      if (other.address == pool.address) return bad(where + ".address", "is pinned twice");
+    }
+    pools.push_back(pool);
+  }
+  return pools;
+}
+
+}  // namespace
+
 Result<Policy> parse_policy(std::string_view text) {
   toml::table t;
   try {
@@ -265,6 +309,7 @@ Result<Policy> parse_policy(std::string_view text) {
                                                "lookup_tables",
                                                "tokens",
                                                "markets",
+                                               "pools",
                                                "allow_unverified_lookup_tables",
                                                "allow_durable_nonce",
                                                "allow_vault_initialize",
@@ -376,6 +421,8 @@ Result<Policy> parse_policy(std::string_view text) {
       p.markets.push_back(std::move(market));
     }
   }
+  AIRLOCK_TRY(pools, read_pools(t));
+  p.pools = std::move(pools);
   if (const toml::node* actions = t.get("actions")) {
     const toml::table* table = actions->as_table();
     if (table == nullptr) return bad("actions", "must be a table of [actions.\"name\"] sections");
@@ -458,6 +505,15 @@ std::string policy_toml(const Policy& p) {
     for (const auto& market : p.markets)
       markets.push_back(toml::table{{"symbol", market.symbol}, {"address", key(market.address)}});
     t.insert("markets", std::move(markets));
+  }
+  if (!p.pools.empty()) {
+    toml::array pools;
+    for (const auto& pool : p.pools) {
+      pools.push_back(toml::table{{"address", key(pool.address)},
+                                  {"token_x", key(pool.token_x)},
+                                  {"token_y", key(pool.token_y)}});
+    }
+    t.insert("pools", std::move(pools));
   }
   if (!p.actions.empty()) {
     toml::table actions;

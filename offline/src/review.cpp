@@ -34,6 +34,7 @@ class Reviewer {
   Review run() {
     request_checks();
     token_labels();
+    pool_labels();
     for (std::size_t i = 0; i < q_.steps.size(); ++i) step(i);
     if (action_) {
       TemplateFindings found;
@@ -152,6 +153,26 @@ class Reviewer {
         continue;
       }
       review_.tokens.push_back({hint.mint, hint.symbol, hint.decimals, false});
+    }
+  }
+
+  // Pool hints are display only too, but with the pool pinned its tokens also count under the
+  // policy's token limits: the pin wins, and a hint that says otherwise is warned about.
+  void pool_labels() {
+    for (const auto& p : policy_.pools)
+      review_.pools.push_back({p.address, p.token_x, p.token_y, true});
+    for (const auto& hint : q_.hints.pools) {
+      if (const PinnedPool* pinned = policy_.pool(hint.pool)) {
+        if (hint.token_x != pinned->token_x || hint.token_y != pinned->token_y) {
+          warn("warn.misleading_hint",
+               "the online half says pool " + to_base58(hint.pool) + " holds " +
+                   to_base58(hint.token_x) + " (X) and " + to_base58(hint.token_y) +
+                   " (Y); the policy pins it to " + to_base58(pinned->token_x) + " and " +
+                   to_base58(pinned->token_y));
+        }
+        continue;
+      }
+      review_.pools.push_back({hint.pool, hint.token_x, hint.token_y, false});
     }
   }
 

@@ -4,6 +4,7 @@
 #include <airlock/common/display.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/units.h>
+#include <airlock/offline/bins.h>
 #include <airlock/offline/summary.h>
 
 namespace airlock::offline {
@@ -49,25 +50,36 @@ const char* source_of(const TokenLabel& t) {
   return t.pinned ? "pinned by the policy" : "per the online half";
 }
 
-// The tokens X and Y of the pool an instruction names as its lb_pair account, when the online
-// half's pool hint names that pool and the tokens are labelled (pinned or hinted).
+// The tokens X and Y of the pool an instruction names as its lb_pair account, when the policy
+// pins that pool or the online half's pool hint names it, and the tokens are labelled.
 struct PoolTokens {
   const TokenLabel* x = nullptr;
   const TokenLabel* y = nullptr;
+  bool pinned = false;  // which mints they are is the policy's word, not the online half's
 };
 
-PoolTokens pool_tokens(const envelope::SignRequest& q, const Review& r, const StepReview& s,
-                       const Decoded& d, const CompiledInstruction& ix) {
+const char* pool_source(bool pinned) {
+  return pinned ? "pinned by the policy" : "per the online half";
+}
+
+PoolTokens pool_tokens(const Review& r, const StepReview& s, const Decoded& d,
+                       const CompiledInstruction& ix) {
   for (std::size_t a = 0; a < d.account_names.size() && a < ix.accounts.size(); ++a) {
     if (d.account_names[a] != "lb_pair") continue;
     const std::size_t index = ix.accounts[a];
     if (index >= s.roles.size() || !s.roles[index].key) return {};
-    for (const auto& p : q.hints.pools) {
+    for (const auto& p : r.pools) {
       if (p.pool == *s.roles[index].key)
-        return {token_label(r, p.token_x), token_label(r, p.token_y)};
+        return {token_label(r, p.token_x), token_label(r, p.token_y), p.pinned};
     }
   }
   return {};
+}
+
+// The labels of a pool's two sides in a bin picture: "X SOL", or "X" when the token is unknown.
+std::pair<std::string, std::string> side_names(const PoolTokens& pool) {
+  return {pool.x ? "X " + pool.x->symbol : std::string("X"),
+          pool.y ? "Y " + pool.y->symbol : std::string("Y")};
 }
 
 // An argument's value, with its amount in whole tokens when the unit is known from a hint.
@@ -78,8 +90,8 @@ std::string arg_text(const Review& r, const std::string& instruction, const ojso
   if (value.is_string() && ((name == "amount_x" && pool.x) || (name == "amount_y" && pool.y))) {
     const TokenLabel& label = name == "amount_x" ? *pool.x : *pool.y;
     return text + "  (" + whole_units(text, label.decimals) + " " + label.symbol +
-           ", the pool's token " + (name == "amount_x" ? "X" : "Y") +
-           " per the online half, decimals " + source_of(label) + ")";
+           ", the pool's token " + (name == "amount_x" ? "X" : "Y") + " " +
+           pool_source(pool.pinned) + ", decimals " + source_of(label) + ")";
   }
   // The token program's *_checked instructions carry the mint's decimals and fail on chain if
   // they are wrong, so their amounts can be shown in whole units without trusting a hint.
@@ -107,12 +119,12 @@ std::string describe_key(const PublicKey& key, const envelope::SignRequest& q, c
   if (auto name = programs::well_known_name(key)) return out + " (" + std::string(*name) + ")";
   if (const TokenLabel* label = token_label(r, key))
     return out + " (token " + label->symbol + " " + source_of(*label) + ")";
-  for (const auto& p : q.hints.pools) {
+  for (const auto& p : r.pools) {
     if (p.pool != key) continue;
     const TokenLabel* x = token_label(r, p.token_x);
     const TokenLabel* y = token_label(r, p.token_y);
     return out + " (pool " + (x ? x->symbol : to_base58(p.token_x)) + "/" +
-           (y ? y->symbol : to_base58(p.token_y)) + " per the online half)";
+           (y ? y->symbol : to_base58(p.token_y)) + " " + pool_source(p.pinned) + ")";
   }
   if (key == q.manager) return out + " (manager)";
   if (key == q.vault) return out + " (vault)";
@@ -225,7 +237,7 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
     // once for the deposit lines and the arguments below.
     std::vector<PoolTokens> pools(m.instructions.size());
     for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
-      if (s.instructions[i]) pools[i] = pool_tokens(q, r, s, *s.instructions[i], m.instructions[i]);
+      if (s.instructions[i]) pools[i] = pool_tokens(r, s, *s.instructions[i], m.instructions[i]);
     }
     // What goes into a liquidity pool, in whole tokens when the pool and its tokens are known.
     for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
@@ -239,7 +251,16 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
       out << "  deposit   " << whole_units(d->args["amount_x"].get<std::string>(), pool.x->decimals)
           << " " << pool.x->symbol << " + "
           << whole_units(d->args["amount_y"].get<std::string>(), pool.y->decimals) << " "
-          << pool.y->symbol << " (the pool's tokens per the online half)\n";
+          << pool.y->symbol << " (the pool's tokens " << pool_source(pool.pinned) << ")\n";
+    }
+    // DLMM liquidity bin by bin, drawn: where it goes against the active bin, and how much.
+    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
+      const auto& d = s.instructions[i];
+      const auto picture = d ? bin_picture(*d) : std::nullopt;
+      if (!picture) continue;
+      const auto [x_name, y_name] = side_names(pools[i]);
+      out << "  bins      instruction " << i + 1 << " (" << d->instruction << ")\n"
+          << draw_bins_text(*picture, "            ", x_name, y_name);
     }
     for (std::size_t i = 0; i < m.instructions.size(); ++i) {
       const auto& ix = m.instructions[i];
@@ -296,6 +317,44 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
   return printable(out.str(), true);
 }
 
+std::string render_html_report(const Review& r, const std::string& title,
+                               const std::string& report_text) {
+  std::ostringstream figures;
+  for (const auto& s : r.steps) {
+    const Message& m = s.tx.message;
+    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
+      const auto& d = s.instructions[i];
+      const auto picture = d ? bin_picture(*d) : std::nullopt;
+      if (!picture) continue;
+      const auto [x_name, y_name] = side_names(pool_tokens(r, s, *d, m.instructions[i]));
+      figures << "<figure>\n"
+              << draw_bins_svg(*picture, printable(x_name), printable(y_name))
+              << "<figcaption>Step " << s.index + 1 << ", instruction " << i + 1 << " ("
+              << xml_escape(printable(d->instruction))
+              << "): " << xml_escape(printable(picture->caption, true))
+              << "</figcaption>\n</figure>\n";
+    }
+  }
+  const std::string heading = xml_escape(printable(title));
+  std::ostringstream page;
+  page << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+       << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'; form-action 'none'\">\n"
+       << "<title>" << heading << "</title>\n"
+       << "<style>body{font-family:sans-serif;margin:1.5em}pre{font-family:monospace;"
+          "white-space:pre;overflow-x:auto;border:1px solid #ccc;padding:1em}"
+          "figure{margin:1em 0}figcaption{font-size:90%}</style>\n"
+       << "</head>\n<body>\n<h1>" << heading
+       << "</h1>\n"
+       // The parser drops one newline right after <pre>: this one, never the report's own.
+       << "<pre id=\"report\">\n"
+       << xml_escape(report_text) << "</pre>\n";
+  const std::string drawn = figures.str();
+  if (!drawn.empty()) page << "<h2>Liquidity by bin</h2>\n" << drawn;
+  page << "</body>\n</html>\n";
+  return page.str();
+}
+
 ojson summary_json(const envelope::SignRequest& q, const Review& r) {
   ojson j;
   j["request_id"] = request_id_hex(q.request_id);
@@ -339,6 +398,16 @@ ojson summary_json(const envelope::SignRequest& q, const Review& r) {
         }
         entry["accounts"].push_back(std::move(account));
       }
+      if (const auto picture = d ? bin_picture(*d) : std::nullopt) {
+        entry["bins"] = {
+            {"first_bin", picture->first_bin},
+            {"last_bin", picture->last_bin},
+            {"active_bin", picture->active_bin ? ojson(*picture->active_bin) : ojson(nullptr)},
+            {"meaning", picture->caption},
+            {"x", picture->x},
+            {"y", picture->y},
+            {"out", picture->out}};
+      }
       if (d) {
         entry["decoded"] = {
             {"program", d->program}, {"instruction", d->instruction}, {"args", d->args}};
@@ -362,11 +431,11 @@ ojson summary_json(const envelope::SignRequest& q, const Review& r) {
                            {"source", t.pinned ? "policy" : "online-hint"}});
   }
   j["pools"] = ojson::array();
-  for (const auto& p : q.hints.pools) {
+  for (const auto& p : r.pools) {
     j["pools"].push_back({{"pool", to_base58(p.pool)},
                           {"token_x", to_base58(p.token_x)},
                           {"token_y", to_base58(p.token_y)},
-                          {"source", "online-hint"}});
+                          {"source", p.pinned ? "policy" : "online-hint"}});
   }
   j["warnings"] = findings_json(r.warnings);
   j["refusals"] = findings_json(r.refusals);

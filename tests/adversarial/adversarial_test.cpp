@@ -325,6 +325,111 @@ TEST_F(Adversarial, ReviewWithoutAPolicyRefusesAndStillShowsTheDecoding) {
   EXPECT_THAT(stranger.output, HasSubstr("is not the policy's manager"));
 }
 
+// Text as an HTML parser gives it back: the entities a serializer writes, decoded.
+std::string html_text(std::string_view html) {
+  std::string out;
+  for (std::size_t i = 0; i < html.size(); ++i) {
+    if (html[i] != '&') {
+      out += html[i];
+      continue;
+    }
+    bool decoded = false;
+    for (const auto& [entity, c] : {std::pair<std::string_view, char>{"&lt;", '<'},
+                                    {"&gt;", '>'},
+                                    {"&amp;", '&'},
+                                    {"&quot;", '"'},
+                                    {"&#39;", '\''}}) {
+      if (html.substr(i, entity.size()) == entity) {
+        out += c;
+        i += entity.size() - 1;
+        decoded = true;
+        break;
+      }
+    }
+    if (!decoded) out += "&(undecoded)";
+  }
+  return out;
+}
+
+// The HTML report an auditor files: Chromium (headless) parses it, and the page's report holds
+// exactly the text the terminal showed, for honest requests with and without DLMM pictures and
+// for a hostile one whose intent carries markup. The page fetches nothing and runs nothing.
+TEST_F(Adversarial, TheHtmlReportOpensInChromiumAndReadsAsTheTerminal) {
+  ASSERT_EQ(airlock::test::run_command("command -v chromium").exit_code, 0)
+      << "chromium is not installed: scripts/setup installs it";
+  const auto h = honest();
+  auto marked = h.swap;
+  json intent = json::parse(marked.intent_json);
+  intent["note"] = "</pre><script>alert(1)</script><img src=\"http://203.0.113.9/x\">";
+  marked.intent_json = intent.dump();
+  const std::vector<std::pair<std::string, const envelope::SignRequest*>> cases = {
+      {"swap", &h.swap},
+      {"dlmm_open", &h.dlmm_open},
+      {"limit_order", &h.limit_order},
+      {"dlmm_remove", &h.dlmm_remove},
+      {"markup in the intent", &marked}};
+  std::size_t pictures_seen = 0;
+  for (const auto& [name, q] : cases) {
+    SCOPED_TRACE(name);
+    const std::string request_file = dir.file("html.alreq");
+    ASSERT_TRUE(
+        files::write_atomically(request_file, files::wrap_envelope(files::EnvelopeKind::kRequest,
+                                                                   envelope::encode_request(*q)))
+            .ok());
+    std::ofstream(dir.file("html-policy.toml")) << offline::policy_toml(policy_for(*q));
+    const std::string page = dir.file("report.html");
+    std::filesystem::remove(page);
+    const std::string review = std::string(AIRLOCK_OFFLINE_BIN) + " review " + request_file +
+                               " --policy " + dir.file("html-policy.toml") + " --keystore " +
+                               keystore + " --at " + std::to_string(now_s());
+    const auto terminal = airlock::test::run_command("{ " + review + " 2>/dev/null; }");
+    const auto written =
+        airlock::test::run_command("{ " + review + " --html " + page + " 2>/dev/null; }");
+    EXPECT_EQ(written.exit_code, terminal.exit_code);
+    EXPECT_EQ(written.output, terminal.output) << "--html changes nothing on the terminal";
+    std::ifstream in(page, std::ios::binary);
+    ASSERT_TRUE(in.good()) << written.output;
+    const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_THAT(html, HasSubstr("Content-Security-Policy\" content=\"default-src 'none'"));
+    // The markup around the report's text (which may quote anything, escaped).
+    const auto text_start = html.find("<pre id=\"report\">");
+    const auto text_end = html.find("</pre>", text_start);
+    ASSERT_NE(text_end, std::string::npos);
+    const std::string markup = html.substr(0, text_start) + html.substr(text_end);
+    for (const char* fetching : {"<script", "<img", "<link", "<iframe", "<object", "<embed",
+                                 " src=", " href=", "url(", "@import"})
+      EXPECT_THAT(markup, Not(HasSubstr(fetching))) << "the page would fetch or run " << fetching;
+    EXPECT_THAT(html, Not(HasSubstr("<script"))) << "the intent's markup was not escaped";
+
+    const auto dumped = airlock::test::run_command(
+        "{ chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions "
+        "--user-data-dir=" +
+        dir.file("chromium-profile") + " --dump-dom file://" + page + " 2>/dev/null; }");
+    ASSERT_EQ(dumped.exit_code, 0) << dumped.output;
+    const std::string open = "<pre id=\"report\">";
+    const auto start = dumped.output.find(open);
+    ASSERT_NE(start, std::string::npos) << dumped.output;
+    const auto end = dumped.output.find("</pre>", start);
+    ASSERT_NE(end, std::string::npos);
+    const std::string shown =
+        html_text(dumped.output.substr(start + open.size(), end - start - open.size()));
+    EXPECT_EQ(shown, terminal.output) << "the browser's report is not the terminal's";
+    EXPECT_THAT(dumped.output, Not(HasSubstr("<script")))
+        << "the intent's markup became an element";
+    // One picture per DLMM instruction the terminal drew, and the browser parsed each.
+    std::size_t drawn = 0, figures = 0;
+    for (auto at = terminal.output.find("  bins      instruction"); at != std::string::npos;
+         at = terminal.output.find("  bins      instruction", at + 1))
+      ++drawn;
+    for (auto at = dumped.output.find("<svg"); at != std::string::npos;
+         at = dumped.output.find("<svg", at + 1))
+      ++figures;
+    EXPECT_EQ(figures, drawn);
+    pictures_seen += figures;
+  }
+  EXPECT_GE(pictures_seen, 3U) << "the DLMM cases drew their bins";
+}
+
 TEST_F(Adversarial, AMisleadingHintIsNotShownAsFact) {
   const auto h = honest();
   for (const auto& c : adversarial::hostile_cases(h)) {

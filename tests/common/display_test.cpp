@@ -58,3 +58,17 @@ TEST(Printable, EscapesCannotBeForgedAndOrdinaryTextPasses) {
 
 }  // namespace
 }  // namespace airlock
+
+namespace airlock {
+namespace {
+
+TEST(XmlEscape, MarkupCharactersBecomeEntitiesAndTextPasses) {
+  EXPECT_EQ(xml_escape("</pre><script>alert('x')</script>"),
+            "&lt;/pre&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
+  EXPECT_EQ(xml_escape("a=\"1\" & b"), "a=&quot;1&quot; &amp; b");
+  EXPECT_EQ(xml_escape("&amp;"), "&amp;amp;") << "an entity in the text stays text";
+  EXPECT_EQ(xml_escape("SOL ▁▂█ 5000"), "SOL ▁▂█ 5000");
+}
+
+}  // namespace
+}  // namespace airlock

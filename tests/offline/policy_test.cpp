@@ -261,5 +261,40 @@ TEST(Policy, MarketsArePinnedBySymbolOnce) {
               HasSubstr("markets[0].asset: unknown setting"));
 }
 
+TEST(Policy, PoolsArePinnedByAddressWithTwoTokens) {
+  const std::string pool = "8cGAuKv4FsExxYQE3XZUSGydbig6t2o28E3iSppYi1ht";
+  const std::string sol = "So11111111111111111111111111111111111111112";
+  const std::string usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+  const auto pinned = [&](const std::string& x, const std::string& y, const std::string& more) {
+    return std::string(kHead) + "[[pools]]\naddress = \"" + pool + "\"\ntoken_x = \"" + x +
+           "\"\ntoken_y = \"" + y + "\"\n" + more;
+  };
+  auto p = parse_policy(pinned(sol, usdc, ""));
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  const PinnedPool* found = p->pool(public_key_from_base58(pool).value());
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(to_base58(found->token_x), sol);
+  EXPECT_EQ(to_base58(found->token_y), usdc);
+  EXPECT_EQ(p->pool(public_key_from_base58(sol).value()), nullptr);
+  auto back = parse_policy(policy_toml(*p));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(policy_toml(*back), policy_toml(*p));
+  ASSERT_EQ(back->pools.size(), 1U);
+  EXPECT_EQ(back->pools[0].token_y, found->token_y);
+
+  EXPECT_THAT(error_of(pinned(sol, sol, "")),
+              HasSubstr("pools[0].token_y: must be another mint than token_x"));
+  EXPECT_THAT(error_of(pinned(sol, usdc, "fee_bps = 1\n")),
+              HasSubstr("pools[0].fee_bps: unknown setting"));
+  EXPECT_THAT(error_of(pinned(sol, "nope", "")), HasSubstr("pools[0].token_y"));
+  EXPECT_THAT(error_of(std::string(kHead) + "[[pools]]\naddress = \"" + pool + "\"\n"),
+              HasSubstr("pools[0].token_x"));
+  EXPECT_THAT(error_of(pinned(sol, usdc, "") + "[[pools]]\naddress = \"" + pool +
+                       "\"\ntoken_x = \"" + usdc + "\"\ntoken_y = \"" + sol + "\"\n"),
+              HasSubstr("pools[1].address: is pinned twice"));
+  EXPECT_THAT(error_of(std::string(kHead) + "pools = 1\n"),
+              HasSubstr("pools: must be an array of tables"));
+}
+
 }  // namespace
 }  // namespace airlock::offline

@@ -8,8 +8,10 @@
 #include <iterator>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <pty.h>
 #include <stdlib.h>
@@ -180,6 +182,28 @@ std::optional<int> wait_for_exit(pid_t pid, std::chrono::milliseconds timeout) {
   int status = 0;
   if (::waitpid(pid, &status, 0) != pid) return std::nullopt;
   return status;
+}
+
+void expect_golden(const std::string& name, const std::string& text) {
+  const std::string path = std::string(AIRLOCK_TEST_DATA_DIR) + "/" + name;
+  const char* update = std::getenv("AIRLOCK_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(path, std::ios::binary) << text;
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in.good()) << "no golden file " << path << "; run with AIRLOCK_UPDATE_GOLDEN=1";
+  const std::string golden((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream want(golden);
+  std::istringstream got(text);
+  std::string w;
+  std::string g;
+  for (int line = 1;; ++line) {
+    const bool more_w = static_cast<bool>(std::getline(want, w));
+    const bool more_g = static_cast<bool>(std::getline(got, g));
+    if (!more_w && !more_g) break;
+    ASSERT_EQ(g, w) << name << " line " << line << "\nwhole text:\n" << text;
+  }
 }
 
 }  // namespace airlock::test

@@ -89,4 +89,9 @@ std::optional<std::string> wait_for_text(const std::filesystem::path& path,
 // wait status, or nothing if it is still running after `timeout`.
 std::optional<int> wait_for_exit(pid_t pid, std::chrono::milliseconds timeout);
 
+// Compares `text` line by line with the golden file tests/data/<name> (a failure names the
+// first line that differs and shows the whole text). With AIRLOCK_UPDATE_GOLDEN=1 the file is
+// rewritten instead, after a deliberate change; its diff is then reviewed like code.
+void expect_golden(const std::string& name, const std::string& text);
+
 }  // namespace airlock::test

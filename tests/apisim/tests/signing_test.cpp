@@ -618,5 +618,83 @@ TEST_F(SigningTest, ADepositIntoAPoolIsRefusedUnderATokenLimit) {
               HasSubstr("dlmm_limit_order_place, which moves tokens into a pool"));
 }
 
+// With the pool pinned ([[pools]]), a deposit's tokens are the policy's word: a limit order's
+// bins count under the token limit of the side it spends, and a liquidity deposit's amount_x
+// and amount_y under token X's and token Y's; a pool hint that says otherwise is warned about.
+TEST_F(SigningTest, ADepositIntoAPinnedPoolCountsUnderItsTokensLimits) {
+  const std::string pinned = std::string("[[tokens]]\nmint = \"") + kUsdc +
+                             "\"\nsymbol = \"USDC\"\ndecimals = 6\n[[tokens]]\nmint = \"" + kSol +
+                             "\"\nsymbol = \"SOL\"\ndecimals = 9\n[[pools]]\naddress = \"" +
+                             kSolUsdcPool + "\"\ntoken_x = \"" + kSol + "\"\ntoken_y = \"" + kUsdc +
+                             "\"\n[limits.tokens.USDC]\nper_day = \"1000\"\n"
+                             "[limits.tokens.SOL]\nper_day = \"0.6\"\n";
+  const auto bid = [&](const char* amount) {
+    const json body = {{"vault", kVault},
+                       {"lbPair", kSolUsdcPool},
+                       {"side", "bid"},
+                       {"bins", json::array({{{"binId", 4990}, {"amount", amount}}})}};
+    advance(5);
+    const Reply built = post("/transactions/dlmm/limit-order/place", body);
+    EXPECT_EQ(built.status, 200) << built.body.dump();
+    return request_of("dlmm/limit-order/place", body, built.body);
+  };
+  const auto first = bid("100000000");
+  const auto signed_first = process(first, demo_policy(first, pinned));
+  ASSERT_TRUE(signed_first.ok()) << signed_first.error().to_string();
+  EXPECT_EQ(signed_first->decision, offline::Decision::kSigned) << last_summary;
+  EXPECT_THAT(last_summary, HasSubstr("this request 100 USDC"));
+  EXPECT_EQ(*log->entries().back().outflows,
+            (std::vector<audit::Outflow>{{public_key_from_base58(kUsdc).value(), 100'000'000}}))
+      << "a bid spends token Y, USDC, the sum of its bins";
+
+  const auto second = bid("950000000");
+  const auto crossed = process(second, demo_policy(second, pinned));
+  ASSERT_TRUE(crossed.ok());
+  EXPECT_EQ(crossed->decision, offline::Decision::kRefused);
+  EXPECT_EQ(std::get<envelope::Refusal>(crossed->response.result).code, "policy.limit");
+
+  // A liquidity deposit counts both sides: 0.5 SOL fits the 0.6 SOL cap, 0.2 SOL more does not.
+  const auto open = [&](const char* x) {
+    const json body = {{"vault", kVault},    {"lbPair", kSolUsdcPool},
+                       {"lowerBinId", 4990}, {"upperBinId", 5010},
+                       {"amountX", x},       {"amountY", "1000000"},
+                       {"shape", "spot"},    {"maxActiveBinSlippage", 5}};
+    advance(5);
+    const Reply built = post("/transactions/dlmm/open", body);
+    EXPECT_EQ(built.status, 200) << built.body.dump();
+    return request_of("dlmm/open", body, built.body);
+  };
+  const auto small = open("500000000");
+  const auto opened = process(small, demo_policy(small, pinned));
+  ASSERT_TRUE(opened.ok());
+  EXPECT_EQ(opened->decision, offline::Decision::kSigned) << last_summary;
+  EXPECT_THAT(last_summary, HasSubstr("pinned by the policy"));
+  const auto& recorded = *log->entries().back().outflows;
+  EXPECT_NE(std::find(recorded.begin(), recorded.end(),
+                      audit::Outflow{public_key_from_base58(kSol).value(), 500'000'000}),
+            recorded.end());
+  EXPECT_NE(std::find(recorded.begin(), recorded.end(),
+                      audit::Outflow{public_key_from_base58(kUsdc).value(), 1'000'000}),
+            recorded.end());
+  const auto large = open("200000000");
+  const auto refused = process(large, demo_policy(large, pinned));
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->decision, offline::Decision::kRefused);
+  EXPECT_THAT(std::get<envelope::Refusal>(refused->response.result).reason, HasSubstr("SOL"));
+
+  // The online half swaps the pool's tokens in its hint: the pin wins and the hint is named.
+  auto lying = bid("1000000");
+  lying.hints.pools = {{public_key_from_base58(kSolUsdcPool).value(),
+                        public_key_from_base58(kUsdc).value(),
+                        public_key_from_base58(kSol).value()}};
+  const auto examined = offline::examine(lying, demo_policy(lying, pinned), decoders,
+                                         manager_->public_key(), now_s(), &log->entries());
+  bool warned = false;
+  for (const auto& w : examined.review.warnings)
+    warned = warned ||
+             (w.code == "warn.misleading_hint" && w.message.find("pins it") != std::string::npos);
+  EXPECT_TRUE(warned) << examined.summary;
+}
+
 }  // namespace
 }  // namespace airlock::apisim::test

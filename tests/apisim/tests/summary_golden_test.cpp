@@ -4,10 +4,7 @@
 // files in tests/data/summaries. What changes from run to run (request id, deadline, hashes
 // and keys that depend on the blockhash) is masked. AIRLOCK_UPDATE_GOLDEN=1 rewrites the files
 // after a deliberate change; the diff is then reviewed like code.
-#include <cstdlib>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #include <airlock/offline/review.h>
 #include <airlock/offline/summary.h>
@@ -70,29 +67,7 @@ class SummaryGolden : public SigningTwin {
   }
 
   void compare(const std::string& name, const std::string& text) {
-    const std::string path = std::string(AIRLOCK_TEST_DATA_DIR) + "/summaries/" + name + ".txt";
-    const char* update = std::getenv("AIRLOCK_UPDATE_GOLDEN");
-    if (update != nullptr && std::string(update) == "1") {
-      std::ofstream(path) << text;
-      return;
-    }
-    std::ifstream in(path);
-    ASSERT_TRUE(in.good()) << "no golden file " << path << "; run with AIRLOCK_UPDATE_GOLDEN=1";
-    std::stringstream golden;
-    golden << in.rdbuf();
-    // Line by line, so a failure shows the first line that differs.
-    std::istringstream want(golden.str());
-    std::istringstream got(text);
-    std::string w;
-    std::string g;
-    int line = 0;
-    while (true) {
-      const bool more_w = static_cast<bool>(std::getline(want, w));
-      const bool more_g = static_cast<bool>(std::getline(got, g));
-      ++line;
-      if (!more_w && !more_g) break;
-      ASSERT_EQ(g, w) << name << " line " << line << "\nwhole screen:\n" << text;
-    }
+    airlock::test::expect_golden("summaries/" + name + ".txt", text);
   }
 };
 

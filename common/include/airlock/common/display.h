@@ -19,4 +19,8 @@ namespace airlock {
 // True when `printable(text)` would change nothing.
 [[nodiscard]] bool is_printable(std::string_view text);
 
+// Text as HTML or XML character data or an attribute value: & < > " ' become entities, so the
+// text can open no element, attribute or comment. Apply printable() first for outside text.
+[[nodiscard]] std::string xml_escape(std::string_view text);
+
 }  // namespace airlock

@@ -23,11 +23,13 @@ inline constexpr std::int64_t kDaySeconds = 86400;
 
 // What a request would move out of the vault, read from its decoded vault instructions: a
 // swap's source amount (aggregator_swap, aggregator_sweep: the mint argument must be the mint
-// account, and the route must spend exactly the amount) and a deposit to the perp venue. Moves
-// the bytes do not tie to a token and an amount are listed as unknown, with their mint when
-// the bytes name it: a zap-out's swap (it spends what the position returns), deposits into a
-// DLMM pool (the request names the pool; which tokens it holds only the online half says),
-// and any vault instruction this machine cannot decode.
+// account, and the route must spend exactly the amount), a deposit to the perp venue, and a
+// deposit into a DLMM pool the policy pins (review.pools: amount_x of token X and amount_y of
+// token Y, or a limit order's bins of the side it spends). Moves the bytes do not tie to a
+// token and an amount are listed as unknown, with their mint when the bytes name it: a
+// zap-out's swap (it spends what the position returns), a flip, deposits into a pool the
+// policy does not pin (only the online half says which tokens it holds), and any vault
+// instruction this machine cannot decode.
 struct Outflows {
   std::vector<audit::Outflow> known;
   struct Unknown {

@@ -43,6 +43,15 @@ struct PinnedMarket {
   PublicKey address;
 };
 
+// A DLMM pool whose two tokens this machine knows for itself. A deposit's amount_x and
+// amount_y carry no mint; with the pool pinned they count under the tokens' limits, and a pool
+// hint from the online half that says otherwise is refused.
+struct PinnedPool {
+  PublicKey address;
+  PublicKey token_x;
+  PublicKey token_y;
+};
+
 // Caps over rolling windows, counted from the audit log (docs/policy.md, "Caps over time"): an hour
 // is the last 3,600 s, a day the last 86,400 s of the offline clock.
 struct WindowLimit {
@@ -74,6 +83,7 @@ struct Policy {
   std::vector<LoadedTable> pinned_tables;  // full contents, index by index
   std::vector<PinnedToken> tokens;
   std::vector<PinnedMarket> markets;
+  std::vector<PinnedPool> pools;
   bool allow_unverified_lookup_tables = false;
   bool allow_durable_nonce = false;
   bool allow_vault_initialize = false;  // vault/initialize names a vault not yet in `vaults`
@@ -85,6 +95,7 @@ struct Policy {
   [[nodiscard]] const LoadedTable* pinned(const PublicKey& table) const;
   [[nodiscard]] const PinnedToken* token(const PublicKey& mint) const;
   [[nodiscard]] const PinnedMarket* market(std::string_view symbol) const;
+  [[nodiscard]] const PinnedPool* pool(const PublicKey& address) const;
   [[nodiscard]] ActionRule rule(std::string_view action) const;
 };
 

@@ -62,11 +62,21 @@ struct TokenLabel {
   bool pinned = false;
 };
 
+// Which mints a DLMM pool's token X and Y are: pinned by the policy ([[pools]]) or per the
+// online half's pool hint. A hint that contradicts a pinned pool is left out and warned about.
+struct PoolLabel {
+  PublicKey pool;
+  PublicKey token_x;
+  PublicKey token_y;
+  bool pinned = false;
+};
+
 struct Review {
   std::vector<StepReview> steps;
   std::vector<Finding> refusals;
   std::vector<Finding> warnings;
   std::vector<TokenLabel> tokens;
+  std::vector<PoolLabel> pools;
   bool auto_approvable = false;  // the policy auto-approves the action and nothing warns
 
   [[nodiscard]] bool refused() const noexcept { return !refusals.empty(); }

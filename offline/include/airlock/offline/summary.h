@@ -17,6 +17,13 @@ namespace airlock::offline {
 [[nodiscard]] std::string render_summary(const envelope::SignRequest& request, const Review& review,
                                          std::int64_t now_unix);
 
+// One self-contained HTML page for an auditor to file: `report_text` (the terminal's report,
+// exactly) in a <pre id="report">, then each DLMM instruction's bins as SVG. The page has no
+// script and no external resource, and its Content-Security-Policy forbids fetching any.
+// `title` is shown as the page's heading and title.
+[[nodiscard]] std::string render_html_report(const Review& review, const std::string& title,
+                                             const std::string& report_text);
+
 // The same content for tools.
 [[nodiscard]] nlohmann::ordered_json summary_json(const envelope::SignRequest& request,
                                                   const Review& review);

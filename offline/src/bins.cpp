@@ -1,0 +1,360 @@
+#include <algorithm>
+#include <sstream>
+
+#include <airlock/common/display.h>
+#include <airlock/offline/bins.h>
+
+namespace airlock::offline {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using Kind = BinPicture::Kind;
+
+constexpr std::int64_t kMaxColumns = 70;  // one step's bins, one column each
+constexpr int kRows = 3;                  // rows of eighth blocks per token: 24 heights
+
+std::optional<std::int64_t> bin_arg(const ojson& v) {
+  if (!v.is_number_integer()) return std::nullopt;
+  return v.get<std::int64_t>();
+}
+
+std::string variant_of(const ojson& v) {
+  return v.is_object() && v.contains("variant") && v["variant"].is_string()
+             ? v["variant"].get<std::string>()
+             : std::string();
+}
+
+bool valid_range(std::int64_t first, std::int64_t last) {
+  return first <= last && last - first < kMaxPictureBins;
+}
+
+// Weights of a shape over the bins of one side of the active bin (`side` holds the bins'
+// distances from it; the farthest bin of a curve and the active bin of a bid-ask weigh 1).
+std::vector<std::uint64_t> shaped(const std::string& shape, std::int64_t first, std::int64_t last,
+                                  std::int64_t active, bool above) {
+  std::vector<std::uint64_t> w(static_cast<std::size_t>(last - first + 1), 0);
+  std::int64_t farthest = -1;
+  for (std::int64_t b = first; b <= last; ++b) {
+    if (above ? b >= active : b <= active) farthest = std::max(farthest, std::abs(b - active));
+  }
+  for (std::int64_t b = first; b <= last; ++b) {
+    if (!(above ? b >= active : b <= active)) continue;
+    const std::int64_t d = std::abs(b - active);
+    const std::int64_t weight = shape == "Curve" ? farthest + 1 - d : shape == "BidAsk" ? d + 1 : 1;
+    w[static_cast<std::size_t>(b - first)] = static_cast<std::uint64_t>(weight);
+  }
+  return w;
+}
+
+std::string shape_words(const std::string& variant) {
+  return variant == "Spot" ? "spot" : variant == "Curve" ? "curve" : "bid-ask";
+}
+
+std::string percent_of_bps(std::uint64_t bps) {
+  std::string out = std::to_string(bps / 100);
+  if (bps % 100 != 0)
+    out += "." + std::string(bps % 100 < 10 ? "0" : "") + std::to_string(bps % 100);
+  return out + "%";
+}
+
+std::optional<BinPicture> deposit(const Decoded& d) {
+  const ojson& a = d.args;
+  if (!a.contains("strategy") || !a.contains("active_id")) return std::nullopt;
+  const auto first = bin_arg(a["strategy"].value("min_bin_id", ojson()));
+  const auto last = bin_arg(a["strategy"].value("max_bin_id", ojson()));
+  const auto active = bin_arg(a["active_id"]);
+  const std::string shape = variant_of(a["strategy"].value("shape", ojson()));
+  if (!first || !last || !active || !valid_range(*first, *last) ||
+      (shape != "Spot" && shape != "Curve" && shape != "BidAsk"))
+    return std::nullopt;
+  BinPicture p;
+  p.kind = Kind::kDeposit;
+  p.first_bin = *first;
+  p.last_bin = *last;
+  p.active_bin = *active;
+  const auto amount = [&](const char* name) {
+    return a.contains(name) ? integer_arg(a[name]).value_or(0) : 0;
+  };
+  const auto any = [](const std::vector<std::uint64_t>& w) {
+    return std::any_of(w.begin(), w.end(), [](std::uint64_t v) { return v != 0; });
+  };
+  if (amount("amount_x") != 0) {
+    p.x = shaped(shape, *first, *last, *active, true);
+    p.x_stranded = !any(p.x);
+  }
+  if (amount("amount_y") != 0) {
+    p.y = shaped(shape, *first, *last, *active, false);
+    p.y_stranded = !any(p.y);
+  }
+  p.caption = shape_words(shape) +
+              " shape: bar heights are its weights (the amount per bin is set on chain);\n"
+              "token X goes at and above the active bin, token Y at and below it";
+  return p;
+}
+
+std::optional<BinPicture> limit_order(const Decoded& d) {
+  const ojson& a = d.args;
+  const std::string side = variant_of(a.value("side", ojson()));
+  if ((side != "Ask" && side != "Bid") || !a.contains("bins") || !a["bins"].is_array() ||
+      a["bins"].empty())
+    return std::nullopt;
+  std::vector<std::pair<std::int64_t, std::uint64_t>> bins;
+  for (const auto& b : a["bins"]) {
+    const auto id = bin_arg(b.value("bin_id", ojson()));
+    const auto amount = integer_arg(b.value("amount", ojson()));
+    if (!id || !amount) return std::nullopt;
+    bins.emplace_back(*id, *amount);
+  }
+  BinPicture p;
+  p.kind = Kind::kLimitOrder;
+  p.first_bin = std::min_element(bins.begin(), bins.end())->first;
+  p.last_bin = std::max_element(bins.begin(), bins.end())->first;
+  if (!valid_range(p.first_bin, p.last_bin)) return std::nullopt;
+  std::vector<std::uint64_t> w(static_cast<std::size_t>(p.last_bin - p.first_bin + 1), 0);
+  for (const auto& [id, amount] : bins) {
+    auto& slot = w[static_cast<std::size_t>(id - p.first_bin)];
+    slot = amount > UINT64_MAX - slot ? UINT64_MAX : slot + amount;
+  }
+  (side == "Ask" ? p.x : p.y) = std::move(w);
+  p.caption = side == "Ask" ? "limit order selling token X: bar heights are the exact amounts"
+                            : "limit order buying with token Y: bar heights are the exact amounts";
+  return p;
+}
+
+std::optional<BinPicture> flip(const Decoded& d) {
+  const auto first = bin_arg(d.args.value("from_bin_id", ojson()));
+  const auto last = bin_arg(d.args.value("to_bin_id", ojson()));
+  const auto active = bin_arg(d.args.value("active_id", ojson()));
+  if (!first || !last || !active || !valid_range(*first, *last)) return std::nullopt;
+  BinPicture p;
+  p.kind = Kind::kFlip;
+  p.first_bin = *first;
+  p.last_bin = *last;
+  p.active_bin = *active;
+  // Bins above the active bin hold X; the flip puts the same token back, shaped bid-ask.
+  if (*first > *active) p.x = shaped("BidAsk", *first, *last, *active, true);
+  if (*last < *active) p.y = shaped("BidAsk", *first, *last, *active, false);
+  p.caption =
+      "flip: each bin's liquidity is withdrawn and its token re-added with the bid-ask\n"
+      "shape (bar heights are the shape's weights)";
+  return p;
+}
+
+std::optional<BinPicture> removal(const Decoded& d) {
+  const auto first = bin_arg(d.args.value("from_bin_id", ojson()));
+  const auto last = bin_arg(d.args.value("to_bin_id", ojson()));
+  const auto bps = integer_arg(d.args.value("bps_to_remove", ojson()));
+  if (!first || !last || !bps || !valid_range(*first, *last)) return std::nullopt;
+  BinPicture p;
+  p.kind = Kind::kRemoval;
+  p.first_bin = *first;
+  p.last_bin = *last;
+  p.out.assign(static_cast<std::size_t>(*last - *first + 1), *bps);
+  p.caption = "removal: " + percent_of_bps(*bps) +
+              " of each bin's liquidity leaves the position;\n"
+              "bar height: the share that leaves, of 100%";
+  return p;
+}
+
+// Bins grouped into at most kMaxColumns columns: each column's weight is its bins' mean (so a
+// last column with fewer bins is not drawn lower), or their largest for a removal's share.
+struct Columns {
+  std::int64_t per_column = 1;
+  std::vector<std::uint64_t> x, y, out;
+  std::optional<std::size_t> active;
+  std::size_t count = 0;
+};
+
+std::vector<std::uint64_t> grouped(const std::vector<std::uint64_t>& w, std::int64_t per_column,
+                                   std::size_t count, bool keep_max) {
+  if (w.empty()) return {};
+  const auto per = static_cast<std::size_t>(per_column);
+  std::vector<std::uint64_t> out(count, 0);
+  for (std::size_t column = 0; column < count; ++column) {
+    const std::size_t begin = column * per;
+    const std::size_t end = std::min(w.size(), begin + per);
+    unsigned __int128 sum = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      out[column] = std::max(out[column], w[i]);
+      sum += w[i];
+    }
+    if (!keep_max && end > begin) {
+      const auto bins = static_cast<unsigned __int128>(end - begin);
+      out[column] = static_cast<std::uint64_t>((sum + bins - 1) / bins);
+    }
+  }
+  return out;
+}
+
+Columns columns_of(const BinPicture& p) {
+  Columns c;
+  const std::int64_t bins = p.last_bin - p.first_bin + 1;
+  c.per_column = (bins + kMaxColumns - 1) / kMaxColumns;
+  c.count = static_cast<std::size_t>((bins + c.per_column - 1) / c.per_column);
+  c.x = grouped(p.x, c.per_column, c.count, false);
+  c.y = grouped(p.y, c.per_column, c.count, false);
+  c.out = grouped(p.out, c.per_column, c.count, true);
+  if (p.active_bin && *p.active_bin >= p.first_bin && *p.active_bin <= p.last_bin)
+    c.active = static_cast<std::size_t>((*p.active_bin - p.first_bin) / c.per_column);
+  return c;
+}
+
+// Heights from 0 to `levels`: the largest weight is full, any weight above zero shows.
+std::vector<std::uint64_t> heights(const std::vector<std::uint64_t>& w, std::uint64_t top,
+                                   std::uint64_t levels) {
+  std::vector<std::uint64_t> h;
+  h.reserve(w.size());
+  for (const std::uint64_t v : w) {
+    h.push_back(v == 0 || top == 0
+                    ? 0
+                    : static_cast<std::uint64_t>(
+                          (static_cast<unsigned __int128>(v) * levels + top - 1) / top));
+  }
+  return h;
+}
+
+std::string bins_label(const BinPicture& p, const Columns& c) {
+  std::string s = "bins " + std::to_string(p.first_bin) + " to " + std::to_string(p.last_bin) +
+                  " (" + std::to_string(p.last_bin - p.first_bin + 1) + ")";
+  if (p.active_bin) {
+    s += ", active bin " + std::to_string(*p.active_bin) +
+         (c.active                      ? " (^)"
+          : *p.active_bin < p.first_bin ? " (below the range)"
+                                        : " (above the range)");
+  } else {
+    s += ", active bin not named by the instruction";
+  }
+  if (c.per_column > 1) s += "; " + std::to_string(c.per_column) + " bins per column";
+  return s;
+}
+
+}  // namespace
+
+std::optional<BinPicture> bin_picture(const Decoded& d) {
+  if (d.program != "airlock_vault") return std::nullopt;
+  if (d.instruction == "dlmm_open" || d.instruction == "dlmm_add" ||
+      d.instruction == "dlmm_add_range")
+    return deposit(d);
+  if (d.instruction == "dlmm_limit_order_place") return limit_order(d);
+  if (d.instruction == "dlmm_flip") return flip(d);
+  if (d.instruction == "dlmm_remove") return removal(d);
+  return std::nullopt;
+}
+
+std::string draw_bins_text(const BinPicture& p, const std::string& indent,
+                           const std::string& x_name, const std::string& y_name) {
+  static const char* const kEighths[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+  const Columns c = columns_of(p);
+  const std::string out_name = "out";
+  const std::size_t label_width =
+      std::max({x_name.size(), y_name.size(), out_name.size(), std::size_t{4}});
+  const auto pad = [&](const std::string& s) {
+    return std::string(label_width - std::min(label_width, s.size()), ' ') + s;
+  };
+  std::ostringstream text;
+  text << indent << bins_label(p, c) << "\n";
+  std::istringstream caption(p.caption);
+  for (std::string line; std::getline(caption, line);) text << indent << line << "\n";
+  const auto rows = [&](const std::string& name, const std::vector<std::uint64_t>& w,
+                        std::uint64_t top, bool stranded) {
+    if (w.empty() || stranded) {
+      text << indent << "  " << pad(name) << " |" << std::string(c.count, ' ') << "| "
+           << (stranded ? "an amount is deposited, but no bin here is on its side of the active "
+                          "bin"
+                        : "none")
+           << "\n";
+      return;
+    }
+    const auto h = heights(w, top, std::uint64_t{kRows} * 8);
+    for (int row = kRows - 1; row >= 0; --row) {
+      text << indent << "  " << (row == kRows - 1 ? pad(name) : pad("")) << " |";
+      for (const std::uint64_t level : h) {
+        const std::uint64_t floor = static_cast<std::uint64_t>(row) * 8;
+        text << kEighths[level <= floor ? 0 : std::min<std::uint64_t>(level - floor, 8)];
+      }
+      text << "|\n";
+    }
+  };
+  if (p.kind == Kind::kRemoval) {
+    rows(out_name, c.out, 10'000, false);
+  } else {
+    // X and Y share one scale when both are weights of one shape; a limit order has one side.
+    std::uint64_t top = 0;
+    for (const auto* side : {&c.x, &c.y})
+      for (const std::uint64_t v : *side) top = std::max(top, v);
+    rows(x_name, c.x, top, p.x_stranded);
+    rows(y_name, c.y, top, p.y_stranded);
+  }
+  std::string marks(c.count, ' ');
+  if (c.active) marks[*c.active] = '^';
+  const std::string first = std::to_string(p.first_bin);
+  const std::string last = std::to_string(p.last_bin);
+  text << indent << "  " << pad("") << " |" << marks << "|\n";
+  text << indent << "  " << pad("") << "  " << first
+       << std::string(
+              c.count > first.size() + last.size() ? c.count - first.size() - last.size() : 1, ' ')
+       << last << "\n";
+  return text.str();
+}
+
+std::string draw_bins_svg(const BinPicture& p, const std::string& x_name,
+                          const std::string& y_name) {
+  const Columns c = columns_of(p);
+  constexpr int kColumn = 8, kPane = 64, kLeft = 72, kTop = 8, kGap = 10;
+  const bool removal = p.kind == Kind::kRemoval;
+  const int panes = removal ? 1 : 2;
+  const int width = kLeft + static_cast<int>(c.count) * kColumn + 16;
+  const int height = kTop + panes * (kPane + kGap) + 28;
+  std::uint64_t top = removal ? 10'000 : 0;
+  for (const auto* side : {&c.x, &c.y})
+    for (const std::uint64_t v : *side) top = std::max(top, v);
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\" aria-label=\""
+      << xml_escape(bins_label(p, c)) << "\">\n";
+  const auto pane = [&](int index, const std::string& name, const std::vector<std::uint64_t>& w,
+                        const char* colour, bool stranded) {
+    const int base = kTop + index * (kPane + kGap) + kPane;
+    svg << "<text x=\"" << kLeft - 6 << "\" y=\"" << base - kPane / 2
+        << "\" text-anchor=\"end\" font-family=\"monospace\" font-size=\"12\">" << xml_escape(name)
+        << "</text>\n";
+    svg << "<line x1=\"" << kLeft << "\" y1=\"" << base << "\" x2=\""
+        << kLeft + static_cast<int>(c.count) * kColumn << "\" y2=\"" << base
+        << "\" stroke=\"#888\"/>\n";
+    if (w.empty() || stranded) {
+      svg << "<text x=\"" << kLeft + 4 << "\" y=\"" << base - 4
+          << "\" font-family=\"sans-serif\" font-size=\"11\">"
+          << (stranded ? "deposited, but no bin here is on its side of the active bin" : "none")
+          << "</text>\n";
+      return;
+    }
+    const auto h = heights(w, top, kPane);
+    for (std::size_t i = 0; i < h.size(); ++i) {
+      if (h[i] == 0) continue;
+      svg << "<rect x=\"" << kLeft + static_cast<int>(i) * kColumn + 1 << "\" y=\""
+          << base - static_cast<int>(h[i]) << "\" width=\"" << kColumn - 2 << "\" height=\"" << h[i]
+          << "\" fill=\"" << colour << "\"/>\n";
+    }
+  };
+  if (removal) {
+    pane(0, "out", c.out, "#b03a2e", false);
+  } else {
+    pane(0, x_name, c.x, "#2e6db0", p.x_stranded);
+    pane(1, y_name, c.y, "#c07a1e", p.y_stranded);
+  }
+  const int axis = kTop + panes * (kPane + kGap);
+  if (c.active) {
+    const int x = kLeft + static_cast<int>(*c.active) * kColumn + kColumn / 2;
+    svg << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << axis
+        << "\" stroke=\"#000\" stroke-dasharray=\"3 2\"/>\n";
+  }
+  svg << "<text x=\"" << kLeft << "\" y=\"" << axis + 16
+      << "\" font-family=\"monospace\" font-size=\"11\">" << p.first_bin << "</text>\n";
+  svg << "<text x=\"" << kLeft + static_cast<int>(c.count) * kColumn << "\" y=\"" << axis + 16
+      << "\" text-anchor=\"end\" font-family=\"monospace\" font-size=\"11\">" << p.last_bin
+      << "</text>\n";
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace airlock::offline
