@@ -6,6 +6,7 @@
 #include <sodium.h>
 #include <unistd.h>
 
+#include <airlock/common/fd.h>
 #include <airlock/common/secret.h>
 
 namespace airlock {
@@ -55,7 +56,9 @@ void SecretBytes::release() noexcept {
 
 Result<SecretBytes> read_secret_file(const std::string& path, std::size_t limit) {
   const bool standard_input = path == "-";
-  const int fd = standard_input ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Standard input is read, never closed; a named file is closed on every path out.
+  const UniqueFd owner(standard_input ? -1 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  const int fd = standard_input ? STDIN_FILENO : owner.get();
   if (fd < 0) {
     return Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
   }
@@ -70,7 +73,6 @@ Result<SecretBytes> read_secret_file(const std::string& path, std::size_t limit)
     have += static_cast<std::size_t>(n);
   }
   const int saved = errno;
-  if (!standard_input) ::close(fd);
   if (!buffer.ok()) return buffer.error();
   if (failed) return Error(ErrorCode::kIo, "cannot read '" + path + "': " + std::strerror(saved));
   if (have > limit) {

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <airlock/common/fd.h>
 #include <airlock/formats/dense.h>
 #include <airlock/formats/files.h>
 
@@ -25,22 +26,22 @@ Status write_atomically(const std::string& path, ByteView data) {
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
   std::string temp = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) return io_error("cannot create a temporary file beside", path);
-  fchmod(fd, 0600);
+  UniqueFd fd(mkstemp(temp.data()));
+  if (!fd.valid()) return io_error("cannot create a temporary file beside", path);
+  fchmod(fd.get(), 0600);
   std::size_t written = 0;
   while (written < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    const ssize_t n = ::write(fd.get(), data.data() + written, data.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       auto error = io_error("cannot write", temp);
-      ::close(fd);
+      fd.reset();
       ::unlink(temp.c_str());
       return error;
     }
     written += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if (::fsync(fd.get()) != 0 || !fd.close()) {
     auto error = io_error("cannot flush", temp);
     ::unlink(temp.c_str());
     return error;
@@ -51,11 +52,8 @@ Status write_atomically(const std::string& path, ByteView data) {
     return error;
   }
   // Make the rename itself durable.
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.valid()) ::fsync(dir_fd.get());
   return {};
 }
 

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <airlock/common/fd.h>
 #include <airlock/formats/frames.h>
 
 namespace airlock::frames {
@@ -88,20 +89,19 @@ int xioctl(int fd, unsigned long request, void* arg) {
 class Camera final : public FrameSource {
  public:
   ~Camera() override {
-    if (fd_ < 0) return;
+    if (!fd_.valid()) return;
     v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-    xioctl(fd_, VIDIOC_STREAMOFF, &type);
+    xioctl(fd_.get(), VIDIOC_STREAMOFF, &type);
     for (auto& [start, length] : buffers_) ::munmap(start, length);
-    ::close(fd_);
-  }
+  }  // fd_ closes after the buffers are unmapped
 
   static Result<std::unique_ptr<FrameSource>> open(const std::string& device, int width,
                                                    int height) {
     auto cam = std::unique_ptr<Camera>(new Camera(device));
-    cam->fd_ = ::open(device.c_str(), O_RDWR);
-    if (cam->fd_ < 0) return cam->fail("cannot open camera");
+    cam->fd_.reset(::open(device.c_str(), O_RDWR | O_CLOEXEC));
+    if (!cam->fd_.valid()) return cam->fail("cannot open camera");
     v4l2_capability cap{};
-    if (xioctl(cam->fd_, VIDIOC_QUERYCAP, &cap) < 0) return cam->fail("not a V4L2 device");
+    if (xioctl(cam->fd_.get(), VIDIOC_QUERYCAP, &cap) < 0) return cam->fail("not a V4L2 device");
     if ((cap.capabilities & V4L2_CAP_VIDEO_CAPTURE) == 0 ||
         (cap.capabilities & V4L2_CAP_STREAMING) == 0) {
       return Error(ErrorCode::kIo, "camera '" + device + "' cannot stream video capture");
@@ -114,7 +114,8 @@ class Camera final : public FrameSource {
     bool ok = false;
     for (__u32 pixel_format : {V4L2_PIX_FMT_GREY, V4L2_PIX_FMT_YUYV}) {
       fmt.fmt.pix.pixelformat = pixel_format;
-      if (xioctl(cam->fd_, VIDIOC_S_FMT, &fmt) == 0 && fmt.fmt.pix.pixelformat == pixel_format) {
+      if (xioctl(cam->fd_.get(), VIDIOC_S_FMT, &fmt) == 0 &&
+          fmt.fmt.pix.pixelformat == pixel_format) {
         ok = true;
         break;
       }
@@ -129,35 +130,36 @@ class Camera final : public FrameSource {
     req.count = 4;
     req.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     req.memory = V4L2_MEMORY_MMAP;
-    if (xioctl(cam->fd_, VIDIOC_REQBUFS, &req) < 0 || req.count < 2)
+    if (xioctl(cam->fd_.get(), VIDIOC_REQBUFS, &req) < 0 || req.count < 2)
       return cam->fail("cannot get capture buffers");
     for (__u32 i = 0; i < req.count; ++i) {
       v4l2_buffer buf{};
       buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
       buf.memory = V4L2_MEMORY_MMAP;
       buf.index = i;
-      if (xioctl(cam->fd_, VIDIOC_QUERYBUF, &buf) < 0)
+      if (xioctl(cam->fd_.get(), VIDIOC_QUERYBUF, &buf) < 0)
         return cam->fail("cannot query a capture buffer");
-      void* start =
-          ::mmap(nullptr, buf.length, PROT_READ | PROT_WRITE, MAP_SHARED, cam->fd_, buf.m.offset);
+      void* start = ::mmap(nullptr, buf.length, PROT_READ | PROT_WRITE, MAP_SHARED, cam->fd_.get(),
+                           buf.m.offset);
       if (start == MAP_FAILED) return cam->fail("cannot map a capture buffer");
       cam->buffers_.emplace_back(start, buf.length);
-      if (xioctl(cam->fd_, VIDIOC_QBUF, &buf) < 0)
+      if (xioctl(cam->fd_.get(), VIDIOC_QBUF, &buf) < 0)
         return cam->fail("cannot queue a capture buffer");
     }
     v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-    if (xioctl(cam->fd_, VIDIOC_STREAMON, &type) < 0) return cam->fail("cannot start streaming");
+    if (xioctl(cam->fd_.get(), VIDIOC_STREAMON, &type) < 0)
+      return cam->fail("cannot start streaming");
     return std::unique_ptr<FrameSource>(std::move(cam));
   }
 
   Result<std::optional<image::GrayImage>> next(
       std::chrono::steady_clock::time_point deadline) override {
-    AIRLOCK_TRY(ready, readable_before(fd_, deadline, "camera '" + device_ + "'"));
+    AIRLOCK_TRY(ready, readable_before(fd_.get(), deadline, "camera '" + device_ + "'"));
     if (!ready) return std::optional<image::GrayImage>();  // no frame until the deadline
     v4l2_buffer buf{};
     buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
     buf.memory = V4L2_MEMORY_MMAP;
-    if (xioctl(fd_, VIDIOC_DQBUF, &buf) < 0) return fail("cannot take a frame");
+    if (xioctl(fd_.get(), VIDIOC_DQBUF, &buf) < 0) return fail("cannot take a frame");
     const auto* data = static_cast<const std::uint8_t*>(buffers_[buf.index].first);
     image::GrayImage img(width_, height_);
     const std::size_t step = format_ == V4L2_PIX_FMT_YUYV ? 2 : 1;  // YUYV: luma every other byte
@@ -167,7 +169,7 @@ class Camera final : public FrameSource {
                 data[static_cast<std::size_t>(y) * stride_ + static_cast<std::size_t>(x) * step]);
       }
     }
-    if (xioctl(fd_, VIDIOC_QBUF, &buf) < 0) return fail("cannot return a frame buffer");
+    if (xioctl(fd_.get(), VIDIOC_QBUF, &buf) < 0) return fail("cannot return a frame buffer");
     return std::optional<image::GrayImage>(std::move(img));
   }
 
@@ -184,7 +186,7 @@ class Camera final : public FrameSource {
   }
 
   std::string device_;
-  int fd_ = -1;
+  UniqueFd fd_;
   int width_ = 0, height_ = 0;
   std::size_t stride_ = 0;
   __u32 format_ = 0;

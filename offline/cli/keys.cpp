@@ -23,6 +23,7 @@
 #include <airlock/common/bytes.h>
 #include <airlock/common/cli_options.h>
 #include <airlock/common/ed25519.h>
+#include <airlock/common/fd.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/offline/custody.h>
@@ -126,29 +127,24 @@ void clear_on_interrupt() {
 class Screen {
  public:
   static Result<Screen> open() {
-    const int fd = ::open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
+    airlock::UniqueFd fd(::open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY));
+    if (!fd.valid()) {
       return Error(ErrorCode::kUsage,
                    "recovery words are shown only on a terminal, never written to a file or a "
                    "pipe: run this on the offline machine's own terminal");
     }
-    return Screen(fd);
-  }
-  Screen(Screen&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Screen& operator=(Screen&&) = delete;
-  ~Screen() {
-    if (fd_ >= 0) ::close(fd_);
+    return Screen(std::move(fd));
   }
 
   void show(std::string_view text) const {
     while (!text.empty()) {
-      const ssize_t n = ::write(fd_, text.data(), text.size());
+      const ssize_t n = ::write(fd_.get(), text.data(), text.size());
       if (n <= 0) return;
       text.remove_prefix(static_cast<std::size_t>(n));
     }
   }
   void clear() const { show("\x1b[2J\x1b[3J\x1b[H"); }
-  [[nodiscard]] int fd() const noexcept { return fd_; }
+  [[nodiscard]] int fd() const noexcept { return fd_.get(); }
 
   // Shows the numbered words (four to a line), waits for Enter, then clears the terminal.
   airlock::Status show_words_once(std::string_view title, const SecretBytes& text) const {
@@ -176,7 +172,7 @@ class Screen {
     // The answer is not a secret and may be empty: read up to the end of the line.
     char c = 0;
     for (std::size_t read = 0; read < 4096; ++read) {
-      const ssize_t got = ::read(fd_, &c, 1);
+      const ssize_t got = ::read(fd_.get(), &c, 1);
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0 || c == '\n' || c == '\r') break;
     }
@@ -202,8 +198,8 @@ class Screen {
   }
 
  private:
-  explicit Screen(int fd) : fd_(fd) {}
-  int fd_;
+  explicit Screen(airlock::UniqueFd fd) : fd_(std::move(fd)) {}
+  airlock::UniqueFd fd_;
 };
 
 // The secret lines (phrase or shares) come from a descriptor when given, else the terminal.

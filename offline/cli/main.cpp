@@ -15,6 +15,7 @@
 
 #include <airlock/common/cli_options.h>
 #include <airlock/common/display.h>
+#include <airlock/common/fd.h>
 #include <airlock/common/secret.h>
 #include <airlock/formats/audit_record.h>
 #include <airlock/formats/density.h>
@@ -183,8 +184,10 @@ bool ask(int fd, std::size_t steps) {
   const std::string question =
       "Sign all " + std::to_string(steps) + " transaction(s) above? [y/N] ";
   int in = fd;
+  airlock::UniqueFd tty;  // the terminal opened here, when no descriptor was given
   if (fd < 0) {
-    in = ::open("/dev/tty", O_RDWR | O_CLOEXEC);
+    tty.reset(::open("/dev/tty", O_RDWR | O_CLOEXEC));
+    in = tty.get();
     if (in < 0) {
       std::cerr << "airlock-offline: no terminal to ask on; declining (use --confirm-fd)\n";
       return false;
@@ -194,7 +197,7 @@ bool ask(int fd, std::size_t steps) {
     std::cerr << question;
   }
   auto answer = read_answer(in);
-  if (fd < 0) ::close(in);
+  tty.reset();
   if (fd >= 0) std::cerr << "\n";
   if (!answer.ok()) return false;
   std::string a = *answer;

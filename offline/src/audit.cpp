@@ -49,38 +49,17 @@ Result<std::string> read_all(int fd, const std::string& path) {
 }  // namespace
 
 Result<AuditLog> AuditLog::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return io(path, "cannot open");
-  AuditLog log(fd, path);
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+  if (!fd.valid()) return io(path, "cannot open");
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     return Error(ErrorCode::kIo, "audit log " + path + " is in use by another airlock-offline");
   }
-  AIRLOCK_TRY(text, read_all(fd, path));
+  AIRLOCK_TRY(text, read_all(fd.get(), path));
+  AuditLog log(std::move(fd), path);
   AIRLOCK_TRY(entries, verify_text(text, path));
   log.entries_ = std::move(entries);
   if (!log.entries_.empty()) log.head_ = log.entries_.back().hash;
   return log;
-}
-
-AuditLog::AuditLog(AuditLog&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      path_(std::move(other.path_)),
-      head_(other.head_),
-      entries_(std::move(other.entries_)) {}
-
-AuditLog& AuditLog::operator=(AuditLog&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-    path_ = std::move(other.path_);
-    head_ = other.head_;
-    entries_ = std::move(other.entries_);
-  }
-  return *this;
-}
-
-AuditLog::~AuditLog() {
-  if (fd_ >= 0) ::close(fd_);  // also releases the lock
 }
 
 const AuditEntry* AuditLog::signed_entry(const envelope::RequestId& id) const {
@@ -103,33 +82,31 @@ Result<Hash> AuditLog::append(AuditEntry entry) {
   entry.hash = audit::chain_hash(entry.prev, audit::body_text(entry));
   const std::string line = audit::line_of(entry) + "\n";
   struct stat before {};
-  if (::fstat(fd_, &before) != 0) return io(path_, "cannot stat");
+  if (::fstat(fd_.get(), &before) != 0) return io(path_, "cannot stat");
   // On any failure the file is cut back to where it was, so no torn line stays behind.
   const auto undo = [&](const char* what) {
     Error e = io(path_, what);
-    if (::ftruncate(fd_, before.st_size) == 0) (void)::fsync(fd_);
+    if (::ftruncate(fd_.get(), before.st_size) == 0) (void)::fsync(fd_.get());
     return e;
   };
   std::size_t written = 0;
   while (written < line.size()) {
-    const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
+    const ssize_t n = ::write(fd_.get(), line.data() + written, line.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return undo("cannot append");
     written += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd_) != 0) return undo("cannot flush to disk");
+  if (::fsync(fd_.get()) != 0) return undo("cannot flush to disk");
   head_ = entry.hash;
   entries_.push_back(std::move(entry));
   return head_;
 }
 
 Result<std::vector<AuditEntry>> verify_audit_log(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return io(path, "cannot open");
-  auto text = read_all(fd, path);
-  ::close(fd);
-  if (!text.ok()) return text.error();
-  return verify_text(*text, path);
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return io(path, "cannot open");
+  AIRLOCK_TRY(text, read_all(fd.get(), path));
+  return verify_text(text, path);
 }
 
 }  // namespace airlock::offline

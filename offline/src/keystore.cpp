@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <airlock/common/fd.h>
 #include <airlock/common/json_fields.h>
 #include <airlock/formats/files.h>
 #include <airlock/offline/keystore.h>
@@ -249,29 +250,25 @@ Status change_keystore_passphrase(const std::string& path, const SecretBytes& ol
   // The old file stays open across the rename, so its bytes can be overwritten once the new
   // file is in place: a crash before the rename leaves the old file whole, one after leaves the
   // new one.
-  const int old_fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-  if (old_fd < 0)
+  const UniqueFd old_fd(::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW));
+  if (!old_fd.valid())
     return Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
   struct stat st {};
-  const bool sized = ::fstat(old_fd, &st) == 0;
+  const bool sized = ::fstat(old_fd.get(), &st) == 0;
   if (sized && st.st_nlink > 1) {
-    ::close(old_fd);
     return Error(ErrorCode::kIo, "'" + path + "' has " + std::to_string(st.st_nlink) +
                                      " hard links; overwriting the old bytes would wipe the "
                                      "others too: remove the other links (or copy the file) "
                                      "first");
   }
-  if (auto s = files::write_atomically(path, text_bytes(text)); !s.ok()) {
-    ::close(old_fd);
-    return s;
-  }
+  if (auto s = files::write_atomically(path, text_bytes(text)); !s.ok()) return s;
   bool wiped = sized;
   if (sized) {
     const std::vector<std::uint8_t> zeros(static_cast<std::size_t>(st.st_size), 0);
-    wiped = ::pwrite(old_fd, zeros.data(), zeros.size(), 0) == static_cast<ssize_t>(zeros.size()) &&
-            ::fsync(old_fd) == 0;
+    wiped = ::pwrite(old_fd.get(), zeros.data(), zeros.size(), 0) ==
+                static_cast<ssize_t>(zeros.size()) &&
+            ::fsync(old_fd.get()) == 0;
   }
-  ::close(old_fd);
   if (!wiped) {
     return Error(ErrorCode::kIo,
                  "the keystore was re-encrypted, but the old file's bytes could "

@@ -6,6 +6,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <airlock/common/fd.h>
 #include <airlock/offline/secret_input.h>
 
 namespace airlock::offline {
@@ -32,7 +33,8 @@ Result<SecretBytes> read_secret_line(int fd) {
 }
 
 Result<SecretBytes> prompt_secret(std::string_view prompt) {
-  const int tty = ::open("/dev/tty", O_RDWR | O_CLOEXEC);
+  const UniqueFd owner(::open("/dev/tty", O_RDWR | O_CLOEXEC));
+  const int tty = owner.get();
   if (tty < 0) {
     return Error(ErrorCode::kUsage,
                  "no terminal to ask on; give the secret on a file descriptor (--passphrase-fd / "
@@ -49,7 +51,6 @@ Result<SecretBytes> prompt_secret(std::string_view prompt) {
   (void)!::write(tty, prompt.data(), prompt.size());
   auto secret = read_secret_line(tty);
   if (is_tty) tcsetattr(tty, TCSAFLUSH, &saved);
-  ::close(tty);
   return secret;
 }
 

@@ -348,29 +348,25 @@ Result<JournalLock> JournalLock::take(const std::string& journal_path, const std
   // The lock is the database file's own (an flock, which SQLite's fcntl locks do not touch):
   // every name of the file, symlink or hard link, meets the same lock. Who holds it is written
   // beside the file as its real path names it.
-  const int db = ::open(journal_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (db < 0) {
+  UniqueFd db(::open(journal_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!db.valid()) {
     return Error(ErrorCode::kIo,
                  "journal: cannot open '" + journal_path + "': " + std::strerror(errno));
   }
   std::error_code ec;
   const std::string path = std::filesystem::canonical(journal_path, ec).string() + ".lock";
   if (ec) {
-    ::close(db);
     return Error(ErrorCode::kIo, "journal: cannot resolve '" + journal_path + "': " + ec.message());
   }
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    ::close(db);
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!fd.valid()) {
     return Error(ErrorCode::kIo,
                  "journal: cannot open its lock file '" + path + "': " + std::strerror(errno));
   }
-  if (::flock(db, LOCK_EX | LOCK_NB) != 0) {
+  if (::flock(db.get(), LOCK_EX | LOCK_NB) != 0) {
     const int why = errno;
     char holder[256] = {};
-    const ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
-    ::close(fd);
-    ::close(db);
+    const ssize_t n = ::pread(fd.get(), holder, sizeof holder - 1, 0);
     if (why != EWOULDBLOCK) {
       return Error(ErrorCode::kIo, "cannot lock '" + path + "': " + std::strerror(why));
     }
@@ -384,20 +380,13 @@ Result<JournalLock> JournalLock::take(const std::string& journal_path, const std
   }
   const std::string line = who + ", pid " + std::to_string(::getpid()) + ", since unix " +
                            std::to_string(std::time(nullptr)) + "\n";
-  const bool written = ::ftruncate(fd, 0) == 0 && ::pwrite(fd, line.data(), line.size(), 0) ==
-                                                      static_cast<ssize_t>(line.size());
-  ::close(fd);
+  const bool written =
+      ::ftruncate(fd.get(), 0) == 0 &&
+      ::pwrite(fd.get(), line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
   if (!written) {
-    ::close(db);
     return Error(ErrorCode::kIo, "cannot write the journal's lock file '" + path + "'");
   }
-  return JournalLock(db);
+  return JournalLock(std::move(db));
 }
-
-JournalLock::~JournalLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
-}
-
-JournalLock::JournalLock(JournalLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
 
 }  // namespace airlock::online

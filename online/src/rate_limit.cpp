@@ -79,27 +79,11 @@ milliseconds RateLimiter::wait_before(RequestClass c, Clock::time_point now) con
 }
 
 Result<PacingFile> PacingFile::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) {
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!fd.valid()) {
     return Error(ErrorCode::kIo, "pacing file " + path + ": cannot open: " + std::strerror(errno));
   }
-  return PacingFile(fd, path);
-}
-
-PacingFile::~PacingFile() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-PacingFile::PacingFile(PacingFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
-
-PacingFile& PacingFile::operator=(PacingFile&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-    path_ = std::move(other.path_);
-  }
-  return *this;
+  return PacingFile(std::move(fd), path);
 }
 
 Status PacingFile::acquire(RequestClass c,
@@ -113,19 +97,17 @@ Status PacingFile::acquire(RequestClass c,
   // The longest window: older requests no longer count against anything.
   constexpr long long kLongestMs = std::chrono::duration_cast<milliseconds>(minutes(15)).count();
   for (int round = 0;; ++round) {
-    if (::flock(fd_, LOCK_EX) != 0) return fail("cannot lock");
+    auto lock = FileLock::exclusive(fd_.get(), true);
+    if (!lock) return fail("cannot lock");
     std::string text;
     char buffer[4096];
     ssize_t n = 0;
     off_t at = 0;
-    while ((n = ::pread(fd_, buffer, sizeof buffer, at)) > 0) {
+    while ((n = ::pread(fd_.get(), buffer, sizeof buffer, at)) > 0) {
       text.append(buffer, static_cast<std::size_t>(n));
       at += n;
     }
-    if (n < 0) {
-      (void)::flock(fd_, LOCK_UN);
-      return fail("cannot read");
-    }
+    if (n < 0) return fail("cannot read");
     const auto t = now();
     const auto now_ms = std::chrono::duration_cast<milliseconds>(t.time_since_epoch()).count();
     RateLimiter limiter;
@@ -143,15 +125,13 @@ Status PacingFile::acquire(RequestClass c,
     if (wait.count() == 0) {
       kept << now_ms << ' ' << static_cast<int>(c) << '\n';
       const std::string out = kept.str();
-      const bool written = ::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, out.data(), out.size(), 0) ==
-                                                           static_cast<ssize_t>(out.size());
-      const int saved = errno;
-      (void)::flock(fd_, LOCK_UN);
-      errno = saved;
+      const bool written =
+          ::ftruncate(fd_.get(), 0) == 0 &&
+          ::pwrite(fd_.get(), out.data(), out.size(), 0) == static_cast<ssize_t>(out.size());
       if (!written) return fail("cannot write");
       return {};
     }
-    (void)::flock(fd_, LOCK_UN);
+    lock->unlock();  // not held while waiting
     if (round == kMaxPacingWaits) return pacing_stalled();
     sleep(wait);
   }

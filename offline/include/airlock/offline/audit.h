@@ -15,6 +15,7 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/error.h>
+#include <airlock/common/fd.h>
 #include <airlock/formats/audit_record.h>
 #include <airlock/formats/envelope.h>
 
@@ -33,12 +34,6 @@ class AuditLog {
   // nothing is appended to a log that does not verify.
   [[nodiscard]] static Result<AuditLog> open(const std::string& path);
 
-  AuditLog(AuditLog&& other) noexcept;
-  AuditLog& operator=(AuditLog&& other) noexcept;
-  AuditLog(const AuditLog&) = delete;
-  AuditLog& operator=(const AuditLog&) = delete;
-  ~AuditLog();
-
   [[nodiscard]] const Hash& head() const noexcept { return head_; }
   [[nodiscard]] const std::vector<AuditEntry>& entries() const noexcept { return entries_; }
   // The latest entry for this request id that signed (signed or reissued), if any.
@@ -48,8 +43,8 @@ class AuditLog {
   [[nodiscard]] Result<Hash> append(AuditEntry entry);
 
  private:
-  AuditLog(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  int fd_ = -1;
+  AuditLog(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  UniqueFd fd_;  // closing it releases the lock
   std::string path_;
   Hash head_{};
   std::vector<AuditEntry> entries_;

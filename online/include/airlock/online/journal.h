@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <airlock/common/error.h>
+#include <airlock/common/fd.h>
 
 struct sqlite3;
 
@@ -85,15 +86,11 @@ class JournalLock {
   // Fails, naming the holder ("airlock-online act, pid 1234, since ..."), when it is taken.
   [[nodiscard]] static Result<JournalLock> take(const std::string& journal_path,
                                                 const std::string& who);
-  ~JournalLock();
-  JournalLock(JournalLock&& other) noexcept;
-  JournalLock& operator=(JournalLock&&) = delete;
-  JournalLock(const JournalLock&) = delete;
-  JournalLock& operator=(const JournalLock&) = delete;
 
  private:
-  explicit JournalLock(int fd) : fd_(fd) {}
-  int fd_ = -1;
+  // Closing the database file's last descriptor releases the flock.
+  explicit JournalLock(UniqueFd fd) : fd_(std::move(fd)) {}
+  UniqueFd fd_;
 };
 
 class Journal {

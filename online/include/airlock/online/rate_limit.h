@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <airlock/common/error.h>
+#include <airlock/common/fd.h>
 
 namespace airlock::online {
 
@@ -67,11 +68,6 @@ class RateLimiter {
 class PacingFile {
  public:
   [[nodiscard]] static Result<PacingFile> open(const std::string& path);
-  ~PacingFile();
-  PacingFile(PacingFile&& other) noexcept;
-  PacingFile& operator=(PacingFile&& other) noexcept;
-  PacingFile(const PacingFile&) = delete;
-  PacingFile& operator=(const PacingFile&) = delete;
 
   // Waits (with `sleep`, outside the lock) until a request of this class may go, then records
   // it. Fails on an I/O error, or when `now` does not advance across 1000 waits.
@@ -80,8 +76,8 @@ class PacingFile {
                                const std::function<void(std::chrono::milliseconds)>& sleep);
 
  private:
-  PacingFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  int fd_ = -1;
+  PacingFile(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  UniqueFd fd_;
   std::string path_;
 };
 
