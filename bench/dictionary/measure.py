@@ -188,7 +188,7 @@ def frames_by_n(n, checksums, trials_each, seed=7):
 def airlock_fragments(path):
     """Fragment count airlock-qr itself reports for the file (dense, v17 L, deflate auto)."""
     with tempfile.TemporaryDirectory(prefix="airlock-dict-qr.") as d:
-        r = subprocess.run([QR, "encode", path, "--png", d, "--frames", "1"],
+        r = subprocess.run([QR, "encode", path, "--qr-png", d, "--frames", "1"],
                            capture_output=True, text=True)
     m = re.search(r"in (\d+) fragments", r.stderr + r.stdout)
     return int(m.group(1)) if m else None

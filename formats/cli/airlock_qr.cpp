@@ -69,10 +69,10 @@ int run_encode(const std::vector<std::string>& args) {
       "Keystone UR text (ur:sol-sign-request, ur:sol-signature) as that UR; any other file as\n"
       "bytes. Choose at least one output.\n\noptions");
   visible.add_options()("help,h", "show this help")(
-      "png", po::value<std::string>(), "write frames as frame-0001.png ... into this folder")(
-      "html", po::value<std::string>(),
+      "qr-png", po::value<std::string>(), "write frames as frame-0001.png ... into this folder")(
+      "qr-html", po::value<std::string>(),
       "write one self-contained HTML page that animates the frames")(
-      "terminal", "animate the frames in this terminal (UTF-8 half blocks)")(
+      "qr-terminal", "animate the frames in this terminal (UTF-8 half blocks)")(
       "framing", po::value<std::string>()->default_value("dense"),
       "dense (fewest frames) or ur (BC-UR)")(
       "density", po::value<std::string>(),
@@ -85,11 +85,12 @@ int run_encode(const std::vector<std::string>& args) {
                                               po::value<std::size_t>()->default_value(0),
                                               "UR fragment bytes (0: largest that fits)")(
       "frames", po::value<std::uint32_t>()->default_value(0),
-      "frames to write for --png/--html (default: twice the fragment count, enough for heavy "
+      "frames to write for --qr-png/--qr-html (default: twice the fragment count, enough for heavy "
       "loss)")("scale", po::value<int>()->default_value(6),
                "pixels per module in PNG and HTML frames")(
-      "fps", po::value<int>()->default_value(8), "frames per second for --terminal and --html")(
-      "seconds", po::value<int>()->default_value(120), "how long --terminal animates")(
+      "fps", po::value<int>()->default_value(8),
+      "frames per second for --qr-terminal and --qr-html")(
+      "seconds", po::value<int>()->default_value(120), "how long --qr-terminal animates")(
       "deadline", po::value<std::uint64_t>(), "unix time the HTML countdown and terminal count to")(
       "light-terminal", "the terminal has a light background");
   po::options_description hidden;
@@ -101,9 +102,9 @@ int run_encode(const std::vector<std::string>& args) {
   if (!cli::parse_options(kProgram, args, visible, hidden, positional, vm, code)) return code;
   if (!vm.count("input"))
     return report(Error(ErrorCode::kUsage, "encode needs a FILE (see --help)"));
-  if (!vm.count("png") && !vm.count("html") && !vm.count("terminal")) {
-    return report(
-        Error(ErrorCode::kUsage, "choose an output: --png DIR, --html FILE or --terminal"));
+  if (!vm.count("qr-png") && !vm.count("qr-html") && !vm.count("qr-terminal")) {
+    return report(Error(ErrorCode::kUsage,
+                        "choose an output: --qr-png DIR, --qr-html FILE or --qr-terminal"));
   }
   const int scale = vm["scale"].as<int>(), fps = vm["fps"].as<int>();
   if (scale < 1 || scale > 40) return report(Error(ErrorCode::kUsage, "--scale must be 1 to 40"));
@@ -133,23 +134,23 @@ int run_encode(const std::vector<std::string>& args) {
             << qr::level_letter(options->level) << "\n";
 
   std::vector<Bytes> pngs;
-  if (vm.count("png") || vm.count("html")) {
+  if (vm.count("qr-png") || vm.count("qr-html")) {
     auto rendered = qr_io::render_pngs(*sender, count, scale);
     if (!rendered.ok()) return report(rendered.error());
     pngs = std::move(rendered).value();
   }
-  if (vm.count("png")) {
-    const std::string dir = vm["png"].as<std::string>();
+  if (vm.count("qr-png")) {
+    const std::string dir = vm["qr-png"].as<std::string>();
     if (auto s = qr_io::write_png_folder(pngs, dir); !s.ok()) return report(s.error());
     std::cerr << "airlock-qr: wrote " << pngs.size() << " frames to " << dir << "\n";
   }
-  if (vm.count("html")) {
+  if (vm.count("qr-html")) {
     html::PageOptions page;
     page.frames_per_second = fps;
     page.title = "airlock: " + std::filesystem::path(input).filename().string();
     if (vm.count("deadline")) page.deadline_unix = vm["deadline"].as<std::uint64_t>();
     const std::string text = html::animated_qr_page(pngs, page);
-    const std::string path = vm["html"].as<std::string>();
+    const std::string path = vm["qr-html"].as<std::string>();
     if (auto s = files::write_atomically(
             path, ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
         !s.ok()) {
@@ -157,7 +158,7 @@ int run_encode(const std::vector<std::string>& args) {
     }
     std::cerr << "airlock-qr: wrote " << path << " (" << pngs.size() << " frames)\n";
   }
-  if (vm.count("terminal")) {
+  if (vm.count("qr-terminal")) {
     qr_io::TerminalOptions terminal;
     terminal.fps = fps;
     terminal.seconds = vm["seconds"].as<int>();

@@ -248,7 +248,7 @@ Status write_request(const Transport& t, const envelope::SignRequest& q) {
     std::filesystem::path folder(*t.request_png);
     if (!folder.has_filename()) folder = folder.parent_path();
     if (!folder.has_filename()) {
-      return Error(ErrorCode::kUsage, "--request-png: must name a folder to create, not a root");
+      return Error(ErrorCode::kUsage, "--request-qr-png: must name a folder to create, not a root");
     }
     const std::string staging = folder.string() + ".partial";
     std::error_code ec;
@@ -371,9 +371,10 @@ online::SendContext send_context(online::ApiClient& client, online::Journal& jou
 std::string act_usage(const std::optional<std::string>& action) {
   std::string usage =
       "usage: airlock-online act ACTION --api URL (--body JSON | --FIELD VALUE...)\n"
-      "                          (--request-out FILE | --request-png DIR | --request-html "
+      "                          (--request-out FILE | --request-qr-png DIR | --request-qr-html "
       "FILE)...\n"
-      "                          (--response FILE | --response-qr DIR | --response-camera DEV)\n\n"
+      "                          (--response FILE | --response-qr-png DIR | --response-camera "
+      "DEV)\n\n"
       "Builds ACTION (e.g. aggregator/swap) with the body, hands the sign request to the\n"
       "offline half, waits for its response until the request's deadline, verifies every\n"
       "signature, sends the steps in the order the API gives (groups together, barriers alone),\n"
@@ -413,13 +414,13 @@ int run_act(const std::vector<std::string>& args) {
       "a Solana RPC URL (keeping transaction history): lookup tables for the offline half, "
       "the blockhash's remaining life, and proof of a send's outcome when no receipt came")(
       "request-out", po::value<std::string>(), "write each sign request to this file")(
-      "request-png", po::value<std::string>(), "write each sign request as QR frames here")(
-      "request-terminal",
+      "request-qr-png", po::value<std::string>(), "write each sign request as QR frames here")(
+      "request-qr-terminal",
       "show each sign request as animated QR codes in this terminal until the answer comes")(
-      "request-html", po::value<std::string>(),
+      "request-qr-html", po::value<std::string>(),
       "write each sign request as one animated QR page with a countdown (open it full-screen)")(
       "response", po::value<std::string>(), "wait for the response file here")(
-      "response-qr", po::value<std::string>(), "wait for the response as QR frames here")(
+      "response-qr-png", po::value<std::string>(), "wait for the response as QR frames here")(
       "response-camera", po::value<std::string>(),
       "read the response from a V4L2 camera facing the offline screen")(
       "camera-size", po::value<std::string>()->default_value("1280x720"),
@@ -459,27 +460,28 @@ int run_act(const std::vector<std::string>& args) {
   if (auto s = online::check_body(first_action, first_body); !s.ok()) return report(s.error());
   Transport t;
   if (vm.count("request-out")) t.request_file = vm["request-out"].as<std::string>();
-  if (vm.count("request-png")) t.request_png = vm["request-png"].as<std::string>();
-  if (vm.count("request-html")) t.request_html = vm["request-html"].as<std::string>();
-  t.request_terminal = vm.count("request-terminal") > 0;
+  if (vm.count("request-qr-png")) t.request_png = vm["request-qr-png"].as<std::string>();
+  if (vm.count("request-qr-html")) t.request_html = vm["request-qr-html"].as<std::string>();
+  t.request_terminal = vm.count("request-qr-terminal") > 0;
   if (vm.count("response")) t.response_file = vm["response"].as<std::string>();
-  if (vm.count("response-qr")) t.response_qr = vm["response-qr"].as<std::string>();
+  if (vm.count("response-qr-png")) t.response_qr = vm["response-qr-png"].as<std::string>();
   if (vm.count("response-camera")) t.response_camera = vm["response-camera"].as<std::string>();
   t.camera_size = vm["camera-size"].as<std::string>();
   auto chosen_density = density::parse(vm["density"].as<std::string>());
   if (!chosen_density.ok()) return report(chosen_density.error());
   density::apply(*chosen_density, t.framing);
   if (!t.request_file && !t.request_png && !t.request_html && !t.request_terminal) {
-    return report(Error(ErrorCode::kUsage,
-                        "choose --request-out FILE, --request-png DIR, --request-html FILE or "
-                        "--request-terminal"));
+    return report(
+        Error(ErrorCode::kUsage,
+              "choose --request-out FILE, --request-qr-png DIR, --request-qr-html FILE or "
+              "--request-qr-terminal"));
   }
   if (int{t.response_file.has_value()} + int{t.response_qr.has_value()} +
           int{t.response_camera.has_value()} !=
       1) {
     return report(
         Error(ErrorCode::kUsage,
-              "choose one of --response FILE, --response-qr DIR and --response-camera DEV"));
+              "choose one of --response FILE, --response-qr-png DIR and --response-camera DEV"));
   }
   const std::string remaining_mode = vm["remaining"].as<std::string>();
   if (remaining_mode != "ask" && remaining_mode != "build" && remaining_mode != "show") {
@@ -575,8 +577,8 @@ int run_act(const std::vector<std::string>& args) {
                           : remaining_mode == "show" ? online::RemainingMode::kShow
                                                      : online::RemainingMode::kAsk;
   act_options.command_options =
-      given_options(vm, {"api", "api-key-file", "pace-file", "rpc", "request-out", "request-png",
-                         "request-terminal", "request-html", "response", "response-qr",
+      given_options(vm, {"api", "api-key-file", "pace-file", "rpc", "request-out", "request-qr-png",
+                         "request-qr-terminal", "request-qr-html", "response", "response-qr-png",
                          "response-camera", "camera-size", "journal"});
   if (auto s = online::act(context, act_options, first_action, first_body); !s.ok())
     return report(s.error());
@@ -639,9 +641,10 @@ int run_resume(const std::vector<std::string>& args) {
                                           repeated);
       if (!plan.ok()) return report(plan.error());
       if (!plan->builds.empty()) {
-        std::cerr << "  (add how the request reaches the offline half: --request-out, "
-                     "--request-png, --request-terminal or --request-html, and --response, "
-                     "--response-qr or --response-camera)\n";
+        std::cerr
+            << "  (add how the request reaches the offline half: --request-out, "
+               "--request-qr-png, --request-qr-terminal or --request-qr-html, and --response, "
+               "--response-qr-png or --response-camera)\n";
       }
     }
   }

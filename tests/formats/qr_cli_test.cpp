@@ -50,7 +50,7 @@ class QrCli : public ::testing::Test {
 
 TEST_F(QrCli, PngFolderRoundTripSurvivesLostFrames) {
   const std::string data = write_random("in.bin", 9000, 1);
-  const CliRun enc = run("encode --png " + path("frames") + " " + path("in.bin"));
+  const CliRun enc = run("encode --qr-png " + path("frames") + " " + path("in.bin"));
   ASSERT_EQ(enc.exit_code, 0) << enc.output;
   // Lose every third frame, as a camera that misses some would.
   std::vector<std::filesystem::path> frames;
@@ -95,8 +95,8 @@ TEST_F(QrCli, ALowerDensityWritesMoreSmallerFramesThatReadBack) {
   std::size_t previous = 0;
   for (const char* density : {"high", "medium", "low"}) {
     const std::string folder = path(std::string("frames-") + density);
-    const CliRun enc =
-        run(std::string("encode --density ") + density + " --png " + folder + " " + path("in.bin"));
+    const CliRun enc = run(std::string("encode --density ") + density + " --qr-png " + folder +
+                           " " + path("in.bin"));
     ASSERT_EQ(enc.exit_code, 0) << density << "\n" << enc.output;
     std::size_t frames = 0;
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(folder)) ++frames;
@@ -106,11 +106,11 @@ TEST_F(QrCli, ALowerDensityWritesMoreSmallerFramesThatReadBack) {
     ASSERT_EQ(dec.exit_code, 0) << density << "\n" << dec.output;
     EXPECT_EQ(read(std::string("out-") + density), data) << density;
   }
-  const CliRun bad = run("encode --density ultra --png " + path("x") + " " + path("in.bin"));
+  const CliRun bad = run("encode --density ultra --qr-png " + path("x") + " " + path("in.bin"));
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_THAT(bad.output, HasSubstr("--density: must be low, medium or high"));
   const CliRun both =
-      run("encode --density low --max-version 10 --png " + path("x") + " " + path("in.bin"));
+      run("encode --density low --max-version 10 --qr-png " + path("x") + " " + path("in.bin"));
   EXPECT_EQ(both.exit_code, 2) << both.output;
   EXPECT_THAT(both.output, HasSubstr("not both"));
 }
@@ -133,9 +133,9 @@ TEST_F(QrCli, AStalledOrBrokenStreamEndsTheRead) {
 
 TEST_F(QrCli, RawStreamOnStandardInput) {
   const std::string data = write_random("in.bin", 1500, 2);
-  ASSERT_EQ(
-      run("encode --framing ur --png " + path("frames") + " --scale 3 " + path("in.bin")).exit_code,
-      0);
+  ASSERT_EQ(run("encode --framing ur --qr-png " + path("frames") + " --scale 3 " + path("in.bin"))
+                .exit_code,
+            0);
   // A raw stream as ffmpeg writes it: every frame placed on a fixed 400x400 gray canvas, and a
   // blank frame between them, as a camera sees between QR codes.
   constexpr int kSide = 400;
@@ -177,10 +177,10 @@ TEST_F(QrCli, EnvelopeFilesKeepTheirKindAndBytes) {
   std::ofstream(path("r.alres"), std::ios::binary)
       .write(reinterpret_cast<const char*>(envelope.data()),
              static_cast<std::streamsize>(envelope.size()));
-  ASSERT_EQ(
-      run("encode --html " + path("page.html") + " --png " + path("f") + " " + path("r.alres"))
-          .exit_code,
-      0);
+  ASSERT_EQ(run("encode --qr-html " + path("page.html") + " --qr-png " + path("f") + " " +
+                path("r.alres"))
+                .exit_code,
+            0);
   EXPECT_THAT(read("page.html"), HasSubstr("data:image/png;base64,"));
   ASSERT_EQ(run("decode -q -o " + path("back.alres") + " " + path("f")).exit_code, 0);
   EXPECT_EQ(read("back.alres"), read("r.alres"));
@@ -189,18 +189,18 @@ TEST_F(QrCli, EnvelopeFilesKeepTheirKindAndBytes) {
 TEST_F(QrCli, ErrorsAreNamedWithExitCodes) {
   write_random("in.bin", 100, 3);
   EXPECT_EQ(run("encode " + path("in.bin")).exit_code, 2) << "no output chosen";
-  EXPECT_EQ(run("encode --png x --level Z " + path("in.bin")).exit_code, 2);
-  EXPECT_EQ(run("encode --png x --framing morse " + path("in.bin")).exit_code, 2);
-  EXPECT_EQ(run("encode --png x " + path("missing.bin")).exit_code, 3);
+  EXPECT_EQ(run("encode --qr-png x --level Z " + path("in.bin")).exit_code, 2);
+  EXPECT_EQ(run("encode --qr-png x --framing morse " + path("in.bin")).exit_code, 2);
+  EXPECT_EQ(run("encode --qr-png x " + path("missing.bin")).exit_code, 3);
   std::ofstream(path("empty.bin")).close();
-  const CliRun empty = run("encode --png " + path("e") + " " + path("empty.bin"));
+  const CliRun empty = run("encode --qr-png " + path("e") + " " + path("empty.bin"));
   EXPECT_EQ(empty.exit_code, 2) << empty.output;
   EXPECT_EQ(run("decode " + path("frames")).exit_code, 2) << "--out is required";
   EXPECT_EQ(run("decode -o x --raw 10x10").exit_code, 2);
   const CliRun camera = run("decode -o x --camera /dev/airlock-none");
   EXPECT_EQ(camera.exit_code, 3) << camera.output;
   // Frames of something else: the decoder names what it refused.
-  ASSERT_EQ(run("encode --png " + path("a") + " " + path("in.bin")).exit_code, 0);
+  ASSERT_EQ(run("encode --qr-png " + path("a") + " " + path("in.bin")).exit_code, 0);
   std::ofstream(path("a/garbage.png")) << "not a png";
   const CliRun partial = run("decode -q -o " + path("o.bin") + " " + path("a/garbage.png"));
   EXPECT_EQ(partial.exit_code, 1) << partial.output;

@@ -44,6 +44,35 @@ TEST(CliHelp, EveryCameraReaderTakesTheSameSizeOption) {
   }
 }
 
+// The QR outputs are one family in every program (issue 16): --qr-png, --qr-html and
+// --qr-terminal where a command sends one way; in act, which carries both ways, the same names
+// after the direction (--request-qr-png, --response-qr-png). The old names say the new ones.
+TEST(CliHelp, EveryQrOutputIsNamedByOneFamily) {
+  for (const auto& [command, names] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {std::string(AIRLOCK_OFFLINE_BIN) + " sign --help", {"--qr-png", "--qr-terminal"}},
+           {std::string(AIRLOCK_OFFLINE_BIN) + " log export --help", {"--qr-png", "--qr-terminal"}},
+           {std::string(AIRLOCK_QR_BIN) + " encode --help",
+            {"--qr-png", "--qr-html", "--qr-terminal"}},
+           {std::string(AIRLOCK_ONLINE_BIN) + " act vault/claim-fee --help",
+            {"--request-qr-png", "--request-qr-html", "--request-qr-terminal",
+             "--response-qr-png"}}}) {
+    const auto r = airlock::test::run_command(command);
+    EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.output;
+    for (const auto& name : names) EXPECT_THAT(r.output, HasSubstr(name)) << command;
+    for (const char* old : {"--png ", "--terminal ", "--request-png", "--request-terminal",
+                            "--request-html", "--response-qr "})
+      EXPECT_THAT(r.output, Not(HasSubstr(old))) << command;
+  }
+  const auto renamed =
+      airlock::test::run_command(std::string(AIRLOCK_QR_BIN) + " encode --png frames file.bin");
+  EXPECT_EQ(renamed.exit_code, 2) << renamed.output;
+  EXPECT_THAT(renamed.output, HasSubstr("--png is now --qr-png"));
+  const auto act = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
+                                              " act vault/claim-fee --request-png req");
+  EXPECT_EQ(act.exit_code, 2) << act.output;
+  EXPECT_THAT(act.output, HasSubstr("--request-png is now --request-qr-png"));
+}
+
 // Option names are matched whole: an abbreviation is a usage error, so `--api-key SECRET`
 // (a secret typed as an argument) is refused instead of being read as --api-key-file.
 TEST(CliHelp, AnAbbreviatedOptionIsRefused) {

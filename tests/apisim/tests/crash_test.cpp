@@ -259,7 +259,7 @@ TEST_F(CrashTest, KilledAtRandomAndResumedNothingIsLostOrDoneTwice) {
             << " gateway timeout(s) after a relay met by act\n";
 }
 
-// The request animated in the terminal (--request-terminal) stops as soon as the answer
+// The request animated in the terminal (--request-qr-terminal) stops as soon as the answer
 // comes, and the action completes: the animation runs beside the wait, not instead of it.
 TEST_F(CrashTest, TheTerminalAnimationStopsWhenTheAnswerComes) {
   std::ofstream(dir.file("api.key")) << kDemoKey << "\n";
@@ -267,7 +267,7 @@ TEST_F(CrashTest, TheTerminalAnimationStopsWhenTheAnswerComes) {
   std::thread offline([&] { sign_loop(stop); });
   const pid_t pid =
       spawn({"act", "vault/update", "--vault", kVault, "--deposit-cap", "20000000000000", "--api",
-             api(), "--api-key-file", dir.file("api.key"), "--request-terminal", "--request-out",
+             api(), "--api-key-file", dir.file("api.key"), "--request-qr-terminal", "--request-out",
              dir.file("req.alreq"), "--response", dir.file("res.alres"), "--journal",
              dir.file("terminal.sqlite")},
             dir.file("terminal.log"));

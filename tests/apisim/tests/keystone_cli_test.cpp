@@ -98,7 +98,7 @@ TEST_F(KeystoneCli, AMultipartRequestShownAsQrIsReadSignedAndAnsweredAsQr) {
   make_request("request.ur", 40, message_hex);  // several parts, fountain parts after them
   const auto frames =
       airlock::test::run_command(std::string(AIRLOCK_QR_BIN) + " encode " + dir.file("request.ur") +
-                                 " --png " + dir.file("request-frames"));
+                                 " --qr-png " + dir.file("request-frames"));
   ASSERT_EQ(frames.exit_code, 0) << frames.output;
   EXPECT_THAT(frames.output, HasSubstr("BC-UR"));
   const auto signed_ =

@@ -428,8 +428,8 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
     online_run = airlock::test::run_command(
         std::string(AIRLOCK_ONLINE_BIN) + " act aggregator/swap --api " + base +
         std::string(kApiPrefix) + " --api-key-file " + dir.file("api.key") + " --rpc " + base +
-        "/rpc --body '" + body.dump() + "' --request-png " + dir.file("request-frames") +
-        "/ --request-html " + dir.file("request.html") + " --response-qr " +
+        "/rpc --body '" + body.dump() + "' --request-qr-png " + dir.file("request-frames") +
+        "/ --request-qr-html " + dir.file("request.html") + " --response-qr-png " +
         dir.file("response-frames") + "/ --journal " + dir.file("journal.sqlite"));
   });
   // The offline half reads the request frames once they are all written.

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <iostream>
+#include <string>
+#include <utility>
 
 #include <boost/program_options.hpp>
 
@@ -35,6 +37,24 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
       return false;
     }
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    // The QR outputs were renamed into one family (--qr-png, --qr-html, --qr-terminal; in act,
+    // prefixed by the direction): an old name says its new one.
+    static const std::pair<const char*, const char*> kRenamed[] = {
+        {"--png", "--qr-png"},
+        {"--html", "--qr-html"},
+        {"--terminal", "--qr-terminal"},
+        {"--request-png", "--request-qr-png"},
+        {"--request-html", "--request-qr-html"},
+        {"--request-terminal", "--request-qr-terminal"},
+        {"--response-qr", "--response-qr-png"}};
+    std::string message = std::string(e.what()) + " (see --help)";
+    for (const auto& [old_name, new_name] : kRenamed) {
+      if (e.get_option_name() == old_name)
+        message = std::string(old_name) + " is now " + new_name + " (see --help)";
+    }
+    exit_code = report(program, Error(ErrorCode::kUsage, message));
+    return false;
   } catch (const po::error& e) {
     exit_code = report(program, Error(ErrorCode::kUsage, std::string(e.what()) + " (see --help)"));
     return false;
