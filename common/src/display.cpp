@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <cstdio>
 
 #include <unicode/uchar.h>
@@ -65,6 +66,27 @@ std::string printable(std::string_view text, bool keep_newlines) {
 }
 
 bool is_printable(std::string_view text) { return printable(text) == text; }
+
+std::size_t display_width(std::string_view text) {
+  const auto* s = reinterpret_cast<const std::uint8_t*>(text.data());
+  const auto length = static_cast<std::int32_t>(text.size());
+  std::size_t width = 0;
+  std::int32_t i = 0;
+  while (i < length) {
+    const std::int32_t start = i;
+    UChar32 c = 0;
+    U8_NEXT(s, i, length, c);
+    if (c < 0) {
+      width += static_cast<std::size_t>(i - start);
+      continue;
+    }
+    const auto type = u_charType(c);
+    if (type == U_NON_SPACING_MARK || type == U_ENCLOSING_MARK || type == U_FORMAT_CHAR) continue;
+    const auto east_asian = u_getIntPropertyValue(c, UCHAR_EAST_ASIAN_WIDTH);
+    width += east_asian == U_EA_WIDE || east_asian == U_EA_FULLWIDTH ? 2 : 1;
+  }
+  return width;
+}
 
 std::string xml_escape(std::string_view text) {
   std::string out;

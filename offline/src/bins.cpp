@@ -131,12 +131,14 @@ std::optional<BinPicture> flip(const Decoded& d) {
   p.first_bin = *first;
   p.last_bin = *last;
   p.active_bin = *active;
-  // Bins above the active bin hold X; the flip puts the same token back, shaped bid-ask.
-  if (*first > *active) p.x = shaped("BidAsk", *first, *last, *active, true);
-  if (*last < *active) p.y = shaped("BidAsk", *first, *last, *active, false);
+  // The shape is bid-ask over the range by distance from the active bin. Which token the bins
+  // hold afterwards is the program's doing: the picture shows where and how, not which.
+  p.out.reserve(static_cast<std::size_t>(*last - *first + 1));
+  for (std::int64_t b = *first; b <= *last; ++b)
+    p.out.push_back(static_cast<std::uint64_t>(std::abs(b - *active) + 1));
   p.caption =
-      "flip: each bin's liquidity is withdrawn and its token re-added with the bid-ask\n"
-      "shape (bar heights are the shape's weights)";
+      "flip: the bins' liquidity is withdrawn and re-added there with the bid-ask shape;\n"
+      "bar heights are the shape's weights (which token the bins then hold, the program sets)";
   return p;
 }
 
@@ -205,10 +207,13 @@ std::vector<std::uint64_t> heights(const std::vector<std::uint64_t>& w, std::uin
   std::vector<std::uint64_t> h;
   h.reserve(w.size());
   for (const std::uint64_t v : w) {
-    h.push_back(v == 0 || top == 0
-                    ? 0
-                    : static_cast<std::uint64_t>(
-                          (static_cast<unsigned __int128>(v) * levels + top - 1) / top));
+    // Above `top` (a removal's share over 100%, which the program refuses) is drawn full.
+    h.push_back(
+        v == 0 || top == 0
+            ? 0
+            : std::min<std::uint64_t>(
+                  levels, static_cast<std::uint64_t>(
+                              (static_cast<unsigned __int128>(v) * levels + top - 1) / top)));
   }
   return h;
 }
@@ -224,7 +229,10 @@ std::string bins_label(const BinPicture& p, const Columns& c) {
   } else {
     s += ", active bin not named by the instruction";
   }
-  if (c.per_column > 1) s += "; " + std::to_string(c.per_column) + " bins per column";
+  if (c.per_column > 1) {
+    s += "; " + std::to_string(c.per_column) + " bins per column (" +
+         (p.kind == Kind::kRemoval ? "their largest share" : "their mean") + ")";
+  }
   return s;
 }
 
@@ -245,11 +253,13 @@ std::string draw_bins_text(const BinPicture& p, const std::string& indent,
                            const std::string& x_name, const std::string& y_name) {
   static const char* const kEighths[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
   const Columns c = columns_of(p);
-  const std::string out_name = "out";
-  const std::size_t label_width =
-      std::max({x_name.size(), y_name.size(), out_name.size(), std::size_t{4}});
+  const std::string out_name = p.kind == Kind::kFlip ? "re-add" : "out";
+  // Labels are padded by the columns they take on screen, not their bytes: a symbol with
+  // combining marks or wide characters must not shift its row against the others.
+  const std::size_t label_width = std::max(
+      {display_width(x_name), display_width(y_name), display_width(out_name), std::size_t{4}});
   const auto pad = [&](const std::string& s) {
-    return std::string(label_width - std::min(label_width, s.size()), ' ') + s;
+    return std::string(label_width - std::min(label_width, display_width(s)), ' ') + s;
   };
   std::ostringstream text;
   text << indent << bins_label(p, c) << "\n";
@@ -277,6 +287,8 @@ std::string draw_bins_text(const BinPicture& p, const std::string& indent,
   };
   if (p.kind == Kind::kRemoval) {
     rows(out_name, c.out, 10'000, false);
+  } else if (p.kind == Kind::kFlip) {
+    rows(out_name, c.out, *std::max_element(c.out.begin(), c.out.end()), false);
   } else {
     // X and Y share one scale when both are weights of one shape; a limit order has one side.
     std::uint64_t top = 0;
@@ -302,12 +314,15 @@ std::string draw_bins_svg(const BinPicture& p, const std::string& x_name,
   const Columns c = columns_of(p);
   constexpr int kColumn = 8, kPane = 64, kLeft = 72, kTop = 8, kGap = 10;
   const bool removal = p.kind == Kind::kRemoval;
-  const int panes = removal ? 1 : 2;
+  const bool one_row = removal || p.kind == Kind::kFlip;
+  const int panes = one_row ? 1 : 2;
   const int width = kLeft + static_cast<int>(c.count) * kColumn + 16;
   const int height = kTop + panes * (kPane + kGap) + 28;
   std::uint64_t top = removal ? 10'000 : 0;
-  for (const auto* side : {&c.x, &c.y})
+  for (const auto* side : {&c.x, &c.y, &c.out}) {
+    if (removal) break;
     for (const std::uint64_t v : *side) top = std::max(top, v);
+  }
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\" aria-label=\""
@@ -336,8 +351,8 @@ std::string draw_bins_svg(const BinPicture& p, const std::string& x_name,
           << "\" fill=\"" << colour << "\"/>\n";
     }
   };
-  if (removal) {
-    pane(0, "out", c.out, "#b03a2e", false);
+  if (one_row) {
+    pane(0, removal ? "out" : "re-add", c.out, removal ? "#b03a2e" : "#6a4fb0", false);
   } else {
     pane(0, x_name, c.x, "#2e6db0", p.x_stranded);
     pane(1, y_name, c.y, "#c07a1e", p.y_stranded);

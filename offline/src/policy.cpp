@@ -423,6 +423,16 @@ Result<Policy> parse_policy(std::string_view text) {
   }
   AIRLOCK_TRY(pools, read_pools(t));
   p.pools = std::move(pools);
+  for (std::size_t i = 0; i < p.pools.size(); ++i) {
+    for (const auto& [side, mint] :
+         {std::pair<const char*, const PublicKey*>{"token_x", &p.pools[i].token_x},
+          {"token_y", &p.pools[i].token_y}}) {
+      if (p.token(*mint) == nullptr)
+        return bad("pools[" + std::to_string(i) + "]." + side,
+                   "must be a mint pinned in [[tokens]], so the pool's symbols and decimals are "
+                   "the policy's");
+    }
+  }
   if (const toml::node* actions = t.get("actions")) {
     const toml::table* table = actions->as_table();
     if (table == nullptr) return bad("actions", "must be a table of [actions.\"name\"] sections");

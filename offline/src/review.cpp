@@ -157,18 +157,22 @@ class Reviewer {
   }
 
   // Pool hints are display only too, but with the pool pinned its tokens also count under the
-  // policy's token limits: the pin wins, and a hint that says otherwise is warned about.
+  // policy's token limits: the pin wins, and a hint that says otherwise is refused. Either the
+  // online half lies or the pin is wrong (token X and Y swapped would count one token's
+  // deposits against the other's limit); both must stop the request.
   void pool_labels() {
     for (const auto& p : policy_.pools)
       review_.pools.push_back({p.address, p.token_x, p.token_y, true});
     for (const auto& hint : q_.hints.pools) {
       if (const PinnedPool* pinned = policy_.pool(hint.pool)) {
         if (hint.token_x != pinned->token_x || hint.token_y != pinned->token_y) {
-          warn("warn.misleading_hint",
-               "the online half says pool " + to_base58(hint.pool) + " holds " +
-                   to_base58(hint.token_x) + " (X) and " + to_base58(hint.token_y) +
-                   " (Y); the policy pins it to " + to_base58(pinned->token_x) + " and " +
-                   to_base58(pinned->token_y));
+          refuse("policy.pool_mismatch",
+                 "the online half says pool " + to_base58(hint.pool) + " holds " +
+                     to_base58(hint.token_x) + " (X) and " + to_base58(hint.token_y) +
+                     " (Y); the policy pins it to " + to_base58(pinned->token_x) + " (X) and " +
+                     to_base58(pinned->token_y) +
+                     " (Y): check the pin, or distrust the online "
+                     "machine");
         }
         continue;
       }

@@ -62,6 +62,15 @@ TEST(Printable, EscapesCannotBeForgedAndOrdinaryTextPasses) {
 namespace airlock {
 namespace {
 
+TEST(DisplayWidth, CountsColumnsNotBytes) {
+  EXPECT_EQ(display_width("JUP"), 3U);
+  EXPECT_EQ(display_width("BONK\u0301\u0301\u0301"), 4U) << "combining marks take no column";
+  EXPECT_EQ(display_width("\u65e5\u672c"), 4U) << "wide characters take two";
+  EXPECT_EQ(display_width("a\u200bb"), 2U) << "a zero-width space takes none";
+  EXPECT_EQ(display_width("\xff\xfe"), 2U) << "bytes that are not UTF-8, one each";
+  EXPECT_EQ(display_width("▁▂█"), 3U);
+}
+
 TEST(XmlEscape, MarkupCharactersBecomeEntitiesAndTextPasses) {
   EXPECT_EQ(xml_escape("</pre><script>alert('x')</script>"),
             "&lt;/pre&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");

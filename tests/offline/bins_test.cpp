@@ -2,11 +2,14 @@
 // The drawings are compared with golden files in tests/data/bins (AIRLOCK_UPDATE_GOLDEN=1
 // rewrites them after a deliberate change); the numbers under them are checked by rule.
 #include <algorithm>
+#include <optional>
+#include <sstream>
 #include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <airlock/common/display.h>
 #include <airlock/offline/bins.h>
 
 #include "support/helpers.h"
@@ -114,6 +117,42 @@ TEST(BinPicture, AStrandedAmountIsSaidNotHidden) {
   EXPECT_FALSE(p->y_stranded);
   EXPECT_THAT(draw_bins_text(*p, "", "X", "Y"), HasSubstr("no bin here is on its side"));
   EXPECT_THAT(draw_bins_svg(*p, "X", "Y"), HasSubstr("no bin here is on its side"));
+}
+
+// Found by an independent review: a hinted symbol with combining marks or wide characters
+// shifted its row, so X's bars seemed to start on the other side of the active bin.
+TEST(BinPicture, RowsStayAlignedWhateverTheLabels) {
+  const auto p = bin_picture(deposit("dlmm_open", 1, 9, 5, "Spot"));
+  ASSERT_TRUE(p.has_value());
+  for (const std::string& x : {std::string("X BONK\u0301\u0301\u0301\u0301\u0301"),
+                               std::string("X \u65e5\u672c\u5186"), std::string("X")}) {
+    const std::string text = draw_bins_text(*p, "", x, "Y USDC");
+    std::istringstream lines(text);
+    std::optional<std::size_t> bar_column;
+    for (std::string line; std::getline(lines, line);) {
+      const auto bar = line.find('|');
+      if (bar == std::string::npos) continue;
+      const std::size_t column = display_width(line.substr(0, bar));
+      if (!bar_column) bar_column = column;
+      EXPECT_EQ(column, *bar_column) << x << "\n" << text;
+    }
+    EXPECT_TRUE(bar_column.has_value());
+  }
+}
+
+TEST(BinPicture, AFlipIsItsShapeAndARemovalOverTheWholeIsDrawnFull) {
+  const auto across = bin_picture(
+      ranged("dlmm_flip", 95, 105, {{"active_id", 100}, {"max_active_bin_slippage", 3}}));
+  ASSERT_TRUE(across.has_value());
+  ASSERT_EQ(across->out.size(), 11U);
+  EXPECT_EQ(across->out[5], 1U) << "bid-ask: lowest at the active bin";
+  EXPECT_EQ(across->out[0], 6U);
+  EXPECT_EQ(across->out[10], 6U);
+  EXPECT_THAT(draw_bins_text(*across, "", "X", "Y"), HasSubstr("re-add |"));
+  const auto over = bin_picture(ranged("dlmm_remove", 0, 3, {{"bps_to_remove", 65535}}));
+  ASSERT_TRUE(over.has_value());
+  const std::string svg = draw_bins_svg(*over, "X", "Y");
+  EXPECT_THAT(svg, Not(HasSubstr("y=\"-"))) << "no bar above the pane";
 }
 
 TEST(BinPicture, LabelsFromOutsideCannotOpenMarkup) {

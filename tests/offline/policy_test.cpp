@@ -265,8 +265,11 @@ TEST(Policy, PoolsArePinnedByAddressWithTwoTokens) {
   const std::string pool = "8cGAuKv4FsExxYQE3XZUSGydbig6t2o28E3iSppYi1ht";
   const std::string sol = "So11111111111111111111111111111111111111112";
   const std::string usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+  const std::string tokens = "[[tokens]]\nmint = \"" + sol +
+                             "\"\nsymbol = \"SOL\"\ndecimals = 9\n[[tokens]]\nmint = \"" + usdc +
+                             "\"\nsymbol = \"USDC\"\ndecimals = 6\n";
   const auto pinned = [&](const std::string& x, const std::string& y, const std::string& more) {
-    return std::string(kHead) + "[[pools]]\naddress = \"" + pool + "\"\ntoken_x = \"" + x +
+    return std::string(kHead) + tokens + "[[pools]]\naddress = \"" + pool + "\"\ntoken_x = \"" + x +
            "\"\ntoken_y = \"" + y + "\"\n" + more;
   };
   auto p = parse_policy(pinned(sol, usdc, ""));
@@ -292,6 +295,13 @@ TEST(Policy, PoolsArePinnedByAddressWithTwoTokens) {
   EXPECT_THAT(error_of(pinned(sol, usdc, "") + "[[pools]]\naddress = \"" + pool +
                        "\"\ntoken_x = \"" + usdc + "\"\ntoken_y = \"" + sol + "\"\n"),
               HasSubstr("pools[1].address: is pinned twice"));
+  // The pool's mints must be pinned tokens: otherwise the summary would call a hinted symbol
+  // and hinted decimals "pinned by the policy".
+  const std::string jup = "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN";
+  EXPECT_THAT(error_of(pinned(jup, usdc, "")),
+              HasSubstr("pools[0].token_x: must be a mint pinned in [[tokens]]"));
+  EXPECT_THAT(error_of(pinned(sol, jup, "")),
+              HasSubstr("pools[0].token_y: must be a mint pinned in [[tokens]]"));
   EXPECT_THAT(error_of(std::string(kHead) + "pools = 1\n"),
               HasSubstr("pools: must be an array of tables"));
 }

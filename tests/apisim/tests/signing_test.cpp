@@ -620,7 +620,8 @@ TEST_F(SigningTest, ADepositIntoAPoolIsRefusedUnderATokenLimit) {
 
 // With the pool pinned ([[pools]]), a deposit's tokens are the policy's word: a limit order's
 // bins count under the token limit of the side it spends, and a liquidity deposit's amount_x
-// and amount_y under token X's and token Y's; a pool hint that says otherwise is warned about.
+// and amount_y under token X's and token Y's; a pool hint that says otherwise is refused (the
+// online half lies, or the pin has X and Y the wrong way round: found by an independent review).
 TEST_F(SigningTest, ADepositIntoAPinnedPoolCountsUnderItsTokensLimits) {
   const std::string pinned = std::string("[[tokens]]\nmint = \"") + kUsdc +
                              "\"\nsymbol = \"USDC\"\ndecimals = 6\n[[tokens]]\nmint = \"" + kSol +
@@ -682,18 +683,17 @@ TEST_F(SigningTest, ADepositIntoAPinnedPoolCountsUnderItsTokensLimits) {
   EXPECT_EQ(refused->decision, offline::Decision::kRefused);
   EXPECT_THAT(std::get<envelope::Refusal>(refused->response.result).reason, HasSubstr("SOL"));
 
-  // The online half swaps the pool's tokens in its hint: the pin wins and the hint is named.
+  // The online half swaps the pool's tokens in its hint: refused, naming both.
   auto lying = bid("1000000");
   lying.hints.pools = {{public_key_from_base58(kSolUsdcPool).value(),
                         public_key_from_base58(kUsdc).value(),
                         public_key_from_base58(kSol).value()}};
-  const auto examined = offline::examine(lying, demo_policy(lying, pinned), decoders,
-                                         manager_->public_key(), now_s(), &log->entries());
-  bool warned = false;
-  for (const auto& w : examined.review.warnings)
-    warned = warned ||
-             (w.code == "warn.misleading_hint" && w.message.find("pins it") != std::string::npos);
-  EXPECT_TRUE(warned) << examined.summary;
+  const auto contradicted = process(lying, demo_policy(lying, pinned));
+  ASSERT_TRUE(contradicted.ok());
+  EXPECT_EQ(contradicted->decision, offline::Decision::kRefused);
+  const auto& refusal = std::get<envelope::Refusal>(contradicted->response.result);
+  EXPECT_EQ(refusal.code, "policy.pool_mismatch");
+  EXPECT_THAT(refusal.reason, HasSubstr("the policy pins it to " + std::string(kSol) + " (X)"));
 }
 
 }  // namespace

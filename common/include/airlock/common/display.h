@@ -3,6 +3,7 @@
 // cursor, erase a line, reorder what follows or hide itself.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,11 @@ namespace airlock {
 
 // True when `printable(text)` would change nothing.
 [[nodiscard]] bool is_printable(std::string_view text);
+
+// The columns `text` takes on a terminal: combining marks, enclosing marks and format
+// characters take none, East Asian wide and fullwidth characters two, others one. Text that is
+// not UTF-8 counts one column per byte (printable() shows such bytes escaped).
+[[nodiscard]] std::size_t display_width(std::string_view text);
 
 // Text as HTML or XML character data or an attribute value: & < > " ' become entities, so the
 // text can open no element, attribute or comment. Apply printable() first for outside text.

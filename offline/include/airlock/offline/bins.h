@@ -8,8 +8,8 @@
 //   highest at the active bin, bid-ask highest at the edges), token X at and above the active
 //   bin and token Y at and below it, as Meteora's DLMM places them;
 // - a limit order names every bin and its amount: the bars are exact;
-// - a flip re-adds what it removes with the bid-ask shape, on the side of the active bin its
-//   bins are on;
+// - a flip withdraws its bins' liquidity and re-adds it with the bid-ask shape: the bars are
+//   that shape's weights (which token the bins then hold is the program's doing);
 // - a removal names its bins and the share of each that leaves: the bars are that share.
 #pragma once
 
@@ -29,7 +29,8 @@ struct BinPicture {
   std::int64_t first_bin = 0, last_bin = 0;
   std::optional<std::int64_t> active_bin;  // when the instruction names it
   // One weight per bin from first_bin to last_bin, for each token: X (sold above the price),
-  // Y (below). A removal has only `out`: the basis points of each bin that leave.
+  // Y (below). A removal has only `out`: the basis points of each bin that leave; a flip only
+  // `out`: the bid-ask weights it re-adds with.
   std::vector<std::uint64_t> x, y, out;
   // A deposit of X (or Y) none of whose bins is on that token's side of the active bin: the
   // amount has nowhere to go by the shape, which the picture says rather than draw nothing.

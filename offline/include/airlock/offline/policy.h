@@ -43,9 +43,10 @@ struct PinnedMarket {
   PublicKey address;
 };
 
-// A DLMM pool whose two tokens this machine knows for itself. A deposit's amount_x and
-// amount_y carry no mint; with the pool pinned they count under the tokens' limits, and a pool
-// hint from the online half that says otherwise is refused.
+// A DLMM pool whose two tokens this machine knows for itself; both must be pinned tokens
+// ([[tokens]]), so the summary's symbols and decimals for it are the policy's too. A deposit's
+// amount_x and amount_y carry no mint; with the pool pinned they count under the tokens'
+// limits, and a pool hint from the online half that says otherwise is refused.
 struct PinnedPool {
   PublicKey address;
   PublicKey token_x;
