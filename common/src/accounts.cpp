@@ -4,6 +4,7 @@
 
 #include <airlock/common/accounts.h>
 #include <airlock/common/programs.h>
+#include <airlock/common/reader.h>
 
 namespace airlock {
 namespace {
@@ -30,12 +31,6 @@ bool demoted(const Message& m, std::size_t index, const std::optional<PublicKey>
   return invoked_as_program(m, index) && !upgradeable_loader_present;
 }
 
-std::uint64_t little_endian(ByteView bytes) {
-  std::uint64_t v = 0;
-  for (std::size_t i = bytes.size(); i-- > 0;) v = (v << 8) | bytes[i];
-  return v;
-}
-
 Error bad_table(const std::string& rule) {
   return Error(ErrorCode::kLookupTableAccount, "lookup table account: " + rule);
 }
@@ -49,7 +44,8 @@ Result<LookupTableAccount> parse_lookup_table_account(ByteView data) {
     return bad_table("is " + std::to_string(data.size()) +
                      " bytes, shorter than the 56-byte metadata");
   }
-  if (little_endian(data.subspan(0, 4)) != 1) return bad_table("type field is not 1 (LookupTable)");
+  ByteReader r(data);
+  if (r.le(4, "type") != 1) return bad_table("type field is not 1 (LookupTable)");
   if ((data.size() - kMetaSize) % 32 != 0) {
     return bad_table("address area of " + std::to_string(data.size() - kMetaSize) +
                      " bytes is not a whole number of 32-byte keys");
@@ -57,13 +53,16 @@ Result<LookupTableAccount> parse_lookup_table_account(ByteView data) {
   if ((data.size() - kMetaSize) / 32 > kMaxAddresses)
     return bad_table("holds more than 256 addresses");
   LookupTableAccount out;
-  out.deactivation_slot = little_endian(data.subspan(4, 8));
-  const std::uint8_t has_authority = data[21];
+  out.deactivation_slot = r.le(8, "deactivation_slot");
+  (void)r.le(8, "last_extended_slot");
+  (void)r.u8("last_extended_slot_start_index");
+  const std::uint8_t has_authority = r.u8("authority tag");
+  const auto authority = r.fixed<32>("authority");  // present (zeros) even when the tag is 0
+  (void)r.take(2, "padding");
   if (has_authority > 1) return bad_table("authority option tag is neither 0 nor 1");
-  if (has_authority == 1) out.authority = fixed_from_view<32>(data.subspan(22, 32));
-  for (std::size_t at = kMetaSize; at < data.size(); at += 32) {
-    out.addresses.push_back(fixed_from_view<32>(data.subspan(at, 32)));
-  }
+  if (has_authority == 1) out.authority = authority;
+  while (r.ok() && r.remaining() != 0) out.addresses.push_back(r.fixed<32>("address"));
+  if (!r.expect_end("the lookup table")) return bad_table(r.error().message());
   return out;
 }
 

@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <string>
 
 #include <airlock/common/reader.h>
@@ -21,6 +22,21 @@ ByteView ByteReader::take(std::size_t n, std::string_view field) {
   auto out = data_.subspan(pos_, n);
   pos_ += n;
   return out;
+}
+
+std::uint64_t ByteReader::le(std::size_t n, std::string_view field) {
+  if (n == 0 || n > 8) std::abort();  // a caller asked for a width no field has: a bug, not input
+  std::uint64_t v = 0;
+  const ByteView bytes = take(n, field);
+  for (std::size_t i = bytes.size(); i-- > 0;) v = (v << 8) | bytes[i];
+  return v;
+}
+
+std::uint64_t ByteReader::be(std::size_t n, std::string_view field) {
+  if (n == 0 || n > 8) std::abort();
+  std::uint64_t v = 0;
+  for (std::uint8_t b : take(n, field)) v = (v << 8) | b;
+  return v;
 }
 
 std::uint16_t ByteReader::shortvec(std::string_view field) {

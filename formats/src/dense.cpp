@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <airlock/common/hash.h>
+#include <airlock/common/reader.h>
 #include <airlock/formats/dense.h>
 
 namespace airlock::dense {
@@ -15,11 +16,6 @@ void put_u16(Bytes& out, std::uint32_t v) {
 }
 void put_u32(Bytes& out, std::uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
-}
-std::uint32_t get_be(ByteView b, std::size_t offset, std::size_t n) {
-  std::uint32_t v = 0;
-  for (std::size_t i = 0; i < n; ++i) v = (v << 8) | b[offset + i];
-  return v;
 }
 
 Bytes carried_payload(ByteView payload, Deflate mode, bool& deflated) {
@@ -179,12 +175,17 @@ Status Decoder::receive(ByteView frame) {
     return Error(dense::errors::kOtherTransfer,
                  "frame belongs to another transfer (its content type or compression differ)");
   }
+  ByteReader header(frame);
+  (void)header.take(4, "magic, version and flags");  // checked above
   fountain::Part part;
-  part.seq_num = get_be(frame, 4, 4);
-  part.seq_len = get_be(frame, 8, 2);
-  part.message_len = get_be(frame, 10, 4);
-  part.checksum = get_be(frame, 14, 4);
-  part.data.assign(frame.begin() + kHeaderBytes, frame.end());
+  part.seq_num = static_cast<std::uint32_t>(header.be(4, "seq_num"));
+  part.seq_len = static_cast<std::uint32_t>(header.be(2, "seq_len"));
+  part.message_len = static_cast<std::uint32_t>(header.be(4, "message_len"));
+  part.checksum = static_cast<std::uint32_t>(header.be(4, "checksum"));
+  (void)header.take(kTransferIdBytes, "transfer id");  // read by transfer_id above
+  if (!header.ok()) return header.error();
+  const ByteView fragment = header.take(header.remaining(), "fragment");
+  part.data.assign(fragment.begin(), fragment.end());
   AIRLOCK_CHECK(fountain_.receive(part));
   flags_ = flags;
   id_ = id;

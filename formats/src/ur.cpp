@@ -2,6 +2,7 @@
 #include <charconv>
 #include <string>
 
+#include <airlock/common/reader.h>
 #include <airlock/formats/cbor.h>
 #include <airlock/formats/ur.h>
 
@@ -132,8 +133,8 @@ Result<Bytes> bytewords_decode(std::string_view text) {
     bytes.push_back(static_cast<std::uint8_t>(index));
   }
   const std::size_t body = bytes.size() - 4;
-  std::uint32_t crc = 0;
-  for (std::size_t i = body; i < bytes.size(); ++i) crc = (crc << 8) | bytes[i];
+  ByteReader tail(ByteView(bytes).subspan(body));
+  const auto crc = static_cast<std::uint32_t>(tail.be(4, "checksum"));
   bytes.resize(body);
   if (fountain::crc32(bytes) != crc) {
     return Error(ur::errors::kChecksum,

@@ -3,6 +3,7 @@
 #include <string>
 
 #include <airlock/common/programs.h>
+#include <airlock/common/reader.h>
 #include <airlock/offline/idl.h>
 
 namespace airlock::offline::builtin {
@@ -14,66 +15,44 @@ Error undecodable(const std::string& program, const std::string& rule) {
   return Error(offline::errors::kIdlUndecodable, program + ": " + rule);
 }
 
-// Little-endian reader that insists on consuming everything.
-class Reader {
- public:
-  explicit Reader(ByteView d) : d_(d) {}
-  bool u8(std::uint8_t& v) { return take(1) && (v = d_[pos_ - 1], true); }
-  bool le(std::uint64_t& v, std::size_t n) {
-    if (!take(n)) return false;
-    v = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      v |= static_cast<std::uint64_t>(d_[pos_ - n + i]) << (8 * i);
-    return true;
-  }
-  bool key(std::string& out) {
-    if (!take(32)) return false;
-    out = to_base58(d_.subspan(pos_ - 32, 32));
-    return true;
-  }
-  // Token's COption<Pubkey>: one byte 0 or 1, then (when 1) the key.
-  bool coption_key(ojson& out) {
-    std::uint8_t tag = 0;
-    if (!u8(tag) || tag > 1) return false;
-    if (tag == 0) {
-      out = nullptr;
-      return true;
-    }
-    std::string k;
-    if (!key(k)) return false;
-    out = k;
-    return true;
-  }
-  // bincode string: u64 length then UTF-8 bytes.
-  bool string64(std::string& out) {
-    std::uint64_t n = 0;
-    if (!le(n, 8) || n > remaining() || !take(static_cast<std::size_t>(n))) return false;
-    out.assign(reinterpret_cast<const char*>(d_.data() + pos_ - n), static_cast<std::size_t>(n));
-    return true;
-  }
-  bool end() const { return pos_ == d_.size(); }
-  std::size_t remaining() const { return d_.size() - pos_; }
+// The fields the built-in programs share, read with the common ByteReader: a 32-byte key,
+// Token's COption<Pubkey> (one byte 0 or 1, then the key when 1) and bincode's string (a u64
+// length, then the bytes).
+std::string key(ByteReader& r, std::string_view field) {
+  const ByteView bytes = r.take(32, field);
+  return bytes.size() == 32 ? to_base58(bytes) : std::string();
+}
 
- private:
-  bool take(std::size_t n) {
-    if (n > d_.size() - pos_) return false;
-    pos_ += n;
-    return true;
+ojson optional_key(ByteReader& r, std::string_view field) {
+  const std::uint8_t tag = r.u8(field);
+  if (tag > 1) {
+    r.fail(
+        Error(offline::errors::kIdlUndecodable,
+              std::string(field) + ": option tag " + std::to_string(tag) + " is neither 0 nor 1"));
   }
-  ByteView d_;
-  std::size_t pos_ = 0;
-};
+  if (tag != 1) return nullptr;
+  return key(r, field);
+}
+
+std::string string64(ByteReader& r, std::string_view field) {
+  const std::uint64_t n = r.le(8, field);
+  const ByteView bytes = r.take(static_cast<std::size_t>(n), field);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+std::string u64_text(ByteReader& r, std::string_view field) {
+  return std::to_string(r.le(8, field));
+}
 
 struct Spec {
   const char* name;
   std::vector<std::string> accounts;
 };
 
-Result<Decoded> finish(const std::string& program, Decoded d, const Reader& r,
-                       std::size_t account_count, bool ok, std::size_t min_accounts) {
-  if (!ok)
-    return undecodable(program, d.instruction + ": data ends early or holds an invalid value");
-  if (!r.end())
+Result<Decoded> finish(const std::string& program, Decoded d, const ByteReader& r,
+                       std::size_t account_count, std::size_t min_accounts) {
+  if (!r.ok()) return undecodable(program, d.instruction + ": " + r.error().message());
+  if (r.remaining() != 0)
     return undecodable(program, d.instruction + ": " + std::to_string(r.remaining()) +
                                     " unexpected bytes after the arguments");
   if (account_count < min_accounts) {
@@ -86,85 +65,74 @@ Result<Decoded> finish(const std::string& program, Decoded d, const Reader& r,
 
 Result<Decoded> compute_budget(ByteView data, std::size_t accounts) {
   const std::string program = "Compute Budget Program";
-  Reader r(data);
-  std::uint8_t tag = 0;
-  if (!r.u8(tag)) return undecodable(program, "empty instruction data");
+  if (data.empty()) return undecodable(program, "empty instruction data");
+  ByteReader r(data);
+  const std::uint8_t tag = r.u8("tag");
   Decoded d;
-  std::uint64_t a = 0, b = 0;
-  bool ok = true;
+  // The fields of a braced list are read in the order written.
   switch (tag) {
     case 0:
       d.instruction = "request_units";
-      ok = r.le(a, 4) && r.le(b, 4);
-      d.args = {{"units", a}, {"additional_fee", b}};
+      d.args = {{"units", r.le(4, "units")}, {"additional_fee", r.le(4, "additional_fee")}};
       break;
     case 1:
       d.instruction = "request_heap_frame";
-      ok = r.le(a, 4);
-      d.args = {{"bytes", a}};
+      d.args = {{"bytes", r.le(4, "bytes")}};
       break;
     case 2:
       d.instruction = "set_compute_unit_limit";
-      ok = r.le(a, 4);
-      d.args = {{"units", a}};
+      d.args = {{"units", r.le(4, "units")}};
       break;
     case 3:
       d.instruction = "set_compute_unit_price";
-      ok = r.le(a, 8);
-      d.args = {{"micro_lamports", std::to_string(a)}};
+      d.args = {{"micro_lamports", u64_text(r, "micro_lamports")}};
       break;
     case 4:
       d.instruction = "set_loaded_accounts_data_size_limit";
-      ok = r.le(a, 4);
-      d.args = {{"bytes", a}};
+      d.args = {{"bytes", r.le(4, "bytes")}};
       break;
     default:
       return undecodable(program, "unknown instruction " + std::to_string(tag));
   }
-  return finish(program, d, r, accounts, ok, 0);
+  return finish(program, d, r, accounts, 0);
 }
 
 Result<Decoded> system(ByteView data, std::size_t accounts) {
   const std::string program = "System Program";
-  Reader r(data);
-  std::uint64_t tag = 0;
-  if (!r.le(tag, 4)) return undecodable(program, "instruction data shorter than its 4-byte tag");
+  if (data.size() < 4) return undecodable(program, "instruction data shorter than its 4-byte tag");
+  ByteReader r(data);
+  const std::uint64_t tag = r.le(4, "tag");
   Decoded d;
-  std::uint64_t lamports = 0, space = 0;
-  std::string k1, k2, seed;
-  bool ok = true;
   std::size_t min = 0;
+  // The fields of a braced list are read in the order written.
   switch (tag) {
     case 0:
       d.instruction = "create_account";
-      ok = r.le(lamports, 8) && r.le(space, 8) && r.key(k1);
-      d.args = {
-          {"lamports", std::to_string(lamports)}, {"space", std::to_string(space)}, {"owner", k1}};
+      d.args = {{"lamports", u64_text(r, "lamports")},
+                {"space", u64_text(r, "space")},
+                {"owner", key(r, "owner")}};
       d.account_names = {"funding", "new_account"};
       min = 2;
       break;
     case 1:
       d.instruction = "assign";
-      ok = r.key(k1);
-      d.args = {{"owner", k1}};
+      d.args = {{"owner", key(r, "owner")}};
       d.account_names = {"account"};
       min = 1;
       break;
     case 2:
       d.instruction = "transfer";
-      ok = r.le(lamports, 8);
-      d.args = {{"lamports", std::to_string(lamports)}};
+      d.args = {{"lamports", u64_text(r, "lamports")}};
       d.account_names = {"from", "to"};
       min = 2;
       break;
     case 3:
       d.instruction = "create_account_with_seed";
-      ok = r.key(k1) && r.string64(seed) && r.le(lamports, 8) && r.le(space, 8) && r.key(k2);
-      d.args = {{"base", k1},
-                {"seed", seed},
-                {"lamports", std::to_string(lamports)},
-                {"space", std::to_string(space)},
-                {"owner", k2}};
+      d.args = {{"base", key(r, "base")},
+                {"seed", string64(r, "seed")},
+                {"lamports", u64_text(r, "lamports")},
+                {"space", u64_text(r, "space")},
+                {"owner", key(r, "owner")}};
       d.account_names = {"funding", "new_account", "base"};
       min = 2;
       break;
@@ -175,51 +143,50 @@ Result<Decoded> system(ByteView data, std::size_t accounts) {
       break;
     case 5:
       d.instruction = "withdraw_nonce_account";
-      ok = r.le(lamports, 8);
-      d.args = {{"lamports", std::to_string(lamports)}};
+      d.args = {{"lamports", u64_text(r, "lamports")}};
       d.account_names = {"nonce_account", "to", "recent_blockhashes_sysvar", "rent_sysvar",
                          "nonce_authority"};
       min = 5;
       break;
     case 6:
       d.instruction = "initialize_nonce_account";
-      ok = r.key(k1);
-      d.args = {{"authority", k1}};
+      d.args = {{"authority", key(r, "authority")}};
       d.account_names = {"nonce_account", "recent_blockhashes_sysvar", "rent_sysvar"};
       min = 3;
       break;
     case 7:
       d.instruction = "authorize_nonce_account";
-      ok = r.key(k1);
-      d.args = {{"new_authority", k1}};
+      d.args = {{"new_authority", key(r, "new_authority")}};
       d.account_names = {"nonce_account", "nonce_authority"};
       min = 2;
       break;
     case 8:
       d.instruction = "allocate";
-      ok = r.le(space, 8);
-      d.args = {{"space", std::to_string(space)}};
+      d.args = {{"space", u64_text(r, "space")}};
       d.account_names = {"account"};
       min = 1;
       break;
     case 9:
       d.instruction = "allocate_with_seed";
-      ok = r.key(k1) && r.string64(seed) && r.le(space, 8) && r.key(k2);
-      d.args = {{"base", k1}, {"seed", seed}, {"space", std::to_string(space)}, {"owner", k2}};
+      d.args = {{"base", key(r, "base")},
+                {"seed", string64(r, "seed")},
+                {"space", u64_text(r, "space")},
+                {"owner", key(r, "owner")}};
       d.account_names = {"account", "base"};
       min = 2;
       break;
     case 10:
       d.instruction = "assign_with_seed";
-      ok = r.key(k1) && r.string64(seed) && r.key(k2);
-      d.args = {{"base", k1}, {"seed", seed}, {"owner", k2}};
+      d.args = {
+          {"base", key(r, "base")}, {"seed", string64(r, "seed")}, {"owner", key(r, "owner")}};
       d.account_names = {"account", "base"};
       min = 2;
       break;
     case 11:
       d.instruction = "transfer_with_seed";
-      ok = r.le(lamports, 8) && r.string64(seed) && r.key(k1);
-      d.args = {{"lamports", std::to_string(lamports)}, {"from_seed", seed}, {"from_owner", k1}};
+      d.args = {{"lamports", u64_text(r, "lamports")},
+                {"from_seed", string64(r, "from_seed")},
+                {"from_owner", key(r, "from_owner")}};
       d.account_names = {"from", "base", "to"};
       min = 3;
       break;
@@ -231,7 +198,7 @@ Result<Decoded> system(ByteView data, std::size_t accounts) {
     default:
       return undecodable(program, "unknown instruction " + std::to_string(tag));
   }
-  return finish(program, d, r, accounts, ok, min);
+  return finish(program, d, r, accounts, min);
 }
 
 const char* authority_type_name(std::uint8_t t) {
@@ -240,27 +207,21 @@ const char* authority_type_name(std::uint8_t t) {
 }
 
 Result<Decoded> token(const std::string& program, ByteView data, std::size_t accounts) {
-  Reader r(data);
-  std::uint8_t tag = 0;
-  if (!r.u8(tag)) return undecodable(program, "empty instruction data");
+  if (data.empty()) return undecodable(program, "empty instruction data");
+  ByteReader r(data);
+  const std::uint8_t tag = r.u8("tag");
   Decoded d;
-  std::uint64_t amount = 0;
-  std::uint8_t decimals = 0, m = 0, authority_type = 0;
-  std::string k1;
-  ojson optional_key;
-  bool ok = true;
   std::size_t min = 0;
+  // The fields of a braced list are read in the order written.
   const auto amount_only = [&](const char* name, std::vector<std::string> names) {
     d.instruction = name;
-    ok = r.le(amount, 8);
-    d.args = {{"amount", std::to_string(amount)}};
+    d.args = {{"amount", u64_text(r, "amount")}};
     d.account_names = std::move(names);
     min = d.account_names.size();
   };
   const auto checked = [&](const char* name, std::vector<std::string> names) {
     d.instruction = name;
-    ok = r.le(amount, 8) && r.u8(decimals);
-    d.args = {{"amount", std::to_string(amount)}, {"decimals", decimals}};
+    d.args = {{"amount", u64_text(r, "amount")}, {"decimals", r.u8("decimals")}};
     d.account_names = std::move(names);
     min = d.account_names.size();
   };
@@ -273,8 +234,9 @@ Result<Decoded> token(const std::string& program, ByteView data, std::size_t acc
     case 0:
     case 20:
       d.instruction = tag == 0 ? "initialize_mint" : "initialize_mint2";
-      ok = r.u8(decimals) && r.key(k1) && r.coption_key(optional_key);
-      d.args = {{"decimals", decimals}, {"mint_authority", k1}, {"freeze_authority", optional_key}};
+      d.args = {{"decimals", r.u8("decimals")},
+                {"mint_authority", key(r, "mint_authority")},
+                {"freeze_authority", optional_key(r, "freeze_authority")}};
       d.account_names = tag == 0 ? std::vector<std::string>{"mint", "rent_sysvar"}
                                  : std::vector<std::string>{"mint"};
       min = 1;
@@ -285,8 +247,7 @@ Result<Decoded> token(const std::string& program, ByteView data, std::size_t acc
     case 2:
     case 19:
       d.instruction = tag == 2 ? "initialize_multisig" : "initialize_multisig2";
-      ok = r.u8(m);
-      d.args = {{"m", m}};
+      d.args = {{"m", r.u8("m")}};
       d.account_names = {"multisig"};
       min = 1;
       break;
@@ -301,11 +262,15 @@ Result<Decoded> token(const std::string& program, ByteView data, std::size_t acc
       break;
     case 6: {
       d.instruction = "set_authority";
-      ok = r.u8(authority_type) && r.coption_key(optional_key);
+      const std::uint8_t authority_type = r.u8("authority_type");
       const char* type_name = authority_type_name(authority_type);
-      if (ok && type_name == nullptr && program == "SPL Token Program") ok = false;
+      if (type_name == nullptr && program == "SPL Token Program") {
+        r.fail(
+            Error(offline::errors::kIdlUndecodable,
+                  "authority_type: " + std::to_string(authority_type) + " is not one of 0 to 3"));
+      }
       d.args = {{"authority_type", type_name ? ojson(type_name) : ojson(authority_type)},
-                {"new_authority", optional_key}};
+                {"new_authority", optional_key(r, "new_authority")}};
       d.account_names = {"account", "current_authority"};
       min = 2;
       break;
@@ -340,8 +305,7 @@ Result<Decoded> token(const std::string& program, ByteView data, std::size_t acc
     case 16:
     case 18:
       d.instruction = tag == 16 ? "initialize_account2" : "initialize_account3";
-      ok = r.key(k1);
-      d.args = {{"owner", k1}};
+      d.args = {{"owner", key(r, "owner")}};
       d.account_names = {"account", "mint"};
       min = 2;
       break;
@@ -363,7 +327,7 @@ Result<Decoded> token(const std::string& program, ByteView data, std::size_t acc
           "instruction " + std::to_string(tag) +
               " is not one airlock decodes (Token-2022 extensions are refused unless allowed)");
   }
-  return finish(program, d, r, accounts, ok, min);
+  return finish(program, d, r, accounts, min);
 }
 
 Result<Decoded> associated_token(ByteView data, std::size_t accounts) {
@@ -371,19 +335,19 @@ Result<Decoded> associated_token(ByteView data, std::size_t accounts) {
   Decoded d;
   const std::uint8_t tag = data.empty() ? 0 : data[0];
   if (data.size() > 1) return undecodable(program, "instruction data longer than its one-byte tag");
-  Reader r(ByteView{});
+  const ByteReader r(ByteView{});
   switch (tag) {
     case 0:
     case 1:
       d.instruction = tag == 0 ? "create" : "create_idempotent";
       d.account_names = {"funding", "associated_account", "wallet",
                          "mint",    "system_program",     "token_program"};
-      return finish(program, d, r, accounts, true, 6);
+      return finish(program, d, r, accounts, 6);
     case 2:
       d.instruction = "recover_nested";
       d.account_names = {"nested_account", "nested_mint", "destination_account", "owner_account",
                          "owner_mint",     "wallet",      "token_program"};
-      return finish(program, d, r, accounts, true, 7);
+      return finish(program, d, r, accounts, 7);
     default:
       return undecodable(program, "unknown instruction " + std::to_string(tag));
   }

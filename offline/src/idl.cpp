@@ -4,6 +4,7 @@
 
 #include <airlock/common/hash.h>
 #include <airlock/common/json_fields.h>
+#include <airlock/common/reader.h>
 #include <airlock/offline/idl.h>
 
 namespace airlock::offline {
@@ -152,23 +153,6 @@ Status flatten_accounts(const json& accounts, std::vector<IdlAccount>& out,
 
 // ---- decoding ----
 
-class Cursor {
- public:
-  explicit Cursor(ByteView data) : data_(data) {}
-  bool take(std::size_t n, const std::uint8_t*& out) {
-    if (n > data_.size() - pos_) return false;
-    out = data_.data() + pos_;
-    pos_ += n;
-    return true;
-  }
-  std::size_t remaining() const { return data_.size() - pos_; }
-  std::size_t position() const { return pos_; }
-
- private:
-  ByteView data_;
-  std::size_t pos_ = 0;
-};
-
 class Decoder {
  public:
   Decoder(const Idl& idl, ByteView data) : idl_(idl), in_(data) {}
@@ -203,10 +187,10 @@ class Decoder {
       }
       case IdlType::Kind::kArray: {
         if (t.inner->kind == IdlType::Kind::kPrimitive && t.inner->primitive == "u8") {
-          const std::uint8_t* p = nullptr;
-          if (!in_.take(t.length, p))
+          const ByteView bytes = in_.take(t.length, where);
+          if (!in_.ok())
             return undecodable(where, "ends inside a " + std::to_string(t.length) + "-byte array");
-          return ojson(to_hex(ByteView(p, t.length)));
+          return ojson(to_hex(bytes));
         }
         ojson out = ojson::array();
         for (std::size_t i = 0; i < t.length; ++i) {
@@ -226,11 +210,8 @@ class Decoder {
 
  private:
   Result<std::uint64_t> le(std::size_t n, const std::string& where) {
-    const std::uint8_t* p = nullptr;
-    if (!in_.take(n, p))
-      return undecodable(where, "ends before its " + std::to_string(n) + " bytes");
-    std::uint64_t v = 0;
-    for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+    const std::uint64_t v = in_.le(n, where);
+    if (!in_.ok()) return undecodable(where, "ends before its " + std::to_string(n) + " bytes");
     return v;
   }
   Result<std::uint8_t> byte(const std::string& where) {
@@ -246,20 +227,20 @@ class Decoder {
       return ojson(b == 1);
     }
     if (p == "pubkey") {
-      const std::uint8_t* k = nullptr;
-      if (!in_.take(32, k)) return undecodable(where, "ends inside a public key");
-      return ojson(to_base58(ByteView(k, 32)));
+      const ByteView k = in_.take(32, where);
+      if (!in_.ok()) return undecodable(where, "ends inside a public key");
+      return ojson(to_base58(k));
     }
     if (p == "string" || p == "bytes") {
       AIRLOCK_TRY(len, le(4, where));
-      const std::uint8_t* s = nullptr;
-      if (len > in_.remaining() || !in_.take(len, s)) {
+      const ByteView s = in_.take(static_cast<std::size_t>(len), where);
+      if (!in_.ok()) {
         return undecodable(where,
                            std::to_string(len) + "-byte " + p + " cannot fit the bytes left");
       }
-      if (p == "bytes") return ojson(to_hex(ByteView(s, len)));
-      if (!is_valid_utf8(ByteView(s, len))) return undecodable(where, "string is not valid UTF-8");
-      return ojson(std::string(reinterpret_cast<const char*>(s), len));
+      if (p == "bytes") return ojson(to_hex(s));
+      if (!is_valid_utf8(s)) return undecodable(where, "string is not valid UTF-8");
+      return ojson(std::string(s.begin(), s.end()));
     }
     if (p == "u128" || p == "i128") {
       AIRLOCK_TRY(lo, le(8, where));
@@ -357,7 +338,7 @@ class Decoder {
   }
 
   const Idl& idl_;
-  Cursor in_;
+  ByteReader in_;
 };
 
 }  // namespace

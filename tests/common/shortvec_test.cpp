@@ -1,7 +1,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <airlock/common/reader.h>
 #include <airlock/common/shortvec.h>
 
 using ::testing::HasSubstr;
@@ -70,18 +69,6 @@ TEST(Shortvec, RejectsWhatTheRuntimeRejects) {
     EXPECT_EQ(decoded.error().code(), c.code)
         << to_hex(c.bytes) << ": " << decoded.error().to_string();
   }
-}
-
-TEST(ByteReader, NamesTheFieldAndKeepsTheFirstError) {
-  const Bytes bytes{0x01, 0x80};
-  ByteReader reader(bytes);
-  EXPECT_EQ(reader.u8("first"), 0x01);
-  EXPECT_EQ(reader.shortvec("count"), 0);
-  EXPECT_FALSE(reader.ok());
-  EXPECT_EQ(reader.error().code(), ErrorCode::kShortvecTruncated);
-  EXPECT_THAT(reader.error().message(), HasSubstr("count"));
-  EXPECT_TRUE(reader.take(5, "later").empty());
-  EXPECT_EQ(reader.error().code(), ErrorCode::kShortvecTruncated);
 }
 
 }  // namespace

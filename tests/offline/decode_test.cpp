@@ -103,6 +103,27 @@ TEST(BuiltinDecoders, TokenInstructions) {
   EXPECT_FALSE(registry.decode(token, Bytes{6, 0, 2}, 2).ok()) << "option tag 2";
 }
 
+TEST(BuiltinDecoders, ARefusalNamesTheFieldWhereTheDataFails) {
+  const DecoderRegistry registry;
+  const auto message = [&](std::string_view program, const Bytes& data, std::size_t accounts) {
+    auto decoded = registry.decode(key(program), data, accounts);
+    EXPECT_FALSE(decoded.ok());
+    return decoded.ok() ? std::string() : decoded.error().message();
+  };
+  EXPECT_THAT(message(programs::kToken, cat({{12}, le(1, 8)}), 4),
+              HasSubstr("transfer_checked: decimals: needs 1 bytes at offset 9"));
+  EXPECT_THAT(message(programs::kToken, Bytes{6, 0, 2}, 2),
+              HasSubstr("set_authority: new_authority: option tag 2 is neither 0 nor 1"));
+  EXPECT_THAT(message(programs::kToken, Bytes{6, 9, 0}, 2),
+              HasSubstr("set_authority: authority_type: 9 is not one of 0 to 3"));
+  EXPECT_THAT(message(programs::kSystem, cat({le(2, 4), le(1, 4)}), 2),
+              HasSubstr("transfer: lamports: needs 8 bytes at offset 4"));
+  EXPECT_THAT(message(programs::kSystem, cat({le(3, 4), Bytes(32, 1), le(1000, 8)}), 2),
+              HasSubstr("create_account_with_seed: seed: needs 1000 bytes"));
+  EXPECT_THAT(message(programs::kComputeBudget, Bytes{0, 1, 0, 0, 0}, 0),
+              HasSubstr("request_units: additional_fee: needs 4 bytes at offset 5"));
+}
+
 TEST(BuiltinDecoders, AssociatedTokenComputeBudgetSystemAndMemoEdges) {
   const DecoderRegistry registry;
   const PublicKey& ata = key(programs::kAssociatedToken);

@@ -1,5 +1,7 @@
-// A bounds-checked cursor over bytes for wire-format parsers. The first failure is remembered
-// and every later read returns zeros, so a parser can read a whole section and check once.
+// A bounds-checked cursor over bytes, the one every decoder in airlock reads with: messages and
+// transactions, the built-in programs' instructions, IDL-described arguments, lookup table
+// accounts and QR frame headers. The first failure is remembered and every later read returns
+// zeros, so a parser can read a whole section and check once.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +30,10 @@ class ByteReader {
     if (bytes.size() == N) out = fixed_from_view<N>(bytes);
     return out;
   }
+  // An unsigned integer of n bytes (1 to 8), least significant byte first (Solana's programs,
+  // Borsh, bincode) or most significant first (network order, the dense QR header).
+  std::uint64_t le(std::size_t n, std::string_view field);
+  std::uint64_t be(std::size_t n, std::string_view field);
   // A compact-u16 length with every rule of the runtime (see shortvec.h).
   std::uint16_t shortvec(std::string_view field);
 
