@@ -202,11 +202,12 @@ int run_decode(const std::vector<std::string>& args) {
   if (!source.ok()) return report(source.error());
 
   const bool quiet = vm.count("quiet") > 0;
-  qr_io::ReceiveStats stats;
-  auto content = qr_io::receive(**source, std::chrono::seconds(vm["timeout"].as<int>()), kProgram,
-                                quiet, stats);
-  if (!content.ok()) return report(content.error());
-  const Bytes out = qr_io::file_bytes(*content);
+  qr_io::ReceiveOptions options{.timeout = std::chrono::seconds(vm["timeout"].as<int>())};
+  if (!quiet) options.on_progress = qr_io::terminal_progress(kProgram);
+  auto received = qr_io::receive(**source, options);
+  if (!received.ok()) return report(received.error());
+  const Bytes out = qr_io::file_bytes(received->content);
+  const qr_io::ReceiveProgress& stats = received->progress;
   if (auto s = files::write_atomically(vm["out"].as<std::string>(), out); !s.ok())
     return report(s.error());
   if (!quiet) {

@@ -31,58 +31,83 @@ Result<std::unique_ptr<frames::FrameSource>> open_source(const SourceSpec& spec)
   return frames::open_camera(*spec.camera, size.first, size.second);
 }
 
-Result<transfer::Content> receive(frames::FrameSource& source, std::chrono::seconds timeout,
-                                  std::string_view program, bool quiet, ReceiveStats& stats) {
-  const bool live = !quiet && ::isatty(STDERR_FILENO) == 1;  // a redrawn line only on a terminal
-  const auto give_up = std::chrono::steady_clock::now() + timeout;
+Result<Received> receive(frames::FrameSource& source, const ReceiveOptions& options) {
+  const auto give_up = std::chrono::steady_clock::now() + options.timeout;
+  const auto report = [&](const ReceiveProgress& p) {
+    if (options.on_progress) options.on_progress(p);
+  };
   transfer::Receiver receiver;
+  ReceiveProgress progress;
   std::optional<Error> last_refusal;
   while (!receiver.complete() && std::chrono::steady_clock::now() < give_up) {
     auto frame = source.next(give_up);
     if (!frame.ok() && source.errors_end_stream()) return frame.error();  // asking again fails
     if (!frame.ok()) {
-      ++stats.unreadable;
-      if (!quiet) {
-        std::cerr << (live ? "\n" : "") << program
-                  << ": skipped a frame: " << frame.error().to_string() << "\n";
-      }
+      ++progress.unreadable;
+      progress.skipped = &frame.error();
+      report(progress);
+      progress.skipped = nullptr;
       continue;
     }
     if (!frame->has_value()) break;
-    ++stats.frames;
+    ++progress.frames;
     const auto codes = qr::read(**frame);
-    if (codes.empty()) ++stats.unreadable;
+    if (codes.empty()) ++progress.unreadable;
     for (const auto& c : codes) {
       if (auto s = receiver.receive(c); !s.ok()) {
-        ++stats.refused;
+        ++progress.refused;
         last_refusal = s.error();
       }
     }
-    if (live) {
-      const std::size_t total = receiver.fragments_total(), known = receiver.fragments_known();
-      std::cerr << "\r\x1b[2K" << known << "/"
-                << (total == 0 ? std::string("?") : std::to_string(total)) << " fragments \u00b7 "
-                << stats.frames << " frames \u00b7 " << stats.unreadable << " unreadable";
-      if (total > known && !receiver.complete())
-        std::cerr << " \u00b7 ~" << (total - known) * 11 / 10 + 1 << " more frames";
-      if (receiver.other_transfers() > 0)
-        std::cerr << " \u00b7 " << receiver.other_transfers() << " other transfer(s) ignored";
-      std::cerr << std::flush;
-    }
-  }
-  if (live) std::cerr << "\n";
-  if (receiver.complete() && receiver.other_transfers() > 0 && !quiet) {
-    std::cerr << program << ": completed the transfer shown; ignored codes of "
-              << receiver.other_transfers() << " other transfer(s)\n";
+    progress.fragments_known = receiver.fragments_known();
+    progress.fragments_total = receiver.fragments_total();
+    progress.other_transfers = receiver.other_transfers();
+    progress.complete = receiver.complete();
+    report(progress);
   }
   if (!receiver.complete()) {
-    std::string why = "transfer incomplete after " + std::to_string(stats.frames) + " frames (" +
+    progress.gave_up = true;
+    report(progress);
+    std::string why = "transfer incomplete after " + std::to_string(progress.frames) + " frames (" +
                       std::to_string(receiver.fragments_known()) + " of " +
                       std::to_string(receiver.fragments_total()) + " fragments)";
     if (last_refusal) why += "; last refused code: " + last_refusal->to_string();
     return Error(dense::errors::kFrameInvalid, why);
   }
-  return receiver.result();
+  return Received{receiver.result(), progress};
+}
+
+std::function<void(const ReceiveProgress&)> terminal_progress(std::string_view program) {
+  const bool live = ::isatty(STDERR_FILENO) == 1;  // a redrawn line only on a terminal
+  return [live, program = std::string(program), drawn = false](const ReceiveProgress& p) mutable {
+    if (p.gave_up) {
+      if (drawn) std::cerr << "\n";
+      return;
+    }
+    if (p.skipped != nullptr) {
+      std::cerr << (drawn ? "\n" : "") << program << ": skipped a frame: " << p.skipped->to_string()
+                << "\n";
+      drawn = false;
+      return;
+    }
+    if (live) {
+      std::cerr << "\r\x1b[2K" << p.fragments_known << "/"
+                << (p.fragments_total == 0 ? std::string("?") : std::to_string(p.fragments_total))
+                << " fragments \u00b7 " << p.frames << " frames \u00b7 " << p.unreadable
+                << " unreadable";
+      if (p.fragments_total > p.fragments_known && !p.complete)
+        std::cerr << " \u00b7 ~" << (p.fragments_total - p.fragments_known) * 11 / 10 + 1
+                  << " more frames";
+      if (p.other_transfers > 0)
+        std::cerr << " \u00b7 " << p.other_transfers << " other transfer(s) ignored";
+      std::cerr << (p.complete ? "\n" : "") << std::flush;
+      drawn = !p.complete;
+    }
+    if (p.complete && p.other_transfers > 0) {
+      std::cerr << program << ": completed the transfer shown; ignored codes of "
+                << p.other_transfers << " other transfer(s)\n";
+    }
+  };
 }
 
 Bytes file_bytes(const transfer::Content& content) {

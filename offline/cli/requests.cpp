@@ -56,11 +56,11 @@ airlock::Result<IncomingRequest> read_request(const po::variables_map& vm, std::
     if (vm.count("camera")) spec.camera = vm["camera"].as<std::string>();
     spec.camera_size = vm["camera-size"].as<std::string>();
     AIRLOCK_TRY(source, airlock::qr_io::open_source(spec));
-    airlock::qr_io::ReceiveStats stats;
     AIRLOCK_TRY(received,
-                airlock::qr_io::receive(*source, std::chrono::seconds(vm["timeout"].as<int>()),
-                                        kProgram, false, stats));
-    content = std::move(received);
+                airlock::qr_io::receive(
+                    *source, {.timeout = std::chrono::seconds(vm["timeout"].as<int>()),
+                              .on_progress = airlock::qr_io::terminal_progress(kProgram)}));
+    content = std::move(received.content);
     in.digest = airlock::sha256(airlock::qr_io::file_bytes(content));
   }
   const bool keystone = content.type == airlock::dense::ContentType::kKeystoneSignRequest;

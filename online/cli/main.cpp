@@ -303,10 +303,10 @@ std::optional<envelope::SignResponse> try_response(const Transport& t,
     if (!std::filesystem::is_directory(*t.response_qr)) return std::nullopt;
     auto source = frames::open_png_files({*t.response_qr});
     if (!source.ok()) return std::nullopt;
-    qr_io::ReceiveStats stats;
-    auto content = qr_io::receive(**source, std::chrono::seconds(10), kProgram, true, stats);
-    if (!content.ok() || content->type != dense::ContentType::kSignResponse) return std::nullopt;
-    cbor = content->bytes;
+    auto received = qr_io::receive(**source, {.timeout = std::chrono::seconds(10)});
+    if (!received.ok() || received->content.type != dense::ContentType::kSignResponse)
+      return std::nullopt;
+    cbor = received->content.bytes;
   }
   auto response = envelope::decode_response(cbor);
   if (!response.ok() || response->request_id != id) return std::nullopt;  // another round's
@@ -321,11 +321,11 @@ std::optional<envelope::SignResponse> response_from_camera(frames::FrameSource& 
   for (;;) {
     const std::int64_t left = static_cast<std::int64_t>(q.deadline) - now_s();
     if (left <= 0) return std::nullopt;
-    qr_io::ReceiveStats stats;
-    auto content = qr_io::receive(source, std::chrono::seconds(left), kProgram, false, stats);
-    if (!content.ok()) return std::nullopt;  // the deadline passed or the stream ended
-    if (content->type != dense::ContentType::kSignResponse) continue;
-    auto response = envelope::decode_response(content->bytes);
+    auto received = qr_io::receive(source, {.timeout = std::chrono::seconds(left),
+                                            .on_progress = qr_io::terminal_progress(kProgram)});
+    if (!received.ok()) return std::nullopt;  // the deadline passed or the stream ended
+    if (received->content.type != dense::ContentType::kSignResponse) continue;
+    auto response = envelope::decode_response(received->content.bytes);
     if (response.ok() && response->request_id == q.request_id) return std::move(response).value();
   }
 }

@@ -363,11 +363,10 @@ TEST_F(SigningTest, TheCommandLineReadsTheRequestFromQrImagesAndAnswersInQrImage
   // Back on the online side: read the response frames and check every signature.
   auto source = qr_io::open_source({{dir.file("response-frames")}, std::nullopt, std::nullopt});
   ASSERT_TRUE(source.ok());
-  qr_io::ReceiveStats stats;
-  auto content = qr_io::receive(**source, std::chrono::seconds(30), "test", true, stats);
-  ASSERT_TRUE(content.ok()) << content.error().to_string();
-  EXPECT_EQ(content->type, dense::ContentType::kSignResponse);
-  auto response = envelope::decode_response(content->bytes);
+  auto received = qr_io::receive(**source, {.timeout = std::chrono::seconds(30)});
+  ASSERT_TRUE(received.ok()) << received.error().to_string();
+  EXPECT_EQ(received->content.type, dense::ContentType::kSignResponse);
+  auto response = envelope::decode_response(received->content.bytes);
   ASSERT_TRUE(response.ok()) << response.error().to_string();
   const auto& sigs = std::get<std::vector<Signature>>(response->result);
   ASSERT_EQ(sigs.size(), q.steps.size());

@@ -1,5 +1,5 @@
 // QR in and out for the command-line programs: opening a frame source from what the user
-// named, reading frames until a transfer completes (with a progress line), and showing a
+// named, reading frames until a transfer completes (progress through a callback), and showing a
 // transfer as PNG frames, an HTML page or an animation in the terminal. airlock-qr and
 // airlock-offline sign share these, so both read and show codes the same way.
 #pragma once
@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,18 +30,42 @@ struct SourceSpec {
 
 [[nodiscard]] Result<std::unique_ptr<frames::FrameSource>> open_source(const SourceSpec& spec);
 
-struct ReceiveStats {
-  std::size_t frames = 0;
-  std::size_t unreadable = 0;  // frames without a readable code
-  std::size_t refused = 0;     // codes that were neither framing, or inconsistent
+// Where a receive stands; passed to the progress callback after every frame and returned with
+// the content.
+struct ReceiveProgress {
+  std::size_t frames = 0;           // frames the source gave
+  std::size_t unreadable = 0;       // frames without a readable code, or that could not be read
+  std::size_t refused = 0;          // codes that were neither framing, or inconsistent
+  std::size_t fragments_known = 0;  // of the transfer being followed
+  std::size_t fragments_total = 0;  // 0 until its first code is read
+  std::size_t other_transfers = 0;  // codes of other transfers, ignored
+  const Error* skipped = nullptr;   // in a callback: the source could not give this frame
+  bool complete = false;
+  bool gave_up = false;  // the last report of a receive that ends incomplete
 };
 
-// Reads frames until the transfer completes; fails when the source ends or `timeout` passes
-// first, saying how far it got. `program` prefixes progress on stderr; `quiet` silences it.
-[[nodiscard]] Result<transfer::Content> receive(frames::FrameSource& source,
-                                                std::chrono::seconds timeout,
-                                                std::string_view program, bool quiet,
-                                                ReceiveStats& stats);
+// How to receive, in the manner of ZXing-C++'s ReaderOptions: a plain struct the caller fills,
+// so a call reads as what it asks for. Progress goes to the callback the caller owns (none:
+// silent); the library itself never prints.
+struct ReceiveOptions {
+  std::chrono::milliseconds timeout = std::chrono::seconds(120);
+  std::function<void(const ReceiveProgress&)> on_progress = nullptr;
+};
+
+struct Received {
+  transfer::Content content;
+  ReceiveProgress progress;
+};
+
+// Reads frames until the transfer completes; fails when the source ends or the timeout passes
+// first, saying how far it got.
+[[nodiscard]] Result<Received> receive(frames::FrameSource& source, const ReceiveOptions& options);
+
+// The command-line programs' progress: a redrawn status line on a terminal (nothing when
+// standard error is not one), a note for each frame the source could not give, and the codes of
+// other transfers that were ignored. `program` prefixes the notes.
+[[nodiscard]] std::function<void(const ReceiveProgress&)> terminal_progress(
+    std::string_view program);
 
 // Content as the file airlock writes for it (envelopes wrapped with their magic, Keystone's
 // types as single-part UR text), and back (a file of Keystone UR parts, single or multipart,

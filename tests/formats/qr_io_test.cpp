@@ -1,0 +1,125 @@
+// The QR receive loop: progress reaches the caller's callback, and the library prints nothing.
+#include <chrono>
+#include <deque>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <airlock/formats/frames.h>
+#include <airlock/formats/qr.h>
+#include <airlock/formats/qr_io.h>
+#include <airlock/formats/transfer.h>
+
+#include "support/helpers.h"
+
+using ::testing::HasSubstr;
+
+namespace airlock::qr_io {
+namespace {
+
+// Frames held in memory; an Error entry is a frame the source could not give.
+class ListSource : public frames::FrameSource {
+ public:
+  Result<std::optional<image::GrayImage>> next(std::chrono::steady_clock::time_point) override {
+    if (frames_.empty()) return std::optional<image::GrayImage>();
+    auto front = std::move(frames_.front());
+    frames_.pop_front();
+    if (!front.ok()) return front.error();
+    return std::optional<image::GrayImage>(std::move(front).value());
+  }
+  std::string describe() const override { return "frames in memory"; }
+  void add(Result<image::GrayImage> frame) { frames_.push_back(std::move(frame)); }
+
+ private:
+  std::deque<Result<image::GrayImage>> frames_;
+};
+
+transfer::Sender sender_of(const Bytes& payload) {
+  transfer::Options options;
+  options.max_version = 5;
+  options.deflate = dense::Deflate::kNever;
+  auto sender = transfer::Sender::create({dense::ContentType::kFile, payload}, options);
+  EXPECT_TRUE(sender.ok()) << sender.error().to_string();
+  return std::move(sender).value();
+}
+
+image::GrayImage frame(const transfer::Sender& sender, std::uint32_t n) {
+  return qr::render(sender.symbol(n).value(), 3);
+}
+
+TEST(QrReceive, ReportsEveryFrameToTheCallerAndPrintsNothing) {
+  const Bytes payload = test::random_bytes(400, 11);
+  const auto sender = sender_of(payload);
+  ASSERT_GT(sender.fragment_count(), 2U);
+  ListSource source;
+  source.add(image::GrayImage(64, 64));  // a frame with no code
+  source.add(Error(ErrorCode::kIo, "frame-0002.png: not a PNG"));
+  for (std::uint32_t n = 1; n <= 3 * sender.fragment_count(); ++n) source.add(frame(sender, n));
+
+  std::vector<ReceiveProgress> seen;
+  std::vector<std::string> skipped;
+  testing::internal::CaptureStderr();
+  testing::internal::CaptureStdout();
+  auto received = receive(
+      source, {.timeout = std::chrono::seconds(60), .on_progress = [&](const ReceiveProgress& p) {
+                 seen.push_back(p);
+                 if (p.skipped) skipped.push_back(p.skipped->message());
+               }});
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "the library printed";
+
+  ASSERT_TRUE(received.ok()) << received.error().to_string();
+  EXPECT_EQ(received->content.bytes, payload);
+  EXPECT_THAT(skipped, testing::ElementsAre("frame-0002.png: not a PNG"));
+  ASSERT_GE(seen.size(), 3U);
+  EXPECT_EQ(seen[0].frames, 1U);
+  EXPECT_EQ(seen[0].unreadable, 1U);
+  EXPECT_EQ(seen[0].fragments_total, 0U) << "unknown until a code is read";
+  for (std::size_t i = 1; i < seen.size(); ++i) {
+    EXPECT_GE(seen[i].frames, seen[i - 1].frames);
+    EXPECT_GE(seen[i].fragments_known, seen[i - 1].fragments_known);
+  }
+  const ReceiveProgress& last = seen.back();
+  EXPECT_TRUE(last.complete);
+  EXPECT_FALSE(last.gave_up);
+  EXPECT_EQ(last.fragments_known, last.fragments_total);
+  EXPECT_EQ(last.fragments_total, sender.fragment_count());
+  EXPECT_EQ(received->progress.frames, last.frames);
+  EXPECT_EQ(received->progress.unreadable, 2U);
+  EXPECT_EQ(
+      std::count_if(seen.begin(), seen.end(), [](const ReceiveProgress& p) { return p.complete; }),
+      1);
+}
+
+TEST(QrReceive, AnIncompleteTransferEndsWithAGaveUpReportAndSaysHowFarItGot) {
+  const auto sender = sender_of(test::random_bytes(400, 12));
+  ListSource source;
+  source.add(frame(sender, 1));
+  std::vector<ReceiveProgress> seen;
+  auto received =
+      receive(source, {.on_progress = [&](const ReceiveProgress& p) { seen.push_back(p); }});
+  ASSERT_FALSE(received.ok());
+  EXPECT_THAT(received.error().message(),
+              HasSubstr("transfer incomplete after 1 frames (1 of " +
+                        std::to_string(sender.fragment_count()) + " fragments)"));
+  ASSERT_EQ(seen.size(), 2U);
+  EXPECT_FALSE(seen[0].gave_up);
+  EXPECT_TRUE(seen[1].gave_up);
+  EXPECT_FALSE(seen[1].complete);
+}
+
+TEST(QrReceive, WithoutACallbackItIsSilent) {
+  const Bytes payload = test::random_bytes(100, 13);
+  const auto sender = sender_of(payload);
+  ListSource source;
+  for (std::uint32_t n = 1; n <= 2 * sender.fragment_count(); ++n) source.add(frame(sender, n));
+  source.add(Error(ErrorCode::kIo, "unreadable"));
+  testing::internal::CaptureStderr();
+  auto received = receive(source, {});
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  ASSERT_TRUE(received.ok()) << received.error().to_string();
+  EXPECT_EQ(received->content.bytes, payload);
+}
+
+}  // namespace
+}  // namespace airlock::qr_io
