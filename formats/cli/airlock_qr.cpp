@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include <airlock/common/cli_options.h>
+#include <airlock/cli/options.h>
 #include <airlock/formats/density.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/frames.h>

@@ -20,8 +20,8 @@
 #include <sodium.h>
 #include <unistd.h>
 
+#include <airlock/cli/options.h>
 #include <airlock/common/bytes.h>
-#include <airlock/common/cli_options.h>
 #include <airlock/common/ed25519.h>
 #include <airlock/common/fd.h>
 #include <airlock/formats/files.h>

@@ -13,7 +13,7 @@
 #include <sodium.h>
 #include <unistd.h>
 
-#include <airlock/common/cli_options.h>
+#include <airlock/cli/options.h>
 #include <airlock/common/display.h>
 #include <airlock/common/fd.h>
 #include <airlock/common/secret.h>

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <vector>
 
-#include <airlock/common/cli.h>
-#include <airlock/common/cli_options.h>
+#include <airlock/cli/cli.h>
+#include <airlock/cli/options.h>
 #include <airlock/common/display.h>
 #include <airlock/formats/files.h>
 #include <airlock/hardening/lockdown.h>

@@ -3,8 +3,8 @@
 #include <set>
 
 #include <airlock/common/hash.h>
-#include <airlock/common/json_fields.h>
 #include <airlock/common/reader.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/offline/idl.h>
 
 namespace airlock::offline {

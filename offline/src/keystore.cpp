@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include <airlock/common/fd.h>
-#include <airlock/common/json_fields.h>
 #include <airlock/formats/files.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/offline/keystore.h>
 
 namespace airlock::offline {

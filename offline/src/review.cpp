@@ -2,12 +2,12 @@
 #include <set>
 #include <stdexcept>
 
-#include <airlock/common/actions.h>
 #include <airlock/common/display.h>
 #include <airlock/common/hash.h>
-#include <airlock/common/json_fields.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/units.h>
+#include <airlock/formats/actions.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/offline/review.h>
 #include <airlock/offline/templates.h>
 

@@ -13,12 +13,12 @@
 
 #include <unistd.h>
 
-#include <airlock/common/cli_options.h>
+#include <airlock/cli/options.h>
 #include <airlock/common/display.h>
-#include <airlock/common/json_fields.h>
 #include <airlock/formats/density.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/html.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/online/act.h>
 #include <airlock/online/api.h>

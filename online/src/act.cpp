@@ -3,7 +3,7 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/display.h>
-#include <airlock/common/json_fields.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/online/act.h>
 #include <airlock/online/api.h>
 #include <airlock/online/reads.h>

@@ -12,7 +12,7 @@
 #include <malloc.h>
 #include <sodium.h>
 
-#include <airlock/common/json_fields.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/online/api.h>
 
 namespace airlock::online {

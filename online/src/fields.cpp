@@ -2,9 +2,9 @@
 #include <cctype>
 #include <map>
 
-#include <airlock/common/actions.h>
 #include <airlock/common/bytes.h>
 #include <airlock/common/units.h>
+#include <airlock/formats/actions.h>
 #include <airlock/online/fields.h>
 
 namespace airlock::online {

@@ -5,8 +5,8 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/display.h>
-#include <airlock/common/json_fields.h>
 #include <airlock/common/units.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/online/api.h>
 #include <airlock/online/fields.h>
 #include <airlock/online/reads.h>

@@ -3,7 +3,7 @@
 #include <map>
 #include <optional>
 
-#include <airlock/common/json_fields.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/online/remaining.h>
 #include <airlock/online/round.h>
 

@@ -3,7 +3,7 @@
 
 #include <airlock/common/accounts.h>
 #include <airlock/common/bytes.h>
-#include <airlock/common/json_fields.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/online/api.h>
 #include <airlock/online/round.h>
 

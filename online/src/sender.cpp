@@ -5,8 +5,8 @@
 #include <airlock/common/accounts.h>
 #include <airlock/common/bytes.h>
 #include <airlock/common/display.h>
-#include <airlock/common/json_fields.h>
 #include <airlock/common/transaction.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/online/api.h>
 #include <airlock/online/sender.h>
 

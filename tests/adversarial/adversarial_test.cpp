@@ -9,8 +9,8 @@
 
 #include <gmock/gmock.h>
 
+#include <airlock/apisim/message_builder.h>
 #include <airlock/common/hash.h>
-#include <airlock/common/message_builder.h>
 #include <airlock/common/programs.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/keystone.h>

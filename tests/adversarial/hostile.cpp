@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <airlock/apisim/message_builder.h>
 #include <airlock/apisim/world.h>
 #include <airlock/common/display.h>
 #include <airlock/common/ed25519.h>
 #include <airlock/common/hash.h>
-#include <airlock/common/message_builder.h>
 #include <airlock/common/pda.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/transaction.h>

@@ -6,7 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <airlock/common/cli.h>
+#include <airlock/cli/cli.h>
 #include <airlock/common/error.h>
 
 using ::testing::HasSubstr;

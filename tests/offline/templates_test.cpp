@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <airlock/common/actions.h>
+#include <airlock/formats/actions.h>
 #include <airlock/offline/idl.h>
 #include <airlock/offline/templates.h>
 

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include <airlock/apisim/server.h>
-#include <airlock/common/cli_options.h>
+#include <airlock/cli/options.h>
 #include <airlock/common/secret.h>
 #include <airlock/common/version.h>
 

@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <airlock/apisim/message_builder.h>
 #include <airlock/apisim/service.h>
 #include <airlock/common/ed25519.h>
-#include <airlock/common/message_builder.h>
 #include <airlock/common/transaction.h>
 
 namespace airlock::apisim {

@@ -5,9 +5,9 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <airlock/apisim/message_builder.h>
 #include <airlock/apisim/server.h>
 #include <airlock/common/ed25519.h>
-#include <airlock/common/message_builder.h>
 #include <airlock/common/secret.h>
 #include <airlock/common/transaction.h>
 #include <airlock/formats/envelope.h>

@@ -2,7 +2,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include <airlock/common/cli.h>
+#include <airlock/cli/cli.h>
 #include <airlock/common/display.h>
 #include <airlock/common/version.h>
 

@@ -2,7 +2,7 @@
 // recompiled, give the vector's message byte for byte.
 #include <gtest/gtest.h>
 
-#include <airlock/common/message_builder.h>
+#include <airlock/apisim/message_builder.h>
 #include <airlock/common/transaction.h>
 
 #include "support/vectors.h"

@@ -2,7 +2,7 @@
 // with nothing to report, and every kind of tampering or policy gap is refused by its rule.
 #include <algorithm>
 
-#include <airlock/common/message_builder.h>
+#include <airlock/apisim/message_builder.h>
 #include <airlock/common/programs.h>
 #include <airlock/offline/review.h>
 

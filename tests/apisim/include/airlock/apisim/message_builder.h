@@ -1,6 +1,7 @@
 // Compiling instructions into a version-0 message, the way @solana/web3.js's
 // compileToV0Message does, so messages built here match those built by the ecosystem byte for
-// byte. Used by the API twin and by tests; the offline half never builds messages.
+// byte. The API twin's: it builds the transactions the twin serves, and tests build hostile
+// ones with it. No product code builds messages.
 #pragma once
 
 #include <span>

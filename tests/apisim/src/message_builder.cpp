@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <string>
 
-#include <airlock/common/message_builder.h>
+#include <airlock/apisim/message_builder.h>
 
 namespace airlock {
 namespace {

@@ -1,5 +1,5 @@
-// Boost.Program_options parsing with airlock's conventions. Header-only: included by the
-// command-line programs, which link Boost.Program_options themselves.
+// Boost.Program_options parsing with airlock's conventions, for the command-line programs
+// (airlock::cli links Boost.Program_options for them).
 #pragma once
 
 #include <iostream>
@@ -8,7 +8,7 @@
 
 #include <boost/program_options.hpp>
 
-#include <airlock/common/cli.h>
+#include <airlock/cli/cli.h>
 
 namespace airlock::cli {
 

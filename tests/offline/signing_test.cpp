@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <airlock/common/cli.h>
+#include <airlock/cli/cli.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/offline/keystore.h>

@@ -1,5 +1,6 @@
-// The Manager Bot API's 28 builder actions (spec part 1), in the spec's order. Both halves
-// know them: the online half offers their fields as flags, the offline half refuses any other.
+// The Manager Bot API's 28 builder actions (spec part 1), in the spec's order: the values a
+// sign request's action may take. Both halves know them: the online half offers their fields as
+// flags, the offline half refuses any other.
 #pragma once
 
 #include <array>
