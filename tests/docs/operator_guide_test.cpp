@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "conformance_support.h"
+#include "docs/docs_support.h"
 #include "support/helpers.h"
 
 using ::testing::HasSubstr;
@@ -30,50 +31,14 @@ namespace {
 
 using airlock::test::CommandResult;
 
-struct Block {
-  std::string kind;  // "sh", "sh settings", "sh alternative"
-  std::vector<std::string> commands;
-  int line = 0;  // where it starts in the guide
-};
+using airlock::test::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Every fenced block whose info string starts with "sh", its lines unindented and
-// backslash-continued lines joined; blank lines and whole-line comments dropped.
-std::vector<Block> sh_blocks(const std::string& markdown) {
-  std::vector<Block> blocks;
-  std::istringstream in(markdown);
-  std::string line;
-  int number = 0;
-  std::optional<Block> open;
-  std::string pending;
-  while (std::getline(in, line)) {
-    ++number;
-    const auto first = line.find_first_not_of(' ');
-    const std::string text = first == std::string::npos ? "" : line.substr(first);
-    if (text.rfind("```", 0) == 0) {
-      if (open) {
-        blocks.push_back(*open);
-        open.reset();
-      } else if (text.rfind("```sh", 0) == 0) {
-        open = Block{text.substr(3), {}, number};
-      }
-      continue;
-    }
-    if (!open || text.empty() || text[0] == '#') continue;
-    if (text.back() == '\\') {
-      pending += text.substr(0, text.size() - 1);
-      continue;
-    }
-    open->commands.push_back(pending + text);
-    pending.clear();
-  }
-  return blocks;
+// The guide's sh blocks ("sh", "sh settings", "sh alternative", "sh kit").
+std::vector<airlock::test::DocBlock> sh_blocks(const std::string& markdown) {
+  std::vector<airlock::test::DocBlock> out;
+  for (auto& block : airlock::test::fenced_blocks(markdown))
+    if (block.kind.rfind("sh", 0) == 0) out.push_back(std::move(block));
+  return out;
 }
 
 std::string join(const std::vector<std::string>& words) {
@@ -95,28 +60,10 @@ class OperatorGuide : public ::testing::Test {
     std::filesystem::create_directories(dir_.path() / "home");
     write_program("airlock-offline", "exec " + airgapped_ + " " + AIRLOCK_OFFLINE_BIN + " \"$@\"");
     write_program("airlock-online", std::string("exec ") + AIRLOCK_ONLINE_BIN + " \"$@\"");
-    names_ = {
-        {"KEYSTORE", dir_.file("secure/manager.keystore")},
-        {"POLICY", dir_.file("secure/policy.toml")},
-        {"AUDIT", dir_.file("secure/audit.log")},
-        {"USB", dir_.file("usb")},
-        {"API", ""},  // set once the twin has bound a port
-        {"RPC", ""},
-        {"API_KEY", dir_.file("secure/api.key")},
-        {"VAULT", airlock::apisim::test::kVault},
-    };
+    names_ = airlock::test::guide_settings(dir_.path() / "secure", dir_.path() / "usb");
   }
-  void TearDown() override {
-    if (twin_pid_ > 0) {
-      ::kill(twin_pid_, SIGTERM);
-      ::waitpid(twin_pid_, nullptr, 0);
-    }
-  }
-
   void write_program(const std::string& name, const std::string& body) {
-    const auto path = dir_.path() / "bin" / name;
-    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
-    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    airlock::test::write_program(dir_.path() / "bin" / name, body);
   }
 
   // The shell line a guide command runs as: the names set, HOME and PATH pointing here.
@@ -173,7 +120,7 @@ class OperatorGuide : public ::testing::Test {
 
   // What the guide leaves to people, done once the manager key exists.
   void prepare_online_side() {
-    if (twin_pid_ > 0) return;
+    if (twin_.running()) return;
     ASSERT_FALSE(manager_.empty()) << "the guide made no key before the first online command";
     // The twin's vault is managed by the new key.
     std::string fixtures =
@@ -181,27 +128,12 @@ class OperatorGuide : public ::testing::Test {
     fixtures = std::regex_replace(
         fixtures, std::regex("AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax"), manager_);
     std::ofstream(dir_.file("fixtures.json")) << fixtures;
-    // Port 0: the kernel picks a free port, so tests running beside this one cannot take it
-    // first; the twin names the port in its "serving" line.
-    const std::string log = dir_.file("apisim.log");
-    const std::string fixtures_path = dir_.file("fixtures.json");
-    twin_pid_ = ::fork();
-    if (twin_pid_ == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      if (fd < 0 || ::dup2(fd, STDERR_FILENO) < 0) ::_exit(126);
-      ::execl(AIRLOCK_APISIM_BIN, AIRLOCK_APISIM_BIN, "--listen", "127.0.0.1:0", "--fixtures",
-              fixtures_path.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    const std::regex serving(R"(serving http://127\.0\.0\.1:(\d+)/)");
-    std::smatch port;
-    const std::string said =
-        airlock::test::wait_for_text(log, serving, std::chrono::seconds(20)).value_or(slurp(log));
-    std::regex_search(said, port, serving);
-    ASSERT_FALSE(port.empty()) << "the twin did not say where it serves:\n" << said;
-    const std::string base = "http://127.0.0.1:" + port[1].str();
-    names_["API"] = base + "/api/external/v1";
-    names_["RPC"] = base + "/rpc";
+    const auto base =
+        twin_.start(AIRLOCK_APISIM_BIN, dir_.file("fixtures.json"), dir_.file("apisim.log"));
+    ASSERT_TRUE(base) << "the twin did not say where it serves:\n"
+                      << slurp(dir_.file("apisim.log"));
+    names_["API"] = *base + "/api/external/v1";
+    names_["RPC"] = *base + "/rpc";
     std::ofstream(names_.at("API_KEY")) << airlock::apisim::test::kDemoKey << "\n";
     // The policy: the guide's first recipe, with this manager.
     const std::string guide = slurp(std::string(AIRLOCK_SOURCE_DIR) + "/docs/operator-guide.md");
@@ -221,7 +153,7 @@ class OperatorGuide : public ::testing::Test {
 
   airlock::test::ScratchDir dir_{"airlock-guide"};
   std::string airgapped_;
-  pid_t twin_pid_ = -1;
+  airlock::test::TwinProcess twin_;
   std::map<std::string, std::string> names_;
   std::string passphrase_ = "first guide passphrase";
   std::string next_passphrase_ = "second guide passphrase";
@@ -254,7 +186,7 @@ TEST_F(OperatorGuide, EveryCommandRunsAsWritten) {
   std::jthread online;  // joined on every way out, a failed assertion included (after the result
                         // it writes, which outlives it)
   for (const auto& block : blocks) {
-    if (block.kind == "sh settings") continue;
+    if (block.kind == "sh settings" || block.kind == "sh kit") continue;  // kit: kit_test.sh
     ASSERT_TRUE(block.kind == "sh" || block.kind == "sh alternative")
         << "line " << block.line << ": unknown block kind '" << block.kind << "'";
     const bool alternative = block.kind == "sh alternative";
@@ -268,7 +200,7 @@ TEST_F(OperatorGuide, EveryCommandRunsAsWritten) {
       const std::string keystore = alternative ? alternative_keystore : names_.at("KEYSTORE");
       if (command.rfind("airlock-online", 0) == 0) {
         prepare_online_side();
-        ASSERT_GT(twin_pid_, 0);
+        ASSERT_TRUE(twin_.running());
       }
       if (command.rfind("airlock-online act ", 0) == 0) {
         // act waits for the offline half: it runs beside the guide's next command.
