@@ -48,53 +48,80 @@ std::string_view text_of(const SecretBytes& s) {
   return {reinterpret_cast<const char*>(s.bytes().data()), s.size()};
 }
 
-// Options every keystore command shares.
-void keystore_options(po::options_description& options, bool writing) {
+// What the key commands take (init, import, pubkey, backup, passphrase), each bound to its
+// option; a command declares the options it accepts.
+struct KeyOptions {
+  std::string keystore;
+  int passphrase_fd = -1;
+  std::string kdf = "moderate";
+  bool allow_network = false;
+  std::optional<std::string> path;
+  // The secret words typed in (import, backup verify).
+  bool mnemonic = false;
+  bool slip39 = false;
+  int mnemonic_fd = -1;
+  std::optional<int> mnemonic_passphrase_fd;
+  int shares_fd = -1;
+  std::optional<int> slip39_passphrase_fd;
+  std::optional<std::string> keypair;
+  // init
+  int words = 24;
+  std::string backup = "bip39";
+  std::optional<int> shares;
+  std::optional<int> threshold;
+  std::vector<std::string> group;
+  int group_threshold = 1;
+  int strength = 128;
+  // pubkey, passphrase, backup
+  bool json = false;
+  int new_passphrase_fd = -1;
+  std::optional<std::string> action;
+};
+
+// Options every keystore command that opens or writes the key shares.
+void keystore_options(po::options_description& options, KeyOptions& o, bool writing) {
   options.add_options()("help,h", "show this help")(
-      "keystore", po::value<std::string>()->required(), "keystore file")(
-      "passphrase-fd", po::value<int>()->default_value(-1),
+      "keystore", po::value<std::string>(&o.keystore)->required(), "keystore file")(
+      "passphrase-fd", po::value<int>(&o.passphrase_fd)->default_value(-1),
       "read the passphrase from this file descriptor instead of asking on the terminal");
-  network_override_option(options);
+  add_network_override(options, o.allow_network);
   if (writing) {
     options.add_options()(
-        "kdf", po::value<std::string>()->default_value("moderate"),
+        "kdf", po::value<std::string>(&o.kdf)->default_value(o.kdf),
         "Argon2id strength: moderate (256 MiB, the default) or interactive (64 MiB)");
   }
 }
 
-void path_option(po::options_description& options, const char* help) {
-  options.add_options()("path", po::value<std::string>(), help);
+void path_option(po::options_description& options, KeyOptions& o, const char* help) {
+  options.add_options()("path", airlock::cli::optional_value(&o.path), help);
 }
 
-Result<airlock::keystone::DerivationPath> path_of(const po::variables_map& vm,
-                                                  std::string_view fallback) {
-  return airlock::keystone::DerivationPath::parse(vm.count("path") ? vm["path"].as<std::string>()
-                                                                   : std::string(fallback));
+Result<airlock::keystone::DerivationPath> path_of(const KeyOptions& o, std::string_view fallback) {
+  return airlock::keystone::DerivationPath::parse(o.path.value_or(std::string(fallback)));
 }
 
-Result<airlock::offline::KdfLimits> kdf_limits(const po::variables_map& vm) {
-  const std::string kdf = vm["kdf"].as<std::string>();
+Result<airlock::offline::KdfLimits> kdf_limits(const KeyOptions& o) {
+  const std::string& kdf = o.kdf;
   if (kdf == "moderate") return airlock::offline::default_kdf_limits();
   if (kdf == "interactive") return airlock::offline::minimum_kdf_limits();
   return Error(ErrorCode::kUsage, "--kdf must be moderate or interactive");
 }
 
-Result<SecretBytes> new_passphrase(const po::variables_map& vm) {
-  AIRLOCK_TRY(passphrase, airlock::offline::obtain_secret(vm["passphrase-fd"].as<int>(),
-                                                          "New keystore passphrase: ", true));
+Result<SecretBytes> new_passphrase(const KeyOptions& o) {
+  AIRLOCK_TRY(passphrase,
+              airlock::offline::obtain_secret(o.passphrase_fd, "New keystore passphrase: ", true));
   if (passphrase.size() < 8)
     return Error(ErrorCode::kUsage, "passphrase: must be at least 8 characters");
   return passphrase;
 }
 
-int store(const po::variables_map& vm, const SecretBytes& seed,
-          const airlock::offline::KeyOrigin& origin,
+int store(const KeyOptions& o, const SecretBytes& seed, const airlock::offline::KeyOrigin& origin,
           std::optional<SecretBytes> chosen = std::nullopt) {
-  auto limits = kdf_limits(vm);
+  auto limits = kdf_limits(o);
   if (!limits.ok()) return report(limits.error());
-  auto passphrase = chosen ? Result<SecretBytes>(std::move(*chosen)) : new_passphrase(vm);
+  auto passphrase = chosen ? Result<SecretBytes>(std::move(*chosen)) : new_passphrase(o);
   if (!passphrase.ok()) return report(passphrase.error());
-  const std::string path = vm["keystore"].as<std::string>();
+  const std::string& path = o.keystore;
   if (auto s = airlock::offline::write_keystore(path, seed, *passphrase, origin, *limits); !s.ok())
     return report(s.error());
   auto info = airlock::offline::read_keystore_info(path);
@@ -208,26 +235,26 @@ Result<SecretBytes> secret_line(int fd, const std::string& prompt) {
   return airlock::offline::prompt_secret(prompt);
 }
 
-Result<SecretBytes> optional_passphrase(const po::variables_map& vm, const char* option) {
-  if (!vm.count(option)) return SecretBytes::allocate(0);
-  return airlock::offline::read_secret_line(vm[option].as<int>());
+Result<SecretBytes> optional_passphrase(std::optional<int> fd) {
+  if (!fd) return SecretBytes::allocate(0);
+  return airlock::offline::read_secret_line(*fd);
 }
 
 // A BIP39 phrase and its passphrase, as `import --mnemonic` and `backup verify --mnemonic` take
 // them, and the key they give at the path.
-Result<SecretBytes> key_from_typed_phrase(const po::variables_map& vm,
+Result<SecretBytes> key_from_typed_phrase(const KeyOptions& o,
                                           const airlock::keystone::DerivationPath& path) {
-  AIRLOCK_TRY(phrase, secret_line(vm["mnemonic-fd"].as<int>(),
-                                  "BIP39 recovery phrase (words separated by spaces): "));
-  AIRLOCK_TRY(passphrase, optional_passphrase(vm, "mnemonic-passphrase-fd"));
+  AIRLOCK_TRY(phrase,
+              secret_line(o.mnemonic_fd, "BIP39 recovery phrase (words separated by spaces): "));
+  AIRLOCK_TRY(passphrase, optional_passphrase(o.mnemonic_passphrase_fd));
   return custody::key_from_phrase(text_of(phrase), text_of(passphrase), path);
 }
 
 // SLIP-0039 shares, one a line, until enough groups have enough members (or an empty line or
 // the end of input); then the master secret they recover and the key it gives.
-Result<SecretBytes> key_from_typed_shares(const po::variables_map& vm,
+Result<SecretBytes> key_from_typed_shares(const KeyOptions& o,
                                           const airlock::keystone::DerivationPath& path) {
-  const int fd = vm["shares-fd"].as<int>();
+  const int fd = o.shares_fd;
   std::vector<SecretBytes> shares;
   std::vector<slip39::ShareInfo> infos;
   std::map<int, std::set<int>> members;  // group -> members given
@@ -310,25 +337,25 @@ Result<SecretBytes> key_from_typed_shares(const po::variables_map& vm,
   if (chosen.empty()) {
     for (const auto& s : shares) chosen.push_back(text_of(s));  // combine names what is missing
   }
-  AIRLOCK_TRY(passphrase, optional_passphrase(vm, "slip39-passphrase-fd"));
+  AIRLOCK_TRY(passphrase, optional_passphrase(o.slip39_passphrase_fd));
   AIRLOCK_TRY(master, slip39::combine(chosen, text_of(passphrase)));
   return custody::key_from_master_secret(master, path);
 }
 
-void phrase_options(po::options_description& options) {
-  options.add_options()("mnemonic-fd", po::value<int>()->default_value(-1),
+void phrase_options(po::options_description& options, KeyOptions& o) {
+  options.add_options()("mnemonic-fd", po::value<int>(&o.mnemonic_fd)->default_value(-1),
                         "read the BIP39 phrase from this file descriptor")(
-      "mnemonic-passphrase-fd", po::value<int>(),
+      "mnemonic-passphrase-fd", airlock::cli::optional_value(&o.mnemonic_passphrase_fd),
       "read the BIP39 passphrase from this file descriptor (default: none)")(
-      "shares-fd", po::value<int>()->default_value(-1),
+      "shares-fd", po::value<int>(&o.shares_fd)->default_value(-1),
       "read the SLIP-0039 shares from this file descriptor, one a line")(
-      "slip39-passphrase-fd", po::value<int>(),
+      "slip39-passphrase-fd", airlock::cli::optional_value(&o.slip39_passphrase_fd),
       "read the SLIP-0039 passphrase from this file descriptor (default: none)");
 }
 
-int init_phrase(const po::variables_map& vm, const Screen& screen,
+int init_phrase(const KeyOptions& o, const Screen& screen,
                 const airlock::keystone::DerivationPath& path, SecretBytes passphrase) {
-  auto phrase = custody::new_phrase(static_cast<std::size_t>(vm["words"].as<int>()));
+  auto phrase = custody::new_phrase(static_cast<std::size_t>(o.words));
   if (!phrase.ok()) return report(phrase.error());
   const std::size_t count = custody::words_of(*phrase).size();
   if (auto s = screen.show_words_once("Recovery phrase: " + std::to_string(count) +
@@ -340,43 +367,43 @@ int init_phrase(const po::variables_map& vm, const Screen& screen,
     return report(s.error());
   auto key = custody::key_from_phrase(text_of(*phrase), "", path);
   if (!key.ok()) return report(key.error());
-  return store(vm, *key, {"bip39", path.to_string()}, std::move(passphrase));
+  return store(o, *key, {"bip39", path.to_string()}, std::move(passphrase));
 }
 
 // The shape of the SLIP-0039 backup init makes, from --shares/--threshold or --group.
-Result<slip39::SplitOptions> split_options(const po::variables_map& vm) {
+Result<slip39::SplitOptions> split_options(const KeyOptions& o) {
   slip39::SplitOptions split;
   split.groups.clear();
-  if (vm.count("group")) {
-    for (const auto& g : vm["group"].as<std::vector<std::string>>()) {
+  if (!o.group.empty()) {
+    for (const auto& g : o.group) {
       AIRLOCK_TRY(shape, custody::parse_group(g));
       split.groups.push_back({shape.threshold, shape.count});
     }
-    const int threshold = vm["group-threshold"].as<int>();
+    const int threshold = o.group_threshold;
     if (threshold < 1 || threshold > static_cast<int>(split.groups.size()))
       return Error(ErrorCode::kUsage, "--group-threshold: must be 1 to the number of --group");
     split.group_threshold = static_cast<std::uint8_t>(threshold);
   } else {
-    if (!vm.count("shares") || !vm.count("threshold"))
+    if (!o.shares || !o.threshold)
       return Error(ErrorCode::kUsage,
                    "--backup slip39 needs --shares N --threshold M (or --group M-of-N...)");
-    AIRLOCK_TRY(shape, custody::parse_group(std::to_string(vm["threshold"].as<int>()) + "-of-" +
-                                            std::to_string(vm["shares"].as<int>())));
+    AIRLOCK_TRY(shape, custody::parse_group(std::to_string(*o.threshold) + "-of-" +
+                                            std::to_string(*o.shares)));
     split.groups.push_back({shape.threshold, shape.count});
     split.group_threshold = 1;
   }
-  const int strength = vm["strength"].as<int>();
+  const int strength = o.strength;
   if (strength != 128 && strength != 256)
     return Error(ErrorCode::kUsage, "--strength: must be 128 or 256 (bits)");
   return split;
 }
 
-int init_shares(const po::variables_map& vm, const Screen& screen,
+int init_shares(const KeyOptions& o, const Screen& screen,
                 const airlock::keystone::DerivationPath& path, SecretBytes passphrase) {
-  auto options = split_options(vm);
+  auto options = split_options(o);
   if (!options.ok()) return report(options.error());
   const slip39::SplitOptions& split = *options;
-  auto master = SecretBytes::allocate(static_cast<std::size_t>(vm["strength"].as<int>() / 8));
+  auto master = SecretBytes::allocate(static_cast<std::size_t>(o.strength / 8));
   if (!master.ok()) return report(master.error());
   randombytes_buf(master->bytes().data(), master->size());
   auto groups = slip39::split(*master, "", split, [](std::span<std::uint8_t> out) {
@@ -404,7 +431,7 @@ int init_shares(const po::variables_map& vm, const Screen& screen,
   }
   auto key = custody::key_from_master_secret(*master, path);
   if (!key.ok()) return report(key.error());
-  return store(vm, *key, {"slip39", path.to_string()}, std::move(passphrase));
+  return store(o, *key, {"slip39", path.to_string()}, std::move(passphrase));
 }
 
 }  // namespace
@@ -421,41 +448,39 @@ int run_init(const std::vector<std::string>& args) {
       "phrase; with --backup slip39, SLIP-0039 shares of a new master secret, shown one at a\n"
       "time, each confirmed. The key is the SLIP-0010 derivation at --path. Prints the public\n"
       "key.\n\noptions");
-  keystore_options(options, true);
-  path_option(options, "SLIP-0010 derivation path (default m/44'/501'/0'/0')");
-  options.add_options()("words", po::value<int>()->default_value(24),
+  KeyOptions o;
+  keystore_options(options, o, true);
+  path_option(options, o, "SLIP-0010 derivation path (default m/44'/501'/0'/0')");
+  options.add_options()("words", po::value<int>(&o.words)->default_value(o.words),
                         "BIP39 phrase length: 12, 15, 18, 21 or 24 words")(
-      "backup", po::value<std::string>()->default_value("bip39"), "bip39 or slip39")(
-      "shares", po::value<int>(), "SLIP-0039: how many shares (one group)")(
-      "threshold", po::value<int>(), "SLIP-0039: how many of them recover the key")(
-      "group", po::value<std::vector<std::string>>(),
+      "backup", po::value<std::string>(&o.backup)->default_value(o.backup), "bip39 or slip39")(
+      "shares", airlock::cli::optional_value(&o.shares), "SLIP-0039: how many shares (one group)")(
+      "threshold", airlock::cli::optional_value(&o.threshold),
+      "SLIP-0039: how many of them recover the key")(
+      "group", po::value<std::vector<std::string>>(&o.group),
       "SLIP-0039: a group of shares, M-of-N (repeat for several groups)")(
-      "group-threshold", po::value<int>()->default_value(1),
+      "group-threshold", po::value<int>(&o.group_threshold)->default_value(o.group_threshold),
       "SLIP-0039: how many groups recover the key")(
-      "strength", po::value<int>()->default_value(128),
+      "strength", po::value<int>(&o.strength)->default_value(o.strength),
       "SLIP-0039: master secret bits, 128 (20-word shares) or 256 (33 words)");
-  po::options_description hidden;
-  po::positional_options_description positional;
-  po::variables_map vm;
   int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
-    return code;
-  const std::string backup = vm["backup"].as<std::string>();
+  if (!airlock::cli::parse(kProgram, args, options, {}, code)) return code;
+  const std::string& backup = o.backup;
   if (backup != "bip39" && backup != "slip39")
     return report(Error(ErrorCode::kUsage, "--backup: must be bip39 or slip39"));
-  if (vm.count("group") && (vm.count("shares") || vm.count("threshold")))
+  if (!o.group.empty() && (o.shares || o.threshold))
     return report(Error(ErrorCode::kUsage, "give --shares/--threshold or --group, not both"));
   clear_on_interrupt();
-  auto path = path_of(vm, airlock::offline::kDefaultDerivationPath);
+  auto path = path_of(o, airlock::offline::kDefaultDerivationPath);
   if (!path.ok()) return report(path.error());
   std::error_code ec;
-  if (std::filesystem::exists(vm["keystore"].as<std::string>(), ec)) {
-    return report(Error(ErrorCode::kIo, "'" + vm["keystore"].as<std::string>() +
-                                            "' exists; a keystore is never overwritten"));
+  if (std::filesystem::exists(o.keystore, ec)) {
+    return report(
+        Error(ErrorCode::kIo, "'" + o.keystore + "' exists; a keystore is never overwritten"));
   }
   if (backup == "slip39") {
-    if (auto shape = split_options(vm); !shape.ok()) return report(shape.error());
-  } else if (auto words = vm["words"].as<int>(); words < 12 || words > 24 || words % 3 != 0) {
+    if (auto shape = split_options(o); !shape.ok()) return report(shape.error());
+  } else if (const int words = o.words; words < 12 || words > 24 || words % 3 != 0) {
     return report(Error(ErrorCode::kUsage, "--words: must be 12, 15, 18, 21 or 24"));
   }
   // Everything that could fail after the words are shown is checked before: the path, the
@@ -465,20 +490,20 @@ int run_init(const std::vector<std::string>& args) {
       return report(Error(ErrorCode::kUsage, "--path: Ed25519 allows hardened levels only ('" +
                                                  std::to_string(index) + "' needs an apostrophe)"));
   }
-  const auto folder = std::filesystem::absolute(vm["keystore"].as<std::string>(), ec).parent_path();
+  const auto folder = std::filesystem::absolute(o.keystore, ec).parent_path();
   if (ec || !std::filesystem::is_directory(folder, ec) || ::access(folder.c_str(), W_OK) != 0) {
     return report(Error(ErrorCode::kIo, "the keystore's folder '" + folder.string() +
                                             "' does not exist or cannot be written"));
   }
-  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
+  if (auto s = enter_secret_mode(o.allow_network); !s.ok()) return report(s.error());
   auto screen = Screen::open();
   if (!screen.ok()) return report(screen.error());
-  auto passphrase = new_passphrase(vm);
+  auto passphrase = new_passphrase(o);
   if (!passphrase.ok()) return report(passphrase.error());
   g_screen_fd = screen->fd();
   const int made = backup == "bip39"
-                       ? init_phrase(vm, *screen, *path, std::move(passphrase).value())
-                       : init_shares(vm, *screen, *path, std::move(passphrase).value());
+                       ? init_phrase(o, *screen, *path, std::move(passphrase).value())
+                       : init_shares(o, *screen, *path, std::move(passphrase).value());
   g_screen_fd = -1;
   return made;
 }
@@ -490,56 +515,50 @@ int run_import(const std::vector<std::string>& args) {
       "Stores an existing key encrypted: from a BIP39 phrase or SLIP-0039 shares (asked on the\n"
       "terminal without echo, or read from --mnemonic-fd / --shares-fd) at a SLIP-0010 path, or\n"
       "from a Solana CLI keypair file. Prints the public key.\n\noptions");
-  keystore_options(options, true);
-  path_option(options, "SLIP-0010 derivation path (default m/44'/501'/0'/0')");
-  options.add_options()("keypair", po::value<std::string>(),
+  KeyOptions o;
+  keystore_options(options, o, true);
+  path_option(options, o, "SLIP-0010 derivation path (default m/44'/501'/0'/0')");
+  options.add_options()("keypair", airlock::cli::optional_value(&o.keypair),
                         "a Solana CLI keypair file (JSON array of 64 numbers)")(
-      "mnemonic", "import from a BIP39 phrase")("slip39", "import from SLIP-0039 shares");
-  phrase_options(options);
-  po::options_description hidden;
-  po::positional_options_description positional;
-  po::variables_map vm;
+      "mnemonic", po::bool_switch(&o.mnemonic), "import from a BIP39 phrase")(
+      "slip39", po::bool_switch(&o.slip39), "import from SLIP-0039 shares");
+  phrase_options(options, o);
   int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
-    return code;
-  if (vm.count("keypair") + vm.count("mnemonic") + vm.count("slip39") != 1) {
+  if (!airlock::cli::parse(kProgram, args, options, {}, code)) return code;
+  if ((o.keypair ? 1 : 0) + (o.mnemonic ? 1 : 0) + (o.slip39 ? 1 : 0) != 1) {
     return report(
         Error(ErrorCode::kUsage, "give exactly one of --mnemonic, --slip39 and --keypair FILE"));
   }
-  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
-  if (vm.count("keypair")) {
+  if (auto s = enter_secret_mode(o.allow_network); !s.ok()) return report(s.error());
+  if (o.keypair) {
     // Straight into secure memory: the file holds the whole secret key.
-    auto text = airlock::read_secret_file(vm["keypair"].as<std::string>(), 4096);
+    auto text = airlock::read_secret_file(*o.keypair, 4096);
     if (!text.ok()) return report(text.error());
     auto seed = airlock::offline::seed_from_solana_keypair_json(
         std::string_view(reinterpret_cast<const char*>(text->bytes().data()), text->size()));
     if (!seed.ok()) return report(seed.error());
-    return store(vm, *seed, {"solana-keypair-file", std::nullopt});
+    return store(o, *seed, {"solana-keypair-file", std::nullopt});
   }
-  auto path = path_of(vm, airlock::offline::kDefaultDerivationPath);
+  auto path = path_of(o, airlock::offline::kDefaultDerivationPath);
   if (!path.ok()) return report(path.error());
-  auto key =
-      vm.count("mnemonic") ? key_from_typed_phrase(vm, *path) : key_from_typed_shares(vm, *path);
+  auto key = o.mnemonic ? key_from_typed_phrase(o, *path) : key_from_typed_shares(o, *path);
   if (!key.ok()) return report(key.error());
-  return store(vm, *key, {vm.count("mnemonic") ? "bip39" : "slip39", path->to_string()});
+  return store(o, *key, {o.mnemonic ? "bip39" : "slip39", path->to_string()});
 }
 
 int run_pubkey(const std::vector<std::string>& args) {
   po::options_description options(
       "usage: airlock-offline pubkey --keystore FILE [--json]\n\n"
       "Prints the manager public key without asking for the passphrase.\n\noptions");
+  KeyOptions o;
   options.add_options()("help,h", "show this help")(
-      "keystore", po::value<std::string>()->required(), "keystore file")("json",
-                                                                         "print one JSON object");
-  po::options_description hidden;
-  po::positional_options_description positional;
-  po::variables_map vm;
+      "keystore", po::value<std::string>(&o.keystore)->required(), "keystore file")(
+      "json", po::bool_switch(&o.json), "print one JSON object");
   int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
-    return code;
-  auto info = airlock::offline::read_keystore_info(vm["keystore"].as<std::string>());
+  if (!airlock::cli::parse(kProgram, args, options, {}, code)) return code;
+  auto info = airlock::offline::read_keystore_info(o.keystore);
   if (!info.ok()) return report(info.error());
-  if (vm.count("json")) {
+  if (o.json) {
     nlohmann::json j = {{"public_key", airlock::to_base58(info->public_key)},
                         {"source", info->origin.source},
                         {"created", info->created}};
@@ -557,32 +576,27 @@ int run_backup(const std::vector<std::string>& args) {
       "A recovery drill: derives the public key from the typed phrase or shares and compares\n"
       "it with the keystore's, without the keystore passphrase and without writing anything.\n"
       "Exit 0 when they match, 1 when they do not.\n\noptions");
+  KeyOptions o;
   options.add_options()("help,h", "show this help")(
-      "keystore", po::value<std::string>()->required(), "keystore file")(
-      "mnemonic", "check a BIP39 phrase")("slip39", "check SLIP-0039 shares");
-  path_option(options, "SLIP-0010 derivation path (default: the keystore's own)");
-  phrase_options(options);
-  network_override_option(options);
-  po::options_description hidden;
-  hidden.add_options()("action", po::value<std::string>());
-  po::positional_options_description positional;
-  positional.add("action", 1);
-  po::variables_map vm;
+      "keystore", po::value<std::string>(&o.keystore)->required(), "keystore file")(
+      "mnemonic", po::bool_switch(&o.mnemonic), "check a BIP39 phrase")(
+      "slip39", po::bool_switch(&o.slip39), "check SLIP-0039 shares");
+  path_option(options, o, "SLIP-0010 derivation path (default: the keystore's own)");
+  phrase_options(options, o);
+  add_network_override(options, o.allow_network);
   int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
-    return code;
-  if (!vm.count("action") || vm["action"].as<std::string>() != "verify")
+  if (!airlock::cli::parse(kProgram, args, options, {{"action", &o.action}}, code)) return code;
+  if (o.action != "verify")
     return report(Error(ErrorCode::kUsage, "backup needs the action: verify"));
-  if (vm.count("mnemonic") + vm.count("slip39") != 1)
+  if (o.mnemonic == o.slip39)
     return report(Error(ErrorCode::kUsage, "give exactly one of --mnemonic and --slip39"));
-  auto info = airlock::offline::read_keystore_info(vm["keystore"].as<std::string>());
+  auto info = airlock::offline::read_keystore_info(o.keystore);
   if (!info.ok()) return report(info.error());
-  auto path = path_of(
-      vm, info->origin.path.value_or(std::string(airlock::offline::kDefaultDerivationPath)));
+  auto path =
+      path_of(o, info->origin.path.value_or(std::string(airlock::offline::kDefaultDerivationPath)));
   if (!path.ok()) return report(path.error());
-  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
-  auto key =
-      vm.count("mnemonic") ? key_from_typed_phrase(vm, *path) : key_from_typed_shares(vm, *path);
+  if (auto s = enter_secret_mode(o.allow_network); !s.ok()) return report(s.error());
+  auto key = o.mnemonic ? key_from_typed_phrase(o, *path) : key_from_typed_shares(o, *path);
   if (!key.ok()) return report(key.error());
   auto keypair = airlock::Keypair::from_seed(key->bytes());
   if (!keypair.ok()) return report(keypair.error());
@@ -603,25 +617,23 @@ int run_passphrase(const std::vector<std::string>& args) {
       "Changes the keystore's passphrase: the key is decrypted with the current one and\n"
       "encrypted under the new one (fresh salt and nonce) in a new file renamed over the old;\n"
       "the old file's bytes are then overwritten.\n\noptions");
-  keystore_options(options, true);
-  options.add_options()("new-passphrase-fd", po::value<int>()->default_value(-1),
+  KeyOptions o;
+  keystore_options(options, o, true);
+  options.add_options()("new-passphrase-fd",
+                        po::value<int>(&o.new_passphrase_fd)->default_value(-1),
                         "read the new passphrase from this file descriptor");
-  po::options_description hidden;
-  po::positional_options_description positional;
-  po::variables_map vm;
   int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, code))
-    return code;
-  auto limits = kdf_limits(vm);
+  if (!airlock::cli::parse(kProgram, args, options, {}, code)) return code;
+  auto limits = kdf_limits(o);
   if (!limits.ok()) return report(limits.error());
-  if (auto s = enter_secret_mode(vm); !s.ok()) return report(s.error());
-  auto current = airlock::offline::obtain_secret(vm["passphrase-fd"].as<int>(),
-                                                 "Current keystore passphrase: ", false);
+  if (auto s = enter_secret_mode(o.allow_network); !s.ok()) return report(s.error());
+  auto current =
+      airlock::offline::obtain_secret(o.passphrase_fd, "Current keystore passphrase: ", false);
   if (!current.ok()) return report(current.error());
-  auto fresh = airlock::offline::obtain_secret(vm["new-passphrase-fd"].as<int>(),
-                                               "New keystore passphrase: ", true);
+  auto fresh =
+      airlock::offline::obtain_secret(o.new_passphrase_fd, "New keystore passphrase: ", true);
   if (!fresh.ok()) return report(fresh.error());
-  const std::string path = vm["keystore"].as<std::string>();
+  const std::string& path = o.keystore;
   if (auto s = airlock::offline::change_keystore_passphrase(path, *current, *fresh, *limits);
       !s.ok())
     return report(s.error());

@@ -75,20 +75,20 @@ std::string default_idl_dir() {
 airlock::hardening::ProcessReport g_process;
 
 // The option every command that handles the key accepts.
-void network_override_option(po::options_description& options) {
-  options.add_options()("unsafe-allow-network",
+void add_network_override(po::options_description& options, bool& allow) {
+  options.add_options()("unsafe-allow-network", po::bool_switch(&allow),
                         "run even though a network interface is up (tests and demos only; "
                         "reported on every run)");
 }
 
 // Run by init, import and sign before they touch a secret: refuse while a network interface is
 // up (unless overridden, loudly) and say when memory could not be locked as a whole.
-airlock::Status check_air_gap(const po::variables_map& vm) {
+airlock::Status check_air_gap(bool allow_network) {
   auto interfaces = airlock::hardening::list_interfaces("/sys/class/net");
   if (!interfaces.ok()) return interfaces.error();
   auto refusal = airlock::hardening::refuse_network(*interfaces);
   if (!refusal.ok()) {
-    if (!vm.count("unsafe-allow-network")) return refusal.error();
+    if (!allow_network) return refusal.error();
     std::cerr << "airlock-offline: WARNING: THIS MACHINE IS NOT AIR-GAPPED: "
               << refusal.error().message()
               << "\nairlock-offline: WARNING: continuing only because --unsafe-allow-network "
@@ -100,8 +100,8 @@ airlock::Status check_air_gap(const po::variables_map& vm) {
 }
 
 // init and import: the air-gap check, then the syscall allowlist before any secret exists.
-airlock::Status enter_secret_mode(const po::variables_map& vm) {
-  if (auto s = check_air_gap(vm); !s.ok()) return s;
+airlock::Status enter_secret_mode(bool allow_network) {
+  if (auto s = check_air_gap(allow_network); !s.ok()) return s;
   return airlock::hardening::install_syscall_allowlist();
 }
 
@@ -111,51 +111,56 @@ namespace {
 
 using namespace offline_cli;
 
+struct InspectOptions {
+  std::optional<std::string> input;  // FILE; standard input when absent or "-"
+  bool json = false;
+  bool binary = false;
+  bool transaction = false;
+  bool message = false;
+  std::string idl_dir = default_idl_dir();
+};
+
 int run_inspect(const std::vector<std::string>& args) {
+  InspectOptions o;
   po::options_description options(
       "usage: airlock-offline inspect [options] [FILE|-]\n\n"
       "Shows the structure of a transaction or message read from FILE (or standard input):\n"
       "version, header, fee payer, every account with its role and origin, the blockhash,\n"
       "each instruction decoded where a built-in decoder or an IDL knows its program, lookups,\n"
       "signatures checked against the message, and durable-nonce use.\n\noptions");
-  options.add_options()("help,h", "show this help")(
-      "json", "print one JSON object instead of text")("binary",
-                                                       "the input is raw bytes, not base64")(
-      "transaction", "the input must be a transaction (default: a transaction if it parses)")(
-      "message", "the input is a bare message (the bytes that are signed)")(
-      "idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
+  options.add_options()("help,h", "show this help")("json", po::bool_switch(&o.json),
+                                                    "print one JSON object instead of text")(
+      "binary", po::bool_switch(&o.binary), "the input is raw bytes, not base64")(
+      "transaction", po::bool_switch(&o.transaction),
+      "the input must be a transaction (default: a transaction if it parses)")(
+      "message", po::bool_switch(&o.message),
+      "the input is a bare message (the bytes that are signed)")(
+      "idl-dir", po::value<std::string>(&o.idl_dir)->default_value(o.idl_dir),
       "folder of Anchor IDL files for decoding instructions of other programs");
-  po::options_description hidden;
-  hidden.add_options()("input", po::value<std::string>()->default_value("-"), "input");
-  po::positional_options_description positional;
-  positional.add("input", 1);
-  po::variables_map vm;
   int exit_code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, hidden, positional, vm, exit_code)) {
+  if (!airlock::cli::parse(kProgram, args, options, {{"input", &o.input}}, exit_code))
     return exit_code;
-  }
-  if (vm.count("transaction") && vm.count("message")) {
+  if (o.transaction && o.message) {
     return report(Error(ErrorCode::kUsage, "--transaction and --message exclude each other"));
   }
   auto kind = airlock::offline::InputKind::kAuto;
-  if (vm.count("transaction")) kind = airlock::offline::InputKind::kTransaction;
-  if (vm.count("message")) kind = airlock::offline::InputKind::kMessage;
-  const auto encoding = vm.count("binary") ? airlock::offline::InputEncoding::kBinary
-                                           : airlock::offline::InputEncoding::kBase64;
+  if (o.transaction) kind = airlock::offline::InputKind::kTransaction;
+  if (o.message) kind = airlock::offline::InputKind::kMessage;
+  const auto encoding = o.binary ? airlock::offline::InputEncoding::kBinary
+                                 : airlock::offline::InputEncoding::kBase64;
 
-  const std::string path = vm["input"].as<std::string>();
-  auto raw = airlock::files::read_limited(path, airlock::offline::kMaxInspectInputBytes);
+  auto raw =
+      airlock::files::read_limited(o.input.value_or("-"), airlock::offline::kMaxInspectInputBytes);
   if (!raw.ok()) return report(raw.error());
   auto bytes = airlock::offline::decode_inspect_input(*raw, encoding);
   if (!bytes.ok()) return report(bytes.error());
   auto inspection = airlock::offline::inspect_bytes(*bytes, kind);
   if (!inspection.ok()) return report(inspection.error());
   airlock::offline::DecoderRegistry decoders;
-  if (auto s = decoders.add_idl_folder(vm["idl-dir"].as<std::string>()); !s.ok())
-    return report(s.error());
+  if (auto s = decoders.add_idl_folder(o.idl_dir); !s.ok()) return report(s.error());
   airlock::offline::decode_instructions(*inspection, decoders);
 
-  if (vm.count("json")) {
+  if (o.json) {
     std::cout << airlock::offline::inspection_to_json(*inspection).dump(2, ' ', true) << "\n";
   } else {
     std::cout << airlock::offline::inspection_to_text(*inspection);
@@ -205,33 +210,67 @@ bool ask(int fd, std::size_t steps) {
   return a == "y" || a == "yes";
 }
 
-// Shows `content` as QR frames where the options say: PNG files in --qr-png DIR, animated on
-// the terminal with --qr-terminal (for --qr-seconds, or until `deadline_unix`).
-airlock::Status show_as_qr(const airlock::transfer::Content& content, const po::variables_map& vm,
+// Where sign's response and log's export go as QR codes: PNG frames, the terminal.
+struct QrOutput {
+  std::optional<std::string> png;
+  bool terminal = false;
+  int seconds = 60;
+  std::string density = "medium";
+  [[nodiscard]] bool any() const { return png || terminal; }
+};
+
+void add_qr_output(po::options_description& options, QrOutput& out, const char* png_help,
+                   const char* terminal_help, const char* density_help) {
+  options.add_options()("qr-png", airlock::cli::optional_value(&out.png), png_help)(
+      "qr-terminal", po::bool_switch(&out.terminal), terminal_help)(
+      "qr-seconds",
+      airlock::cli::value_in(&out.seconds, 1, 3600, "qr-seconds")->default_value(out.seconds),
+      "how long --qr-terminal animates")(
+      "density", po::value<std::string>(&out.density)->default_value(out.density), density_help);
+}
+
+// Shows `content` as QR frames where `out` says: PNG files in --qr-png DIR, animated on the
+// terminal with --qr-terminal (for --qr-seconds, or until `deadline_unix`).
+airlock::Status show_as_qr(const airlock::transfer::Content& content, const QrOutput& out,
                            airlock::density::Density density, airlock::transfer::Framing framing,
                            std::optional<std::uint64_t> deadline_unix, std::string_view what) {
-  if (!vm.count("qr-png") && !vm.count("qr-terminal")) return {};
+  if (!out.any()) return {};
   airlock::transfer::Options options;
   options.framing = framing;
   airlock::density::apply(density, options);
   AIRLOCK_TRY(sender, airlock::transfer::Sender::create(content, options));
-  if (vm.count("qr-png")) {
+  if (out.png) {
     AIRLOCK_TRY(
         pngs, airlock::qr_io::render_pngs(sender, airlock::qr_io::default_frame_count(sender), 6));
-    AIRLOCK_CHECK(airlock::qr_io::write_png_folder(pngs, vm["qr-png"].as<std::string>()));
+    AIRLOCK_CHECK(airlock::qr_io::write_png_folder(pngs, *out.png));
     std::cerr << "airlock-offline: " << what << " written as " << pngs.size() << " QR frame(s) to "
-              << vm["qr-png"].as<std::string>() << "\n";
+              << *out.png << "\n";
   }
-  if (vm.count("qr-terminal")) {
+  if (out.terminal) {
     airlock::qr_io::TerminalOptions terminal;
-    terminal.seconds = vm["qr-seconds"].as<int>();
+    terminal.seconds = out.seconds;
     terminal.deadline_unix = deadline_unix;
     AIRLOCK_CHECK(airlock::qr_io::animate_terminal(sender, terminal));
   }
   return {};
 }
 
-int run_sign(const std::vector<std::string>& args) {
+struct SignOptions {
+  std::string keystore;
+  std::string policy;
+  std::string audit_log;
+  std::optional<std::string> out;
+  QrOutput qr;
+  std::string idl_dir = default_idl_dir();
+  int passphrase_fd = -1;
+  int confirm_fd = -1;
+  bool auto_approve = false;
+  bool json = false;
+  RequestSource source;
+  bool allow_network = false;
+};
+
+po::options_description sign_options(SignOptions& o) {
   po::options_description options(
       "usage: airlock-offline sign --keystore FILE --policy FILE --audit-log FILE\n"
       "                            (REQUEST | --qr IMAGE... | --raw WxH | --camera DEVICE)\n"
@@ -248,62 +287,81 @@ int run_sign(const std::vector<std::string>& args) {
       "never auto-approved, and it is answered, only when signed, with a ur:sol-signature (UR\n"
       "text file, or BC-UR QR frames).\n\noptions");
   options.add_options()("help,h", "show this help")(
-      "keystore", po::value<std::string>()->required(), "keystore file")(
-      "policy", po::value<std::string>()->required(), "policy file (docs/policy.md)")(
-      "audit-log", po::value<std::string>()->required(),
+      "keystore", po::value<std::string>(&o.keystore)->required(), "keystore file")(
+      "policy", po::value<std::string>(&o.policy)->required(), "policy file (docs/policy.md)")(
+      "audit-log", po::value<std::string>(&o.audit_log)->required(),
       "audit log; created when missing (docs/audit-log.md)")(
-      "out,o", po::value<std::string>(), "write the response file (.alres) here")(
-      "qr-png", po::value<std::string>(), "write the response as QR frames into this folder")(
-      "qr-terminal", "show the response as animated QR codes in this terminal")(
-      "qr-seconds", po::value<int>()->default_value(60), "how long --qr-terminal animates")(
-      "density", po::value<std::string>()->default_value("medium"),
-      "the response's QR codes: high (fewest frames, for a 720p camera close to the screen), "
-      "medium (any webcam), low (a poor camera)")(
-      "idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
-      "folder of Anchor IDL files for the programs to decode")(
-      "passphrase-fd", po::value<int>()->default_value(-1),
+      "out,o", airlock::cli::optional_value(&o.out), "write the response file (.alres) here");
+  add_qr_output(options, o.qr, "write the response as QR frames into this folder",
+                "show the response as animated QR codes in this terminal",
+                "the response's QR codes: high (fewest frames, for a 720p camera close to the "
+                "screen), medium (any webcam), low (a poor camera)");
+  options.add_options()("idl-dir", po::value<std::string>(&o.idl_dir)->default_value(o.idl_dir),
+                        "folder of Anchor IDL files for the programs to decode")(
+      "passphrase-fd", po::value<int>(&o.passphrase_fd)->default_value(-1),
       "read the keystore passphrase from this file descriptor instead of the terminal")(
-      "confirm-fd", po::value<int>()->default_value(-1),
+      "confirm-fd", po::value<int>(&o.confirm_fd)->default_value(-1),
       "read the yes/no answer from this file descriptor instead of the terminal")(
-      "auto-approve",
+      "auto-approve", po::bool_switch(&o.auto_approve),
       "sign without asking where the policy marks the action auto_approve and nothing warns")(
-      "json", "print the summary as JSON instead of text");
-  request_source_options(options);
-  network_override_option(options);
-  po::variables_map vm;
+      "json", po::bool_switch(&o.json), "print the summary as JSON instead of text");
+  add_request_source(options, o.source);
+  add_network_override(options, o.allow_network);
+  return options;
+}
+
+// Writes the answer where the options say: a file, QR frames, or both.
+airlock::Status write_answer(const SignOptions& o, const airlock::transfer::Content& answer,
+                             bool keystone, airlock::density::Density density,
+                             std::uint64_t deadline) {
+  if (o.out) {
+    const auto bytes = keystone ? airlock::qr_io::file_bytes(answer)
+                                : airlock::files::wrap_envelope(
+                                      airlock::files::EnvelopeKind::kResponse, answer.bytes);
+    AIRLOCK_CHECK(airlock::files::write_atomically(*o.out, bytes));
+    std::cerr << "airlock-offline: " << (keystone ? "ur:sol-signature" : "response")
+              << " written to " << *o.out << "\n";
+  }
+  return show_as_qr(answer, o.qr, density,
+                    keystone ? airlock::transfer::Framing::kUr : airlock::transfer::Framing::kDense,
+                    keystone ? std::nullopt : std::optional<std::uint64_t>(deadline), "response");
+}
+
+int run_sign(const std::vector<std::string>& args) {
+  SignOptions o;
+  const auto options = sign_options(o);
   int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, "request", vm, code)) return code;
+  if (!airlock::cli::parse(kProgram, args, options, {request_positional(o.source)}, code))
+    return code;
   // Checked before anything is read or decided, like every other option.
-  const auto chosen_density = airlock::density::parse(vm["density"].as<std::string>());
+  const auto chosen_density = airlock::density::parse(o.qr.density);
   if (!chosen_density.ok()) return report(chosen_density.error());
-  if (!vm.count("out") && !vm.count("qr-png") && !vm.count("qr-terminal")) {
+  if (!o.out && !o.qr.any()) {
     return report(
         Error(ErrorCode::kUsage,
               "choose where the response goes: --out FILE, --qr-png DIR or --qr-terminal"));
   }
-  if (auto s = check_request_source(vm); !s.ok()) return report(s.error());
-  if (auto s = check_air_gap(vm); !s.ok()) return report(s.error());
+  if (auto s = check_request_source(o.source); !s.ok()) return report(s.error());
+  if (auto s = check_air_gap(o.allow_network); !s.ok()) return report(s.error());
   // The request: airlock's own envelope, or Keystone's ur:sol-sign-request (from a file of its
   // UR text or from QR codes), which has no intent and is reviewed as such.
-  auto incoming = read_request(vm, unix_now());
+  auto incoming = read_request(o.source, unix_now());
   if (!incoming.ok()) return report(incoming.error());
   const bool keystone = incoming->keystone.has_value();
   const auto& keystone_request = incoming->keystone;
   const auto* request = &incoming->request;
-  auto policy = airlock::offline::load_policy_file(vm["policy"].as<std::string>());
+  auto policy = airlock::offline::load_policy_file(o.policy);
   if (!policy.ok()) return report(policy.error());
   airlock::offline::DecoderRegistry decoders;
-  if (auto s = decoders.add_idl_folder(vm["idl-dir"].as<std::string>()); !s.ok())
-    return report(s.error());
-  auto log = airlock::offline::AuditLog::open(vm["audit-log"].as<std::string>());
+  if (auto s = decoders.add_idl_folder(o.idl_dir); !s.ok()) return report(s.error());
+  auto log = airlock::offline::AuditLog::open(o.audit_log);
   if (!log.ok()) return report(log.error());
   // Everything sign reads is open or read; from here on no socket, exec or ptrace is possible.
   if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
 
-  const bool json = vm.count("json") > 0;
   bool shown = false;
   const auto show = [&](const std::string& summary, const airlock::offline::Review& review) {
-    if (json) {
+    if (o.json) {
       std::cout << airlock::offline::summary_json(*request, review).dump(2, ' ', true) << "\n";
     } else {
       std::cout << summary;
@@ -311,20 +369,18 @@ int run_sign(const std::vector<std::string>& args) {
     std::cout << std::flush;
     shown = true;
   };
-  const int confirm_fd = vm["confirm-fd"].as<int>();
-  const int passphrase_fd = vm["passphrase-fd"].as<int>();
   airlock::offline::SigningContext context{
       *policy,
       decoders,
       *log,
-      vm["keystore"].as<std::string>(),
-      vm.count("auto-approve") > 0,
+      o.keystore,
+      o.auto_approve,
       [&](const std::string& summary, const airlock::offline::Review& review) {
         show(summary, review);
-        return ask(confirm_fd, request->steps.size());
+        return ask(o.confirm_fd, request->steps.size());
       },
       [&] {
-        return airlock::offline::obtain_secret(passphrase_fd, "Keystore passphrase: ", false);
+        return airlock::offline::obtain_secret(o.passphrase_fd, "Keystore passphrase: ", false);
       },
       unix_now};
   auto outcome = airlock::offline::process_request(*request, context);
@@ -351,20 +407,7 @@ int run_sign(const std::vector<std::string>& args) {
     answer = {airlock::dense::ContentType::kKeystoneSignature,
               airlock::keystone::encode_signature(*signature)};
   }
-  if (vm.count("out")) {
-    const auto bytes = keystone ? airlock::qr_io::file_bytes(answer)
-                                : airlock::files::wrap_envelope(
-                                      airlock::files::EnvelopeKind::kResponse, answer.bytes);
-    if (auto s = airlock::files::write_atomically(vm["out"].as<std::string>(), bytes); !s.ok())
-      return report(s.error());
-    std::cerr << "airlock-offline: " << (keystone ? "ur:sol-signature" : "response")
-              << " written to " << vm["out"].as<std::string>() << "\n";
-  }
-  if (auto s = show_as_qr(
-          answer, vm, *chosen_density,
-          keystone ? airlock::transfer::Framing::kUr : airlock::transfer::Framing::kDense,
-          keystone ? std::nullopt : std::optional<std::uint64_t>(request->deadline), "response");
-      !s.ok())
+  if (auto s = write_answer(o, answer, keystone, *chosen_density, request->deadline); !s.ok())
     return report(s.error());
   if (const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome->response.result)) {
     std::cerr << "airlock-offline: " << airlock::printable(airlock::envelope::describe(*refusal))
@@ -374,7 +417,48 @@ int run_sign(const std::vector<std::string>& args) {
   return airlock::cli::kExitOk;
 }
 
+struct LogOptions {
+  std::optional<std::string> action;  // verify, show or export
+  std::string audit_log;
+  std::optional<std::string> head;
+  std::optional<std::string> out;
+  QrOutput qr;
+};
+
+// export: the verified entries as JSON lines, to a file and/or QR frames.
+airlock::Status export_log(const LogOptions& o,
+                           const std::vector<airlock::offline::AuditEntry>& entries,
+                           airlock::density::Density density) {
+  // The lines as the log holds them (canonical, so rewritten from the verified entries).
+  std::string text;
+  for (const auto& e : entries) text += airlock::audit::line_of(e) + "\n";
+  const airlock::transfer::Content content{airlock::dense::ContentType::kFile,
+                                           airlock::Bytes(text.begin(), text.end())};
+  if (o.out) {
+    AIRLOCK_CHECK(airlock::files::write_atomically(*o.out, content.bytes));
+    std::cerr << "airlock-offline: " << entries.size() << " entries written to " << *o.out << "\n";
+  }
+  AIRLOCK_CHECK(show_as_qr(content, o.qr, density, airlock::transfer::Framing::kDense, std::nullopt,
+                           "the log"));
+  std::cerr << "airlock-offline: on the online machine, give reconcile --head with the head "
+               "below, read off this screen\n";
+  return {};
+}
+
+void show_log(const std::vector<airlock::offline::AuditEntry>& entries) {
+  for (const auto& e : entries) {
+    std::cout << e.seq << "  " << e.time << "  " << airlock::offline::decision_name(e.decision)
+              << "  " << airlock::printable(e.action) << "  vault " << airlock::to_base58(e.vault)
+              << "  request "
+              << airlock::to_hex(airlock::ByteView(e.request_id.data(), e.request_id.size()))
+              << "  " << e.message_hashes.size() << " step(s)";
+    for (const auto& c : e.codes) std::cout << "  " << c;
+    std::cout << "\n";
+  }
+}
+
 int run_log(const std::vector<std::string>& args) {
+  LogOptions o;
   po::options_description options(
       "usage: airlock-offline log verify --audit-log FILE [--head HEX]\n"
       "       airlock-offline log show --audit-log FILE\n"
@@ -387,65 +471,35 @@ int run_log(const std::vector<std::string>& args) {
       "signatures, no secret) for the trip back across the gap, as a file or QR frames, for\n"
       "`airlock-online reconcile --audit-export FILE`.\n\noptions");
   options.add_options()("help,h", "show this help")(
-      "audit-log", po::value<std::string>()->required(), "audit log file")(
-      "head", po::value<std::string>(), "a head hash the log must contain")(
-      "out,o", po::value<std::string>(), "export: write the log's lines to this file")(
-      "qr-png", po::value<std::string>(), "export: write them as QR frames into this folder")(
-      "qr-terminal", "export: show them as animated QR codes in this terminal")(
-      "qr-seconds", po::value<int>()->default_value(60), "how long --qr-terminal animates")(
-      "density", po::value<std::string>()->default_value("medium"),
-      "export's QR codes: high, medium or low (as for sign)");
-  po::variables_map vm;
+      "audit-log", po::value<std::string>(&o.audit_log)->required(), "audit log file")(
+      "head", airlock::cli::optional_value(&o.head), "a head hash the log must contain")(
+      "out,o", airlock::cli::optional_value(&o.out), "export: write the log's lines to this file");
+  add_qr_output(options, o.qr, "export: write them as QR frames into this folder",
+                "export: show them as animated QR codes in this terminal",
+                "export's QR codes: high, medium or low (as for sign)");
   int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, "action", vm, code)) return code;
-  const std::string action = vm.count("action") ? vm["action"].as<std::string>() : "";
+  if (!airlock::cli::parse(kProgram, args, options, {{"action", &o.action}}, code)) return code;
+  const std::string action = o.action.value_or("");
   if (action != "verify" && action != "show" && action != "export")
     return report(Error(ErrorCode::kUsage, "log needs the action: verify, show or export"));
-  const auto chosen_density = airlock::density::parse(vm["density"].as<std::string>());
+  const auto chosen_density = airlock::density::parse(o.qr.density);
   if (!chosen_density.ok()) return report(chosen_density.error());
-  const bool exporting = vm.count("out") || vm.count("qr-png") || vm.count("qr-terminal");
+  const bool exporting = o.out || o.qr.any();
   if (action == "export" && !exporting) {
     return report(Error(ErrorCode::kUsage,
                         "choose where the export goes: --out FILE, --qr-png DIR or --qr-terminal"));
   }
   if (action != "export" && exporting)
     return report(Error(ErrorCode::kUsage, "--out, --qr-png and --qr-terminal are for export"));
-  auto entries = airlock::offline::verify_audit_log(vm["audit-log"].as<std::string>());
+  auto entries = airlock::offline::verify_audit_log(o.audit_log);
   if (!entries.ok()) return report(entries.error());
   if (action == "export") {
-    // The lines as the log holds them (canonical, so rewritten from the verified entries).
-    std::string text;
-    for (const auto& e : *entries) text += airlock::audit::line_of(e) + "\n";
-    const airlock::transfer::Content content{airlock::dense::ContentType::kFile,
-                                             airlock::Bytes(text.begin(), text.end())};
-    if (vm.count("out")) {
-      if (auto s = airlock::files::write_atomically(vm["out"].as<std::string>(), content.bytes);
-          !s.ok())
-        return report(s.error());
-      std::cerr << "airlock-offline: " << entries->size() << " entries written to "
-                << vm["out"].as<std::string>() << "\n";
-    }
-    if (auto s = show_as_qr(content, vm, *chosen_density, airlock::transfer::Framing::kDense,
-                            std::nullopt, "the log");
-        !s.ok())
-      return report(s.error());
-    std::cerr << "airlock-offline: on the online machine, give reconcile --head with the head "
-                 "below, read off this screen\n";
+    if (auto s = export_log(o, *entries, *chosen_density); !s.ok()) return report(s.error());
   }
-  if (action == "show") {
-    for (const auto& e : *entries) {
-      std::cout << e.seq << "  " << e.time << "  " << airlock::offline::decision_name(e.decision)
-                << "  " << airlock::printable(e.action) << "  vault " << airlock::to_base58(e.vault)
-                << "  request "
-                << airlock::to_hex(airlock::ByteView(e.request_id.data(), e.request_id.size()))
-                << "  " << e.message_hashes.size() << " step(s)";
-      for (const auto& c : e.codes) std::cout << "  " << c;
-      std::cout << "\n";
-    }
-  }
+  if (action == "show") show_log(*entries);
   const airlock::Hash head = entries->empty() ? airlock::Hash{} : entries->back().hash;
-  if (vm.count("head")) {
-    auto wanted = airlock::audit::parse_head(vm["head"].as<std::string>(), "--head");
+  if (o.head) {
+    auto wanted = airlock::audit::parse_head(*o.head, "--head");
     if (!wanted.ok()) return report(wanted.error());
     const bool found = std::any_of(entries->begin(), entries->end(),
                                    [&](const auto& e) { return e.hash == *wanted; });

@@ -15,20 +15,27 @@ namespace offline_cli {
 using airlock::Error;
 using airlock::ErrorCode;
 
-void request_source_options(po::options_description& options) {
-  options.add_options()("qr", po::value<std::vector<std::string>>()->multitoken(),
+void add_request_source(po::options_description& options, RequestSource& source) {
+  options.add_options()("qr", po::value<std::vector<std::string>>(&source.qr)->multitoken(),
                         "read the request from these QR images (PNG files or folders)")(
-      "raw", po::value<std::string>(),
+      "raw", airlock::cli::optional_value(&source.raw),
       "read the request from WIDTHxHEIGHT gray frames on standard input")(
-      "camera", po::value<std::string>(), "read the request from a V4L2 camera")(
-      "camera-size", po::value<std::string>()->default_value("1280x720"),
-      "camera frame size, WIDTHxHEIGHT")("timeout", po::value<int>()->default_value(90),
-                                         "give up reading QR frames after this many seconds");
+      "camera", airlock::cli::optional_value(&source.camera),
+      "read the request from a V4L2 camera")(
+      "camera-size", po::value<std::string>(&source.camera_size)->default_value(source.camera_size),
+      "camera frame size, WIDTHxHEIGHT")(
+      "timeout",
+      airlock::cli::value_in(&source.timeout, 1, 3600, "timeout")->default_value(source.timeout),
+      "give up reading QR frames after this many seconds");
 }
 
-airlock::Status check_request_source(const po::variables_map& vm) {
-  const int sources = (vm.count("request") ? 1 : 0) + (vm.count("qr") ? 1 : 0) +
-                      (vm.count("raw") ? 1 : 0) + (vm.count("camera") ? 1 : 0);
+airlock::cli::Positional request_positional(RequestSource& source) {
+  return {"request", &source.file};
+}
+
+airlock::Status check_request_source(const RequestSource& source) {
+  const int sources = (source.file ? 1 : 0) + (source.qr.empty() ? 0 : 1) + (source.raw ? 1 : 0) +
+                      (source.camera ? 1 : 0);
   if (sources != 1) {
     return Error(ErrorCode::kUsage,
                  "give the request exactly once: a REQUEST file, --qr, --raw or --camera");
@@ -36,12 +43,12 @@ airlock::Status check_request_source(const po::variables_map& vm) {
   return {};
 }
 
-airlock::Result<IncomingRequest> read_request(const po::variables_map& vm, std::int64_t now) {
+airlock::Result<IncomingRequest> read_request(const RequestSource& source, std::int64_t now) {
   airlock::transfer::Content content;
   IncomingRequest in;
-  if (vm.count("request")) {
-    AIRLOCK_TRY(file, airlock::files::read_limited(vm["request"].as<std::string>(),
-                                                   4 * airlock::envelope::kMaxRequestBytes));
+  if (source.file) {
+    AIRLOCK_TRY(
+        file, airlock::files::read_limited(*source.file, 4 * airlock::envelope::kMaxRequestBytes));
     content = airlock::qr_io::content_of_file(file);
     // Neither an envelope nor Keystone UR text: the envelope's own error says what is wrong.
     if (content.type == airlock::dense::ContentType::kFile) {
@@ -51,15 +58,15 @@ airlock::Result<IncomingRequest> read_request(const po::variables_map& vm, std::
     in.digest = airlock::sha256(file);
   } else {
     airlock::qr_io::SourceSpec spec;
-    if (vm.count("qr")) spec.files = vm["qr"].as<std::vector<std::string>>();
-    if (vm.count("raw")) spec.raw_size = vm["raw"].as<std::string>();
-    if (vm.count("camera")) spec.camera = vm["camera"].as<std::string>();
-    spec.camera_size = vm["camera-size"].as<std::string>();
-    AIRLOCK_TRY(source, airlock::qr_io::open_source(spec));
+    spec.files = source.qr;
+    spec.raw_size = source.raw;
+    spec.camera = source.camera;
+    spec.camera_size = source.camera_size;
+    AIRLOCK_TRY(qr_source, airlock::qr_io::open_source(spec));
     AIRLOCK_TRY(received,
                 airlock::qr_io::receive(
-                    *source, {.timeout = std::chrono::seconds(vm["timeout"].as<int>()),
-                              .on_progress = airlock::qr_io::terminal_progress(kProgram)}));
+                    *qr_source, {.timeout = std::chrono::seconds(source.timeout),
+                                 .on_progress = airlock::qr_io::terminal_progress(kProgram)}));
     content = std::move(received.content);
     in.digest = airlock::sha256(airlock::qr_io::file_bytes(content));
   }

@@ -46,7 +46,19 @@ std::string_view verdict_name(Verdict v) {
 
 }  // namespace
 
-int run_review(const std::vector<std::string>& args) {
+struct ReviewOptions {
+  std::optional<std::string> policy;
+  std::optional<std::string> keystore;
+  std::optional<std::string> signer;
+  std::optional<std::int64_t> at;
+  std::string idl_dir = default_idl_dir();
+  std::optional<std::string> audit_log;
+  bool json = false;
+  std::optional<std::string> html;
+  RequestSource source;
+};
+
+po::options_description review_options(ReviewOptions& o) {
   po::options_description options(
       "usage: airlock-offline review (REQUEST | --qr IMAGE... | --raw WxH | --camera DEVICE)\n"
       "                              [--policy FILE] [--keystore FILE | --signer KEY]\n"
@@ -62,64 +74,75 @@ int run_review(const std::vector<std::string>& args) {
       "answered again from the log (verdict reissued), or refused as policy.replay.\n"
       "Exit 0 when sign would accept it (asking, or automatically under --auto-approve), 1 when\n"
       "it would refuse.\n\noptions");
-  options.add_options()("help,h", "show this help")("policy", po::value<std::string>(),
-                                                    "policy file (docs/policy.md)")(
-      "keystore", po::value<std::string>(),
+  options.add_options()("help,h", "show this help")(
+      "policy", airlock::cli::optional_value(&o.policy), "policy file (docs/policy.md)")(
+      "keystore", airlock::cli::optional_value(&o.keystore),
       "the signer is this keystore's key (its public header only; no passphrase)")(
-      "signer", po::value<std::string>(), "the signer's public key (base58)")(
-      "at", po::value<std::int64_t>(),
+      "signer", airlock::cli::optional_value(&o.signer), "the signer's public key (base58)")(
+      "at", airlock::cli::optional_value(&o.at),
       "judge as at this unix time (default now): deadlines and the summary's times")(
-      "idl-dir", po::value<std::string>()->default_value(default_idl_dir()),
+      "idl-dir", po::value<std::string>(&o.idl_dir)->default_value(o.idl_dir),
       "folder of Anchor IDL files for the programs to decode")(
-      "audit-log", po::value<std::string>(),
+      "audit-log", airlock::cli::optional_value(&o.audit_log),
       "the signer's audit log, read only: judge a request id it has signed as sign would")(
-      "json", "print the summary and verdict as JSON instead of text")(
-      "html", po::value<std::string>(),
+      "json", po::bool_switch(&o.json), "print the summary and verdict as JSON instead of text")(
+      "html", airlock::cli::optional_value(&o.html),
       "also write the report as one self-contained HTML page to this file (the text report and "
       "each DLMM instruction's bins as a picture; nothing in it is fetched)");
-  request_source_options(options);
-  po::variables_map vm;
+  add_request_source(options, o.source);
+  return options;
+}
+
+// Who signs: the keystore's key, --signer, or the policy's manager (else, later, the request's).
+airlock::Status choose_signer(const ReviewOptions& o, const airlock::offline::Policy& policy,
+                              std::optional<airlock::PublicKey>& signer, std::string& source) {
+  if (o.keystore) {
+    AIRLOCK_TRY(info, airlock::offline::read_keystore_info(*o.keystore));
+    signer = info.public_key;
+    source = "the keystore's key";
+  } else if (o.signer) {
+    auto key = airlock::public_key_from_base58(*o.signer);
+    if (!key.ok()) return Error(ErrorCode::kUsage, "--signer: " + key.error().message());
+    signer = *key;
+    source = "given with --signer";
+  } else if (o.policy) {
+    signer = policy.manager;
+    source = "the policy's manager";
+  }
+  return {};
+}
+
+int run_review(const std::vector<std::string>& args) {
+  ReviewOptions o;
+  const auto options = review_options(o);
   int code = 0;
-  if (!airlock::cli::parse_options(kProgram, args, options, "request", vm, code)) return code;
-  if (auto s = check_request_source(vm); !s.ok()) return report(s.error());
-  if (vm.count("json") && vm.count("html"))
+  if (!airlock::cli::parse(kProgram, args, options, {request_positional(o.source)}, code))
+    return code;
+  if (auto s = check_request_source(o.source); !s.ok()) return report(s.error());
+  if (o.json && o.html)
     return report(Error(ErrorCode::kUsage, "give one report: --json or --html"));
-  if (vm.count("keystore") && vm.count("signer"))
+  if (o.keystore && o.signer)
     return report(Error(ErrorCode::kUsage, "give the signer once: --keystore or --signer"));
-  const std::int64_t now = vm.count("at") ? vm["at"].as<std::int64_t>() : unix_now();
+  const std::int64_t now = o.at.value_or(unix_now());
 
   airlock::offline::Policy policy;  // empty: allows nothing
-  if (vm.count("policy")) {
-    auto loaded = airlock::offline::load_policy_file(vm["policy"].as<std::string>());
+  if (o.policy) {
+    auto loaded = airlock::offline::load_policy_file(*o.policy);
     if (!loaded.ok()) return report(loaded.error());
     policy = std::move(loaded).value();
   }
   std::optional<airlock::PublicKey> signer;
   std::string signer_source;
-  if (vm.count("keystore")) {
-    auto info = airlock::offline::read_keystore_info(vm["keystore"].as<std::string>());
-    if (!info.ok()) return report(info.error());
-    signer = info->public_key;
-    signer_source = "the keystore's key";
-  } else if (vm.count("signer")) {
-    auto key = airlock::public_key_from_base58(vm["signer"].as<std::string>());
-    if (!key.ok()) return report(Error(ErrorCode::kUsage, "--signer: " + key.error().message()));
-    signer = *key;
-    signer_source = "given with --signer";
-  } else if (vm.count("policy")) {
-    signer = policy.manager;
-    signer_source = "the policy's manager";
-  }
+  if (auto s = choose_signer(o, policy, signer, signer_source); !s.ok()) return report(s.error());
   std::vector<airlock::offline::AuditEntry> log;
-  if (vm.count("audit-log")) {
-    auto entries = airlock::offline::verify_audit_log(vm["audit-log"].as<std::string>());
+  if (o.audit_log) {
+    auto entries = airlock::offline::verify_audit_log(*o.audit_log);
     if (!entries.ok()) return report(entries.error());
     log = std::move(entries).value();
   }
   airlock::offline::DecoderRegistry decoders;
-  if (auto s = decoders.add_idl_folder(vm["idl-dir"].as<std::string>()); !s.ok())
-    return report(s.error());
-  auto incoming = read_request(vm, now);
+  if (auto s = decoders.add_idl_folder(o.idl_dir); !s.ok()) return report(s.error());
+  auto incoming = read_request(o.source, now);
   if (!incoming.ok()) return report(incoming.error());
   // Everything is read: what follows parses hostile bytes with no socket, exec or ptrace.
   if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
@@ -130,7 +153,7 @@ int run_review(const std::vector<std::string>& args) {
   }
 
   const auto examined = airlock::offline::examine(request, policy, decoders, *signer, now,
-                                                  vm.count("audit-log") ? &log : nullptr);
+                                                  o.audit_log ? &log : nullptr);
   const auto& review = examined.review;
   // sign decides a request id its log has signed before from the log, before any review.
   const auto replay = airlock::offline::check_replay(log, request);
@@ -146,15 +169,14 @@ int run_review(const std::vector<std::string>& args) {
     verdict = Verdict::kAutomatic;
   }
   const std::string digest = airlock::to_hex(incoming->digest.view());
-  if (vm.count("json")) {
+  if (o.json) {
     auto out = airlock::offline::summary_json(request, review);
     out["review"] = {
         {"request_sha256", digest},
         {"verdict", verdict_name(verdict)},
         {"signer", airlock::to_base58(*signer)},
         {"signer_source", signer_source},
-        {"policy", vm.count("policy") ? nlohmann::ordered_json(vm["policy"].as<std::string>())
-                                      : nlohmann::ordered_json(nullptr)},
+        {"policy", o.policy ? nlohmann::ordered_json(*o.policy) : nlohmann::ordered_json(nullptr)},
         {"at", now}};
     if (replay.earlier) {
       out["review"]["replay"] = {{"entry", replay.earlier->seq},
@@ -167,8 +189,8 @@ int run_review(const std::vector<std::string>& args) {
          << "request SHA-256  " << digest << "\n"
          << "signer           " << airlock::to_base58(*signer) << " (" << signer_source << ")\n"
          << "policy           "
-         << (vm.count("policy") ? airlock::printable(vm["policy"].as<std::string>())
-                                : std::string("none: the empty policy, which allows nothing"))
+         << (o.policy ? airlock::printable(*o.policy)
+                      : std::string("none: the empty policy, which allows nothing"))
          << "\n\n"
          << examined.summary << "\n";
     switch (verdict) {
@@ -199,13 +221,13 @@ int run_review(const std::vector<std::string>& args) {
     }
     const std::string report_text = text.str();  // the summary is escaped where it is made
     std::cout << report_text;
-    if (vm.count("html")) {
+    if (o.html) {
       const std::string page = airlock::offline::render_html_report(
           review,
           "airlock review: " + std::string(verdict_name(verdict)) + ", request SHA-256 " + digest,
           report_text);
       if (auto s = airlock::files::write_atomically(
-              vm["html"].as<std::string>(),
+              *o.html,
               airlock::ByteView(reinterpret_cast<const std::uint8_t*>(page.data()), page.size()));
           !s.ok())
         return report(s.error());

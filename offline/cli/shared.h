@@ -8,8 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/program_options.hpp>
-
+#include <airlock/cli/options.h>
 #include <airlock/common/error.h>
 #include <airlock/common/hash.h>
 #include <airlock/formats/envelope.h>
@@ -34,21 +33,31 @@ std::string default_idl_dir();
 // What main() learnt from the process lock-down, for the commands that handle secrets.
 extern airlock::hardening::ProcessReport g_process;
 
-// The option every command that handles the key accepts.
-void network_override_option(po::options_description& options);
+// --unsafe-allow-network, which every command that handles the key accepts, bound to `allow`.
+void add_network_override(po::options_description& options, bool& allow);
 
-// Refuse while a network interface is up (unless overridden, loudly) and say when memory could
-// not be locked as a whole.
-airlock::Status check_air_gap(const po::variables_map& vm);
+// Refuse while a network interface is up (unless `allow_network`, loudly) and say when memory
+// could not be locked as a whole.
+airlock::Status check_air_gap(bool allow_network);
 
 // The air-gap check, then the syscall allowlist, before any secret exists.
-airlock::Status enter_secret_mode(const po::variables_map& vm);
+airlock::Status enter_secret_mode(bool allow_network);
 
 // Where sign and review read a request from (requests.cpp): the REQUEST positional, or
-// --qr IMAGE..., --raw WxH, --camera DEVICE (with --size and --timeout).
-void request_source_options(po::options_description& options);
+// --qr IMAGE..., --raw WxH, --camera DEVICE (with --camera-size and --timeout).
+struct RequestSource {
+  std::optional<std::string> file;  // the REQUEST positional
+  std::vector<std::string> qr;
+  std::optional<std::string> raw;
+  std::optional<std::string> camera;
+  std::string camera_size = "1280x720";
+  int timeout = 90;
+};
+void add_request_source(po::options_description& options, RequestSource& source);
+// The REQUEST positional, bound to `source.file`.
+airlock::cli::Positional request_positional(RequestSource& source);
 // Exactly one source given.
-airlock::Status check_request_source(const po::variables_map& vm);
+airlock::Status check_request_source(const RequestSource& source);
 
 struct IncomingRequest {
   airlock::envelope::SignRequest request;
@@ -59,7 +68,7 @@ struct IncomingRequest {
   airlock::Hash digest{};
 };
 // Reads and decodes the request; `now` dates a Keystone request, which carries no time.
-airlock::Result<IncomingRequest> read_request(const po::variables_map& vm, std::int64_t now);
+airlock::Result<IncomingRequest> read_request(const RequestSource& source, std::int64_t now);
 
 // review.cpp: the verdict sign would reach, without the key.
 int run_review(const std::vector<std::string>& args);

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <iostream>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -12,14 +14,50 @@
 
 namespace airlock::cli {
 
+namespace po = boost::program_options;
+
+// An option whose value is kept in `*out` when given, so "not given" stays std::nullopt.
+template <class T>
+po::typed_value<T>* optional_value(std::optional<T>* out) {
+  return po::value<T>()->notifier([out](const T& v) { *out = v; });
+}
+
+// An integer option bound to `*out` that must lie in [lo, hi]; outside, a usage error names the
+// option and the range.
+template <class T>
+po::typed_value<T>* value_in(T* out, T lo, T hi, const char* option) {
+  return po::value<T>(out)->notifier([lo, hi, option](const T& v) {
+    if (v < lo || v > hi) {
+      throw po::error(std::string("--") + option + " must be " + std::to_string(lo) + " to " +
+                      std::to_string(hi));
+    }
+  });
+}
+
+// A positional argument bound to a variable: one slot (`one`), or every further argument
+// (`rest`).
+struct Positional {
+  const char* name;
+  std::optional<std::string>* one = nullptr;
+  std::vector<std::string>* rest = nullptr;
+};
+
+// An option read from an environment variable when the command line does not give it. The
+// variable is declared beside the option; secrets never come this way (Boost keeps values in
+// ordinary strings), so the API key's variable is read by the API client into secure memory.
+struct FromEnvironment {
+  const char* variable;
+  const char* option;
+};
+
 // Parses `args`; on a usage error reports it and sets `exit_code`; on --help prints the visible
 // options and the exit codes and sets `exit_code` to 0. Returns true when the command should run.
 inline bool parse_options(std::string_view program, const std::vector<std::string>& args,
-                          const boost::program_options::options_description& visible,
-                          const boost::program_options::options_description& hidden,
-                          const boost::program_options::positional_options_description& positional,
-                          boost::program_options::variables_map& vm, int& exit_code) {
-  namespace po = boost::program_options;
+                          const po::options_description& visible,
+                          const po::options_description& hidden,
+                          const po::positional_options_description& positional,
+                          po::variables_map& vm, int& exit_code,
+                          const std::vector<FromEnvironment>& environment = {}) {
   po::options_description all;
   all.add(visible).add(hidden);
   try {
@@ -29,6 +67,16 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
         po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
     po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
               vm);
+    // Then the environment: a value stored from the command line stays; a default gives way.
+    if (!environment.empty()) {
+      po::store(po::parse_environment(all,
+                                      [&](const std::string& variable) -> std::string {
+                                        for (const auto& e : environment)
+                                          if (variable == e.variable) return e.option;
+                                        return "";
+                                      }),
+                vm);
+    }
     // Help before the required options are enforced: `sign --help` needs no --keystore.
     if (vm.count("help")) {
       std::cout << visible
@@ -60,6 +108,29 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
     return false;
   }
   return true;
+}
+
+// A command's options bound to variables (po::value<T>(&var), optional_value, value_in,
+// po::bool_switch), its positional arguments and its environment fallbacks: the declaration is
+// the whole parse, and the command reads its variables afterwards.
+inline bool parse(std::string_view program, const std::vector<std::string>& args,
+                  const po::options_description& visible,
+                  const std::vector<Positional>& positionals, int& exit_code,
+                  const std::vector<FromEnvironment>& environment = {}) {
+  po::options_description hidden;
+  po::positional_options_description positional;
+  for (const auto& p : positionals) {
+    if (p.rest != nullptr) {
+      hidden.add_options()(p.name, po::value<std::vector<std::string>>(p.rest)->multitoken(),
+                           p.name);
+      positional.add(p.name, -1);
+    } else {
+      hidden.add_options()(p.name, optional_value(p.one), p.name);
+      positional.add(p.name, 1);
+    }
+  }
+  po::variables_map vm;
+  return parse_options(program, args, visible, hidden, positional, vm, exit_code, environment);
 }
 
 // The common case: the visible options and one optional positional string argument `name`.

@@ -1,0 +1,88 @@
+// Options bound to variables (airlock/cli/options.h): what a command declares is what it reads.
+#include <cstdlib>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <airlock/cli/options.h>
+
+using ::testing::HasSubstr;
+
+namespace airlock::cli {
+namespace {
+
+struct Parsed {
+  bool ran = false;
+  int exit_code = -1;
+  std::string said;  // standard error
+};
+
+struct Example {
+  std::string journal = "default.sqlite";
+  std::optional<std::string> out;
+  std::optional<int> threshold;
+  int seconds = 60;
+  bool json = false;
+  std::optional<std::string> first;
+  std::vector<std::string> rest;
+};
+
+Parsed parse_example(Example& e, const std::vector<std::string>& args) {
+  po::options_description options("example");
+  options.add_options()("journal", po::value<std::string>(&e.journal)->default_value(e.journal),
+                        "the journal")("out", optional_value(&e.out), "where")(
+      "threshold", optional_value(&e.threshold), "how many")(
+      "seconds", value_in(&e.seconds, 1, 3600, "seconds")->default_value(e.seconds), "how long")(
+      "json", po::bool_switch(&e.json), "json")("api-key-file", po::value<std::string>(), "key");
+  Parsed p;
+  testing::internal::CaptureStderr();
+  p.ran = parse("airlock-test", args, options, {{"first", &e.first}, {"rest", nullptr, &e.rest}},
+                p.exit_code, {{"AIRLOCK_TEST_JOURNAL", "journal"}});
+  p.said = testing::internal::GetCapturedStderr();
+  return p;
+}
+
+TEST(CliOptions, ValuesLandInTheirVariablesAndAbsentOnesStayAbsent) {
+  ::unsetenv("AIRLOCK_TEST_JOURNAL");
+  Example e;
+  const auto p = parse_example(e, {"a", "--out", "x.alres", "--json", "b", "c"});
+  ASSERT_TRUE(p.ran) << p.said;
+  EXPECT_EQ(e.out, "x.alres");
+  EXPECT_FALSE(e.threshold.has_value());
+  EXPECT_TRUE(e.json);
+  EXPECT_EQ(e.seconds, 60);
+  EXPECT_EQ(e.journal, "default.sqlite");
+  EXPECT_EQ(e.first, "a");
+  EXPECT_THAT(e.rest, testing::ElementsAre("b", "c"));
+}
+
+TEST(CliOptions, AnEnvironmentFallbackGivesWayToTheCommandLineAndBeatsTheDefault) {
+  ::setenv("AIRLOCK_TEST_JOURNAL", "from-env.sqlite", 1);
+  Example from_env;
+  ASSERT_TRUE(parse_example(from_env, {}).ran);
+  EXPECT_EQ(from_env.journal, "from-env.sqlite");
+  Example given;
+  ASSERT_TRUE(parse_example(given, {"--journal", "given.sqlite"}).ran);
+  EXPECT_EQ(given.journal, "given.sqlite");
+  ::unsetenv("AIRLOCK_TEST_JOURNAL");
+}
+
+TEST(CliOptions, ARangeIsAUsageErrorNamingTheOption) {
+  Example e;
+  const auto p = parse_example(e, {"--seconds", "0"});
+  EXPECT_FALSE(p.ran);
+  EXPECT_EQ(p.exit_code, kExitUsage);
+  EXPECT_THAT(p.said, HasSubstr("--seconds must be 1 to 3600"));
+}
+
+TEST(CliOptions, NamesAreMatchedWholeSoAPrefixIsNotGuessed) {
+  Example e;
+  const auto p = parse_example(e, {"--api-key", "hv1_secret"});
+  EXPECT_FALSE(p.ran);
+  EXPECT_EQ(p.exit_code, kExitUsage);
+  EXPECT_THAT(p.said, HasSubstr("unrecognised option '--api-key'"));
+  EXPECT_THAT(p.said, testing::Not(HasSubstr("hv1_secret")));
+}
+
+}  // namespace
+}  // namespace airlock::cli
