@@ -25,44 +25,43 @@ int main(int argc, char** argv) {
     return cli::kExitOk;
   }
   if (auto s = crypto_init(); !s.ok()) return cli::report(kProgram, s.error());
+  std::string listen = "127.0.0.1:8899";
+  std::optional<std::string> fixtures_file;
+  std::optional<std::uint64_t> seed;
+  apisim::ServiceOptions service_options;  // its defaults are the options' defaults
   po::options_description options(
       "usage: airlock-apisim [options]\n\n"
       "Serves the Manager Bot API under /api/external/v1, a minimal Solana JSON-RPC under /rpc "
       "and\n"
       "the control API under /_sim, on a loopback address.\n\noptions");
   options.add_options()("help,h", "show this help")(
-      "listen", po::value<std::string>()->default_value("127.0.0.1:8899"),
+      "listen", po::value<std::string>(&listen)->default_value(listen),
       "HOST:PORT to serve on (loopback only; port 0 takes a free port, printed in the "
-      "'serving' line)")("fixtures", po::value<std::string>(),
+      "'serving' line)")("fixtures", cli::optional_value(&fixtures_file),
                          "fixtures file (default: the demo fixtures)")(
-      "seed", po::value<std::uint64_t>(),
+      "seed", cli::optional_value(&seed),
       "seed for derived keys and blockhashes (overrides the fixtures')")(
-      "control-token", po::value<std::string>()->default_value("airlock-sim"),
+      "control-token",
+      po::value<std::string>(&service_options.control_token)
+          ->default_value(service_options.control_token),
       "secret for the /_sim control API")("frozen-clock",
+                                          po::bool_switch(&service_options.frozen_clock),
                                           "time moves only through POST /_sim/clock (for tests)")(
-      "confirm-ms", po::value<std::int64_t>()->default_value(800),
+      "confirm-ms",
+      po::value<std::int64_t>(&service_options.confirm_delay_ms)
+          ->default_value(service_options.confirm_delay_ms),
       "milliseconds from send to landing");
-  po::options_description hidden;
-  po::positional_options_description positional;
-  po::variables_map vm;
   int code = 0;
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!cli::parse_options(kProgram, args, options, hidden, positional, vm, code)) return code;
+  if (!cli::parse(kProgram, args, options, {}, code)) return code;
 
-  const std::string fixtures = vm.count("fixtures")
-                                   ? vm["fixtures"].as<std::string>()
-                                   : cli::beside_executable("share/airlock-apisim/demo.json",
-                                                            "tests/apisim/fixtures/demo.json");
+  const std::string fixtures = fixtures_file.value_or(
+      cli::beside_executable("share/airlock-apisim/demo.json", "tests/apisim/fixtures/demo.json"));
   auto world = apisim::load_world_file(fixtures);
   if (!world.ok()) return cli::report(kProgram, world.error());
-  if (vm.count("seed")) world->seed = vm["seed"].as<std::uint64_t>();
-  apisim::ServiceOptions service_options;
-  service_options.control_token = vm["control-token"].as<std::string>();
-  service_options.frozen_clock = vm.count("frozen-clock") > 0;
-  service_options.confirm_delay_ms = vm["confirm-ms"].as<std::int64_t>();
+  if (seed) world->seed = *seed;
   apisim::Service service(std::move(world).value(), service_options);
 
-  const std::string listen = vm["listen"].as<std::string>();
   const auto colon = listen.rfind(':');
   if (colon == std::string::npos)
     return cli::report(kProgram, Error(ErrorCode::kUsage, "--listen must be HOST:PORT"));
