@@ -327,6 +327,24 @@ airlock::Status write_answer(const SignOptions& o, const airlock::transfer::Cont
                     keystone ? std::nullopt : std::optional<std::uint64_t>(deadline), "response");
 }
 
+// A Keystone request's answer, its ur:sol-signature, which exists only when signed: a refusal
+// is said here, since Keystone's format cannot carry one.
+std::optional<airlock::transfer::Content> keystone_signature(
+    const airlock::keystone::SolSignRequest& request,
+    const airlock::offline::SigningOutcome& outcome) {
+  auto signature = airlock::offline::keystone_answer(request, outcome);
+  if (!signature.ok()) {
+    const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome.response.result);
+    std::cerr << "airlock-offline: "
+              << (refusal ? airlock::printable(airlock::envelope::describe(*refusal)) : "")
+              << "\nairlock-offline: Keystone's format carries no refusal, so no answer was "
+                 "written\n";
+    return std::nullopt;
+  }
+  return airlock::transfer::Content{airlock::dense::ContentType::kKeystoneSignature,
+                                    airlock::keystone::encode_signature(*signature)};
+}
+
 int run_sign(const std::vector<std::string>& args) {
   SignOptions o;
   const auto options = sign_options(o);
@@ -395,17 +413,9 @@ int run_sign(const std::vector<std::string>& args) {
   std::cerr << "airlock-offline: " << airlock::offline::decision_name(decision) << "; audit head "
             << airlock::to_hex(outcome->response.audit_head.view()) << "\n";
   if (keystone) {
-    auto signature = airlock::offline::keystone_answer(*keystone_request, *outcome);
-    if (!signature.ok()) {
-      const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome->response.result);
-      std::cerr << "airlock-offline: "
-                << (refusal ? airlock::printable(airlock::envelope::describe(*refusal)) : "")
-                << "\nairlock-offline: Keystone's format carries no refusal, so no answer was "
-                   "written\n";
-      return airlock::cli::kExitRejected;
-    }
-    answer = {airlock::dense::ContentType::kKeystoneSignature,
-              airlock::keystone::encode_signature(*signature)};
+    auto signature = keystone_signature(*keystone_request, *outcome);
+    if (!signature) return airlock::cli::kExitRejected;
+    answer = std::move(*signature);
   }
   if (auto s = write_answer(o, answer, keystone, *chosen_density, request->deadline); !s.ok())
     return report(s.error());

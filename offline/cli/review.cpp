@@ -46,6 +46,61 @@ std::string_view verdict_name(Verdict v) {
 
 }  // namespace
 
+// What sign would do: answer again from the log, refuse, ask, or sign under --auto-approve.
+Verdict judge(const airlock::offline::Replay& replay, bool replay_refused,
+              const airlock::offline::Review& review) {
+  if (replay.earlier && replay.same_transactions) return Verdict::kReissued;
+  if (replay_refused || review.refused()) return Verdict::kRefused;
+  if (review.auto_approvable) return Verdict::kAutomatic;
+  return Verdict::kAsks;
+}
+
+// The verdict, in words, as the report's last line.
+std::string verdict_line(Verdict verdict, const airlock::offline::Replay& replay,
+                         const std::optional<airlock::envelope::Refusal>& replay_refused,
+                         const airlock::offline::Review& review) {
+  std::ostringstream out;
+  switch (verdict) {
+    case Verdict::kReissued:
+      out << "VERDICT: the audit log signed this request id for these transactions "
+             "(entry "
+          << replay.earlier->seq
+          << "): sign would answer it again from the log, without asking or opening the "
+             "key.\n";
+      break;
+    case Verdict::kRefused:
+      if (replay_refused) {
+        out << "VERDICT: sign would refuse this request: " << replay_refused->code << ": "
+            << replay_refused->reason << ".\n";
+        break;
+      }
+      out << "VERDICT: sign would refuse this request (" << review.refusals.size()
+          << " reason(s) above).\n";
+      break;
+    case Verdict::kAsks:
+      out << "VERDICT: sign would show this and ask the operator"
+          << (review.warnings.empty() ? "" : ", with the warnings above") << ".\n";
+      break;
+    case Verdict::kAutomatic:
+      out << "VERDICT: sign would sign this without asking under --auto-approve (the "
+             "policy marks the action auto_approve and nothing warns).\n";
+      break;
+  }
+  return out.str();
+}
+
+// The report as one self-contained page: the text as shown, and the bins as pictures.
+airlock::Status write_html(const std::string& path, const airlock::offline::Review& review,
+                           Verdict verdict, const std::string& digest,
+                           const std::string& report_text) {
+  const std::string page = airlock::offline::render_html_report(
+      review,
+      "airlock review: " + std::string(verdict_name(verdict)) + ", request SHA-256 " + digest,
+      report_text);
+  return airlock::files::write_atomically(
+      path, airlock::ByteView(reinterpret_cast<const std::uint8_t*>(page.data()), page.size()));
+}
+
 struct ReviewOptions {
   std::optional<std::string> policy;
   std::optional<std::string> keystore;
@@ -160,14 +215,7 @@ int run_review(const std::vector<std::string>& args) {
   std::optional<airlock::envelope::Refusal> replay_refused;
   if (replay.earlier && !replay.same_transactions)
     replay_refused = airlock::offline::replay_refusal(*replay.earlier);
-  Verdict verdict = Verdict::kAsks;
-  if (replay.earlier && replay.same_transactions) {
-    verdict = Verdict::kReissued;
-  } else if (replay_refused || review.refused()) {
-    verdict = Verdict::kRefused;
-  } else if (review.auto_approvable) {
-    verdict = Verdict::kAutomatic;
-  }
+  const Verdict verdict = judge(replay, replay_refused.has_value(), review);
   const std::string digest = airlock::to_hex(incoming->digest.view());
   if (o.json) {
     auto out = airlock::offline::summary_json(request, review);
@@ -193,43 +241,11 @@ int run_review(const std::vector<std::string>& args) {
                       : std::string("none: the empty policy, which allows nothing"))
          << "\n\n"
          << examined.summary << "\n";
-    switch (verdict) {
-      case Verdict::kReissued:
-        text << "VERDICT: the audit log signed this request id for these transactions "
-                "(entry "
-             << replay.earlier->seq
-             << "): sign would answer it again from the log, without asking or opening the "
-                "key.\n";
-        break;
-      case Verdict::kRefused:
-        if (replay_refused) {
-          text << "VERDICT: sign would refuse this request: " << replay_refused->code << ": "
-               << replay_refused->reason << ".\n";
-          break;
-        }
-        text << "VERDICT: sign would refuse this request (" << review.refusals.size()
-             << " reason(s) above).\n";
-        break;
-      case Verdict::kAsks:
-        text << "VERDICT: sign would show this and ask the operator"
-             << (review.warnings.empty() ? "" : ", with the warnings above") << ".\n";
-        break;
-      case Verdict::kAutomatic:
-        text << "VERDICT: sign would sign this without asking under --auto-approve (the "
-                "policy marks the action auto_approve and nothing warns).\n";
-        break;
-    }
+    text << verdict_line(verdict, replay, replay_refused, review);
     const std::string report_text = text.str();  // the summary is escaped where it is made
     std::cout << report_text;
     if (o.html) {
-      const std::string page = airlock::offline::render_html_report(
-          review,
-          "airlock review: " + std::string(verdict_name(verdict)) + ", request SHA-256 " + digest,
-          report_text);
-      if (auto s = airlock::files::write_atomically(
-              *o.html,
-              airlock::ByteView(reinterpret_cast<const std::uint8_t*>(page.data()), page.size()));
-          !s.ok())
+      if (auto s = write_html(*o.html, review, verdict, digest, report_text); !s.ok())
         return report(s.error());
     }
   }

@@ -62,27 +62,43 @@ std::int64_t now_s() {
       .count();
 }
 
-void api_options(po::options_description& options) {
+// The options every command that talks to the API takes.
+struct ApiOptions {
+  std::string api;
+  std::optional<std::string> api_key_file;
+  std::optional<std::string> pace_file;  // else $AIRLOCK_PACE_FILE, else the state folder's
+};
+
+void api_options(po::options_description& options, ApiOptions& o) {
   options.add_options()("help,h", "show this help")(
-      "api", po::value<std::string>()->required(),
+      "api", po::value<std::string>(&o.api)->required(),
       "the API's base URL, ending in /api/external/v1")(
-      "api-key-file", po::value<std::string>(),
+      "api-key-file", cli::optional_value(&o.api_key_file),
       "read the API key from this file (default: the AIRLOCK_API_KEY environment variable)")(
-      "pace-file", po::value<std::string>(),
+      "pace-file", cli::optional_value(&o.pace_file),
       "pace requests together with every process using this file (default: $AIRLOCK_PACE_FILE, "
       "else ~/.local/state/airlock/pacing; 'none': this process alone)");
 }
 
-// The options among `names` this invocation was given (not defaults), as the printed `act`
-// commands for the work left repeat them: " --name value" each, values shell-quoted.
-std::string given_options(const po::variables_map& vm, std::initializer_list<const char*> names) {
+// Options that fall back to an environment variable, declared once for every command that has
+// them. (The API key's variable, AIRLOCK_API_KEY, is a secret: the API client reads it into
+// secure memory itself.)
+const std::vector<cli::FromEnvironment> kEnvironment = {{"AIRLOCK_PACE_FILE", "pace-file"},
+                                                        {"AIRLOCK_JOURNAL", "journal"}};
+
+// The options given to this invocation, as the printed `act` commands for the work left repeat
+// them: " --name value" each, values shell-quoted.
+void repeat(std::string& out, const char* name, const std::optional<std::string>& value) {
+  if (value) out += std::string(" --") + name + " " + online::shell_word(*value);
+}
+void repeat_flag(std::string& out, const char* name, bool given) {
+  if (given) out += std::string(" --") + name;
+}
+std::string repeated(const ApiOptions& o) {
   std::string out;
-  for (const char* name : names) {
-    if (!vm.count(name) || vm[name].defaulted()) continue;
-    out += std::string(" --") + name;
-    if (const auto* text = boost::any_cast<std::string>(&vm[name].value()))
-      out += " " + online::shell_word(*text);
-  }
+  repeat(out, "api", o.api);
+  repeat(out, "api-key-file", o.api_key_file);
+  repeat(out, "pace-file", o.pace_file);
   return out;
 }
 
@@ -101,29 +117,25 @@ Result<std::string> state_file(const char* name, const char* how_else) {
 
 // The API's base URL as runs are recorded and matched: without trailing slashes, so
 // `--api https://host/api/external/v1/` finds the runs made with `.../v1`.
-std::string api_of(const po::variables_map& vm) {
-  std::string url = vm["api"].as<std::string>();
+std::string api_of(const ApiOptions& o) {
+  std::string url = o.api;
   while (!url.empty() && url.back() == '/') url.pop_back();
   return url;
 }
 
-Result<online::ApiClient> client_from(const po::variables_map& vm) {
-  std::optional<std::string> file;
-  if (vm.count("api-key-file")) file = vm["api-key-file"].as<std::string>();
-  AIRLOCK_TRY(key, online::ApiKey::load(file));
+Result<online::ApiClient> client_from(const ApiOptions& o) {
+  AIRLOCK_TRY(key, online::ApiKey::load(o.api_key_file));
   // Requests are paced together with every other airlock-online on this machine, since the
   // per-address limits count them all.
   online::ClientOptions options;
-  if (vm.count("pace-file")) {
-    options.pace_file = vm["pace-file"].as<std::string>();
-  } else if (const char* env = std::getenv("AIRLOCK_PACE_FILE"); env != nullptr && *env != '\0') {
-    options.pace_file = env;
+  if (o.pace_file && !o.pace_file->empty()) {
+    options.pace_file = *o.pace_file;
   } else {
     AIRLOCK_TRY(path, state_file("pacing", "give --pace-file FILE or --pace-file none"));
     options.pace_file = path;
   }
   if (options.pace_file == "none") options.pace_file.clear();
-  return online::ApiClient::create(vm["api"].as<std::string>(), std::move(key), options);
+  return online::ApiClient::create(o.api, std::move(key), options);
 }
 
 Error api_error(const std::string& what, const online::Reply& reply) {
@@ -135,16 +147,17 @@ int run_get(const std::vector<std::string>& args) {
   po::options_description options(
       "usage: airlock-online get --api URL PATH\n\n"
       "Performs one read, e.g. /vaults/<vault>/holdings, and prints the reply.\n\noptions");
-  api_options(options);
-  po::variables_map vm;
+  ApiOptions api;
+  std::optional<std::string> path;
+  api_options(options, api);
   int code = 0;
-  if (!cli::parse_options(kProgram, args, options, "path", vm, code)) return code;
-  if (!vm.count("path")) return report(Error(ErrorCode::kUsage, "get needs a PATH"));
-  auto client = client_from(vm);
+  if (!cli::parse(kProgram, args, options, {{"path", &path}}, code, kEnvironment)) return code;
+  if (!path) return report(Error(ErrorCode::kUsage, "get needs a PATH"));
+  auto client = client_from(api);
   if (!client.ok()) return report(client.error());
-  auto reply = client->get(vm["path"].as<std::string>());
+  auto reply = client->get(*path);
   if (!reply.ok()) return report(reply.error());
-  if (reply->failure) return report(api_error("GET " + vm["path"].as<std::string>(), *reply));
+  if (reply->failure) return report(api_error("GET " + *path, *reply));
   std::cout << reply->body.dump(2, ' ', true) << "\n";
   return cli::kExitOk;
 }
@@ -156,53 +169,38 @@ int run_read(const std::string& command, const std::vector<std::string>& args) {
   po::options_description options("usage: airlock-online " + command + " " + spec->usage +
                                   " --api URL [--json]\n\n" + spec->help +
                                   ", as tables (--json: the reply as the API sent it).\n\noptions");
-  api_options(options);
-  options.add_options()("json", "print the reply as JSON")("vault", po::value<std::string>(),
-                                                           "the vault (quote, pool, token)")(
-      "input-mint", po::value<std::string>(), "quote: the mint to sell")(
-      "output-mint", po::value<std::string>(), "quote: the mint to buy")(
-      "amount", po::value<std::string>(), "quote: base units to sell")(
-      "slippage-bps", po::value<int>(), "quote: slippage, 1 to 10000")(
-      "limit", po::value<int>(), "nav: points (default 200, at most 2000)")(
-      "page", po::value<int>(), "pools: the page, from 1")(
-      "query", po::value<std::vector<std::string>>()->composing(),
-      "pools: another search parameter, KEY=VALUE (repeatable)");
-  po::variables_map vm;
-  int code = 0;
-  if (!cli::parse_options(kProgram, args, options, "target", vm, code)) return code;
+  ApiOptions api;
   online::ReadArgs a;
-  const auto text = [&](const char* name) -> std::optional<std::string> {
-    if (!vm.count(name)) return std::nullopt;
-    return vm[name].as<std::string>();
-  };
-  const auto number = [&](const char* name) -> std::optional<int> {
-    if (!vm.count(name)) return std::nullopt;
-    return vm[name].as<int>();
-  };
-  a.target = text("target");
-  a.vault = text("vault");
-  a.input_mint = text("input-mint");
-  a.output_mint = text("output-mint");
-  a.amount = text("amount");
-  a.slippage_bps = number("slippage-bps");
-  a.limit = number("limit");
-  a.page = number("page");
-  if (vm.count("query")) {
-    for (const auto& kv : vm["query"].as<std::vector<std::string>>()) {
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0)
-        return report(Error(ErrorCode::kUsage, "--query: must be KEY=VALUE, not '" + kv + "'"));
-      a.query.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-    }
+  bool json = false;
+  std::vector<std::string> query;
+  api_options(options, api);
+  options.add_options()("json", po::bool_switch(&json), "print the reply as JSON")(
+      "vault", cli::optional_value(&a.vault), "the vault (quote, pool, token)")(
+      "input-mint", cli::optional_value(&a.input_mint), "quote: the mint to sell")(
+      "output-mint", cli::optional_value(&a.output_mint), "quote: the mint to buy")(
+      "amount", cli::optional_value(&a.amount), "quote: base units to sell")(
+      "slippage-bps", cli::optional_value(&a.slippage_bps), "quote: slippage, 1 to 10000")(
+      "limit", cli::optional_value(&a.limit), "nav: points (default 200, at most 2000)")(
+      "page", cli::optional_value(&a.page), "pools: the page, from 1")(
+      "query", po::value<std::vector<std::string>>(&query)->composing(),
+      "pools: another search parameter, KEY=VALUE (repeatable)");
+  int code = 0;
+  if (!cli::parse(kProgram, args, options, {{"target", &a.target}}, code, kEnvironment))
+    return code;
+  for (const auto& kv : query) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return report(Error(ErrorCode::kUsage, "--query: must be KEY=VALUE, not '" + kv + "'"));
+    a.query.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
   }
   auto path = online::read_path(command, a);
   if (!path.ok()) return report(path.error());
-  auto client = client_from(vm);
+  auto client = client_from(api);
   if (!client.ok()) return report(client.error());
   auto reply = client->get(*path);
   if (!reply.ok()) return report(reply.error());
   if (reply->failure) return report(api_error("GET " + *path, *reply));
-  if (vm.count("json")) {
+  if (json) {
     std::cout << reply->body.dump(2, ' ', true) << "\n";
   } else {
     std::cout << online::render_read(command, reply->body);
@@ -331,8 +329,8 @@ std::optional<envelope::SignResponse> response_from_camera(frames::FrameSource& 
 }
 
 // The journal: --journal, else AIRLOCK_JOURNAL, else ~/.local/state/airlock/journal.sqlite.
-void journal_option(po::options_description& options) {
-  options.add_options()("journal", po::value<std::string>(),
+void journal_option(po::options_description& options, std::optional<std::string>& journal) {
+  options.add_options()("journal", cli::optional_value(&journal),
                         "the SQLite journal (default: $AIRLOCK_JOURNAL, else "
                         "~/.local/state/airlock/journal.sqlite)");
 }
@@ -342,13 +340,11 @@ std::optional<online::JournalLock> g_journal_lock;
 
 // Opens the journal; `holder` (act, resume) also takes its lock, so no other process acts on
 // it at the same time.
-Result<online::Journal> open_journal(const po::variables_map& vm,
+Result<online::Journal> open_journal(const std::optional<std::string>& journal,
                                      std::optional<std::string> holder = std::nullopt) {
   std::string path;
-  if (vm.count("journal")) {
-    path = vm["journal"].as<std::string>();
-  } else if (const char* env = std::getenv("AIRLOCK_JOURNAL"); env != nullptr && *env != '\0') {
-    path = env;
+  if (journal && !journal->empty()) {
+    path = *journal;
   } else {
     AIRLOCK_TRY(state, state_file("journal.sqlite", "give --journal FILE or set AIRLOCK_JOURNAL"));
     path = state;
@@ -389,128 +385,11 @@ std::string act_usage(const std::optional<std::string>& action) {
   return usage + "options";
 }
 
-int run_act(const std::vector<std::string>& args) {
-  // The action comes first, so its fields can be offered as flags.
-  std::optional<std::string> named;
-  if (!args.empty() && !args[0].empty() && args[0][0] != '-') named = args[0];
-  const std::vector<online::Field>* fields = named ? online::action_fields(*named) : nullptr;
-  if (named && fields == nullptr) {
-    return report(Error(ErrorCode::kUsage,
-                        "act: unknown action '" + *named +
-                            "': not one of the 28 builder actions ('airlock-online act --help' "
-                            "lists them)"));
-  }
-  po::options_description options(act_usage(fields != nullptr ? named : std::nullopt));
-  api_options(options);
-  po::options_description field_options(fields != nullptr ? "fields of " + *named : "fields");
-  if (fields != nullptr) {
-    for (const auto& f : *fields) {
-      field_options.add_options()(online::flag_name(f.name).c_str(), po::value<std::string>(),
-                                  f.help.c_str());
-    }
-  }
-  options.add_options()("body", po::value<std::string>(), "the builder request body, JSON")(
-      "rpc", po::value<std::string>(),
-      "a Solana RPC URL (keeping transaction history): lookup tables for the offline half, "
-      "the blockhash's remaining life, and proof of a send's outcome when no receipt came")(
-      "request-out", po::value<std::string>(), "write each sign request to this file")(
-      "request-qr-png", po::value<std::string>(), "write each sign request as QR frames here")(
-      "request-qr-terminal",
-      "show each sign request as animated QR codes in this terminal until the answer comes")(
-      "request-qr-html", po::value<std::string>(),
-      "write each sign request as one animated QR page with a countdown (open it full-screen)")(
-      "response", po::value<std::string>(), "wait for the response file here")(
-      "response-qr-png", po::value<std::string>(), "wait for the response as QR frames here")(
-      "response-camera", po::value<std::string>(),
-      "read the response from a V4L2 camera facing the offline screen")(
-      "camera-size", po::value<std::string>()->default_value("1280x720"),
-      "camera frame size, WIDTHxHEIGHT")(
-      "density", po::value<std::string>()->default_value("medium"),
-      "the request's QR codes: high (fewest frames, for a 720p camera close to the screen), "
-      "medium (any webcam), low (a poor camera)")(
-      "max-rounds", po::value<int>()->default_value(8),
-      "stop after this many signing rounds (follow-ups, rebuilds and remaining work included)")(
-      "remaining", po::value<std::string>()->default_value("ask"),
-      "after a step fails or expires: ask (offer to build only the work left, on a terminal), "
-      "build (build it without asking), show (print the commands that would)");
-  journal_option(options);
-  if (fields != nullptr) options.add(field_options);
-  po::variables_map vm;
-  int code = 0;
-  if (!cli::parse_options(kProgram, args, options, "action", vm, code)) return code;
-  if (!vm.count("action")) return report(Error(ErrorCode::kUsage, "act needs an ACTION"));
-  const std::string first_action = vm["action"].as<std::string>();
-  online::json first_body = online::json::object();
-  if (vm.count("body")) {
-    first_body = online::json::parse(vm["body"].as<std::string>(), nullptr, false);
-    if (!first_body.is_object())
-      return report(Error(ErrorCode::kUsage, "--body: must be a JSON object"));
-  }
-  if (fields != nullptr) {
-    for (const auto& f : *fields) {
-      const std::string flag = online::flag_name(f.name);
-      if (!vm.count(flag)) continue;
-      auto value = online::field_value(f, vm[flag].as<std::string>());
-      if (!value.ok()) return report(value.error());
-      first_body[f.name] = *value;
-    }
-  }
-  if (first_body.empty())
-    return report(Error(ErrorCode::kUsage, "act needs a body: --body JSON or field flags"));
-  if (auto s = online::check_body(first_action, first_body); !s.ok()) return report(s.error());
-  Transport t;
-  if (vm.count("request-out")) t.request_file = vm["request-out"].as<std::string>();
-  if (vm.count("request-qr-png")) t.request_png = vm["request-qr-png"].as<std::string>();
-  if (vm.count("request-qr-html")) t.request_html = vm["request-qr-html"].as<std::string>();
-  t.request_terminal = vm.count("request-qr-terminal") > 0;
-  if (vm.count("response")) t.response_file = vm["response"].as<std::string>();
-  if (vm.count("response-qr-png")) t.response_qr = vm["response-qr-png"].as<std::string>();
-  if (vm.count("response-camera")) t.response_camera = vm["response-camera"].as<std::string>();
-  t.camera_size = vm["camera-size"].as<std::string>();
-  auto chosen_density = density::parse(vm["density"].as<std::string>());
-  if (!chosen_density.ok()) return report(chosen_density.error());
-  density::apply(*chosen_density, t.framing);
-  if (!t.request_file && !t.request_png && !t.request_html && !t.request_terminal) {
-    return report(
-        Error(ErrorCode::kUsage,
-              "choose --request-out FILE, --request-qr-png DIR, --request-qr-html FILE or "
-              "--request-qr-terminal"));
-  }
-  if (int{t.response_file.has_value()} + int{t.response_qr.has_value()} +
-          int{t.response_camera.has_value()} !=
-      1) {
-    return report(
-        Error(ErrorCode::kUsage,
-              "choose one of --response FILE, --response-qr-png DIR and --response-camera DEV"));
-  }
-  const std::string remaining_mode = vm["remaining"].as<std::string>();
-  if (remaining_mode != "ask" && remaining_mode != "build" && remaining_mode != "show") {
-    return report(Error(ErrorCode::kUsage, "--remaining: must be ask, build or show"));
-  }
-  std::optional<std::string> rpc;
-  if (vm.count("rpc")) {
-    rpc = vm["rpc"].as<std::string>();
-    if (auto s = online::check_transport(*rpc); !s.ok()) return report(s.error().in_field("--rpc"));
-  }
-  auto client = client_from(vm);
-  if (!client.ok()) return report(client.error());
-  auto journal = open_journal(vm, "act");
-  if (!journal.ok()) return report(journal.error());
-  // The camera is opened once, before anything is built, so a missing device wastes no build.
-  std::unique_ptr<frames::FrameSource> camera;
-  if (t.response_camera) {
-    qr_io::SourceSpec spec;
-    spec.camera = *t.response_camera;
-    spec.camera_size = t.camera_size;
-    auto source = qr_io::open_source(spec);
-    if (!source.ok()) return report(source.error());
-    camera = std::move(source).value();
-  }
-
-  // The offline half's channel: the request written or shown, the response awaited until the
-  // deadline.
-  const online::Courier courier =
-      [&](const envelope::SignRequest& q) -> Result<std::optional<envelope::SignResponse>> {
+// The offline half's channel: the request written or shown, the response awaited until the
+// deadline (from the camera when one is given, else the response file or folder).
+online::Courier courier_for(const Transport& t, frames::FrameSource* camera) {
+  return [&t,
+          camera](const envelope::SignRequest& q) -> Result<std::optional<envelope::SignResponse>> {
     AIRLOCK_CHECK(write_request(t, q));
     // The terminal animation runs beside the wait and stops when it ends.
     std::atomic<bool> stop_animation{false};
@@ -554,6 +433,169 @@ int run_act(const std::vector<std::string>& args) {
     if (animation.joinable()) animation.join();
     return response;
   };
+}
+
+// What act takes besides the body's fields.
+struct ActCommand {
+  ApiOptions api;
+  std::optional<std::string> action;
+  std::optional<std::string> body;
+  std::optional<std::string> rpc;
+  Transport transport;
+  std::optional<std::string> camera_size;  // else the transport's default
+  std::string density = "medium";
+  int max_rounds = 8;
+  std::string remaining = "ask";
+  std::optional<std::string> journal;
+  std::map<std::string, std::optional<std::string>> fields;  // by flag name
+};
+
+po::options_description act_options_of(ActCommand& o, const std::vector<online::Field>* fields,
+                                       const std::optional<std::string>& named) {
+  po::options_description options(act_usage(fields != nullptr ? named : std::nullopt));
+  api_options(options, o.api);
+  Transport& t = o.transport;
+  options.add_options()("body", cli::optional_value(&o.body), "the builder request body, JSON")(
+      "rpc", cli::optional_value(&o.rpc),
+      "a Solana RPC URL (keeping transaction history): lookup tables for the offline half, "
+      "the blockhash's remaining life, and proof of a send's outcome when no receipt came")(
+      "request-out", cli::optional_value(&t.request_file), "write each sign request to this file")(
+      "request-qr-png", cli::optional_value(&t.request_png),
+      "write each sign request as QR frames here")(
+      "request-qr-terminal", po::bool_switch(&t.request_terminal),
+      "show each sign request as animated QR codes in this terminal until the answer comes")(
+      "request-qr-html", cli::optional_value(&t.request_html),
+      "write each sign request as one animated QR page with a countdown (open it full-screen)")(
+      "response", cli::optional_value(&t.response_file), "wait for the response file here")(
+      "response-qr-png", cli::optional_value(&t.response_qr),
+      "wait for the response as QR frames here")(
+      "response-camera", cli::optional_value(&t.response_camera),
+      "read the response from a V4L2 camera facing the offline screen")(
+      "camera-size", cli::optional_value(&o.camera_size),
+      "camera frame size, WIDTHxHEIGHT (default 1280x720)")(
+      "density", po::value<std::string>(&o.density)->default_value(o.density),
+      "the request's QR codes: high (fewest frames, for a 720p camera close to the screen), "
+      "medium (any webcam), low (a poor camera)")(
+      "max-rounds",
+      cli::value_in(&o.max_rounds, 1, 1000, "max-rounds")->default_value(o.max_rounds),
+      "stop after this many signing rounds (follow-ups, rebuilds and remaining work included)")(
+      "remaining", po::value<std::string>(&o.remaining)->default_value(o.remaining),
+      "after a step fails or expires: ask (offer to build only the work left, on a terminal), "
+      "build (build it without asking), show (print the commands that would)");
+  journal_option(options, o.journal);
+  if (fields != nullptr) {
+    po::options_description field_options("fields of " + *named);
+    for (const auto& f : *fields) {
+      const std::string flag = online::flag_name(f.name);
+      field_options.add_options()(flag.c_str(), cli::optional_value(&o.fields[flag]),
+                                  f.help.c_str());
+    }
+    options.add(field_options);
+  }
+  return options;
+}
+
+// The body: --body, then each field flag over it, checked by the action's rules.
+Result<online::json> act_body(const ActCommand& o, const std::vector<online::Field>* fields) {
+  online::json body = online::json::object();
+  if (o.body) {
+    body = online::json::parse(*o.body, nullptr, false);
+    if (!body.is_object()) return Error(ErrorCode::kUsage, "--body: must be a JSON object");
+  }
+  if (fields != nullptr) {
+    for (const auto& f : *fields) {
+      const auto given = o.fields.find(online::flag_name(f.name));
+      if (given == o.fields.end() || !given->second) continue;
+      AIRLOCK_TRY(value, online::field_value(f, *given->second));
+      body[f.name] = value;
+    }
+  }
+  if (body.empty()) return Error(ErrorCode::kUsage, "act needs a body: --body JSON or field flags");
+  AIRLOCK_CHECK(online::check_body(*o.action, body));
+  return body;
+}
+
+// Where the request goes and the response comes from, checked.
+Status check_transport_options(ActCommand& o) {
+  Transport& t = o.transport;
+  if (o.camera_size) t.camera_size = *o.camera_size;
+  AIRLOCK_TRY(chosen_density, density::parse(o.density));
+  density::apply(chosen_density, t.framing);
+  if (!t.request_file && !t.request_png && !t.request_html && !t.request_terminal) {
+    return Error(ErrorCode::kUsage,
+                 "choose --request-out FILE, --request-qr-png DIR, --request-qr-html FILE or "
+                 "--request-qr-terminal");
+  }
+  if (int{t.response_file.has_value()} + int{t.response_qr.has_value()} +
+          int{t.response_camera.has_value()} !=
+      1) {
+    return Error(ErrorCode::kUsage,
+                 "choose one of --response FILE, --response-qr-png DIR and --response-camera DEV");
+  }
+  if (o.remaining != "ask" && o.remaining != "build" && o.remaining != "show")
+    return Error(ErrorCode::kUsage, "--remaining: must be ask, build or show");
+  if (o.rpc) {
+    if (auto s = online::check_transport(*o.rpc); !s.ok()) return s.error().in_field("--rpc");
+  }
+  return {};
+}
+
+// The options the printed `act` commands for the work left repeat.
+std::string repeated(const ActCommand& o) {
+  const Transport& t = o.transport;
+  std::string out = repeated(o.api);
+  repeat(out, "rpc", o.rpc);
+  repeat(out, "request-out", t.request_file);
+  repeat(out, "request-qr-png", t.request_png);
+  repeat_flag(out, "request-qr-terminal", t.request_terminal);
+  repeat(out, "request-qr-html", t.request_html);
+  repeat(out, "response", t.response_file);
+  repeat(out, "response-qr-png", t.response_qr);
+  repeat(out, "response-camera", t.response_camera);
+  repeat(out, "camera-size", o.camera_size);
+  repeat(out, "journal", o.journal);
+  return out;
+}
+
+int run_act(const std::vector<std::string>& args) {
+  // The action comes first, so its fields can be offered as flags.
+  std::optional<std::string> named;
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-') named = args[0];
+  const std::vector<online::Field>* fields = named ? online::action_fields(*named) : nullptr;
+  if (named && fields == nullptr) {
+    return report(Error(ErrorCode::kUsage,
+                        "act: unknown action '" + *named +
+                            "': not one of the 28 builder actions ('airlock-online act --help' "
+                            "lists them)"));
+  }
+  ActCommand o;
+  const auto options = act_options_of(o, fields, named);
+  int code = 0;
+  if (!cli::parse(kProgram, args, options, {{"action", &o.action}}, code, kEnvironment))
+    return code;
+  if (!o.action) return report(Error(ErrorCode::kUsage, "act needs an ACTION"));
+  const std::string first_action = *o.action;
+  auto first_body = act_body(o, fields);
+  if (!first_body.ok()) return report(first_body.error());
+  if (auto s = check_transport_options(o); !s.ok()) return report(s.error());
+  const Transport& t = o.transport;
+  const std::optional<std::string>& rpc = o.rpc;
+  auto client = client_from(o.api);
+  if (!client.ok()) return report(client.error());
+  auto journal = open_journal(o.journal, "act");
+  if (!journal.ok()) return report(journal.error());
+  // The camera is opened once, before anything is built, so a missing device wastes no build.
+  std::unique_ptr<frames::FrameSource> camera;
+  if (t.response_camera) {
+    qr_io::SourceSpec spec;
+    spec.camera = *t.response_camera;
+    spec.camera_size = t.camera_size;
+    auto source = qr_io::open_source(spec);
+    if (!source.ok()) return report(source.error());
+    camera = std::move(source).value();
+  }
+
+  const online::Courier courier = courier_for(t, camera.get());
 
   online::ActContext context{*client,
                              *journal,
@@ -570,17 +612,14 @@ int run_act(const std::vector<std::string>& args) {
     };
   }
   online::ActOptions act_options;
-  act_options.api = api_of(vm);
+  act_options.api = api_of(o.api);
   act_options.rpc = rpc;
-  act_options.max_rounds = vm["max-rounds"].as<int>();
-  act_options.remaining = remaining_mode == "build"  ? online::RemainingMode::kBuild
-                          : remaining_mode == "show" ? online::RemainingMode::kShow
-                                                     : online::RemainingMode::kAsk;
-  act_options.command_options =
-      given_options(vm, {"api", "api-key-file", "pace-file", "rpc", "request-out", "request-qr-png",
-                         "request-qr-terminal", "request-qr-html", "response", "response-qr-png",
-                         "response-camera", "camera-size", "journal"});
-  if (auto s = online::act(context, act_options, first_action, first_body); !s.ok())
+  act_options.max_rounds = o.max_rounds;
+  act_options.remaining = o.remaining == "build"  ? online::RemainingMode::kBuild
+                          : o.remaining == "show" ? online::RemainingMode::kShow
+                                                  : online::RemainingMode::kAsk;
+  act_options.command_options = repeated(o);
+  if (auto s = online::act(context, act_options, first_action, *first_body); !s.ok())
     return report(s.error());
   return cli::kExitOk;
 }
@@ -594,32 +633,32 @@ int run_resume(const std::vector<std::string>& args) {
       "may have been sent but has no receipt stays open until the RPC node (--rpc) proves it\n"
       "landed or can never land. Prints what each run ended as and what is left to do. Exit 0\n"
       "when nothing is left open.\n\noptions");
-  api_options(options);
-  options.add_options()("rpc", po::value<std::string>(),
+  ApiOptions api;
+  std::optional<std::string> rpc;
+  std::optional<std::string> journal_file;
+  api_options(options, api);
+  options.add_options()("rpc", cli::optional_value(&rpc),
                         "a Solana RPC URL (keeping transaction history) that proves the outcome "
                         "of a send no receipt answered");
-  journal_option(options);
-  po::variables_map vm;
+  journal_option(options, journal_file);
   int code = 0;
-  if (!cli::parse_options(kProgram, args, options, vm, code)) return code;
-  auto client = client_from(vm);
+  if (!cli::parse(kProgram, args, options, {}, code, kEnvironment)) return code;
+  auto client = client_from(api);
   if (!client.ok()) return report(client.error());
-  auto journal = open_journal(vm, "resume");
+  auto journal = open_journal(journal_file, "resume");
   if (!journal.ok()) return report(journal.error());
   auto runs = journal->runs(true);
   if (!runs.ok()) return report(runs.error());
   if (runs->empty()) std::cout << "nothing to resume\n";
   bool left_open = false;
-  std::optional<std::string> rpc;
-  if (vm.count("rpc")) {
-    rpc = vm["rpc"].as<std::string>();
+  if (rpc) {
     if (auto s = online::check_transport(*rpc); !s.ok()) return report(s.error().in_field("--rpc"));
   }
   auto context = send_context(*client, *journal, rpc);
   for (const auto& run : *runs) {
     std::string recorded = run.api;
     while (!recorded.empty() && recorded.back() == '/') recorded.pop_back();
-    if (recorded != api_of(vm)) {
+    if (recorded != api_of(api)) {
       std::cout << "run " << run.id << " (" << printable(run.action) << ") was made against "
                 << printable(run.api) << "; skipped\n";
       left_open = true;
@@ -635,10 +674,11 @@ int run_resume(const std::vector<std::string>& args) {
     if (outcome->state == "failed" || outcome->state == "stopped") {
       // resume knows no transport: the printed commands carry its own options, and say what to
       // add.
-      const std::string repeated =
-          given_options(vm, {"api", "api-key-file", "pace-file", "rpc", "journal"});
-      auto plan = online::plan_after_stop(*client, *journal, run.id, run.body, now_s(), std::cerr,
-                                          repeated);
+      std::string again = repeated(api);
+      repeat(again, "rpc", rpc);
+      repeat(again, "journal", journal_file);
+      auto plan =
+          online::plan_after_stop(*client, *journal, run.id, run.body, now_s(), std::cerr, again);
       if (!plan.ok()) return report(plan.error());
       if (!plan->builds.empty()) {
         std::cerr
@@ -655,12 +695,14 @@ int run_history(const std::vector<std::string>& args) {
   po::options_description options(
       "usage: airlock-online history [--journal FILE] [--json]\n\n"
       "Lists every run in the journal with its steps: signature, receipt and status.\n\noptions");
-  options.add_options()("help,h", "show this help")("json", "print one JSON array");
-  journal_option(options);
-  po::variables_map vm;
+  bool json = false;
+  std::optional<std::string> journal_file;
+  options.add_options()("help,h", "show this help")("json", po::bool_switch(&json),
+                                                    "print one JSON array");
+  journal_option(options, journal_file);
   int code = 0;
-  if (!cli::parse_options(kProgram, args, options, vm, code)) return code;
-  auto journal = open_journal(vm);
+  if (!cli::parse(kProgram, args, options, {}, code, kEnvironment)) return code;
+  auto journal = open_journal(journal_file);
   if (!journal.ok()) return report(journal.error());
   auto runs = journal->runs(false);
   if (!runs.ok()) return report(runs.error());
@@ -688,7 +730,7 @@ int run_history(const std::vector<std::string>& args) {
     }
     all.push_back(std::move(j));
   }
-  if (vm.count("json")) {
+  if (json) {
     std::cout << all.dump(2, ' ', true) << "\n";
     return cli::kExitOk;
   }
@@ -716,71 +758,9 @@ int run_history(const std::vector<std::string>& args) {
   return cli::kExitOk;
 }
 
-int run_reconcile(const std::vector<std::string>& args) {
-  po::options_description options(
-      "usage: airlock-online reconcile --audit-export FILE --head HEX [--journal FILE]\n"
-      "                                [--rpc URL] [--accept-keystone] [--json]\n\n"
-      "Accounts for every signature the offline key made: the offline audit log, exported with\n"
-      "`airlock-offline log export`, joined with this journal. Each signature is landed, failed,\n"
-      "expired (provably never lands), unknown (sent or signed here, not settled: run resume),\n"
-      "or NOT SENT BY THIS ONLINE HALF. With --rpc the node settles what the journal leaves open\n"
-      "and says whether a signature never sent here is on chain anyway. Also named: journal steps\n"
-      "by the log's managers that the log does not hold (the log was cut, or another log\n"
-      "signed) and audit heads that responses carried and the export lacks (an export older than\n"
-      "the last answer, or a log cut short). --head is the head `log export` printed on the\n"
-      "offline machine's screen, typed here: the export must end exactly there (a chain checks\n"
-      "itself only from within; without that anchor whoever carried it could cut its end or\n"
-      "bring another chain). Exit 0 when everything is accounted for, 1 when anything above is\n"
-      "named.\n\noptions");
-  options.add_options()("help,h", "show this help")(
-      "audit-export", po::value<std::string>()->required(),
-      "the exported audit log (airlock-offline log export --out, or airlock-qr decode --out)")(
-      "head", po::value<std::string>()->required(),
-      "the head `airlock-offline log export` showed (64 hex digits), read off its screen")(
-      "rpc", po::value<std::string>(),
-      "a Solana RPC URL (keeping transaction history) to settle open steps on chain")(
-      "accept-keystone",
-      "Keystone requests' signatures were answered to another wallet: accounted for")(
-      "json", "print the report as JSON");
-  journal_option(options);
-  po::variables_map vm;
-  int code = 0;
-  if (!cli::parse_options(kProgram, args, options, vm, code)) return code;
-  auto head = audit::parse_head(vm["head"].as<std::string>(), "--head");
-  if (!head.ok()) return report(head.error());
-  const std::string path = vm["audit-export"].as<std::string>();
-  auto text = files::read_limited(path, std::size_t{64} << 20);
-  if (!text.ok()) return report(text.error());
-  auto journal = open_journal(vm);
-  if (!journal.ok()) return report(journal.error());
-  online::ReconcileOptions reconcile_options;
-  reconcile_options.accept_keystone = vm.count("accept-keystone") > 0;
-  reconcile_options.expected_head = *head;
-  if (vm.count("rpc")) {
-    const std::string rpc = vm["rpc"].as<std::string>();
-    if (auto s = online::check_transport(rpc); !s.ok()) return report(s.error().in_field("--rpc"));
-    reconcile_options.prove = online::rpc_prover(rpc);
-    reconcile_options.on_chain = [rpc](const std::string& signature) -> Result<bool> {
-      AIRLOCK_TRY(reply,
-                  online::rpc_call(rpc, "getSignatureStatuses",
-                                   online::json::array({online::json::array({signature}),
-                                                        {{"searchTransactionHistory", true}}}),
-                                   std::chrono::seconds(20)));
-      const auto* value = reply.is_object() && reply.contains("value") &&
-                                  reply["value"].is_array() && !reply["value"].empty()
-                              ? &reply["value"][0]
-                              : nullptr;
-      if (value == nullptr)
-        return Error(online::errors::kHttp, "getSignatureStatuses: an answer without value[0]");
-      return !value->is_null();
-    };
-  }
-  auto result =
-      online::reconcile(std::string_view(reinterpret_cast<const char*>(text->data()), text->size()),
-                        path, *journal, reconcile_options, now_s());
-  if (!result.ok()) return report(result.error());
-  const auto& r = *result;
-  if (vm.count("json")) {
+// The report as JSON, or as text naming what is not accounted for.
+void print_reconcile(const online::ReconcileReport& r, bool json) {
+  if (json) {
     online::json out = {{"entries", r.entries},          {"exportHead", r.export_head},
                         {"accounted", r.accounted()},    {"signatures", online::json::array()},
                         {"journalOnly", r.journal_only}, {"missingHeads", r.missing_heads}};
@@ -824,6 +804,79 @@ int run_reconcile(const std::vector<std::string>& args) {
     std::cout << (r.accounted() ? "every signature is accounted for\n"
                                 : "NOT every signature is accounted for (above)\n");
   }
+}
+
+// What reconcile may ask the RPC node: the outcome of a send, and whether a signature is on
+// chain at all.
+void with_rpc(online::ReconcileOptions& options, const std::string& rpc) {
+  options.prove = online::rpc_prover(rpc);
+  options.on_chain = [rpc](const std::string& signature) -> Result<bool> {
+    AIRLOCK_TRY(reply, online::rpc_call(rpc, "getSignatureStatuses",
+                                        online::json::array({online::json::array({signature}),
+                                                             {{"searchTransactionHistory", true}}}),
+                                        std::chrono::seconds(20)));
+    const auto* value = reply.is_object() && reply.contains("value") && reply["value"].is_array() &&
+                                !reply["value"].empty()
+                            ? &reply["value"][0]
+                            : nullptr;
+    if (value == nullptr)
+      return Error(online::errors::kHttp, "getSignatureStatuses: an answer without value[0]");
+    return !value->is_null();
+  };
+}
+
+int run_reconcile(const std::vector<std::string>& args) {
+  po::options_description options(
+      "usage: airlock-online reconcile --audit-export FILE --head HEX [--journal FILE]\n"
+      "                                [--rpc URL] [--accept-keystone] [--json]\n\n"
+      "Accounts for every signature the offline key made: the offline audit log, exported with\n"
+      "`airlock-offline log export`, joined with this journal. Each signature is landed, failed,\n"
+      "expired (provably never lands), unknown (sent or signed here, not settled: run resume),\n"
+      "or NOT SENT BY THIS ONLINE HALF. With --rpc the node settles what the journal leaves open\n"
+      "and says whether a signature never sent here is on chain anyway. Also named: journal steps\n"
+      "by the log's managers that the log does not hold (the log was cut, or another log\n"
+      "signed) and audit heads that responses carried and the export lacks (an export older than\n"
+      "the last answer, or a log cut short). --head is the head `log export` printed on the\n"
+      "offline machine's screen, typed here: the export must end exactly there (a chain checks\n"
+      "itself only from within; without that anchor whoever carried it could cut its end or\n"
+      "bring another chain). Exit 0 when everything is accounted for, 1 when anything above is\n"
+      "named.\n\noptions");
+  std::string path;
+  std::string head_text;
+  std::optional<std::string> rpc;
+  std::optional<std::string> journal_file;
+  bool json = false;
+  online::ReconcileOptions reconcile_options;
+  options.add_options()("help,h", "show this help")(
+      "audit-export", po::value<std::string>(&path)->required(),
+      "the exported audit log (airlock-offline log export --out, or airlock-qr decode --out)")(
+      "head", po::value<std::string>(&head_text)->required(),
+      "the head `airlock-offline log export` showed (64 hex digits), read off its screen")(
+      "rpc", cli::optional_value(&rpc),
+      "a Solana RPC URL (keeping transaction history) to settle open steps on chain")(
+      "accept-keystone", po::bool_switch(&reconcile_options.accept_keystone),
+      "Keystone requests' signatures were answered to another wallet: accounted for")(
+      "json", po::bool_switch(&json), "print the report as JSON");
+  journal_option(options, journal_file);
+  int code = 0;
+  if (!cli::parse(kProgram, args, options, {}, code, kEnvironment)) return code;
+  auto head = audit::parse_head(head_text, "--head");
+  if (!head.ok()) return report(head.error());
+  auto text = files::read_limited(path, std::size_t{64} << 20);
+  if (!text.ok()) return report(text.error());
+  auto journal = open_journal(journal_file);
+  if (!journal.ok()) return report(journal.error());
+  reconcile_options.expected_head = *head;
+  if (rpc) {
+    if (auto s = online::check_transport(*rpc); !s.ok()) return report(s.error().in_field("--rpc"));
+    with_rpc(reconcile_options, *rpc);
+  }
+  auto result =
+      online::reconcile(std::string_view(reinterpret_cast<const char*>(text->data()), text->size()),
+                        path, *journal, reconcile_options, now_s());
+  if (!result.ok()) return report(result.error());
+  const auto& r = *result;
+  print_reconcile(r, json);
   return r.accounted() ? cli::kExitOk : cli::kExitRejected;
 }
 

@@ -37,7 +37,8 @@ Parsed parse_example(Example& e, const std::vector<std::string>& args) {
   Parsed p;
   testing::internal::CaptureStderr();
   p.ran = parse("airlock-test", args, options, {{"first", &e.first}, {"rest", nullptr, &e.rest}},
-                p.exit_code, {{"AIRLOCK_TEST_JOURNAL", "journal"}});
+                p.exit_code,
+                {{"AIRLOCK_TEST_JOURNAL", "journal"}, {"AIRLOCK_TEST_OTHER", "other-commands"}});
   p.said = testing::internal::GetCapturedStderr();
   return p;
 }
@@ -65,6 +66,14 @@ TEST(CliOptions, AnEnvironmentFallbackGivesWayToTheCommandLineAndBeatsTheDefault
   ASSERT_TRUE(parse_example(given, {"--journal", "given.sqlite"}).ran);
   EXPECT_EQ(given.journal, "given.sqlite");
   ::unsetenv("AIRLOCK_TEST_JOURNAL");
+}
+
+TEST(CliOptions, AVariableForAnOptionThisCommandLacksIsIgnored) {
+  ::setenv("AIRLOCK_TEST_OTHER", "x", 1);
+  Example e;
+  const auto p = parse_example(e, {});
+  EXPECT_TRUE(p.ran) << p.said;
+  ::unsetenv("AIRLOCK_TEST_OTHER");
 }
 
 TEST(CliOptions, ARangeIsAUsageErrorNamingTheOption) {

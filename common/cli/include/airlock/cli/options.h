@@ -50,8 +50,11 @@ struct FromEnvironment {
   const char* option;
 };
 
-// Parses `args`; on a usage error reports it and sets `exit_code`; on --help prints the visible
-// options and the exit codes and sets `exit_code` to 0. Returns true when the command should run.
+namespace detail {
+
+// Parses `args` into `vm` (and the bound variables); on a usage error reports it and sets
+// `exit_code`; on --help prints the visible options and the exit codes and sets `exit_code` to 0.
+// Returns true when the command should run.
 inline bool parse_options(std::string_view program, const std::vector<std::string>& args,
                           const po::options_description& visible,
                           const po::options_description& hidden,
@@ -71,8 +74,13 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
     if (!environment.empty()) {
       po::store(po::parse_environment(all,
                                       [&](const std::string& variable) -> std::string {
-                                        for (const auto& e : environment)
-                                          if (variable == e.variable) return e.option;
+                                        // Only the command's own options: a
+                                        // variable for another command is not an error.
+                                        for (const auto& e : environment) {
+                                          if (variable == e.variable &&
+                                              all.find_nothrow(e.option, false) != nullptr)
+                                            return e.option;
+                                        }
                                         return "";
                                       }),
                 vm);
@@ -110,9 +118,11 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
   return true;
 }
 
+}  // namespace detail
+
 // A command's options bound to variables (po::value<T>(&var), optional_value, value_in,
 // po::bool_switch), its positional arguments and its environment fallbacks: the declaration is
-// the whole parse, and the command reads its variables afterwards.
+// the whole parse, and the command reads its variables afterwards. Same reports as above.
 inline bool parse(std::string_view program, const std::vector<std::string>& args,
                   const po::options_description& visible,
                   const std::vector<Positional>& positionals, int& exit_code,
@@ -129,30 +139,9 @@ inline bool parse(std::string_view program, const std::vector<std::string>& args
       positional.add(p.name, 1);
     }
   }
-  po::variables_map vm;
-  return parse_options(program, args, visible, hidden, positional, vm, exit_code, environment);
-}
-
-// The common case: the visible options and one optional positional string argument `name`.
-inline bool parse_options(std::string_view program, const std::vector<std::string>& args,
-                          const boost::program_options::options_description& visible,
-                          const char* name, boost::program_options::variables_map& vm,
-                          int& exit_code) {
-  namespace po = boost::program_options;
-  po::options_description hidden;
-  hidden.add_options()(name, po::value<std::string>(), name);
-  po::positional_options_description positional;
-  positional.add(name, 1);
-  return parse_options(program, args, visible, hidden, positional, vm, exit_code);
-}
-
-// Options only, no positional argument.
-inline bool parse_options(std::string_view program, const std::vector<std::string>& args,
-                          const boost::program_options::options_description& visible,
-                          boost::program_options::variables_map& vm, int& exit_code) {
-  const boost::program_options::options_description hidden;
-  const boost::program_options::positional_options_description positional;
-  return parse_options(program, args, visible, hidden, positional, vm, exit_code);
+  po::variables_map vm;  // every value is in its bound variable once this returns
+  return detail::parse_options(program, args, visible, hidden, positional, vm, exit_code,
+                               environment);
 }
 
 }  // namespace airlock::cli
