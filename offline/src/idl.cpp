@@ -341,122 +341,88 @@ class Decoder {
   ByteReader in_;
 };
 
-}  // namespace
+// One entry of "types": a struct's fields, or an enum's variants (1 to 256).
+Result<IdlTypeDef> parse_type_def(const json& t, const std::string& path) {
+  if (!t.contains("name") || !t["name"].is_string() || !t.contains("type") ||
+      !t["type"].is_object()) {
+    return invalid(path, "must have a name and a type");
+  }
+  IdlTypeDef def;
+  def.name = t["name"];
+  AIRLOCK_TRY(kind, text_at(t["type"], "kind", "", path + ".type"));
+  if (kind == "struct") {
+    AIRLOCK_TRY(fields,
+                parse_fields(t["type"].value("fields", json::array()), path + ".type.fields"));
+    def.fields = std::move(fields);
+    return def;
+  }
+  if (kind != "enum")
+    return invalid(path + ".type.kind", "'" + kind + "' is not supported (struct or enum)");
+  def.is_enum = true;
+  const json& variants = t["type"].value("variants", json::array());
+  if (!variants.is_array() || variants.empty() || variants.size() > 256)
+    return invalid(path + ".type.variants", "must list 1 to 256 variants");
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    IdlVariant variant;
+    const std::string vpath = path + ".type.variants[" + std::to_string(v) + "]";
+    if (!variants[v].is_object()) return invalid(vpath, "must be a variant object");
+    AIRLOCK_TRY(variant_name, text_at(variants[v], "name", "?", vpath));
+    variant.name = variant_name;
+    if (variants[v].contains("fields")) {
+      AIRLOCK_TRY(fields, parse_fields(variants[v]["fields"], vpath + ".fields"));
+      variant.fields = std::move(fields);
+    }
+    def.variants.push_back(std::move(variant));
+  }
+  return def;
+}
 
-Result<Idl> parse_idl(const json& j, const std::optional<PublicKey>& fallback_program) {
-  if (!j.is_object()) return invalid("(root)", "must be a JSON object");
-  Idl idl;
-  std::string address;
-  if (j.contains("address") && j["address"].is_string()) address = j["address"];
-  if (address.empty() && j.contains("metadata")) {
-    AIRLOCK_TRY(legacy, text_at(j["metadata"], "address", "", "metadata"));
-    address = legacy;
-  }
-  if (!address.empty()) {
-    auto key = public_key_from_base58(address);
-    if (!key.ok()) return invalid("address", key.error().message());
-    idl.program = key.value();
-  } else if (fallback_program) {
-    idl.program = *fallback_program;
-  } else {
-    return invalid("address", "the IDL names no program address");
-  }
-  AIRLOCK_TRY(top_name, text_at(j, "name", "", "(root)"));
-  AIRLOCK_TRY(idl_name, j.contains("metadata")
-                            ? text_at(j["metadata"], "name", top_name, "metadata")
-                            : Result<std::string>(top_name));
-  idl.name = idl_name;
-  if (j.contains("types")) {
-    if (!j["types"].is_array()) return invalid("types", "must be an array");
-    for (std::size_t i = 0; i < j["types"].size(); ++i) {
-      const json& t = j["types"][i];
-      const std::string path = "types[" + std::to_string(i) + "]";
-      if (!t.contains("name") || !t["name"].is_string() || !t.contains("type") ||
-          !t["type"].is_object()) {
-        return invalid(path, "must have a name and a type");
-      }
-      IdlTypeDef def;
-      def.name = t["name"];
-      AIRLOCK_TRY(kind, text_at(t["type"], "kind", "", path + ".type"));
-      if (kind == "struct") {
-        AIRLOCK_TRY(fields,
-                    parse_fields(t["type"].value("fields", json::array()), path + ".type.fields"));
-        def.fields = std::move(fields);
-      } else if (kind == "enum") {
-        def.is_enum = true;
-        const json& variants = t["type"].value("variants", json::array());
-        if (!variants.is_array() || variants.empty() || variants.size() > 256)
-          return invalid(path + ".type.variants", "must list 1 to 256 variants");
-        for (std::size_t v = 0; v < variants.size(); ++v) {
-          IdlVariant variant;
-          const std::string vpath = path + ".type.variants[" + std::to_string(v) + "]";
-          if (!variants[v].is_object()) return invalid(vpath, "must be a variant object");
-          AIRLOCK_TRY(variant_name, text_at(variants[v], "name", "?", vpath));
-          variant.name = variant_name;
-          if (variants[v].contains("fields")) {
-            AIRLOCK_TRY(fields,
-                        parse_fields(variants[v]["fields"],
-                                     path + ".type.variants[" + std::to_string(v) + "].fields"));
-            variant.fields = std::move(fields);
-          }
-          def.variants.push_back(std::move(variant));
-        }
-      } else {
-        return invalid(path + ".type.kind", "'" + kind + "' is not supported (struct or enum)");
-      }
-      idl.types[def.name] = std::move(def);
+// A legacy IDL's instruction discriminator: the first 8 bytes of
+// sha256("global:<snake_case name>").
+std::vector<std::uint8_t> legacy_discriminator(const std::string& name) {
+  std::string snake;
+  for (char c : name) {
+    if (std::isupper(static_cast<unsigned char>(c))) {
+      snake += '_';
+      snake += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      snake += c;
     }
   }
-  if (!j.contains("instructions") || !j["instructions"].is_array())
-    return invalid("instructions", "must be an array");
-  for (std::size_t i = 0; i < j["instructions"].size(); ++i) {
-    const json& ix = j["instructions"][i];
-    const std::string path = "instructions[" + std::to_string(i) + "]";
-    IdlInstruction out;
-    if (!ix.contains("name") || !ix["name"].is_string())
-      return invalid(path + ".name", "must be a string");
-    out.name = ix["name"];
-    if (ix.contains("discriminator")) {
-      if (!ix["discriminator"].is_array() || ix["discriminator"].empty() ||
-          ix["discriminator"].size() > 32) {
+  const std::string preimage = "global:" + snake;
+  const Hash h =
+      sha256(ByteView(reinterpret_cast<const std::uint8_t*>(preimage.data()), preimage.size()));
+  return {h.bytes.begin(), h.bytes.begin() + 8};
+}
+
+// One entry of "instructions": its name, discriminator, accounts (flattened) and arguments.
+Result<IdlInstruction> parse_instruction(const json& ix, const std::string& path) {
+  IdlInstruction out;
+  if (!ix.contains("name") || !ix["name"].is_string())
+    return invalid(path + ".name", "must be a string");
+  out.name = ix["name"];
+  if (ix.contains("discriminator")) {
+    if (!ix["discriminator"].is_array() || ix["discriminator"].empty() ||
+        ix["discriminator"].size() > 32) {
+      return invalid(path + ".discriminator", "must be an array of bytes");
+    }
+    for (const auto& b : ix["discriminator"]) {
+      if (!b.is_number_unsigned() || b.get<unsigned>() > 255)
         return invalid(path + ".discriminator", "must be an array of bytes");
-      }
-      for (const auto& b : ix["discriminator"]) {
-        if (!b.is_number_unsigned() || b.get<unsigned>() > 255)
-          return invalid(path + ".discriminator", "must be an array of bytes");
-        out.discriminator.push_back(b.get<std::uint8_t>());
-      }
-    } else {  // legacy: sha256("global:<snake_case name>")
-      std::string snake;
-      for (char c : out.name) {
-        if (std::isupper(static_cast<unsigned char>(c))) {
-          snake += '_';
-          snake += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        } else {
-          snake += c;
-        }
-      }
-      const std::string preimage = "global:" + snake;
-      const Hash h =
-          sha256(ByteView(reinterpret_cast<const std::uint8_t*>(preimage.data()), preimage.size()));
-      out.discriminator.assign(h.bytes.begin(), h.bytes.begin() + 8);
+      out.discriminator.push_back(b.get<std::uint8_t>());
     }
-    if (ix.contains("accounts"))
-      AIRLOCK_CHECK(flatten_accounts(ix["accounts"], out.accounts, "", path + ".accounts"));
-    AIRLOCK_TRY(args, parse_fields(ix.value("args", json::array()), path + ".args"));
-    out.args = std::move(args);
-    for (const auto& other : idl.instructions) {
-      if (discriminators_overlap(other.discriminator, out.discriminator)) {
-        return invalid(path + ".discriminator", other.discriminator == out.discriminator
-                                                    ? "repeats " + other.name + "'s"
-                                                    : "overlaps " + other.name +
-                                                          "'s (one is a prefix of the other, so "
-                                                          "some data would match both)");
-      }
-    }
-    idl.instructions.push_back(std::move(out));
+  } else {
+    out.discriminator = legacy_discriminator(out.name);
   }
-  // Every defined type an instruction or type uses must exist.
+  if (ix.contains("accounts"))
+    AIRLOCK_CHECK(flatten_accounts(ix["accounts"], out.accounts, "", path + ".accounts"));
+  AIRLOCK_TRY(args, parse_fields(ix.value("args", json::array()), path + ".args"));
+  out.args = std::move(args);
+  return out;
+}
+
+// Every defined type an instruction or type uses must exist.
+Status check_defined_types(const Idl& idl) {
   std::function<Status(const IdlType&, const std::string&)> check =
       [&](const IdlType& t, const std::string& path) -> Status {
     if (t.kind == IdlType::Kind::kDefined && idl.types.count(t.defined) == 0)
@@ -474,6 +440,64 @@ Result<Idl> parse_idl(const json& j, const std::optional<PublicKey>& fallback_pr
       for (const auto& f : v.fields) AIRLOCK_CHECK(check(*f.type, "types." + name + "." + v.name));
     }
   }
+  return {};
+}
+
+// The program the IDL describes: its "address" (or a legacy IDL's metadata.address), else the
+// caller's.
+Result<PublicKey> program_of(const json& j, const std::optional<PublicKey>& fallback_program) {
+  std::string address;
+  if (j.contains("address") && j["address"].is_string()) address = j["address"];
+  if (address.empty() && j.contains("metadata")) {
+    AIRLOCK_TRY(legacy, text_at(j["metadata"], "address", "", "metadata"));
+    address = legacy;
+  }
+  if (!address.empty()) {
+    auto key = public_key_from_base58(address);
+    if (!key.ok()) return invalid("address", key.error().message());
+    return key.value();
+  }
+  if (fallback_program) return *fallback_program;
+  return invalid("address", "the IDL names no program address");
+}
+
+}  // namespace
+
+Result<Idl> parse_idl(const json& j, const std::optional<PublicKey>& fallback_program) {
+  if (!j.is_object()) return invalid("(root)", "must be a JSON object");
+  Idl idl;
+  AIRLOCK_TRY(program, program_of(j, fallback_program));
+  idl.program = program;
+  AIRLOCK_TRY(top_name, text_at(j, "name", "", "(root)"));
+  AIRLOCK_TRY(idl_name, j.contains("metadata")
+                            ? text_at(j["metadata"], "name", top_name, "metadata")
+                            : Result<std::string>(top_name));
+  idl.name = idl_name;
+  if (j.contains("types")) {
+    if (!j["types"].is_array()) return invalid("types", "must be an array");
+    for (std::size_t i = 0; i < j["types"].size(); ++i) {
+      AIRLOCK_TRY(def, parse_type_def(j["types"][i], "types[" + std::to_string(i) + "]"));
+      const std::string name = def.name;
+      idl.types[name] = std::move(def);
+    }
+  }
+  if (!j.contains("instructions") || !j["instructions"].is_array())
+    return invalid("instructions", "must be an array");
+  for (std::size_t i = 0; i < j["instructions"].size(); ++i) {
+    const std::string path = "instructions[" + std::to_string(i) + "]";
+    AIRLOCK_TRY(out, parse_instruction(j["instructions"][i], path));
+    for (const auto& other : idl.instructions) {
+      if (discriminators_overlap(other.discriminator, out.discriminator)) {
+        return invalid(path + ".discriminator", other.discriminator == out.discriminator
+                                                    ? "repeats " + other.name + "'s"
+                                                    : "overlaps " + other.name +
+                                                          "'s (one is a prefix of the other, so "
+                                                          "some data would match both)");
+      }
+    }
+    idl.instructions.push_back(std::move(out));
+  }
+  AIRLOCK_CHECK(check_defined_types(idl));
   return idl;
 }
 

@@ -291,6 +291,147 @@ Result<std::vector<PinnedPool>> read_pools(const toml::table& t) {
   return pools;
 }
 
+// [[lookup_tables]]: each table's address and its full contents, in order.
+Result<std::vector<LoadedTable>> read_lookup_tables(const toml::table& t) {
+  std::vector<LoadedTable> out;
+  const toml::node* tables = t.get("lookup_tables");
+  if (tables == nullptr) return out;
+  const toml::array* array = tables->as_array();
+  if (array == nullptr)
+    return bad("lookup_tables", "must be an array of tables ([[lookup_tables]])");
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const std::string where = "lookup_tables[" + std::to_string(i) + "]";
+    const toml::table* entry = array->get(i)->as_table();
+    if (entry == nullptr) return bad(where, "must be a table with address and addresses");
+    LoadedTable pinned;
+    AIRLOCK_TRY(address, key_at(entry->get("address"), where + ".address"));
+    pinned.table = address;
+    const toml::array* addresses =
+        entry->get("addresses") ? entry->get("addresses")->as_array() : nullptr;
+    if (addresses == nullptr || addresses->empty() || addresses->size() > 256) {
+      return bad(where + ".addresses",
+                 "must list the table's full contents, 1 to 256 keys in order");
+    }
+    for (std::size_t k = 0; k < addresses->size(); ++k) {
+      AIRLOCK_TRY(a, key_at(addresses->get(k), where + ".addresses[" + std::to_string(k) + "]"));
+      pinned.addresses.push_back(a);
+    }
+    for (const auto& other : out) {
+      if (other.table == pinned.table) return bad(where + ".address", "is pinned twice");
+    }
+    out.push_back(std::move(pinned));
+  }
+  return out;
+}
+
+// [[tokens]]: mint, symbol and decimals, no mint or symbol twice.
+Result<std::vector<PinnedToken>> read_tokens(const toml::table& t) {
+  std::vector<PinnedToken> out;
+  const toml::node* tokens = t.get("tokens");
+  if (tokens == nullptr) return out;
+  const toml::array* array = tokens->as_array();
+  if (array == nullptr) return bad("tokens", "must be an array of tables ([[tokens]])");
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const std::string where = "tokens[" + std::to_string(i) + "]";
+    const toml::table* entry = array->get(i)->as_table();
+    if (entry == nullptr) return bad(where, "must be a table with mint, symbol and decimals");
+    for (const auto& [k, v] : *entry) {
+      const std::string key(k.str());
+      if (key != "mint" && key != "symbol" && key != "decimals")
+        return bad(where + "." + key, "unknown setting");
+    }
+    PinnedToken token;
+    AIRLOCK_TRY(mint, key_at(entry->get("mint"), where + ".mint"));
+    token.mint = mint;
+    AIRLOCK_TRY(symbol, symbol_at(entry->get("symbol"), where + ".symbol", 16));
+    token.symbol = symbol;
+    const toml::node* decimals = entry->get("decimals");
+    if (decimals == nullptr || !decimals->is_integer() || decimals->as_integer()->get() < 0 ||
+        decimals->as_integer()->get() > 18) {
+      return bad(where + ".decimals", "must be an integer from 0 to 18");
+    }
+    token.decimals = static_cast<std::uint8_t>(decimals->as_integer()->get());
+    for (const auto& other : out) {
+      if (other.mint == token.mint) return bad(where + ".mint", "is pinned twice");
+      if (same_symbol(other.symbol, token.symbol))
+        return bad(where + ".symbol", "'" + token.symbol + "' is already pinned to another mint");
+    }
+    out.push_back(std::move(token));
+  }
+  return out;
+}
+
+// [[markets]]: a perp market's symbol and address.
+Result<std::vector<PinnedMarket>> read_markets(const toml::table& t) {
+  std::vector<PinnedMarket> out;
+  const toml::node* markets = t.get("markets");
+  if (markets == nullptr) return out;
+  const toml::array* array = markets->as_array();
+  if (array == nullptr) return bad("markets", "must be an array of tables ([[markets]])");
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const std::string where = "markets[" + std::to_string(i) + "]";
+    const toml::table* entry = array->get(i)->as_table();
+    if (entry == nullptr) return bad(where, "must be a table with symbol and address");
+    for (const auto& [k, v] : *entry) {
+      const std::string key(k.str());
+      if (key != "symbol" && key != "address") return bad(where + "." + key, "unknown setting");
+    }
+    PinnedMarket market;
+    AIRLOCK_TRY(symbol, symbol_at(entry->get("symbol"), where + ".symbol", 32));
+    market.symbol = symbol;
+    AIRLOCK_TRY(address, key_at(entry->get("address"), where + ".address"));
+    market.address = address;
+    for (const auto& other : out) {
+      if (other.symbol == market.symbol) return bad(where + ".symbol", "is pinned twice");
+    }
+    out.push_back(std::move(market));
+  }
+  return out;
+}
+
+// [actions."name"]: each action's rule; a name that is not an action is refused.
+Result<std::map<std::string, ActionRule, std::less<>>> read_actions(const toml::table& t) {
+  std::map<std::string, ActionRule, std::less<>> out;
+  const toml::node* actions = t.get("actions");
+  if (actions == nullptr) return out;
+  const toml::table* table = actions->as_table();
+  if (table == nullptr) return bad("actions", "must be a table of [actions.\"name\"] sections");
+  for (const auto& [name, node] : *table) {
+    const std::string where = "actions.\"" + std::string(name.str()) + "\".";
+    // A misspelt name would leave the action it meant allowed: every name must be one.
+    if (!parse_action(name.str()) && name.str() != kKeystoneAction) {
+      return bad("actions.\"" + std::string(name.str()) + "\"",
+                 "not an action this version knows (the 28 builder actions and " +
+                     std::string(kKeystoneAction) + ")");
+    }
+    const toml::table* entry = node.as_table();
+    if (entry == nullptr) return bad(where, "must be a table");
+    for (const auto& [k, v] : *entry) {
+      const std::string key(k.str());
+      if (key != "allowed" && key != "auto_approve" && key != "max_slippage_bps")
+        return bad(where + key, "unknown setting");
+    }
+    ActionRule rule;
+    AIRLOCK_TRY(allowed, flag(*entry, "allowed", true, where));
+    rule.allowed = allowed;
+    AIRLOCK_TRY(auto_approve, flag(*entry, "auto_approve", false, where));
+    rule.auto_approve = auto_approve;
+    if (auto_approve && name.str() == kKeystoneAction) {
+      return bad(where + "auto_approve",
+                 "a Keystone request carries no intent and is never signed without asking");
+    }
+    if (const toml::node* slip = entry->get("max_slippage_bps")) {
+      if (!slip->is_integer() || slip->as_integer()->get() < 0 ||
+          slip->as_integer()->get() > 10000) {
+        return bad(where + "max_slippage_bps", "must be 0 to 10000");
+      }
+      rule.max_slippage_bps = static_cast<std::uint16_t>(slip->as_integer()->get());
+    }
+    out.emplace(std::string(name.str()), rule);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Policy> parse_policy(std::string_view text) {
@@ -343,84 +484,12 @@ Result<Policy> parse_policy(std::string_view text) {
       return bad("max_priority_fee_lamports", "must be a non-negative integer");
     p.max_priority_fee_lamports = static_cast<std::uint64_t>(fee->as_integer()->get());
   }
-  if (const toml::node* tables = t.get("lookup_tables")) {
-    const toml::array* array = tables->as_array();
-    if (array == nullptr)
-      return bad("lookup_tables", "must be an array of tables ([[lookup_tables]])");
-    for (std::size_t i = 0; i < array->size(); ++i) {
-      const std::string where = "lookup_tables[" + std::to_string(i) + "]";
-      const toml::table* entry = array->get(i)->as_table();
-      if (entry == nullptr) return bad(where, "must be a table with address and addresses");
-      LoadedTable pinned;
-      AIRLOCK_TRY(address, key_at(entry->get("address"), where + ".address"));
-      pinned.table = address;
-      const toml::array* addresses =
-          entry->get("addresses") ? entry->get("addresses")->as_array() : nullptr;
-      if (addresses == nullptr || addresses->empty() || addresses->size() > 256) {
-        return bad(where + ".addresses",
-                   "must list the table's full contents, 1 to 256 keys in order");
-      }
-      for (std::size_t k = 0; k < addresses->size(); ++k) {
-        AIRLOCK_TRY(a, key_at(addresses->get(k), where + ".addresses[" + std::to_string(k) + "]"));
-        pinned.addresses.push_back(a);
-      }
-      if (p.pinned(pinned.table) != nullptr) return bad(where + ".address", "is pinned twice");
-      p.pinned_tables.push_back(std::move(pinned));
-    }
-  }
-  if (const toml::node* tokens = t.get("tokens")) {
-    const toml::array* array = tokens->as_array();
-    if (array == nullptr) return bad("tokens", "must be an array of tables ([[tokens]])");
-    for (std::size_t i = 0; i < array->size(); ++i) {
-      const std::string where = "tokens[" + std::to_string(i) + "]";
-      const toml::table* entry = array->get(i)->as_table();
-      if (entry == nullptr) return bad(where, "must be a table with mint, symbol and decimals");
-      for (const auto& [k, v] : *entry) {
-        const std::string key(k.str());
-        if (key != "mint" && key != "symbol" && key != "decimals")
-          return bad(where + "." + key, "unknown setting");
-      }
-      PinnedToken token;
-      AIRLOCK_TRY(mint, key_at(entry->get("mint"), where + ".mint"));
-      token.mint = mint;
-      AIRLOCK_TRY(symbol, symbol_at(entry->get("symbol"), where + ".symbol", 16));
-      token.symbol = symbol;
-      const toml::node* decimals = entry->get("decimals");
-      if (decimals == nullptr || !decimals->is_integer() || decimals->as_integer()->get() < 0 ||
-          decimals->as_integer()->get() > 18) {
-        return bad(where + ".decimals", "must be an integer from 0 to 18");
-      }
-      token.decimals = static_cast<std::uint8_t>(decimals->as_integer()->get());
-      for (const auto& other : p.tokens) {
-        if (other.mint == token.mint) return bad(where + ".mint", "is pinned twice");
-        if (same_symbol(other.symbol, token.symbol))
-          return bad(where + ".symbol", "'" + token.symbol + "' is already pinned to another mint");
-      }
-      p.tokens.push_back(std::move(token));
-    }
-  }
-  if (const toml::node* markets = t.get("markets")) {
-    const toml::array* array = markets->as_array();
-    if (array == nullptr) return bad("markets", "must be an array of tables ([[markets]])");
-    for (std::size_t i = 0; i < array->size(); ++i) {
-      const std::string where = "markets[" + std::to_string(i) + "]";
-      const toml::table* entry = array->get(i)->as_table();
-      if (entry == nullptr) return bad(where, "must be a table with symbol and address");
-      for (const auto& [k, v] : *entry) {
-        const std::string key(k.str());
-        if (key != "symbol" && key != "address") return bad(where + "." + key, "unknown setting");
-      }
-      PinnedMarket market;
-      AIRLOCK_TRY(symbol, symbol_at(entry->get("symbol"), where + ".symbol", 32));
-      market.symbol = symbol;
-      AIRLOCK_TRY(address, key_at(entry->get("address"), where + ".address"));
-      market.address = address;
-      for (const auto& other : p.markets) {
-        if (other.symbol == market.symbol) return bad(where + ".symbol", "is pinned twice");
-      }
-      p.markets.push_back(std::move(market));
-    }
-  }
+  AIRLOCK_TRY(pinned_tables, read_lookup_tables(t));
+  p.pinned_tables = std::move(pinned_tables);
+  AIRLOCK_TRY(tokens, read_tokens(t));
+  p.tokens = std::move(tokens);
+  AIRLOCK_TRY(markets, read_markets(t));
+  p.markets = std::move(markets);
   AIRLOCK_TRY(pools, read_pools(t));
   p.pools = std::move(pools);
   for (std::size_t i = 0; i < p.pools.size(); ++i) {
@@ -433,43 +502,8 @@ Result<Policy> parse_policy(std::string_view text) {
                    "the policy's");
     }
   }
-  if (const toml::node* actions = t.get("actions")) {
-    const toml::table* table = actions->as_table();
-    if (table == nullptr) return bad("actions", "must be a table of [actions.\"name\"] sections");
-    for (const auto& [name, node] : *table) {
-      const std::string where = "actions.\"" + std::string(name.str()) + "\".";
-      // A misspelt name would leave the action it meant allowed: every name must be one.
-      if (!parse_action(name.str()) && name.str() != kKeystoneAction) {
-        return bad("actions.\"" + std::string(name.str()) + "\"",
-                   "not an action this version knows (the 28 builder actions and " +
-                       std::string(kKeystoneAction) + ")");
-      }
-      const toml::table* entry = node.as_table();
-      if (entry == nullptr) return bad(where, "must be a table");
-      for (const auto& [k, v] : *entry) {
-        const std::string key(k.str());
-        if (key != "allowed" && key != "auto_approve" && key != "max_slippage_bps")
-          return bad(where + key, "unknown setting");
-      }
-      ActionRule rule;
-      AIRLOCK_TRY(allowed, flag(*entry, "allowed", true, where));
-      rule.allowed = allowed;
-      AIRLOCK_TRY(auto_approve, flag(*entry, "auto_approve", false, where));
-      rule.auto_approve = auto_approve;
-      if (auto_approve && name.str() == kKeystoneAction) {
-        return bad(where + "auto_approve",
-                   "a Keystone request carries no intent and is never signed without asking");
-      }
-      if (const toml::node* slip = entry->get("max_slippage_bps")) {
-        if (!slip->is_integer() || slip->as_integer()->get() < 0 ||
-            slip->as_integer()->get() > 10000) {
-          return bad(where + "max_slippage_bps", "must be 0 to 10000");
-        }
-        rule.max_slippage_bps = static_cast<std::uint16_t>(slip->as_integer()->get());
-      }
-      p.actions.emplace(std::string(name.str()), rule);
-    }
-  }
+  AIRLOCK_TRY(actions, read_actions(t));
+  p.actions = std::move(actions);
   if (const toml::node* limits = t.get("limits")) {
     AIRLOCK_TRY(parsed, parse_limits(limits, p));
     p.limits = std::move(parsed);
