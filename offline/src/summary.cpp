@@ -173,10 +173,8 @@ void render_findings(std::ostringstream& out, const char* title, const char* mar
   }
 }
 
-}  // namespace
-
-std::string render_summary(const envelope::SignRequest& q, const Review& r, std::int64_t now) {
-  std::ostringstream out;
+// The request as a whole: who, which vault, until when, and what the manager asked for.
+void render_header(std::ostringstream& out, const envelope::SignRequest& q, std::int64_t now) {
   out << "Sign request " << request_id_hex(q.request_id) << "\n";
   out << "  action    " << q.action << "\n";
   out << "  manager   " << to_base58(q.manager) << "\n";
@@ -194,6 +192,110 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
         << " (unix " << q.deadline << ")\n";
     out << "  request   " << q.intent_json << "\n";
   }
+}
+
+// What leaves the vault and what must arrive, for each swap of the step.
+void render_swaps(std::ostringstream& out, const envelope::SignRequest& q, const Review& r,
+                  const StepReview& s) {
+  for (const auto& d : s.instructions) {
+    if (!d || d->instruction != "aggregator_swap") continue;
+    out << "  swap      " << arg_text(r, d->instruction, d->args, "amount", d->args["amount"])
+        << " of "
+        << describe_key(public_key_from_base58(d->args["source_mint"].get<std::string>()).value(),
+                        q, r)
+        << "\n            for at least "
+        << arg_text(r, d->instruction, d->args, "minimum_out", d->args["minimum_out"]) << " of "
+        << describe_key(
+               public_key_from_base58(d->args["destination_mint"].get<std::string>()).value(), q, r)
+        << "\n";
+  }
+}
+
+// What goes into a liquidity pool, in whole tokens when the pool and its tokens are known.
+void render_deposits(std::ostringstream& out, const StepReview& s,
+                     const std::vector<PoolTokens>& pools) {
+  const Message& m = s.tx.message;
+  for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
+    const auto& d = s.instructions[i];
+    const PoolTokens& pool = pools[i];
+    if (!d || !pool.x || !pool.y || !d->args.contains("amount_x") ||
+        !d->args.contains("amount_y") || !d->args["amount_x"].is_string() ||
+        !d->args["amount_y"].is_string()) {
+      continue;
+    }
+    out << "  deposit   " << whole_units(d->args["amount_x"].get<std::string>(), pool.x->decimals)
+        << " " << pool.x->symbol << " + "
+        << whole_units(d->args["amount_y"].get<std::string>(), pool.y->decimals) << " "
+        << pool.y->symbol << " (the pool's tokens " << pool_source(pool.pinned) << ")\n";
+  }
+}
+
+// DLMM liquidity bin by bin, drawn: where it goes against the active bin, and how much.
+void render_bins(std::ostringstream& out, const StepReview& s,
+                 const std::vector<PoolTokens>& pools) {
+  const Message& m = s.tx.message;
+  for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
+    const auto& d = s.instructions[i];
+    const auto picture = d ? bin_picture(*d) : std::nullopt;
+    if (!picture) continue;
+    const auto [x_name, y_name] = side_names(pools[i]);
+    out << "  bins      instruction " << i + 1 << " (" << d->instruction << ")\n"
+        << draw_bins_text(*picture, "            ", x_name, y_name);
+  }
+}
+
+// Instruction i: its program and name, every account with where it comes from, every argument.
+void render_instruction(std::ostringstream& out, const envelope::SignRequest& q, const Review& r,
+                        const StepReview& s, std::size_t i, const std::vector<PoolTokens>& pools) {
+  const Message& m = s.tx.message;
+  const auto& ix = m.instructions[i];
+  const PublicKey& program = m.static_keys[ix.program_index];
+  const auto& d = i < s.instructions.size() ? s.instructions[i] : std::nullopt;
+  out << "  " << i + 1 << ". "
+      << (d ? d->program + ": " + d->instruction : "UNDECODED call of " + to_base58(program))
+      << "\n";
+  for (std::size_t a = 0; a < ix.accounts.size(); ++a) {
+    const std::size_t index = ix.accounts[a];
+    const bool bound = i < s.bindings.size() && a < s.bindings[i].size();
+    const std::string name = d && a < d->account_names.size() ? d->account_names[a]
+                             : bound                          ? s.bindings[i][a].role
+                                                              : "account " + std::to_string(a + 1);
+    out << "       " << name << ": ";
+    if (index < s.roles.size() && s.roles[index].key) {
+      out << describe_key(*s.roles[index].key, q, r) << " [" << flags(s.roles[index]) << "]";
+    } else {
+      out << "unknown key (lookup table not resolved)";
+    }
+    // Where the template says the account comes from, and that it was checked.
+    if (i < s.bindings.size() && a < s.bindings[i].size()) {
+      const AccountBinding& b = s.bindings[i][a];
+      out << "\n         <- " << (b.source == "unbound" ? "UNBOUND: " : "") << b.detail;
+    }
+    out << "\n";
+  }
+  if (d) {
+    for (const auto& [name, value] : d->args.items()) {
+      if (d->nested.count(name)) continue;
+      out << "       " << name << " = "
+          << arg_text(r, d->instruction, d->args, name, value, pools[i]) << "\n";
+    }
+    for (const auto& [name, nested] : d->nested) {
+      out << "       " << name << " = " << nested.program << ": " << nested.instruction << "\n";
+      for (const auto& [arg, value] : nested.args.items()) {
+        out << "         " << arg << " = " << arg_text(r, d->instruction, d->args, arg, value)
+            << "\n";
+      }
+    }
+  } else {
+    out << "       data = " << to_hex(ix.data) << "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_summary(const envelope::SignRequest& q, const Review& r, std::int64_t now) {
+  std::ostringstream out;
+  render_header(out, q, now);
   out << "  steps     " << q.steps.size() << "\n";
   // What needs attention comes before the detail.
   render_findings(out, "Refused", "x", r.refusals);
@@ -219,92 +321,17 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
     if (q.steps[s.index].next_action)
       out << "  then      a follow-up build of " << *q.steps[s.index].next_action << "\n";
     const Message& m = s.tx.message;
-    // What leaves the vault and what must arrive, first, for a swap.
-    for (const auto& d : s.instructions) {
-      if (!d || d->instruction != "aggregator_swap") continue;
-      out << "  swap      " << arg_text(r, d->instruction, d->args, "amount", d->args["amount"])
-          << " of "
-          << describe_key(public_key_from_base58(d->args["source_mint"].get<std::string>()).value(),
-                          q, r)
-          << "\n            for at least "
-          << arg_text(r, d->instruction, d->args, "minimum_out", d->args["minimum_out"]) << " of "
-          << describe_key(
-                 public_key_from_base58(d->args["destination_mint"].get<std::string>()).value(), q,
-                 r)
-          << "\n";
-    }
+    render_swaps(out, q, r, s);
     // Each decoded instruction's pool tokens (from the pool hint for its lb_pair account), found
     // once for the deposit lines and the arguments below.
     std::vector<PoolTokens> pools(m.instructions.size());
     for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
       if (s.instructions[i]) pools[i] = pool_tokens(r, s, *s.instructions[i], m.instructions[i]);
     }
-    // What goes into a liquidity pool, in whole tokens when the pool and its tokens are known.
-    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
-      const auto& d = s.instructions[i];
-      const PoolTokens& pool = pools[i];
-      if (!d || !pool.x || !pool.y || !d->args.contains("amount_x") ||
-          !d->args.contains("amount_y") || !d->args["amount_x"].is_string() ||
-          !d->args["amount_y"].is_string()) {
-        continue;
-      }
-      out << "  deposit   " << whole_units(d->args["amount_x"].get<std::string>(), pool.x->decimals)
-          << " " << pool.x->symbol << " + "
-          << whole_units(d->args["amount_y"].get<std::string>(), pool.y->decimals) << " "
-          << pool.y->symbol << " (the pool's tokens " << pool_source(pool.pinned) << ")\n";
-    }
-    // DLMM liquidity bin by bin, drawn: where it goes against the active bin, and how much.
-    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
-      const auto& d = s.instructions[i];
-      const auto picture = d ? bin_picture(*d) : std::nullopt;
-      if (!picture) continue;
-      const auto [x_name, y_name] = side_names(pools[i]);
-      out << "  bins      instruction " << i + 1 << " (" << d->instruction << ")\n"
-          << draw_bins_text(*picture, "            ", x_name, y_name);
-    }
-    for (std::size_t i = 0; i < m.instructions.size(); ++i) {
-      const auto& ix = m.instructions[i];
-      const PublicKey& program = m.static_keys[ix.program_index];
-      const auto& d = i < s.instructions.size() ? s.instructions[i] : std::nullopt;
-      out << "  " << i + 1 << ". "
-          << (d ? d->program + ": " + d->instruction : "UNDECODED call of " + to_base58(program))
-          << "\n";
-      for (std::size_t a = 0; a < ix.accounts.size(); ++a) {
-        const std::size_t index = ix.accounts[a];
-        const bool bound = i < s.bindings.size() && a < s.bindings[i].size();
-        const std::string name = d && a < d->account_names.size() ? d->account_names[a]
-                                 : bound                          ? s.bindings[i][a].role
-                                         : "account " + std::to_string(a + 1);
-        out << "       " << name << ": ";
-        if (index < s.roles.size() && s.roles[index].key) {
-          out << describe_key(*s.roles[index].key, q, r) << " [" << flags(s.roles[index]) << "]";
-        } else {
-          out << "unknown key (lookup table not resolved)";
-        }
-        // Where the template says the account comes from, and that it was checked.
-        if (i < s.bindings.size() && a < s.bindings[i].size()) {
-          const AccountBinding& b = s.bindings[i][a];
-          out << "\n         <- " << (b.source == "unbound" ? "UNBOUND: " : "") << b.detail;
-        }
-        out << "\n";
-      }
-      if (d) {
-        for (const auto& [name, value] : d->args.items()) {
-          if (d->nested.count(name)) continue;
-          out << "       " << name << " = "
-              << arg_text(r, d->instruction, d->args, name, value, pools[i]) << "\n";
-        }
-        for (const auto& [name, nested] : d->nested) {
-          out << "       " << name << " = " << nested.program << ": " << nested.instruction << "\n";
-          for (const auto& [arg, value] : nested.args.items()) {
-            out << "         " << arg << " = " << arg_text(r, d->instruction, d->args, arg, value)
-                << "\n";
-          }
-        }
-      } else {
-        out << "       data = " << to_hex(ix.data) << "\n";
-      }
-    }
+    render_deposits(out, s, pools);
+    render_bins(out, s, pools);
+    for (std::size_t i = 0; i < m.instructions.size(); ++i)
+      render_instruction(out, q, r, s, i, pools);
   }
   if (r.refused()) {
     out << "\nRefused (" << r.refusals.size()
