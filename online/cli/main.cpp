@@ -69,10 +69,14 @@ struct ApiOptions {
   std::optional<std::string> pace_file;  // else $AIRLOCK_PACE_FILE, else the state folder's
 };
 
-void api_options(po::options_description& options, ApiOptions& o) {
+void api_options(po::options_description& options, ApiOptions& o, bool required = true) {
+  auto* api = po::value<std::string>(&o.api);
+  if (required) api->required();
   options.add_options()("help,h", "show this help")(
-      "api", po::value<std::string>(&o.api)->required(),
-      "the API's base URL, ending in /api/external/v1")(
+      "api", api,
+      required ? "the API's base URL, ending in /api/external/v1"
+               : "the API's base URL, ending in /api/external/v1: read the receipts the journal "
+                 "left unread")(
       "api-key-file", cli::optional_value(&o.api_key_file),
       "read the API key from this file (default: the AIRLOCK_API_KEY environment variable)")(
       "pace-file", cli::optional_value(&o.pace_file),
@@ -758,6 +762,20 @@ int run_history(const std::vector<std::string>& args) {
   return cli::kExitOk;
 }
 
+// A receipt's status as the API reads it now: the spec's status word, or why it could not be
+// read.
+Result<std::string> receipt_status(online::ApiClient& client, const std::string& receipt) {
+  AIRLOCK_TRY(reply, client.status(receipt));
+  if (reply.failure) return api_error("status of receipt " + receipt, reply);
+  std::string status = json_fields::text(reply.body, "status");
+  if (status != "pending" && status != "unknown" && status != "confirmed" && status != "failed" &&
+      status != "expired") {
+    return Error(online::errors::kApi, "status of receipt " + receipt + ": '" + printable(status) +
+                                           "' is not a receipt status the spec names");
+  }
+  return status;
+}
+
 // The report as JSON, or as text naming what is not accounted for.
 void print_reconcile(const online::ReconcileReport& r, bool json) {
   if (json) {
@@ -828,12 +846,14 @@ void with_rpc(online::ReconcileOptions& options, const std::string& rpc) {
 int run_reconcile(const std::vector<std::string>& args) {
   po::options_description options(
       "usage: airlock-online reconcile --audit-export FILE --head HEX [--journal FILE]\n"
-      "                                [--rpc URL] [--accept-keystone] [--json]\n\n"
+      "                                [--api URL] [--rpc URL] [--accept-keystone] [--json]\n\n"
       "Accounts for every signature the offline key made: the offline audit log, exported with\n"
       "`airlock-offline log export`, joined with this journal. Each signature is landed, failed,\n"
       "expired (provably never lands), unknown (sent or signed here, not settled: run resume),\n"
-      "or NOT SENT BY THIS ONLINE HALF. With --rpc the node settles what the journal leaves open\n"
-      "and says whether a signature never sent here is on chain anyway. Also named: journal steps\n"
+      "or NOT SENT BY THIS ONLINE HALF. With --api the receipts of steps the journal leaves open\n"
+      "are read (confirmed or failed settles them; the journal is not written: resume records).\n"
+      "With --rpc the node settles what is still open and says whether a signature never sent\n"
+      "here is on chain anyway. Also named: journal steps\n"
       "by the log's managers that the log does not hold (the log was cut, or another log\n"
       "signed) and audit heads that responses carried and the export lacks (an export older than\n"
       "the last answer, or a log cut short). --head is the head `log export` printed on the\n"
@@ -847,7 +867,9 @@ int run_reconcile(const std::vector<std::string>& args) {
   std::optional<std::string> journal_file;
   bool json = false;
   online::ReconcileOptions reconcile_options;
-  options.add_options()("help,h", "show this help")(
+  ApiOptions api;
+  api_options(options, api, false);
+  options.add_options()(
       "audit-export", po::value<std::string>(&path)->required(),
       "the exported audit log (airlock-offline log export --out, or airlock-qr decode --out)")(
       "head", po::value<std::string>(&head_text)->required(),
@@ -867,6 +889,15 @@ int run_reconcile(const std::vector<std::string>& args) {
   auto journal = open_journal(journal_file);
   if (!journal.ok()) return report(journal.error());
   reconcile_options.expected_head = *head;
+  std::optional<online::ApiClient> client;
+  if (!api.api.empty()) {
+    auto made = client_from(api);
+    if (!made.ok()) return report(made.error());
+    client.emplace(std::move(made).value());
+    reconcile_options.receipt_status = [&client](const std::string& receipt) {
+      return receipt_status(*client, receipt);
+    };
+  }
   if (rpc) {
     if (auto s = online::check_transport(*rpc); !s.ok()) return report(s.error().in_field("--rpc"));
     with_rpc(reconcile_options, *rpc);

@@ -47,6 +47,52 @@ std::optional<Standing> settled(const JournalStep& st) {
   return std::nullopt;
 }
 
+// A step the journal leaves open (sending, pending, unknown): its receipt as the API reads it,
+// then the node's proof. Unsettled, it stays unknown, with what each said.
+void settle_open(const JournalStep& st, const ReconcileOptions& options, std::int64_t now,
+                 SignatureAccount& a) {
+  a.standing = Standing::kUnknown;
+  std::string said = "journal: " + st.status;
+  if (!st.receipt.empty() && options.receipt_status) {
+    auto polled = options.receipt_status(st.receipt);
+    if (!polled.ok()) {
+      said += "; the API could not be asked about receipt " + st.receipt + ": " +
+              polled.error().message();
+    } else if (*polled == step_status::kConfirmed || *polled == step_status::kFailed) {
+      a.standing = *polled == step_status::kConfirmed ? Standing::kLanded : Standing::kFailed;
+      a.detail = said + "; the API's receipt " + st.receipt + ": " + *polled +
+                 " (airlock-online resume records it in the journal)";
+      return;
+    } else {
+      said += "; the API's receipt " + st.receipt + ": " + *polled;
+    }
+  }
+  if (!options.prove) {
+    a.detail = said + " (give --rpc to settle it on chain)";
+    return;
+  }
+  auto question = chain_question(st, now);
+  auto proof = question.ok() ? options.prove(*question) : Result<ChainProof>(question.error());
+  if (!proof.ok()) {
+    a.detail = said + "; the node could not settle it: " + proof.error().message();
+    return;
+  }
+  switch (proof->outcome) {
+    case ChainProof::Outcome::kLanded:
+      a.standing = Standing::kLanded;
+      break;
+    case ChainProof::Outcome::kLandedFailed:
+      a.standing = Standing::kFailed;
+      break;
+    case ChainProof::Outcome::kNeverLands:
+      a.standing = Standing::kExpired;
+      break;
+    case ChainProof::Outcome::kMayLand:
+      break;
+  }
+  a.detail = said + "; the node: " + proof->detail;
+}
+
 // The transaction's signers as base58: who a journal step was signed by.
 std::set<std::string> signers_of(const JournalStep& st) {
   std::set<std::string> out;
@@ -137,33 +183,8 @@ Result<ReconcileReport> reconcile(std::string_view export_text, const std::strin
       if (auto final = settled(st)) {
         a.standing = *final;
         a.detail = "journal run " + std::to_string(st.run_id) + ": " + st.status;
-      } else if (options.prove) {
-        a.standing = Standing::kUnknown;
-        auto question = chain_question(st, now);
-        auto proof =
-            question.ok() ? options.prove(*question) : Result<ChainProof>(question.error());
-        if (!proof.ok()) {
-          a.detail = "journal: " + st.status +
-                     "; the node could not settle it: " + proof.error().message();
-        } else {
-          switch (proof->outcome) {
-            case ChainProof::Outcome::kLanded:
-              a.standing = Standing::kLanded;
-              break;
-            case ChainProof::Outcome::kLandedFailed:
-              a.standing = Standing::kFailed;
-              break;
-            case ChainProof::Outcome::kNeverLands:
-              a.standing = Standing::kExpired;
-              break;
-            case ChainProof::Outcome::kMayLand:
-              break;
-          }
-          a.detail = "journal: " + st.status + "; the node: " + proof->detail;
-        }
       } else {
-        a.standing = Standing::kUnknown;
-        a.detail = "journal: " + st.status + " (give --rpc to settle it on chain)";
+        settle_open(st, options, now, a);
       }
       report.signatures.push_back(std::move(a));
     }

@@ -79,7 +79,8 @@ class Reconcile : public ::testing::Test {
   }
 
   // The journal's record of a step this online half signed in.
-  void journal_step(const Transaction& tx, const char* status, int number) {
+  void journal_step(const Transaction& tx, const char* status, int number,
+                    const std::string& receipt = "") {
     JournalStep st;
     st.run_id = run_;
     st.round = 1;
@@ -93,6 +94,10 @@ class Reconcile : public ::testing::Test {
     st.updated_at = 101;
     std::vector<JournalStep> steps = {st};
     ASSERT_TRUE(journal_->add_signed_steps(steps).ok());
+    if (!receipt.empty()) {  // sent: the send's answer is recorded as its own update
+      steps[0].receipt = receipt;
+      ASSERT_TRUE(journal_->update_step(steps[0]).ok());
+    }
   }
 
   Result<ReconcileReport> run(const ReconcileOptions& options = {}) {
@@ -177,6 +182,51 @@ TEST_F(Reconcile, ASentStepWhoseReceiptWasNeverReadIsSettledByTheNode) {
   EXPECT_EQ(asked.size(), 2U);
   EXPECT_EQ(find(*proven, pending)->standing, Standing::kLanded);
   EXPECT_EQ(find(*proven, sending)->standing, Standing::kExpired);
+}
+
+TEST_F(Reconcile, AReceiptTheJournalLeftUnreadIsReadFromTheApi) {
+  const auto landed = signed_tx(1), failed = signed_tx(2), said_expired = signed_tx(3),
+             unanswered = signed_tx(4), no_receipt = signed_tx(5);
+  log_signed({landed, failed, said_expired, unanswered, no_receipt});
+  journal_step(landed, step_status::kPending, 1, "rcpt_1");
+  journal_step(failed, step_status::kUnknown, 2, "rcpt_2");
+  journal_step(said_expired, step_status::kPending, 3, "rcpt_3");
+  journal_step(unanswered, step_status::kPending, 4, "rcpt_4");
+  journal_step(no_receipt, step_status::kSending, 5);
+  std::vector<std::string> asked;
+  ReconcileOptions options;
+  options.receipt_status = [&](const std::string& receipt) -> Result<std::string> {
+    asked.push_back(receipt);
+    if (receipt == "rcpt_1") return std::string("confirmed");
+    if (receipt == "rcpt_2") return std::string("failed");
+    if (receipt == "rcpt_3") return std::string("expired");
+    return Error(ErrorCode::kIo, "HTTP 503");
+  };
+  auto r = run(options);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_THAT(asked, testing::ElementsAre("rcpt_1", "rcpt_2", "rcpt_3", "rcpt_4"))
+      << "a step sent without a receipt has none to read";
+  EXPECT_EQ(find(*r, landed)->standing, Standing::kLanded);
+  EXPECT_THAT(find(*r, landed)->detail, HasSubstr("the API's receipt rcpt_1: confirmed"));
+  EXPECT_EQ(find(*r, failed)->standing, Standing::kFailed);
+  // The API's expired is not a proof that it never lands: only the node settles that.
+  EXPECT_EQ(find(*r, said_expired)->standing, Standing::kUnknown);
+  EXPECT_THAT(find(*r, said_expired)->detail, HasSubstr("rcpt_3: expired"));
+  EXPECT_EQ(find(*r, unanswered)->standing, Standing::kUnknown);
+  EXPECT_THAT(find(*r, unanswered)->detail, HasSubstr("could not be asked about receipt rcpt_4"));
+  EXPECT_EQ(find(*r, no_receipt)->standing, Standing::kUnknown);
+  // Then the node settles what the receipts left open.
+  options.prove = [&](const ChainQuestion&) -> Result<ChainProof> {
+    ChainProof p;
+    p.outcome = ChainProof::Outcome::kNeverLands;
+    p.detail = "blockhash expired";
+    return p;
+  };
+  auto proven = run(options);
+  ASSERT_TRUE(proven.ok());
+  EXPECT_EQ(find(*proven, landed)->standing, Standing::kLanded) << "the receipt settled it";
+  EXPECT_EQ(find(*proven, said_expired)->standing, Standing::kExpired);
+  EXPECT_THAT(find(*proven, said_expired)->detail, HasSubstr("rcpt_3: expired; the node"));
 }
 
 TEST_F(Reconcile, AJournalStepTheLogDoesNotHoldAndAMissingHeadAreNamed) {

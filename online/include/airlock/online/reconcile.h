@@ -61,6 +61,11 @@ struct ReconcileOptions {
   ChainProver prove;
   // Looks a signature up on chain: true when it is there (landed, with or without error).
   std::function<Result<bool>(const std::string& signature)> on_chain;
+  // Reads a receipt's status from the API (GET /transactions/status): the spec's status word.
+  // A step the journal left open with a receipt is settled by `confirmed` or `failed`; the
+  // API's `expired` or `pending` is said, but only the node (`prove`) settles those. Absent:
+  // receipts are not read. Nothing is written to the journal (resume records).
+  std::function<Result<std::string>(const std::string& receipt)> receipt_status;
   // Keystone signatures were answered to another wallet: listed, but accounted for.
   bool accept_keystone = false;
   // The head the offline machine showed when it exported (`log export` prints it), read off its
