@@ -111,15 +111,18 @@ po::options_description encode_options(EncodeOptions& o) {
       "dense framing: auto, always or never")(
       "ur-fragment", po::value<std::size_t>(&f.ur_fragment)->default_value(0),
       "UR fragment bytes (0: largest that fits)")(
-      "frames", po::value<std::uint32_t>(&o.frames)->default_value(0),
+      "frames", cli::value_in<std::uint32_t>(&o.frames, 0, 100000, "frames")->default_value(0),
       "frames to write for --qr-png/--qr-html (default: twice the fragment count, enough for heavy "
       "loss)")("scale", cli::value_in(&o.scale, 1, 40, "scale")->default_value(o.scale),
                "pixels per module in PNG and HTML frames")(
       "fps", cli::value_in(&o.fps, 1, 60, "fps")->default_value(o.fps),
       "frames per second for --qr-terminal and --qr-html")(
-      "seconds", po::value<int>(&o.seconds)->default_value(o.seconds),
-      "how long --qr-terminal animates")("deadline", cli::optional_value(&o.deadline),
-                                         "unix time the HTML countdown and terminal count to")(
+      "seconds", cli::value_in(&o.seconds, 1, 3600, "seconds")->default_value(o.seconds),
+      "how long --qr-terminal animates")(
+      "deadline",
+      cli::optional_in<std::uint64_t>(&o.deadline, 0, std::uint64_t{cli::kLatestUnixTime},
+                                      "deadline"),
+      "unix time the HTML countdown and terminal count to")(
       "light-terminal", po::bool_switch(&o.light_terminal), "the terminal has a light background");
   return visible;
 }

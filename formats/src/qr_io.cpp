@@ -228,9 +228,10 @@ Status animate_terminal(const transfer::Sender& sender, const TerminalOptions& o
       const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
-      const auto left = static_cast<long long>(*options.deadline_unix) - now;
+      const __int128 left = static_cast<__int128>(*options.deadline_unix) - now;  // any u64
       status << " \u00b7 "
-             << (left >= 0 ? std::to_string(left) + " s left" : std::string("deadline passed"));
+             << (left >= 0 ? std::to_string(static_cast<unsigned long long>(left)) + " s left"
+                           : std::string("deadline passed"));
     }
     std::cout << "\x1b[2K" << status.str() << "\n" << std::flush;
     lines = static_cast<std::size_t>(std::count(art.begin(), art.end(), '\n')) + 1;

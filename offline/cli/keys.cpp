@@ -470,6 +470,9 @@ int run_init(const std::vector<std::string>& args) {
     return report(Error(ErrorCode::kUsage, "--backup: must be bip39 or slip39"));
   if (!o.group.empty() && (o.shares || o.threshold))
     return report(Error(ErrorCode::kUsage, "give --shares/--threshold or --group, not both"));
+  // Checked before the words are shown, like everything below: words written down for a key
+  // that is then never stored are a trap.
+  if (auto limits = kdf_limits(o); !limits.ok()) return report(limits.error());
   clear_on_interrupt();
   auto path = path_of(o, airlock::offline::kDefaultDerivationPath);
   if (!path.ok()) return report(path.error());
@@ -529,6 +532,8 @@ int run_import(const std::vector<std::string>& args) {
     return report(
         Error(ErrorCode::kUsage, "give exactly one of --mnemonic, --slip39 and --keypair FILE"));
   }
+  // Before the secret is typed: a mistake in the options must not cost the operator a recital.
+  if (auto limits = kdf_limits(o); !limits.ok()) return report(limits.error());
   if (auto s = enter_secret_mode(o.allow_network); !s.ok()) return report(s.error());
   if (o.keypair) {
     // Straight into secure memory: the file holds the whole secret key.

@@ -134,7 +134,7 @@ po::options_description review_options(ReviewOptions& o) {
       "keystore", airlock::cli::optional_value(&o.keystore),
       "the signer is this keystore's key (its public header only; no passphrase)")(
       "signer", airlock::cli::optional_value(&o.signer), "the signer's public key (base58)")(
-      "at", airlock::cli::optional_value(&o.at),
+      "at", airlock::cli::optional_in<std::int64_t>(&o.at, 0, airlock::cli::kLatestUnixTime, "at"),
       "judge as at this unix time (default now): deadlines and the summary's times")(
       "idl-dir", po::value<std::string>(&o.idl_dir)->default_value(o.idl_dir),
       "folder of Anchor IDL files for the programs to decode")(

@@ -186,9 +186,11 @@ void render_header(std::ostringstream& out, const envelope::SignRequest& q, std:
            "request; only the instructions below say what this does\n";
   } else {
     out << "  vault     " << to_base58(q.vault) << "\n";
-    const auto left = static_cast<std::int64_t>(q.deadline) - now;
+    // In 128 bits: the deadline is any 64-bit number the request holds.
+    const __int128 left = static_cast<__int128>(q.deadline) - now;
+    const auto seconds = static_cast<unsigned long long>(left >= 0 ? left : -left);
     out << "  deadline  "
-        << (left >= 0 ? "in " + std::to_string(left) + " s" : std::to_string(-left) + " s ago")
+        << (left >= 0 ? "in " + std::to_string(seconds) + " s" : std::to_string(seconds) + " s ago")
         << " (unix " << q.deadline << ")\n";
     out << "  request   " << q.intent_json << "\n";
   }

@@ -90,10 +90,12 @@ void api_options(po::options_description& options, ApiOptions& o, bool required 
 const std::vector<cli::FromEnvironment> kEnvironment = {{"AIRLOCK_PACE_FILE", "pace-file"},
                                                         {"AIRLOCK_JOURNAL", "journal"}};
 
-// The options given to this invocation, as the printed `act` commands for the work left repeat
-// them: " --name value" each, values shell-quoted.
+// The options of this invocation, as the printed `act` commands for the work left repeat them:
+// " --name value" each, values shell words. A value an environment variable gave is repeated
+// too, so the printed command runs the same in another shell.
 void repeat(std::string& out, const char* name, const std::optional<std::string>& value) {
-  if (value) out += std::string(" --") + name + " " + online::shell_word(*value);
+  // An empty value means the default (an empty environment variable, say): nothing to repeat.
+  if (value && !value->empty()) out += std::string(" --") + name + " " + online::shell_word(*value);
 }
 void repeat_flag(std::string& out, const char* name, bool given) {
   if (given) out += std::string(" --") + name;
@@ -557,6 +559,8 @@ std::string repeated(const ActCommand& o) {
   repeat(out, "response-qr-png", t.response_qr);
   repeat(out, "response-camera", t.response_camera);
   repeat(out, "camera-size", o.camera_size);
+  if (o.density != "medium") repeat(out, "density", o.density);
+  if (o.max_rounds != 8) repeat(out, "max-rounds", std::to_string(o.max_rounds));
   repeat(out, "journal", o.journal);
   return out;
 }

@@ -169,7 +169,7 @@ Result<RemainingWork> plan_after_stop(ApiClient& client, const Journal& journal,
   show_current_state(client, body, log);
   log << "airlock-online: what is left of run " << run_id << ": " << printable(plan.why) << "\n";
   for (const auto& b : plan.builds)
-    log << "  " << printable(act_command(b, command_options)) << "\n";
+    log << "  " << act_command(b, command_options) << "\n";  // shell words: printable ASCII
   return plan;
 }
 

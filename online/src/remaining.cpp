@@ -212,14 +212,40 @@ std::string shell_word(std::string_view text) {
            std::string_view("/._-:=,+@").find(c) != std::string_view::npos;
   });
   if (plain) return std::string(text);
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  const bool printable_ascii = std::all_of(
+      text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '\\'; });
+  std::string quoted;
+  if (printable_ascii) {
+    // Single quotes keep everything literal; a quote itself closes them, comes in double
+    // quotes, and reopens them (no backslash, so the word reads the same on any screen).
+    quoted = "'";
+    for (char c : text) quoted += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
+    return quoted + "'";
+  }
+  // Anything else (a backslash, a control character, any byte above ASCII) in bash's $'...'
+  // quoting, byte by byte: the word is printable ASCII whatever the value holds, so a screen
+  // shows it as it is and a shell reads back exactly the bytes.
+  quoted = "$'";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '\'') {
+      quoted += '\\';
+      quoted += c;
+    } else if (byte >= 0x20 && byte < 0x7f) {
+      quoted += c;
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      quoted += "\\x";
+      quoted += kHex[byte >> 4];
+      quoted += kHex[byte & 0xf];
+    }
+  }
   return quoted + "'";
 }
 
 std::string act_command(const Build& build, std::string_view options) {
-  return "airlock-online act " + build.action + " --body " + shell_word(build.body.dump()) +
-         std::string(options);
+  return "airlock-online act " + shell_word(build.action) + " --body " +
+         shell_word(build.body.dump()) + std::string(options);
 }
 
 }  // namespace airlock::online

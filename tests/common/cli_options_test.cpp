@@ -93,5 +93,42 @@ TEST(CliOptions, NamesAreMatchedWholeSoAPrefixIsNotGuessed) {
   EXPECT_THAT(p.said, testing::Not(HasSubstr("hv1_secret")));
 }
 
+// What follows an option's name may be a secret typed in the wrong place: an error names the
+// option and never repeats what was attached to it or given as its value.
+TEST(CliOptions, AnErrorNamesTheOptionAndNeverRepeatsItsValue) {
+  const std::vector<std::vector<std::string>> typed = {{"--api-key=hv1_SECRETVALUE"},
+                                                       {"-khv1_SECRETVALUE"},
+                                                       {"--passphrase=hunter2SECRETVALUE"},
+                                                       {"--seconds", "correct horse SECRETVALUE"},
+                                                       {"--threshold=SECRETVALUE"}};
+  for (const auto& args : typed) {
+    Example e;
+    const auto p = parse_example(e, args);
+    SCOPED_TRACE(args.front());
+    EXPECT_FALSE(p.ran);
+    EXPECT_EQ(p.exit_code, kExitUsage);
+    EXPECT_THAT(p.said, testing::Not(HasSubstr("SECRETVALUE")));
+  }
+  Example e;
+  EXPECT_THAT(parse_example(e, {"--api-key=hv1_SECRETVALUE"}).said,
+              HasSubstr("unrecognised option '--api-key'"));
+  EXPECT_THAT(parse_example(e, {"-khv1_SECRETVALUE"}).said, HasSubstr("unrecognised option '-k'"));
+  EXPECT_THAT(parse_example(e, {"--seconds", "x"}).said,
+              HasSubstr("--seconds: the value given is not valid"));
+  EXPECT_THAT(parse_example(e, {"--png=frames/"}).said, HasSubstr("--png is now --qr-png"));
+}
+
+TEST(CliOptions, AnOptionIsNeverTakenAsTheValueOfTheOneBefore) {
+  Example e;
+  const auto p = parse_example(e, {"--journal", "--json"});
+  EXPECT_FALSE(p.ran);
+  EXPECT_EQ(p.exit_code, kExitUsage);
+  EXPECT_THAT(p.said, HasSubstr("--journal needs a value, and the next word --json is an option"));
+  Example given;
+  ASSERT_TRUE(parse_example(given, {"--journal=--odd-name", "--json"}).ran);
+  EXPECT_EQ(given.journal, "--odd-name");
+  EXPECT_TRUE(given.json);
+}
+
 }  // namespace
 }  // namespace airlock::cli

@@ -163,6 +163,27 @@ TEST_F(KeystoreCli, AWrongWordTypedBackWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(path("k")));
 }
 
+// A mistake in the options is found before any word is shown: words written down for a key that
+// is then never stored are a trap (an independent review found --kdf checked only at the end).
+TEST_F(KeystoreCli, ABadKdfIsRefusedBeforeAnyWordIsShown) {
+  bool shown = false;
+  const auto r = airlock::test::run_on_terminal(
+      std::string(AIRLOCK_OFFLINE_BIN) + " init --unsafe-allow-network --keystore " + path("k") +
+          " --words 12 --kdf bogus --passphrase-fd 3 3<" + path("pass"),
+      [&](const std::string& raw) -> std::optional<std::string> {
+        if (raw.find("Press Enter once they are written down") != std::string::npos) {
+          shown = true;
+          return "";
+        }
+        if (raw.find("Word ") != std::string::npos) return std::string("?");
+        return std::nullopt;
+      });
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--kdf must be moderate or interactive"));
+  EXPECT_FALSE(shown) << "the words were shown before the options were checked";
+  EXPECT_FALSE(std::filesystem::exists(path("k")));
+}
+
 TEST_F(KeystoreCli, Slip39SharesAreShownOneByOneAndAnyTwoOfThreeRecoverTheKey) {
   std::vector<std::string> words;
   std::vector<std::vector<std::string>> shares;

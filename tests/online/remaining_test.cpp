@@ -1,10 +1,15 @@
 // Planning the work left after a run stops (spec 4.15 rule 4), from journal rows alone: each
 // shape of a stopped round gets the build that does exactly what did not happen, or no build
 // with the reason when none can be derived safely.
+#include <algorithm>
+#include <fstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <airlock/online/remaining.h>
+
+#include "support/helpers.h"
 
 using ::testing::HasSubstr;
 
@@ -200,14 +205,42 @@ TEST(Remaining, AJournalWithoutTheRoundBodyCannotPlan) {
 
 TEST(Remaining, TheCommandQuotesTheBodyForTheShell) {
   const Build b{"vault/update", {{"vault", "it's"}}};
-  EXPECT_EQ(act_command(b), R"(airlock-online act vault/update --body '{"vault":"it'\''s"}')");
+  EXPECT_EQ(act_command(b), R"(airlock-online act vault/update --body '{"vault":"it'"'"'s"}')");
   EXPECT_EQ(act_command(b, " --api https://h/api/external/v1 --journal 'my j.sqlite'"),
-            R"(airlock-online act vault/update --body '{"vault":"it'\''s"}')"
+            R"(airlock-online act vault/update --body '{"vault":"it'"'"'s"}')"
             R"( --api https://h/api/external/v1 --journal 'my j.sqlite')");
   EXPECT_EQ(shell_word("req/frames-1.png"), "req/frames-1.png");
   EXPECT_EQ(shell_word("a b"), "'a b'");
   EXPECT_EQ(shell_word("$HOME`x`"), "'$HOME`x`'");
   EXPECT_EQ(shell_word(""), "''");
+}
+
+// Whatever a value holds (a quote, a backslash, a terminal escape, text beyond ASCII, shell
+// syntax), its word is printable ASCII, so the screen shows it as it is (it is printed without
+// escaping), and bash reads back the same bytes.
+TEST(Remaining, EveryWordIsPrintableAsciiAndBashReadsBackTheSameBytes) {
+  const std::vector<std::string> values = {"it's",
+                                           "j'ournal\\x.sqlite",
+                                           "back\\slash",
+                                           "\x1b]0;title\x07 \x1b[2J",
+                                           "caf\xc3\xa9 \xe2\x80\xae",
+                                           "$(rm -rf ~)",
+                                           "`x` \"q\" ;|&<>",
+                                           "tab\there\nnewline",
+                                           "'",
+                                           "\\",
+                                           "\xff\xfe not UTF-8"};
+  for (const auto& value : values) {
+    const std::string word = shell_word(value);
+    SCOPED_TRACE(word);
+    EXPECT_TRUE(
+        std::all_of(word.begin(), word.end(), [](char c) { return c >= 0x20 && c < 0x7f; }));
+    test::ScratchDir dir("airlock-shell-word");
+    std::ofstream(dir.file("read.sh")) << "printf %s " << word << "\n";
+    const auto echoed = test::run_command("bash " + dir.file("read.sh"));
+    EXPECT_EQ(echoed.exit_code, 0);
+    EXPECT_EQ(echoed.output, value);
+  }
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // airlock-apisim: a local, spec-faithful twin of the Manager Bot API (docs/apisim.md).
+#include <charconv>
 #include <csignal>
 #include <iostream>
 
@@ -66,7 +67,15 @@ int main(int argc, char** argv) {
   if (colon == std::string::npos)
     return cli::report(kProgram, Error(ErrorCode::kUsage, "--listen must be HOST:PORT"));
   const std::string host = listen.substr(0, colon);
-  const int port = std::atoi(listen.substr(colon + 1).c_str());
+  const std::string port_text = listen.substr(colon + 1);
+  int port = -1;
+  const auto [end, parsed] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (parsed != std::errc() || end != port_text.data() + port_text.size() || port < 0 ||
+      port > 65535) {
+    return cli::report(
+        kProgram, Error(ErrorCode::kUsage, "--listen: the port must be a number from 0 to 65535"));
+  }
   apisim::Server server(service);
   running = &server;
   std::signal(SIGINT, on_signal);

@@ -41,10 +41,15 @@ struct RemainingWork {
 
 // The command line that performs one build, for the operator to run: the action, its body,
 // then `options` (the API, key file, RPC, transport and journal options of the invocation that
-// stopped, already quoted for a shell), so it runs as printed.
+// stopped, each value a shell_word), so it runs as printed. Printable ASCII throughout when the
+// options are built of shell words: print it as it is (escaping it again for the screen would
+// change what the shell reads).
 [[nodiscard]] std::string act_command(const Build& build, std::string_view options = {});
 
-// `text` as one shell word (single-quoted when it holds anything but safe characters).
+// `text` as one shell word that a shell reads back byte for byte and that is printable ASCII
+// whatever `text` holds (so it is shown as is, never escaped again for the screen): as it is
+// when it holds only safe characters, single-quoted when it is printable ASCII without a
+// backslash, else in bash's $'...' quoting with \\xHH for every other byte.
 [[nodiscard]] std::string shell_word(std::string_view text);
 
 }  // namespace airlock::online

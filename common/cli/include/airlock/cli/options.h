@@ -2,6 +2,7 @@
 // (airlock::cli links Boost.Program_options for them).
 #pragma once
 
+#include <cstdint>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -34,6 +35,22 @@ po::typed_value<T>* value_in(T* out, T lo, T hi, const char* option) {
   });
 }
 
+// The latest time an option may name: the year 9999 (a time beyond is a typo, and arithmetic
+// on it could overflow).
+inline constexpr std::int64_t kLatestUnixTime = 253402300799;
+
+// An optional integer option within [lo, hi] (absent stays std::nullopt).
+template <class T>
+po::typed_value<T>* optional_in(std::optional<T>* out, T lo, T hi, const char* option) {
+  return po::value<T>()->notifier([out, lo, hi, option](const T& v) {
+    if (v < lo || v > hi) {
+      throw po::error(std::string("--") + option + " must be " + std::to_string(lo) + " to " +
+                      std::to_string(hi));
+    }
+    *out = v;
+  });
+}
+
 // A positional argument bound to a variable: one slot (`one`), or every further argument
 // (`rest`).
 struct Positional {
@@ -52,6 +69,34 @@ struct FromEnvironment {
 
 namespace detail {
 
+// An option's name as typed, without anything attached to it: `--api-key=SECRET` is named
+// `--api-key`, `-kSECRET` is named `-k`. What follows a name may be a secret typed in the wrong
+// place, so an error names the option and never repeats it.
+inline std::string name_only(std::string typed) {
+  typed = typed.substr(0, typed.find('='));
+  if (typed.size() > 2 && typed[0] == '-' && typed[1] != '-') typed.resize(2);
+  return typed;
+}
+
+// Boost takes the word after an option that needs a value as that value, even when it is the
+// next option: `--journal --json` would make a journal named "--json". Refused instead, by name.
+inline std::optional<std::string> option_as_value(const std::vector<std::string>& args,
+                                                  const po::options_description& all) {
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") break;
+    if (arg.size() < 3 || arg.rfind("--", 0) != 0 || arg.find('=') != std::string::npos) continue;
+    const auto* option = all.find_nothrow(arg.substr(2), false);
+    const std::string& next = args[i + 1];
+    if (option != nullptr && option->semantic()->max_tokens() > 0 && next.size() > 2 &&
+        next.rfind("--", 0) == 0) {
+      return arg + " needs a value, and the next word " + name_only(next) +
+             " is an option (write " + arg + "=VALUE for a value that starts with --)";
+    }
+  }
+  return std::nullopt;
+}
+
 // Parses `args` into `vm` (and the bound variables); on a usage error reports it and sets
 // `exit_code`; on --help prints the visible options and the exit codes and sets `exit_code` to 0.
 // Returns true when the command should run.
@@ -63,6 +108,10 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
                           const std::vector<FromEnvironment>& environment = {}) {
   po::options_description all;
   all.add(visible).add(hidden);
+  if (auto swallowed = option_as_value(args, all)) {
+    exit_code = report(program, Error(ErrorCode::kUsage, *swallowed + " (see --help)"));
+    return false;
+  }
   try {
     // Option names are matched whole: with guessing, `--api-key SECRET` would be taken as
     // `--api-key-file SECRET`, and a secret typed as an argument would not be refused.
@@ -88,7 +137,8 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
     // Help before the required options are enforced: `sign --help` needs no --keystore.
     if (vm.count("help")) {
       std::cout << visible
-                << "\nExit codes: 0 done, 1 input refused, 2 usage error, 3 I/O error.\n";
+                << "\nExit codes: 0 done, 1 input refused, 2 usage error, 3 I/O error, "
+                   "4 internal error.\n";
       exit_code = kExitOk;
       return false;
     }
@@ -104,12 +154,20 @@ inline bool parse_options(std::string_view program, const std::vector<std::strin
         {"--request-html", "--request-qr-html"},
         {"--request-terminal", "--request-qr-terminal"},
         {"--response-qr", "--response-qr-png"}};
-    std::string message = std::string(e.what()) + " (see --help)";
+    const std::string name = name_only(e.get_option_name());
+    std::string message = "unrecognised option '" + name + "' (see --help)";
     for (const auto& [old_name, new_name] : kRenamed) {
-      if (e.get_option_name() == old_name)
+      if (name == old_name)
         message = std::string(old_name) + " is now " + new_name + " (see --help)";
     }
     exit_code = report(program, Error(ErrorCode::kUsage, message));
+    return false;
+  } catch (const po::validation_error& e) {
+    // Boost's message quotes the value; it may be a secret typed where a number belongs
+    // (`--passphrase-fd 'my passphrase'`), so only the option is named.
+    exit_code = report(program, Error(ErrorCode::kUsage, name_only(e.get_option_name()) +
+                                                             ": the value given is not valid "
+                                                             "for it (see --help)"));
     return false;
   } catch (const po::error& e) {
     exit_code = report(program, Error(ErrorCode::kUsage, std::string(e.what()) + " (see --help)"));
