@@ -258,22 +258,35 @@ Result<Limits> parse_limits(const toml::node* node, const Policy& p) {
 
 namespace {
 
+// The entries of an array of tables ([[name]]), each with where it is ("name[i]"): every entry
+// a table (`what` says what it must hold) whose keys are all in `keys`. None when absent.
+Result<std::vector<std::pair<std::string, const toml::table*>>> tables_of(
+    const toml::table& t, const std::string& name, const char* what,
+    std::initializer_list<std::string_view> keys) {
+  std::vector<std::pair<std::string, const toml::table*>> out;
+  const toml::node* node = t.get(name);
+  if (node == nullptr) return out;
+  const toml::array* array = node->as_array();
+  if (array == nullptr) return bad(name, "must be an array of tables ([[" + name + "]])");
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const std::string where = name + "[" + std::to_string(i) + "]";
+    const toml::table* entry = array->get(i)->as_table();
+    if (entry == nullptr) return bad(where, what);
+    for (const auto& [k, v] : *entry) {
+      if (std::find(keys.begin(), keys.end(), k.str()) == keys.end())
+        return bad(where + "." + std::string(k.str()), "unknown setting");
+    }
+    out.emplace_back(where, entry);
+  }
+  return out;
+}
+
 // [[pools]]: address, token_x, token_y; each pool once, its two tokens different.
 Result<std::vector<PinnedPool>> read_pools(const toml::table& t) {
   std::vector<PinnedPool> pools;
-  const toml::node* node = t.get("pools");
-  if (node == nullptr) return pools;
-  const toml::array* array = node->as_array();
-  if (array == nullptr) return bad("pools", "must be an array of tables ([[pools]])");
-  for (std::size_t i = 0; i < array->size(); ++i) {
-    const std::string where = "pools[" + std::to_string(i) + "]";
-    const toml::table* entry = array->get(i)->as_table();
-    if (entry == nullptr) return bad(where, "must be a table with address, token_x and token_y");
-    for (const auto& [k, v] : *entry) {
-      const std::string key(k.str());
-      if (key != "address" && key != "token_x" && key != "token_y")
-        return bad(where + "." + key, "unknown setting");
-    }
+  AIRLOCK_TRY(entries, tables_of(t, "pools", "must be a table with address, token_x and token_y",
+                                 {"address", "token_x", "token_y"}));
+  for (const auto& [where, entry] : entries) {
     PinnedPool pool;
     AIRLOCK_TRY(address, key_at(entry->get("address"), where + ".address"));
     pool.address = address;
@@ -294,15 +307,9 @@ Result<std::vector<PinnedPool>> read_pools(const toml::table& t) {
 // [[lookup_tables]]: each table's address and its full contents, in order.
 Result<std::vector<LoadedTable>> read_lookup_tables(const toml::table& t) {
   std::vector<LoadedTable> out;
-  const toml::node* tables = t.get("lookup_tables");
-  if (tables == nullptr) return out;
-  const toml::array* array = tables->as_array();
-  if (array == nullptr)
-    return bad("lookup_tables", "must be an array of tables ([[lookup_tables]])");
-  for (std::size_t i = 0; i < array->size(); ++i) {
-    const std::string where = "lookup_tables[" + std::to_string(i) + "]";
-    const toml::table* entry = array->get(i)->as_table();
-    if (entry == nullptr) return bad(where, "must be a table with address and addresses");
+  AIRLOCK_TRY(entries, tables_of(t, "lookup_tables", "must be a table with address and addresses",
+                                 {"address", "addresses"}));
+  for (const auto& [where, entry] : entries) {
     LoadedTable pinned;
     AIRLOCK_TRY(address, key_at(entry->get("address"), where + ".address"));
     pinned.table = address;
@@ -327,19 +334,9 @@ Result<std::vector<LoadedTable>> read_lookup_tables(const toml::table& t) {
 // [[tokens]]: mint, symbol and decimals, no mint or symbol twice.
 Result<std::vector<PinnedToken>> read_tokens(const toml::table& t) {
   std::vector<PinnedToken> out;
-  const toml::node* tokens = t.get("tokens");
-  if (tokens == nullptr) return out;
-  const toml::array* array = tokens->as_array();
-  if (array == nullptr) return bad("tokens", "must be an array of tables ([[tokens]])");
-  for (std::size_t i = 0; i < array->size(); ++i) {
-    const std::string where = "tokens[" + std::to_string(i) + "]";
-    const toml::table* entry = array->get(i)->as_table();
-    if (entry == nullptr) return bad(where, "must be a table with mint, symbol and decimals");
-    for (const auto& [k, v] : *entry) {
-      const std::string key(k.str());
-      if (key != "mint" && key != "symbol" && key != "decimals")
-        return bad(where + "." + key, "unknown setting");
-    }
+  AIRLOCK_TRY(entries, tables_of(t, "tokens", "must be a table with mint, symbol and decimals",
+                                 {"mint", "symbol", "decimals"}));
+  for (const auto& [where, entry] : entries) {
     PinnedToken token;
     AIRLOCK_TRY(mint, key_at(entry->get("mint"), where + ".mint"));
     token.mint = mint;
@@ -364,18 +361,9 @@ Result<std::vector<PinnedToken>> read_tokens(const toml::table& t) {
 // [[markets]]: a perp market's symbol and address.
 Result<std::vector<PinnedMarket>> read_markets(const toml::table& t) {
   std::vector<PinnedMarket> out;
-  const toml::node* markets = t.get("markets");
-  if (markets == nullptr) return out;
-  const toml::array* array = markets->as_array();
-  if (array == nullptr) return bad("markets", "must be an array of tables ([[markets]])");
-  for (std::size_t i = 0; i < array->size(); ++i) {
-    const std::string where = "markets[" + std::to_string(i) + "]";
-    const toml::table* entry = array->get(i)->as_table();
-    if (entry == nullptr) return bad(where, "must be a table with symbol and address");
-    for (const auto& [k, v] : *entry) {
-      const std::string key(k.str());
-      if (key != "symbol" && key != "address") return bad(where + "." + key, "unknown setting");
-    }
+  AIRLOCK_TRY(entries, tables_of(t, "markets", "must be a table with symbol and address",
+                                 {"symbol", "address"}));
+  for (const auto& [where, entry] : entries) {
     PinnedMarket market;
     AIRLOCK_TRY(symbol, symbol_at(entry->get("symbol"), where + ".symbol", 32));
     market.symbol = symbol;

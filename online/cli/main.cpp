@@ -772,8 +772,7 @@ Result<std::string> receipt_status(online::ApiClient& client, const std::string&
   AIRLOCK_TRY(reply, client.status(receipt));
   if (reply.failure) return api_error("status of receipt " + receipt, reply);
   std::string status = json_fields::text(reply.body, "status");
-  if (status != "pending" && status != "unknown" && status != "confirmed" && status != "failed" &&
-      status != "expired") {
+  if (!online::step_status::is_receipt_status(status)) {
     return Error(online::errors::kApi, "status of receipt " + receipt + ": '" + printable(status) +
                                            "' is not a receipt status the spec names");
   }

@@ -93,8 +93,7 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
                                              reply.failure->code + ": " + reply.failure->message);
     }
     std::string status = json_fields::text(reply.body, "status");
-    if (status != ss::kPending && status != ss::kUnknown && status != ss::kConfirmed &&
-        status != ss::kFailed && status != ss::kExpired) {
+    if (!ss::is_receipt_status(status)) {
       return Error(online::errors::kApi, "status of " + step_name(st, total) + ": '" + status +
                                              "' is not a receipt status the spec names");
     }

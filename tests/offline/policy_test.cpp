@@ -201,6 +201,12 @@ TEST(Policy, MistakesNameTheKeyAndTheRule) {
       {head + "[actions.\"aggregator/swap\"]\nauto_aprove = true", "auto_aprove: unknown setting"},
       {head + "[[lookup_tables]]\naddress = " + vault + "\naddresses = []",
        "lookup_tables[0].addresses"},
+      // Every array of tables refuses a key it does not know (lookup tables did not).
+      {head + "[[lookup_tables]]\naddress = " + vault + "\naddresses = [" + vault +
+           "]\nadresses = []",
+       "lookup_tables[0].adresses: unknown setting"},
+      {head + "[[markets]]\nsymbol = \"SOL-PERP\"\naddress = " + vault + "\nmarket = 1",
+       "markets[0].market: unknown setting"},
       {"version = 1\nmanager = ", "not valid TOML at line 2"},
       {head + "[[tokens]]\nmint = " + vault + "\nsymbol = \"A B\"\ndecimals = 6",
        "tokens[0].symbol: must be 1 to 16 printable ASCII"},

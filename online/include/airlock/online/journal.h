@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,11 @@ inline constexpr const char* kFailed = "failed";
 inline constexpr const char* kExpired = "expired";
 inline constexpr const char* kRejected = "rejected";
 inline constexpr const char* kAbandoned = "abandoned";
+
+// A status a receipt poll (GET /transactions/status) may answer, as the spec names them.
+[[nodiscard]] inline bool is_receipt_status(std::string_view s) {
+  return s == kPending || s == kUnknown || s == kConfirmed || s == kFailed || s == kExpired;
+}
 }  // namespace step_status
 
 struct JournalRun {

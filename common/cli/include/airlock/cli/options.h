@@ -23,16 +23,21 @@ po::typed_value<T>* optional_value(std::optional<T>* out) {
   return po::value<T>()->notifier([out](const T& v) { *out = v; });
 }
 
+// Refuses a value outside [lo, hi] with a usage error naming the option and the range.
+template <class T>
+void check_range(const T& v, T lo, T hi, const char* option) {
+  if (v < lo || v > hi) {
+    throw po::error(std::string("--") + option + " must be " + std::to_string(lo) + " to " +
+                    std::to_string(hi));
+  }
+}
+
 // An integer option bound to `*out` that must lie in [lo, hi]; outside, a usage error names the
 // option and the range.
 template <class T>
 po::typed_value<T>* value_in(T* out, T lo, T hi, const char* option) {
-  return po::value<T>(out)->notifier([lo, hi, option](const T& v) {
-    if (v < lo || v > hi) {
-      throw po::error(std::string("--") + option + " must be " + std::to_string(lo) + " to " +
-                      std::to_string(hi));
-    }
-  });
+  return po::value<T>(out)->notifier(
+      [lo, hi, option](const T& v) { check_range(v, lo, hi, option); });
 }
 
 // The latest time an option may name: the year 9999 (a time beyond is a typo, and arithmetic
@@ -43,10 +48,7 @@ inline constexpr std::int64_t kLatestUnixTime = 253402300799;
 template <class T>
 po::typed_value<T>* optional_in(std::optional<T>* out, T lo, T hi, const char* option) {
   return po::value<T>()->notifier([out, lo, hi, option](const T& v) {
-    if (v < lo || v > hi) {
-      throw po::error(std::string("--") + option + " must be " + std::to_string(lo) + " to " +
-                      std::to_string(hi));
-    }
+    check_range(v, lo, hi, option);
     *out = v;
   });
 }
