@@ -20,26 +20,47 @@ Error io_error(const std::string& what, const std::string& path) {
   return Error(ErrorCode::kIo, what + " '" + path + "': " + std::strerror(errno));
 }
 
+Status write_all(int fd, ByteView data, const std::string& path) {
+  std::size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return io_error("cannot write", path);
+    written += static_cast<std::size_t>(n);
+  }
+  return {};
+}
+
+// A pipe or a device (`-o /dev/stdout`, a FIFO) is written into, never replaced: renaming a file
+// over /dev/null would turn it into an ordinary file that every later reader sees.
+Status write_through(const std::string& path, ByteView data) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid()) return io_error("cannot open", path);
+  AIRLOCK_CHECK(write_all(fd.get(), data, path));
+  if (!fd.close()) return io_error("cannot close", path);
+  return {};
+}
+
 }  // namespace
 
 Status write_atomically(const std::string& path, ByteView data) {
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    if (S_ISFIFO(existing.st_mode) || S_ISCHR(existing.st_mode)) return write_through(path, data);
+    return Error(ErrorCode::kIo, "cannot write '" + path +
+                                     "': it exists and is neither a regular file, a pipe "
+                                     "nor a character device");
+  }
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
   std::string temp = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
   UniqueFd fd(mkstemp(temp.data()));
   if (!fd.valid()) return io_error("cannot create a temporary file beside", path);
   fchmod(fd.get(), 0600);
-  std::size_t written = 0;
-  while (written < data.size()) {
-    const ssize_t n = ::write(fd.get(), data.data() + written, data.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      auto error = io_error("cannot write", temp);
-      fd.reset();
-      ::unlink(temp.c_str());
-      return error;
-    }
-    written += static_cast<std::size_t>(n);
+  if (auto s = write_all(fd.get(), data, temp); !s.ok()) {
+    fd.reset();
+    ::unlink(temp.c_str());
+    return s;
   }
   if (::fsync(fd.get()) != 0 || !fd.close()) {
     auto error = io_error("cannot flush", temp);

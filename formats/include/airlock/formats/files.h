@@ -24,7 +24,9 @@ inline constexpr std::string_view kRequestExtension = ".alreq";
 inline constexpr std::string_view kResponseExtension = ".alres";
 
 // Writes `data` to `path` through a temporary file and rename; mode 0600 (envelopes describe
-// the vault's business). Never leaves a partial file at `path`.
+// the vault's business). Never leaves a partial file at `path`. A pipe or character device
+// at `path` (`/dev/stdout`, a FIFO) is written into instead, and any other kind of file is
+// refused, so a device is never replaced by an ordinary file.
 [[nodiscard]] Status write_atomically(const std::string& path, ByteView data);
 
 // Reads at most `limit` bytes from a file, or from standard input when `path` is "-"; a larger
