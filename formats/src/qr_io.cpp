@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -6,9 +8,13 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
+#include <airlock/common/fd.h>
 #include <airlock/formats/dense.h>
+#include <airlock/formats/files.h>
 #include <airlock/formats/image.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/formats/qr_io.h>
@@ -199,16 +205,104 @@ Result<std::vector<Bytes>> render_pngs(const transfer::Sender& sender, std::uint
   return pngs;
 }
 
-Status write_png_folder(const std::vector<Bytes>& pngs, const std::string& folder) {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string frame_name(std::size_t index) {
+  std::ostringstream name;
+  name << "frame-" << std::setw(4) << std::setfill('0') << index + 1 << ".png";
+  return name.str();
+}
+
+// A name write_png_folder gives a frame: frame-, four or more digits, .png.
+bool is_frame_name(std::string_view name) {
+  constexpr std::string_view kPrefix = "frame-";
+  constexpr std::string_view kSuffix = ".png";
+  if (name.size() < kPrefix.size() + 4 + kSuffix.size() || !name.starts_with(kPrefix) ||
+      !name.ends_with(kSuffix))
+    return false;
+  const auto digits = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "req/" names the folder "req" (so what goes beside it goes beside, not inside).
+Result<fs::path> frame_folder(const std::string& folder) {
+  fs::path path(folder);
+  if (!path.has_filename()) path = path.parent_path();
+  if (!path.has_filename() || path.filename() == "." || path.filename() == "..")
+    return Error(ErrorCode::kUsage, "'" + folder + "': name a folder for the frames, not a root");
+  return path;
+}
+
+// Deletes the frames in `folder`, then the folder if that left it empty. Nothing else is ever
+// deleted: what is not a frame stays.
+void remove_frames(const fs::path& folder) {
   std::error_code ec;
-  std::filesystem::create_directories(folder, ec);
-  if (ec) return Error(ErrorCode::kIo, "cannot create folder '" + folder + "': " + ec.message());
-  for (std::size_t i = 0; i < pngs.size(); ++i) {
-    std::ostringstream name;
-    name << "frame-" << std::setw(4) << std::setfill('0') << i + 1 << ".png";
-    AIRLOCK_CHECK(
-        files::write_atomically((std::filesystem::path(folder) / name.str()).string(), pngs[i]));
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    if (is_frame_name(entry.path().filename().string())) fs::remove(entry.path(), ec);
   }
+  fs::remove(folder, ec);
+}
+
+}  // namespace
+
+Status check_png_folder(const std::string& folder) {
+  AIRLOCK_TRY(path, frame_folder(folder));
+  std::error_code ec;
+  const auto status = fs::symlink_status(path, ec);
+  if (!fs::exists(status)) return {};
+  if (!fs::is_directory(status))
+    return Error(ErrorCode::kUsage, "'" + folder + "' exists and is not a folder");
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!is_frame_name(name) || entry.is_symlink(ec) || !entry.is_regular_file(ec)) {
+      return Error(ErrorCode::kUsage,
+                   "'" + folder + "' holds '" + name +
+                       "', which is not a QR frame: give a new folder, or one holding only "
+                       "frame-NNNN.png files (those are replaced)");
+    }
+  }
+  if (ec) return Error(ErrorCode::kIo, "cannot read folder '" + folder + "': " + ec.message());
+  return {};
+}
+
+Status write_png_folder(const std::vector<Bytes>& pngs, const std::string& folder) {
+  AIRLOCK_CHECK(check_png_folder(folder));
+  AIRLOCK_TRY(path, frame_folder(folder));
+  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec)
+    return Error(ErrorCode::kIo, "cannot create folder '" + parent.string() + "': " + ec.message());
+  // Written whole beside the folder, then put in its place in one step, so a reader never sees
+  // half the frames or frames of two transfers mixed.
+  std::string staging = (parent / ("." + path.filename().string() + ".partial-XXXXXX")).string();
+  if (::mkdtemp(staging.data()) == nullptr) {
+    return Error(ErrorCode::kIo,
+                 "cannot create a folder beside '" + folder + "': " + std::strerror(errno));
+  }
+  for (std::size_t i = 0; i < pngs.size(); ++i) {
+    if (auto s = files::write_atomically((fs::path(staging) / frame_name(i)).string(), pngs[i]);
+        !s.ok()) {
+      remove_frames(staging);
+      return s;
+    }
+  }
+  if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    remove_frames(staging);  // now the earlier frames
+  } else {
+    // No folder yet (or a file system that cannot swap): the earlier frames go first.
+    if (errno != ENOENT) remove_frames(path);
+    if (::rename(staging.c_str(), path.c_str()) != 0) {
+      const int error = errno;
+      remove_frames(staging);
+      return Error(ErrorCode::kIo,
+                   "cannot move the frames into '" + folder + "': " + std::strerror(error));
+    }
+  }
+  const UniqueFd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (parent_fd.valid()) ::fsync(parent_fd.get());
   return {};
 }
 

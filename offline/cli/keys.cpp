@@ -82,7 +82,8 @@ struct KeyOptions {
 void keystore_options(po::options_description& options, KeyOptions& o, bool writing) {
   options.add_options()("help,h", "show this help")(
       "keystore", po::value<std::string>(&o.keystore)->required(), "keystore file")(
-      "passphrase-fd", po::value<int>(&o.passphrase_fd)->default_value(-1),
+      "passphrase-fd",
+      airlock::cli::descriptor(&o.passphrase_fd, "passphrase-fd")->default_value(-1),
       "read the passphrase from this file descriptor instead of asking on the terminal");
   add_network_override(options, o.allow_network);
   if (writing) {
@@ -343,13 +344,16 @@ Result<SecretBytes> key_from_typed_shares(const KeyOptions& o,
 }
 
 void phrase_options(po::options_description& options, KeyOptions& o) {
-  options.add_options()("mnemonic-fd", po::value<int>(&o.mnemonic_fd)->default_value(-1),
+  options.add_options()("mnemonic-fd",
+                        airlock::cli::descriptor(&o.mnemonic_fd, "mnemonic-fd")->default_value(-1),
                         "read the BIP39 phrase from this file descriptor")(
-      "mnemonic-passphrase-fd", airlock::cli::optional_value(&o.mnemonic_passphrase_fd),
+      "mnemonic-passphrase-fd",
+      airlock::cli::optional_descriptor(&o.mnemonic_passphrase_fd, "mnemonic-passphrase-fd"),
       "read the BIP39 passphrase from this file descriptor (default: none)")(
-      "shares-fd", po::value<int>(&o.shares_fd)->default_value(-1),
+      "shares-fd", airlock::cli::descriptor(&o.shares_fd, "shares-fd")->default_value(-1),
       "read the SLIP-0039 shares from this file descriptor, one a line")(
-      "slip39-passphrase-fd", airlock::cli::optional_value(&o.slip39_passphrase_fd),
+      "slip39-passphrase-fd",
+      airlock::cli::optional_descriptor(&o.slip39_passphrase_fd, "slip39-passphrase-fd"),
       "read the SLIP-0039 passphrase from this file descriptor (default: none)");
 }
 
@@ -624,9 +628,10 @@ int run_passphrase(const std::vector<std::string>& args) {
       "the old file's bytes are then overwritten.\n\noptions");
   KeyOptions o;
   keystore_options(options, o, true);
-  options.add_options()("new-passphrase-fd",
-                        po::value<int>(&o.new_passphrase_fd)->default_value(-1),
-                        "read the new passphrase from this file descriptor");
+  options.add_options()(
+      "new-passphrase-fd",
+      airlock::cli::descriptor(&o.new_passphrase_fd, "new-passphrase-fd")->default_value(-1),
+      "read the new passphrase from this file descriptor");
   int code = 0;
   if (!airlock::cli::parse(kProgram, args, options, {}, code)) return code;
   auto limits = kdf_limits(o);

@@ -229,6 +229,16 @@ void add_qr_output(po::options_description& options, QrOutput& out, const char* 
       "density", po::value<std::string>(&out.density)->default_value(out.density), density_help);
 }
 
+// The QR output's options, checked before anything is read or decided: the density, and a
+// --qr-png folder that holds nothing but frames (anything else there is the operator's).
+airlock::Result<airlock::density::Density> check_qr_output(const QrOutput& out) {
+  if (out.png) {
+    if (auto s = airlock::qr_io::check_png_folder(*out.png); !s.ok())
+      return s.error().in_field("--qr-png");
+  }
+  return airlock::density::parse(out.density);
+}
+
 // Shows `content` as QR frames where `out` says: PNG files in --qr-png DIR, animated on the
 // terminal with --qr-terminal (for --qr-seconds, or until `deadline_unix`).
 airlock::Status show_as_qr(const airlock::transfer::Content& content, const QrOutput& out,
@@ -298,9 +308,10 @@ po::options_description sign_options(SignOptions& o) {
                 "screen), medium (any webcam), low (a poor camera)");
   options.add_options()("idl-dir", po::value<std::string>(&o.idl_dir)->default_value(o.idl_dir),
                         "folder of Anchor IDL files for the programs to decode")(
-      "passphrase-fd", po::value<int>(&o.passphrase_fd)->default_value(-1),
+      "passphrase-fd",
+      airlock::cli::descriptor(&o.passphrase_fd, "passphrase-fd")->default_value(-1),
       "read the keystore passphrase from this file descriptor instead of the terminal")(
-      "confirm-fd", po::value<int>(&o.confirm_fd)->default_value(-1),
+      "confirm-fd", airlock::cli::descriptor(&o.confirm_fd, "confirm-fd")->default_value(-1),
       "read the yes/no answer from this file descriptor instead of the terminal")(
       "auto-approve", po::bool_switch(&o.auto_approve),
       "sign without asking where the policy marks the action auto_approve and nothing warns")(
@@ -352,7 +363,7 @@ int run_sign(const std::vector<std::string>& args) {
   if (!airlock::cli::parse(kProgram, args, options, {request_positional(o.source)}, code))
     return code;
   // Checked before anything is read or decided, like every other option.
-  const auto chosen_density = airlock::density::parse(o.qr.density);
+  const auto chosen_density = check_qr_output(o.qr);
   if (!chosen_density.ok()) return report(chosen_density.error());
   if (!o.out && !o.qr.any()) {
     return report(
@@ -492,7 +503,7 @@ int run_log(const std::vector<std::string>& args) {
   const std::string action = o.action.value_or("");
   if (action != "verify" && action != "show" && action != "export")
     return report(Error(ErrorCode::kUsage, "log needs the action: verify, show or export"));
-  const auto chosen_density = airlock::density::parse(o.qr.density);
+  const auto chosen_density = check_qr_output(o.qr);
   if (!chosen_density.ok()) return report(chosen_density.error());
   const bool exporting = o.out || o.qr.any();
   if (action == "export" && !exporting) {

@@ -3,6 +3,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <airlock/cli/options.h>
 
@@ -128,6 +129,42 @@ TEST(CliOptions, AnOptionIsNeverTakenAsTheValueOfTheOneBefore) {
   ASSERT_TRUE(parse_example(given, {"--journal=--odd-name", "--json"}).ran);
   EXPECT_EQ(given.journal, "--odd-name");
   EXPECT_TRUE(given.json);
+}
+
+// A descriptor option names a descriptor open when the command starts; a redirection left off
+// is a usage error, never an empty answer read later.
+TEST(CliOptions, ADescriptorMustBeOpen) {
+  const auto run = [](const std::vector<std::string>& args, int& fd, std::optional<int>& other) {
+    po::options_description options("example");
+    options.add_options()("confirm-fd", descriptor(&fd, "confirm-fd")->default_value(-1), "fd")(
+        "other-fd", optional_descriptor(&other, "other-fd"), "fd");
+    Parsed p;
+    testing::internal::CaptureStderr();
+    p.ran = parse("airlock-test", args, options, {}, p.exit_code);
+    p.said = testing::internal::GetCapturedStderr();
+    return p;
+  };
+  int fd = 0;
+  std::optional<int> other;
+  ASSERT_TRUE(run({}, fd, other).ran) << "absent: the terminal";
+  EXPECT_EQ(fd, -1);
+  EXPECT_FALSE(other.has_value());
+  ASSERT_TRUE(run({"--confirm-fd", "2", "--other-fd", "0"}, fd, other).ran);
+  EXPECT_EQ(fd, 2);
+  EXPECT_EQ(other, 0);
+  // High, so that nothing the test opens meanwhile (the captured stderr) takes its number.
+  const int closed = 987;
+  ::close(closed);
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--confirm-fd", std::to_string(closed)},
+                                             {"--other-fd", std::to_string(closed)},
+                                             {"--confirm-fd", "-7"}}) {
+    SCOPED_TRACE(args[0] + " " + args[1]);
+    const auto p = run(args, fd, other);
+    EXPECT_FALSE(p.ran);
+    EXPECT_EQ(p.exit_code, kExitUsage);
+    EXPECT_THAT(p.said, HasSubstr(args[0] + " must name an open file descriptor"));
+  }
 }
 
 }  // namespace

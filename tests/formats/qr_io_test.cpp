@@ -1,6 +1,8 @@
 // The QR receive loop: progress reaches the caller's callback, and the library prints nothing.
 #include <chrono>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 
 #include "support/helpers.h"
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 namespace airlock::qr_io {
@@ -119,6 +122,47 @@ TEST(QrReceive, WithoutACallbackItIsSilent) {
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   ASSERT_TRUE(received.ok()) << received.error().to_string();
   EXPECT_EQ(received->content.bytes, payload);
+}
+
+// The names in a folder, sorted.
+std::vector<std::string> names_in(const std::filesystem::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(folder))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(PngFolder, FramesOfAnEarlierTransferAreReplacedWholeAndNothingIsLeftBeside) {
+  airlock::test::ScratchDir dir("airlock-png-folder");
+  const std::string folder = dir.file("frames");
+  const std::vector<Bytes> five(5, Bytes{1, 2, 3});
+  ASSERT_TRUE(write_png_folder(five, folder).ok());
+  EXPECT_EQ(names_in(folder).size(), 5U);
+  // A shorter transfer later: its frames only, none of the earlier one's left to mix in. "/"
+  // at the end names the same folder.
+  ASSERT_TRUE(write_png_folder({Bytes{4}, Bytes{5}}, folder + "/").ok());
+  EXPECT_THAT(names_in(folder), ElementsAre("frame-0001.png", "frame-0002.png"));
+  EXPECT_THAT(names_in(dir.path()), ElementsAre("frames")) << "no staging folder left";
+}
+
+TEST(PngFolder, AFolderHoldingAnythingButFramesIsRefusedAndKeptAsItWas) {
+  airlock::test::ScratchDir dir("airlock-png-folder");
+  const std::string folder = dir.file("photos");
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder + "/holiday.jpg") << "the operator's";
+  std::ofstream(folder + "/frame-0001.png") << "looks like a frame";
+  const auto s = write_png_folder({Bytes{1}}, folder);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code(), ErrorCode::kUsage);
+  EXPECT_THAT(s.error().to_string(), HasSubstr("holds 'holiday.jpg', which is not a QR frame"));
+  EXPECT_THAT(names_in(folder), ElementsAre("frame-0001.png", "holiday.jpg"));
+  EXPECT_THAT(names_in(dir.path()), ElementsAre("photos")) << "no staging folder left";
+  // A file where the folder should be, and a root, are refused too.
+  std::ofstream(dir.file("plain")) << "a file";
+  EXPECT_THAT(write_png_folder({Bytes{1}}, dir.file("plain")).error().to_string(),
+              HasSubstr("exists and is not a folder"));
+  EXPECT_FALSE(check_png_folder("/").ok());
 }
 
 }  // namespace

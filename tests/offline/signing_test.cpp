@@ -66,6 +66,14 @@ class SigningTest : public SigningTwin {
                     .ok());
   }
 
+  // The request as an .alreq file, req.alreq, as the online half writes it.
+  void write_request_file(const envelope::SignRequest& q) {
+    ASSERT_TRUE(files::write_atomically(dir.file("req.alreq"),
+                                        files::wrap_envelope(files::EnvelopeKind::kRequest,
+                                                             envelope::encode_request(q)))
+                    .ok());
+  }
+
   // A policy file that accepts unpinned tables, the passphrase and the operator's answer.
   void write_command_inputs(const std::string& reply) {
     write_text("policy.toml",
@@ -221,10 +229,7 @@ TEST_F(SigningTest, AWrongPassphraseDecidesNothing) {
 
 TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
   const auto q = swap_request();
-  ASSERT_TRUE(files::write_atomically(
-                  dir.file("req.alreq"),
-                  files::wrap_envelope(files::EnvelopeKind::kRequest, envelope::encode_request(q)))
-                  .ok());
+  write_request_file(q);
   write_command_inputs("yes");
   log.reset();  // the command takes the log's lock
   const std::string common = sign_command() + dir.file("req.alreq");
@@ -250,10 +255,7 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
   // A request for a vault the policy does not list: refused, exit 1, the refusal still written.
   auto other = swap_request();
   other.vault = public_key_from_base58(kOtherVault).value();
-  ASSERT_TRUE(files::write_atomically(dir.file("req.alreq"),
-                                      files::wrap_envelope(files::EnvelopeKind::kRequest,
-                                                           envelope::encode_request(other)))
-                  .ok());
+  write_request_file(other);
   const auto refused_run =
       airlock::test::run_command(common + " --out " + dir.file("refused.alres"));
   EXPECT_EQ(refused_run.exit_code, 1) << refused_run.output;
@@ -315,10 +317,7 @@ TEST_F(SigningTest, TheCommandLineSignsAirGappedWithoutTheOverride) {
   if (airlock::test::run_command(airgapped + " true").exit_code != 0)
     GTEST_SKIP() << "no network namespaces here (unshare --net refused)";
   const auto q = swap_request();
-  ASSERT_TRUE(files::write_atomically(
-                  dir.file("req.alreq"),
-                  files::wrap_envelope(files::EnvelopeKind::kRequest, envelope::encode_request(q)))
-                  .ok());
+  write_request_file(q);
   write_command_inputs("yes");
   log.reset();
   std::string command = sign_command();
@@ -377,13 +376,44 @@ TEST_F(SigningTest, TheCommandLineReadsTheRequestFromQrImagesAndAnswersInQrImage
   }
 }
 
+TEST_F(SigningTest, AResponseFolderHoldingTheOperatorsFilesIsRefusedBeforeAnythingIsDecided) {
+  const auto q = swap_request();
+  write_request_file(q);
+  std::filesystem::create_directories(dir.file("usb"));
+  std::ofstream(dir.file("usb/notes.txt")) << "the operator's";
+  write_command_inputs("y");
+  log.reset();
+  const auto log_before = airlock::test::text_of(dir.file("audit.log"));
+  const auto run = airlock::test::run_command(sign_command() + "--qr-png " + dir.file("usb") + " " +
+                                              dir.file("req.alreq"));
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("--qr-png: '" + dir.file("usb") +
+                                    "' holds 'notes.txt', which is not a QR frame"));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("usb/notes.txt")));
+  EXPECT_EQ(airlock::test::text_of(dir.file("audit.log")), log_before) << "nothing was decided";
+}
+
+// The answer's descriptor with its redirection left off is a usage error before anything is
+// shown or recorded, not a "no" the audit log would record as the operator's.
+TEST_F(SigningTest, AnAnswerDescriptorThatIsNotOpenIsAUsageErrorNotADecline) {
+  write_request_file(swap_request());
+  write_command_inputs("y");
+  log.reset();
+  const auto log_before = airlock::test::text_of(dir.file("audit.log"));
+  std::string command = sign_command();
+  command = command.substr(0, command.find(" 4<")) + " --out " + dir.file("res.alres") + " " +
+            dir.file("req.alreq");
+  const auto run = airlock::test::run_command(command);
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("--confirm-fd must name an open file descriptor"));
+  EXPECT_EQ(airlock::test::text_of(dir.file("audit.log")), log_before) << "nothing was decided";
+  EXPECT_FALSE(std::filesystem::exists(dir.file("res.alres")));
+}
+
 TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) {
   const auto q = swap_request();
   write_command_inputs("unused");
-  ASSERT_TRUE(files::write_atomically(
-                  dir.file("req.alreq"),
-                  files::wrap_envelope(files::EnvelopeKind::kRequest, envelope::encode_request(q)))
-                  .ok());
+  write_request_file(q);
   log.reset();
   const std::string command = std::string(AIRLOCK_OFFLINE_BIN) +
                               " sign --unsafe-allow-network --keystore " + keystore + " --policy " +
@@ -399,10 +429,7 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
 
   // A new request; a plain Enter declines and the key is never asked for.
   const auto second = swap_request();
-  ASSERT_TRUE(files::write_atomically(dir.file("req.alreq"),
-                                      files::wrap_envelope(files::EnvelopeKind::kRequest,
-                                                           envelope::encode_request(second)))
-                  .ok());
+  write_request_file(second);
   const auto [declined, declined_screen] = airlock::test::run_on_terminal(command, {{"[y/N]", ""}});
   EXPECT_EQ(declined, 1) << declined_screen;
   EXPECT_THAT(declined_screen, HasSubstr("operator.declined"));

@@ -142,13 +142,13 @@ std::chrono::milliseconds left_until(std::chrono::steady_clock::time_point end) 
   return std::max(left, std::chrono::milliseconds(0));
 }
 
+}  // namespace
+
 std::optional<std::string> text_of(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
-
-}  // namespace
 
 bool wait_for_file(const std::filesystem::path& path, std::chrono::milliseconds timeout) {
   const auto end = std::chrono::steady_clock::now() + timeout;

@@ -76,6 +76,9 @@ class FolderWatch {
   int fd_ = -1;
 };
 
+// The file's bytes, or nothing when it cannot be read.
+std::optional<std::string> text_of(const std::filesystem::path& path);
+
 // Waits until `path` exists (made there or renamed into place whole), at most `timeout`.
 bool wait_for_file(const std::filesystem::path& path, std::chrono::milliseconds timeout);
 

@@ -76,8 +76,12 @@ struct Received {
 // Frames 1..count rendered as PNG images.
 [[nodiscard]] Result<std::vector<Bytes>> render_pngs(const transfer::Sender& sender,
                                                      std::uint32_t count, int scale);
-// frame-0001.png ... in `folder` (created if needed).
+// frame-0001.png ... in `folder`, written beside it and put in its place in one step; the
+// frames of an earlier transfer there are replaced. A folder holding anything but such frames
+// is refused (check_png_folder), never emptied: it is the operator's.
 [[nodiscard]] Status write_png_folder(const std::vector<Bytes>& pngs, const std::string& folder);
+// Whether write_png_folder may write to `folder`: it does not exist, or holds only frames.
+[[nodiscard]] Status check_png_folder(const std::string& folder);
 
 struct TerminalOptions {
   int fps = 8;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <boost/program_options.hpp>
+#include <fcntl.h>
 
 #include <airlock/cli/cli.h>
 
@@ -50,6 +51,28 @@ po::typed_value<T>* optional_in(std::optional<T>* out, T lo, T hi, const char* o
   return po::value<T>()->notifier([out, lo, hi, option](const T& v) {
     check_range(v, lo, hi, option);
     *out = v;
+  });
+}
+
+// A file descriptor option (--passphrase-fd 3): the descriptor must be open when the command
+// starts, so a redirection left off is a usage error naming the option, not an empty answer
+// (read as "no" or as an empty passphrase) after the request was shown.
+inline void check_descriptor(int fd, const char* option) {
+  if (fd < 0 || ::fcntl(fd, F_GETFD) == -1) {
+    throw po::error(std::string("--") + option + " must name an open file descriptor (give it " +
+                    "with a redirection such as " + std::to_string(fd < 0 ? 3 : fd) + "<file)");
+  }
+}
+// Bound to `*out`; -1 (its default) is the terminal.
+inline po::typed_value<int>* descriptor(int* out, const char* option) {
+  return po::value<int>(out)->notifier([option](int fd) {
+    if (fd != -1) check_descriptor(fd, option);
+  });
+}
+inline po::typed_value<int>* optional_descriptor(std::optional<int>* out, const char* option) {
+  return po::value<int>()->notifier([out, option](int fd) {
+    check_descriptor(fd, option);
+    *out = fd;
   });
 }
 
