@@ -84,6 +84,8 @@ TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
   const std::string out = " --request-out " + dir.file("req.alreq") + " --response " +
                           dir.file("res.alres") + " --journal " + dir.file("journal.sqlite");
   const json before = counters();
+  std::filesystem::create_directories(dir.file("shots"));  // the operator's, never emptied
+  std::ofstream(dir.file("shots/mine.txt")) << "kept";
   const std::vector<std::tuple<std::string, int, std::string>> cases = {
       {"pools --query nokey", 2, "--query: must be KEY=VALUE"},
       {"act vault/update --body '[1]'" + out, 2, "--body: must be a JSON object"},
@@ -103,6 +105,11 @@ TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
        2, "--cursor-bin-id: must be an integer"},
       {"act vault/update --vault " + std::string(kVault) + " --remaining maybe" + out, 2,
        "--remaining: must be ask, build or show"},
+      {"act vault/update --vault " + std::string(kVault) + " --request-qr-png " +
+           dir.file("shots") + " --response " + dir.file("res.alres") + " --journal " +
+           dir.file("journal.sqlite"),
+       2,
+       "--request-qr-png: '" + dir.file("shots") + "' holds 'mine.txt', which is not a QR frame"},
       {"vaults --pace-file /nonexistent/dir/pacing", 3,
        "pacing file /nonexistent/dir/pacing: cannot open"},
   };
@@ -113,6 +120,7 @@ TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
     EXPECT_THAT(r.output, HasSubstr(expected));
   }
   EXPECT_EQ(counters()["builds"], before["builds"]) << "nothing was built";
+  EXPECT_TRUE(std::filesystem::exists(dir.file("shots/mine.txt")));
   const auto history = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
                                                   " history --journal /nonexistent/dir/j.sqlite");
   EXPECT_EQ(history.exit_code, 3) << history.output;

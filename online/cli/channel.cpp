@@ -1,0 +1,169 @@
+// The channel to the offline half (channel.h): files, QR frames, a page, the terminal, a camera.
+#include "channel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include <unistd.h>
+
+#include <airlock/formats/files.h>
+#include <airlock/formats/html.h>
+#include <airlock/formats/qr_io.h>
+
+#include "shared.h"
+
+using namespace airlock;
+
+namespace online_cli {
+namespace {
+
+Status write_request(const Transport& t, const envelope::SignRequest& q) {
+  const Bytes cbor = envelope::encode_request(q);
+  if (t.request_file) {
+    AIRLOCK_CHECK(files::write_atomically(
+        *t.request_file, files::wrap_envelope(files::EnvelopeKind::kRequest, cbor)));
+  }
+  if (!t.request_png && !t.request_html) return {};
+  AIRLOCK_TRY(sender,
+              transfer::Sender::create({dense::ContentType::kSignRequest, cbor}, t.framing));
+  AIRLOCK_TRY(pngs, qr_io::render_pngs(sender, qr_io::default_frame_count(sender), 4));
+  if (t.request_html) {
+    // One page to open full-screen in front of the offline machine's camera, counting down to
+    // the deadline.
+    html::PageOptions page;
+    page.title = "airlock sign request: " + q.action;
+    page.deadline_unix = q.deadline;
+    const std::string text = html::animated_qr_page(pngs, page);
+    AIRLOCK_CHECK(files::write_atomically(
+        *t.request_html,
+        ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())));
+    std::cerr << "airlock-online: request as an animated page in " << *t.request_html << "\n";
+  }
+  if (t.request_png) {
+    // A fresh set per round, put in place whole, so frames of an earlier request are never
+    // mixed in.
+    AIRLOCK_CHECK(qr_io::write_png_folder(pngs, *t.request_png));
+    std::cerr << "airlock-online: request as " << pngs.size() << " QR frame(s) in "
+              << *t.request_png << "\n";
+  }
+  return {};
+}
+
+// The response for this request, once it is complete; nullopt while it is not there yet.
+// What a response location holds now: names, sizes and modification times. The wait loop reads
+// and decodes only when this changes, not every quarter second.
+std::string snapshot(const std::string& path) {
+  std::error_code ec;
+  std::string out;
+  const auto describe = [&](const std::filesystem::path& p) {
+    const auto size = std::filesystem::file_size(p, ec);
+    const auto time = std::filesystem::last_write_time(p, ec);
+    out += p.filename().string() + ":" + std::to_string(ec ? 0 : size) + ":" +
+           std::to_string(time.time_since_epoch().count()) + ";";
+  };
+  if (std::filesystem::is_directory(path, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) describe(entry.path());
+  } else if (std::filesystem::exists(path, ec)) {
+    describe(path);
+  }
+  return out;
+}
+
+std::optional<envelope::SignResponse> try_response(const Transport& t,
+                                                   const envelope::RequestId& id,
+                                                   std::string& seen) {
+  const std::string now = snapshot(t.response_file ? *t.response_file : *t.response_qr);
+  if (now.empty() || now == seen) return std::nullopt;
+  seen = now;
+  Bytes cbor;
+  if (t.response_file) {
+    auto file = files::read_limited(*t.response_file, envelope::kMaxResponseBytes + 16);
+    if (!file.ok()) return std::nullopt;
+    auto unwrapped = files::unwrap_envelope(*file);
+    if (!unwrapped.ok() || unwrapped->first != files::EnvelopeKind::kResponse) return std::nullopt;
+    cbor = unwrapped->second;
+  } else {
+    if (!std::filesystem::is_directory(*t.response_qr)) return std::nullopt;
+    auto source = frames::open_png_files({*t.response_qr});
+    if (!source.ok()) return std::nullopt;
+    auto received = qr_io::receive(**source, {.timeout = std::chrono::seconds(10)});
+    if (!received.ok() || received->content.type != dense::ContentType::kSignResponse)
+      return std::nullopt;
+    cbor = received->content.bytes;
+  }
+  auto response = envelope::decode_response(cbor);
+  if (!response.ok() || response->request_id != id) return std::nullopt;  // another round's
+  return std::move(response).value();
+}
+
+// Reads the camera until a response to this request is complete or the deadline passes. A
+// response still on the offline screen from an earlier round is read, recognised by its id and
+// skipped.
+std::optional<envelope::SignResponse> response_from_camera(frames::FrameSource& source,
+                                                           const envelope::SignRequest& q) {
+  for (;;) {
+    const std::int64_t left = static_cast<std::int64_t>(q.deadline) - now_s();
+    if (left <= 0) return std::nullopt;
+    auto received = qr_io::receive(source, {.timeout = std::chrono::seconds(left),
+                                            .on_progress = qr_io::terminal_progress(kProgram)});
+    if (!received.ok()) return std::nullopt;  // the deadline passed or the stream ended
+    if (received->content.type != dense::ContentType::kSignResponse) continue;
+    auto response = envelope::decode_response(received->content.bytes);
+    if (response.ok() && response->request_id == q.request_id) return std::move(response).value();
+  }
+}
+
+}  // namespace
+
+online::Courier courier_for(const Transport& t, frames::FrameSource* camera) {
+  return [&t,
+          camera](const envelope::SignRequest& q) -> Result<std::optional<envelope::SignResponse>> {
+    AIRLOCK_CHECK(write_request(t, q));
+    // The terminal animation runs beside the wait and stops when it ends.
+    std::atomic<bool> stop_animation{false};
+    std::optional<transfer::Sender> terminal_sender;
+    std::thread animation;
+    if (t.request_terminal) {
+      AIRLOCK_TRY(sender,
+                  transfer::Sender::create(
+                      {dense::ContentType::kSignRequest, envelope::encode_request(q)}, t.framing));
+      terminal_sender.emplace(std::move(sender));
+      qr_io::TerminalOptions shown;
+      shown.seconds = static_cast<int>(
+          std::max<std::int64_t>(1, static_cast<std::int64_t>(q.deadline) - now_s()));
+      shown.deadline_unix = q.deadline;
+      shown.stop = &stop_animation;
+      animation = std::thread(
+          [&terminal_sender, shown] { (void)qr_io::animate_terminal(*terminal_sender, shown); });
+    }
+    std::optional<envelope::SignResponse> response;
+    if (camera) {
+      response = response_from_camera(*camera, q);
+    } else {
+      // On a terminal, the time left counts down on one line the whole time (the animation
+      // shows it itself).
+      const bool terminal = ::isatty(2) == 1 && !t.request_terminal;
+      std::int64_t shown = -1;
+      std::string seen;
+      while (!(response = try_response(t, q.request_id, seen))) {
+        const std::int64_t left = static_cast<std::int64_t>(q.deadline) - now_s();
+        if (left < 0) break;
+        if (terminal && left != shown) {
+          std::cerr << "\rairlock-online: waiting for the offline half's signatures: " << left
+                    << " s left   " << std::flush;
+          shown = left;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      }
+      if (terminal && shown >= 0) std::cerr << "\n";
+    }
+    stop_animation = true;
+    if (animation.joinable()) animation.join();
+    return response;
+  };
+}
+
+}  // namespace online_cli
