@@ -88,5 +88,46 @@ TEST(Fields, ABodyIsCheckedFieldByField) {
   EXPECT_THAT(check_body("vault/explode", good).error().message(), HasSubstr("not one of the 28"));
 }
 
+// The rules the spec states between fields, checked before anything is built.
+TEST(Fields, TheRulesBetweenFieldsAreCheckedByName) {
+  const std::string vault = "CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT";
+  const std::string usdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+  const std::string sol = "So11111111111111111111111111111111111111112";
+  const auto message = [](const std::string& action, const json& body) {
+    const auto s = check_body(action, body);
+    return s.ok() ? std::string("ok") : s.error().message();
+  };
+  EXPECT_EQ(message("vault/claim-fee", json::object()),
+            "body.vault: is required: every builder but vault/initialize acts on a vault");
+  EXPECT_EQ(message("vault/initialize", {{"depositMint", usdc}}), "ok");
+  const json swap = {{"vault", vault},
+                     {"sourceMint", usdc},
+                     {"destinationMint", sol},
+                     {"amount", "1"},
+                     {"slippageBps", 50}};
+  EXPECT_EQ(message("aggregator/swap", swap), "ok");
+  auto same = swap;
+  same["destinationMint"] = usdc;
+  EXPECT_EQ(message("aggregator/swap", same), "body.destinationMint: must differ from sourceMint");
+  const json add = {{"vault", vault}, {"position", sol}, {"lowerBinId", 10}};
+  EXPECT_EQ(message("dlmm/add", add),
+            "body.upperBinId: the sub-range is lowerBinId and upperBinId together, or neither");
+  EXPECT_EQ(message("dlmm/remove", {{"vault", vault}, {"upperBinId", 10}}),
+            "body.lowerBinId: the sub-range is lowerBinId and upperBinId together, or neither");
+  EXPECT_EQ(message("dlmm/add", {{"vault", vault}, {"lowerBinId", 10}, {"upperBinId", 10}}), "ok")
+      << "an inclusive range of one bin";
+  EXPECT_EQ(message("dlmm/flip", {{"vault", vault}, {"lowerBinId", 11}, {"upperBinId", 10}}),
+            "body.upperBinId: must not be below lowerBinId (it is inclusive)");
+  EXPECT_EQ(message("dlmm/open", {{"vault", vault}, {"lowerBinId", 10}, {"upperBinId", 10}}),
+            "body.upperBinId: must be above lowerBinId (it is exclusive)");
+  EXPECT_EQ(message("dlmm/open", {{"vault", vault}, {"lowerBinId", 0}, {"upperBinId", 1400}}),
+            "ok");
+  EXPECT_EQ(message("dlmm/open", {{"vault", vault}, {"lowerBinId", 0}, {"upperBinId", 1401}}),
+            "body.upperBinId: dlmm/open takes at most 1400 bins");
+  // Fields a builder does not take are ignored, as the API ignores them.
+  EXPECT_EQ(message("dlmm/close", {{"vault", vault}, {"lowerBinId", "x"}, {"upperBinId", -5}}),
+            "ok");
+}
+
 }  // namespace
 }  // namespace airlock::online

@@ -290,5 +290,57 @@ TEST_F(AllActions, EveryBuilderProducesATransactionTheIdlDescribesAndThatConfirm
   EXPECT_FALSE(get(std::string("/vaults/") + vault + "/strategy-history").body["data"].empty());
 }
 
+// Every body airlock-online refuses for a rule between fields, the twin of the API refuses too:
+// the rules are the spec's, not stricter guesses.
+TEST_F(AllActions, WhatTheOnlineHalfRefusesBetweenFieldsTheApiRefusesToo) {
+  const std::string vault = kVault;
+  const json open_body = {{"vault", vault},    {"lbPair", kSolUsdcPool},
+                          {"amountX", "1000"}, {"amountY", "1000"},
+                          {"shape", "spot"},   {"maxActiveBinSlippage", 10}};
+  const auto with = [](json body, const json& more) {
+    body.update(more);
+    return body;
+  };
+  const auto opened =
+      run("dlmm/open", with(open_body, {{"lowerBinId", 4980}, {"upperBinId", 5020}}));
+  ASSERT_FALSE(opened.empty());
+  const std::string position = opened[0]["position"];
+  const std::vector<std::pair<std::string, json>> refused = {
+      {"vault/claim-fee", json::object()},
+      {"aggregator/swap",
+       {{"vault", vault},
+        {"sourceMint", kUsdc},
+        {"destinationMint", kUsdc},
+        {"amount", "5000000"},
+        {"slippageBps", 50}}},
+      {"dlmm/add",
+       {{"vault", vault},
+        {"position", position},
+        {"amountX", "1000"},
+        {"amountY", "1000"},
+        {"shape", "spot"},
+        {"maxActiveBinSlippage", 10},
+        {"lowerBinId", 4990}}},
+      {"dlmm/remove",
+       {{"vault", vault}, {"position", position}, {"bpsToRemove", 100}, {"upperBinId", 4990}}},
+      {"dlmm/flip",
+       {{"vault", vault},
+        {"position", position},
+        {"lowerBinId", 4985},
+        {"upperBinId", 4984},
+        {"activeBinId", 5000},
+        {"maxActiveBinSlippage", 10}}},
+      {"dlmm/open", with(open_body, {{"lowerBinId", 5000}, {"upperBinId", 5000}})},
+      {"dlmm/open", with(open_body, {{"lowerBinId", 3000}, {"upperBinId", 4401}})},
+  };
+  for (const auto& [action, body] : refused) {
+    SCOPED_TRACE(action + " " + body.dump());
+    EXPECT_FALSE(online::check_body(action, body).ok());
+    advance(4000);
+    const Reply built = post("/transactions/" + action, body);
+    EXPECT_EQ(built.status, 400) << built.body.dump();
+  }
+}
+
 }  // namespace
 }  // namespace airlock::apisim::test
