@@ -92,11 +92,11 @@ std::optional<PoolDeposit> pool_deposit(const Review& review, const Decoded& d,
   return out;
 }
 
-}  // namespace
-
-Outflows outflows_of(const Review& review) {
-  Outflows out;
-  const PublicKey& vault_program = programs::key(kVaultProgram);
+// What vault instruction `i` of step `s` moves out of the vault, counted into `out`: a known
+// amount of a known mint, or named as what this machine cannot count.
+void count_instruction(Outflows& out, const Review& review, const StepReview& s, std::size_t i) {
+  const Message& m = s.tx.message;
+  const auto& ix = m.instructions[i];
   const auto add = [&](const PublicKey& mint, std::uint64_t amount) {
     for (auto& o : out.known) {
       if (o.mint == mint) {
@@ -106,79 +106,86 @@ Outflows outflows_of(const Review& review) {
     }
     out.known.push_back({mint, amount});
   };
+  const auto unknown = [&](std::optional<PublicKey> mint, std::string what) {
+    out.unknown.push_back({mint, std::move(what), s.index});
+  };
+  if (!s.instructions[i]) {
+    unknown(std::nullopt, "vault instruction this machine cannot decode");
+    return;
+  }
+  const Decoded& d = *s.instructions[i];
+  // An account of the instruction by its IDL name, when it is a static key of the message.
+  const auto account = [&](std::string_view name) -> std::optional<PublicKey> {
+    const auto at = std::find(d.account_names.begin(), d.account_names.end(), name);
+    if (at == d.account_names.end()) return std::nullopt;
+    const auto k = static_cast<std::size_t>(at - d.account_names.begin());
+    if (k >= ix.accounts.size() || ix.accounts[k] >= m.static_keys.size()) return std::nullopt;
+    return m.static_keys[ix.accounts[k]];
+  };
+  // The mint an instruction spends: its mint argument only when its mint account says the
+  // same (a request with no intent, from Keystone, binds neither to anything else).
+  const auto spent_mint = [&](const char* arg, const char* account_name) {
+    const auto from_arg = key_arg(d.args.value(arg, ojson()));
+    const auto from_account = account(account_name);
+    return from_arg && from_account && *from_arg == *from_account ? from_arg : std::nullopt;
+  };
+  if (d.instruction == "aggregator_swap" || d.instruction == "aggregator_sweep") {
+    const bool swap = d.instruction == "aggregator_swap";
+    const auto mint = spent_mint(swap ? "source_mint" : "mint", swap ? "source_mint" : "mint");
+    const auto amount = integer_arg(d.args.value("amount", ojson()));
+    // The route spends the vault's tokens: it must spend exactly the stated amount.
+    const auto route = d.nested.find("route");
+    const auto route_spends = route == d.nested.end()
+                                  ? std::nullopt
+                                  : integer_arg(route->second.args.value("in_amount", ojson()));
+    if (mint && amount && route_spends == amount) {
+      add(*mint, *amount);
+    } else {
+      unknown(mint, d.instruction +
+                        " whose mint argument is not its mint account, or whose route "
+                        "does not spend its stated amount");
+    }
+  } else if (d.instruction == "perp_deposit") {
+    const auto mint = account("deposit_mint");
+    const auto amount = integer_arg(d.args.value("amount", ojson()));
+    if (mint && amount) {
+      add(*mint, *amount);
+    } else {
+      unknown(mint, "perp_deposit whose mint is not a static account or amount unreadable");
+    }
+  } else if (const auto deposit = pool_deposit(review, d, account("lb_pair"))) {
+    if (deposit->x && deposit->y) {
+      if (deposit->x->second != 0) add(deposit->x->first, deposit->x->second);
+      if (deposit->y->second != 0) add(deposit->y->first, deposit->y->second);
+    } else {
+      unknown(std::nullopt, d.instruction + " into pinned pool whose amounts are unreadable");
+    }
+  } else if (d.instruction == "dlmm_zap_out_swap") {
+    unknown(spent_mint("source_mint", "source_mint"),
+            "dlmm_zap_out_swap, which swaps what the position returns: no amount is stated");
+  } else if (std::find(std::begin(kMovesNothingOut), std::end(kMovesNothingOut), d.instruction) ==
+             std::end(kMovesNothingOut)) {
+    // Deposits into a DLMM pool the policy does not pin (which tokens it holds only the
+    // online half says), and flips, which state no amount.
+    unknown(std::nullopt, d.instruction +
+                              ", which moves tokens into a pool whose tokens this machine "
+                              "cannot verify (pin the pool in [[pools]]) or states no "
+                              "amount");
+  }
+}
+
+}  // namespace
+
+Outflows outflows_of(const Review& review) {
+  Outflows out;
+  const PublicKey& vault_program = programs::key(kVaultProgram);
   for (const auto& s : review.steps) {
     const Message& m = s.tx.message;
     for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
       const auto& ix = m.instructions[i];
-      if (ix.program_index >= m.static_keys.size() ||
-          m.static_keys[ix.program_index] != vault_program)
-        continue;
-      const auto unknown = [&](std::optional<PublicKey> mint, std::string what) {
-        out.unknown.push_back({mint, std::move(what), s.index});
-      };
-      if (!s.instructions[i]) {
-        unknown(std::nullopt, "vault instruction this machine cannot decode");
-        continue;
-      }
-      const Decoded& d = *s.instructions[i];
-      // An account of the instruction by its IDL name, when it is a static key of the message.
-      const auto account = [&](std::string_view name) -> std::optional<PublicKey> {
-        const auto at = std::find(d.account_names.begin(), d.account_names.end(), name);
-        if (at == d.account_names.end()) return std::nullopt;
-        const auto k = static_cast<std::size_t>(at - d.account_names.begin());
-        if (k >= ix.accounts.size() || ix.accounts[k] >= m.static_keys.size()) return std::nullopt;
-        return m.static_keys[ix.accounts[k]];
-      };
-      // The mint an instruction spends: its mint argument only when its mint account says the
-      // same (a request with no intent, from Keystone, binds neither to anything else).
-      const auto spent_mint = [&](const char* arg, const char* account_name) {
-        const auto from_arg = key_arg(d.args.value(arg, ojson()));
-        const auto from_account = account(account_name);
-        return from_arg && from_account && *from_arg == *from_account ? from_arg : std::nullopt;
-      };
-      if (d.instruction == "aggregator_swap" || d.instruction == "aggregator_sweep") {
-        const bool swap = d.instruction == "aggregator_swap";
-        const auto mint = spent_mint(swap ? "source_mint" : "mint", swap ? "source_mint" : "mint");
-        const auto amount = integer_arg(d.args.value("amount", ojson()));
-        // The route spends the vault's tokens: it must spend exactly the stated amount.
-        const auto route = d.nested.find("route");
-        const auto route_spends = route == d.nested.end()
-                                      ? std::nullopt
-                                      : integer_arg(route->second.args.value("in_amount", ojson()));
-        if (mint && amount && route_spends == amount) {
-          add(*mint, *amount);
-        } else {
-          unknown(mint, d.instruction +
-                            " whose mint argument is not its mint account, or whose route "
-                            "does not spend its stated amount");
-        }
-      } else if (d.instruction == "perp_deposit") {
-        const auto mint = account("deposit_mint");
-        const auto amount = integer_arg(d.args.value("amount", ojson()));
-        if (mint && amount) {
-          add(*mint, *amount);
-        } else {
-          unknown(mint, "perp_deposit whose mint is not a static account or amount unreadable");
-        }
-      } else if (const auto deposit = pool_deposit(review, d, account("lb_pair"))) {
-        if (deposit->x && deposit->y) {
-          if (deposit->x->second != 0) add(deposit->x->first, deposit->x->second);
-          if (deposit->y->second != 0) add(deposit->y->first, deposit->y->second);
-        } else {
-          unknown(std::nullopt, d.instruction + " into pinned pool whose amounts are unreadable");
-        }
-      } else if (d.instruction == "dlmm_zap_out_swap") {
-        unknown(spent_mint("source_mint", "source_mint"),
-                "dlmm_zap_out_swap, which swaps what the position returns: no amount is stated");
-      } else if (std::find(std::begin(kMovesNothingOut), std::end(kMovesNothingOut),
-                           d.instruction) == std::end(kMovesNothingOut)) {
-        // Deposits into a DLMM pool the policy does not pin (which tokens it holds only the
-        // online half says), and flips, which state no amount.
-        unknown(std::nullopt, d.instruction +
-                                  ", which moves tokens into a pool whose tokens this machine "
-                                  "cannot verify (pin the pool in [[pools]]) or states no "
-                                  "amount");
-      }
+      if (ix.program_index < m.static_keys.size() &&
+          m.static_keys[ix.program_index] == vault_program)
+        count_instruction(out, review, s, i);
     }
   }
   return out;

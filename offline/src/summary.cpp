@@ -384,6 +384,63 @@ std::string render_html_report(const Review& r, const std::string& title,
   return page.str();
 }
 
+namespace {
+
+// Instruction `i` of a step: its program, every account (named by the decoder or the binding,
+// with its key, flags and what bound it), the bins it moves, and the decoded arguments or the
+// raw data.
+ojson instruction_json(const StepReview& s, std::size_t i) {
+  const Message& m = s.tx.message;
+  const auto& ix = m.instructions[i];
+  ojson entry = {{"program", to_base58(m.static_keys[ix.program_index])}};
+  const auto& d = i < s.instructions.size() ? s.instructions[i] : std::nullopt;
+  const auto* bindings = i < s.bindings.size() ? &s.bindings[i] : nullptr;
+  entry["accounts"] = ojson::array();
+  for (std::size_t a = 0; a < ix.accounts.size(); ++a) {
+    const std::size_t index = ix.accounts[a];
+    const AccountBinding* bound =
+        bindings != nullptr && a < bindings->size() ? &(*bindings)[a] : nullptr;
+    ojson account;
+    if (d && a < d->account_names.size()) {
+      account["name"] = d->account_names[a];
+    } else if (bound != nullptr) {
+      account["name"] = bound->role;
+    }
+    account["key"] = index < s.roles.size() && s.roles[index].key
+                         ? ojson(to_base58(*s.roles[index].key))
+                         : ojson(nullptr);
+    if (index < s.roles.size()) {
+      account["signer"] = s.roles[index].signer;
+      account["writable"] = s.roles[index].writable;
+    }
+    if (bound != nullptr) account["bound"] = {{"source", bound->source}, {"detail", bound->detail}};
+    entry["accounts"].push_back(std::move(account));
+  }
+  if (const auto picture = d ? bin_picture(*d) : std::nullopt) {
+    entry["bins"] = {
+        {"first_bin", picture->first_bin},
+        {"last_bin", picture->last_bin},
+        {"active_bin", picture->active_bin ? ojson(*picture->active_bin) : ojson(nullptr)},
+        {"meaning", picture->caption},
+        {"x", picture->x},
+        {"y", picture->y},
+        {"out", picture->out}};
+  }
+  if (d) {
+    entry["decoded"] = {
+        {"program", d->program}, {"instruction", d->instruction}, {"args", d->args}};
+    for (const auto& [name, nested] : d->nested) {
+      entry["decoded"]["nested"][name] = {
+          {"program", nested.program}, {"instruction", nested.instruction}, {"args", nested.args}};
+    }
+  } else {
+    entry["data_hex"] = to_hex(ix.data);
+  }
+  return entry;
+}
+
+}  // namespace
+
 ojson summary_json(const envelope::SignRequest& q, const Review& r) {
   ojson j;
   j["request_id"] = request_id_hex(q.request_id);
@@ -400,56 +457,8 @@ ojson summary_json(const envelope::SignRequest& q, const Review& r) {
         {"priority_fee_lamports", s.priority_fee_lamports},
         {"durable_nonce", s.nonce ? ojson(to_base58(s.nonce->nonce_account)) : ojson(nullptr)},
         {"instructions", ojson::array()}};
-    const Message& m = s.tx.message;
-    for (std::size_t i = 0; i < m.instructions.size(); ++i) {
-      const auto& ix = m.instructions[i];
-      ojson entry = {{"program", to_base58(m.static_keys[ix.program_index])}};
-      const auto& d = i < s.instructions.size() ? s.instructions[i] : std::nullopt;
-      entry["accounts"] = ojson::array();
-      for (std::size_t a = 0; a < ix.accounts.size(); ++a) {
-        const std::size_t index = ix.accounts[a];
-        ojson account;
-        if (d && a < d->account_names.size()) {
-          account["name"] = d->account_names[a];
-        } else if (i < s.bindings.size() && a < s.bindings[i].size()) {
-          account["name"] = s.bindings[i][a].role;
-        }
-        account["key"] = index < s.roles.size() && s.roles[index].key
-                             ? ojson(to_base58(*s.roles[index].key))
-                             : ojson(nullptr);
-        if (index < s.roles.size()) {
-          account["signer"] = s.roles[index].signer;
-          account["writable"] = s.roles[index].writable;
-        }
-        if (i < s.bindings.size() && a < s.bindings[i].size()) {
-          account["bound"] = {{"source", s.bindings[i][a].source},
-                              {"detail", s.bindings[i][a].detail}};
-        }
-        entry["accounts"].push_back(std::move(account));
-      }
-      if (const auto picture = d ? bin_picture(*d) : std::nullopt) {
-        entry["bins"] = {
-            {"first_bin", picture->first_bin},
-            {"last_bin", picture->last_bin},
-            {"active_bin", picture->active_bin ? ojson(*picture->active_bin) : ojson(nullptr)},
-            {"meaning", picture->caption},
-            {"x", picture->x},
-            {"y", picture->y},
-            {"out", picture->out}};
-      }
-      if (d) {
-        entry["decoded"] = {
-            {"program", d->program}, {"instruction", d->instruction}, {"args", d->args}};
-        for (const auto& [name, nested] : d->nested) {
-          entry["decoded"]["nested"][name] = {{"program", nested.program},
-                                              {"instruction", nested.instruction},
-                                              {"args", nested.args}};
-        }
-      } else {
-        entry["data_hex"] = to_hex(ix.data);
-      }
-      step["instructions"].push_back(std::move(entry));
-    }
+    for (std::size_t i = 0; i < s.tx.message.instructions.size(); ++i)
+      step["instructions"].push_back(instruction_json(s, i));
     j["steps"].push_back(std::move(step));
   }
   j["tokens"] = ojson::array();

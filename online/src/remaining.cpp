@@ -99,8 +99,8 @@ RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t
 
 namespace {
 
-RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t now) {
-  if (steps.empty()) return manual("no step was signed, so nothing was sent");
+// The steps of the journal's last round, in order.
+std::vector<const JournalStep*> last_round_of(const std::vector<JournalStep>& steps) {
   const int last_round =
       std::max_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
         return a.round < b.round;
@@ -109,14 +109,17 @@ RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t no
   for (const auto& st : steps)
     if (st.round == last_round) round.push_back(&st);
   std::sort(round.begin(), round.end(), [](auto* a, auto* b) { return a->step < b->step; });
-  const std::string action = round.front()->action;
-  const json& body = round.front()->body;
+  return round;
+}
 
-  std::vector<const JournalStep*> done, undone;
+// Why nothing can be planned yet: a step whose outcome is not known, or one never sent whose
+// signed bytes could still land.
+std::optional<RemainingWork> not_yet(const std::vector<const JournalStep*>& round,
+                                     std::int64_t now) {
   for (const JournalStep* st : round) {
     const std::string& s = st->status;
     if (s == ss::kSending || s == ss::kPending || s == ss::kUnknown) {
-      return manual("step " + std::to_string(st->step) + " of round " + std::to_string(last_round) +
+      return manual("step " + std::to_string(st->step) + " of round " + std::to_string(st->round) +
                     " is " + s + ": run airlock-online resume to learn its outcome first");
     }
     if (s == ss::kSigned && st->built_at + kTicketSeconds > now) {
@@ -126,37 +129,16 @@ RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t no
           "step " + std::to_string(st->step) + " was signed but not sent and stays valid for " +
           std::to_string(st->built_at + kTicketSeconds - now) + " s more; plan again after that");
     }
-    (s == ss::kConfirmed ? done : undone).push_back(st);
   }
-  if (undone.empty()) {
-    const JournalStep& last = *round.back();
-    if (last.next && json_fields::text(*last.next, "path").empty() == false) {
-      return {RemainingWork::Kind::kOffer,
-              {{json_fields::text(*last.next, "path"), last.next->value("body", json::object())}},
-              "every step confirmed; the follow-up " + json_fields::text(*last.next, "path") +
-                  " is still to be built with next.body unchanged"};
-    }
-    return {};
-  }
-  if (!body.is_object() || body.empty()) {
-    return manual("the journal does not hold round " + std::to_string(last_round) +
-                  "'s build body (it predates journal version 2); read the current state and "
-                  "build what is left yourself");
-  }
-  if (done.empty()) {
-    return {RemainingWork::Kind::kOffer,
-            {{action, body}},
-            "no step of round " + std::to_string(last_round) + " landed (steps " +
-                step_list(undone) + " did not confirm), so the same build is the work left"};
-  }
-  const bool ranged = is_ranged_action(action) &&
-                      std::all_of(round.begin(), round.end(),
-                                  [](const JournalStep* st) { return range_of(*st).has_value(); });
-  if (!ranged) {
-    return manual(step_list(done) + " of " + action + " confirmed and " + step_list(undone) +
-                  " did not; what is left depends on what the confirmed steps changed: read the "
-                  "current state and build the rest yourself");
-  }
+  return std::nullopt;
+}
+
+// What is left of a ranged DLMM build some of whose ranges confirmed: the same build resumed at
+// a cursor when the confirmed ranges all come first, one removal per range left, or by hand.
+RemainingWork plan_ranges(const std::string& action, const json& body,
+                          const std::vector<const JournalStep*>& round,
+                          const std::vector<const JournalStep*>& done,
+                          const std::vector<const JournalStep*>& undone) {
   std::int64_t cursor = INT64_MAX, first = INT64_MAX, last = INT64_MIN;
   for (const JournalStep* st : round) {
     const BinRange r = *range_of(*st);
@@ -202,6 +184,48 @@ RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t no
                 "bins yourself (" +
                 std::string(action == "dlmm/open" ? "dlmm/open" : "dlmm/add-range") +
                 " with their lowerBinId/upperBinId)");
+}
+
+RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t now) {
+  if (steps.empty()) return manual("no step was signed, so nothing was sent");
+  const std::vector<const JournalStep*> round = last_round_of(steps);
+  const int last_round = round.front()->round;
+  const std::string action = round.front()->action;
+  const json& body = round.front()->body;
+  if (auto wait = not_yet(round, now)) return *wait;
+
+  std::vector<const JournalStep*> done, undone;
+  for (const JournalStep* st : round) (st->status == ss::kConfirmed ? done : undone).push_back(st);
+  if (undone.empty()) {
+    const JournalStep& last = *round.back();
+    if (last.next && json_fields::text(*last.next, "path").empty() == false) {
+      return {RemainingWork::Kind::kOffer,
+              {{json_fields::text(*last.next, "path"), last.next->value("body", json::object())}},
+              "every step confirmed; the follow-up " + json_fields::text(*last.next, "path") +
+                  " is still to be built with next.body unchanged"};
+    }
+    return {};
+  }
+  if (!body.is_object() || body.empty()) {
+    return manual("the journal does not hold round " + std::to_string(last_round) +
+                  "'s build body (it predates journal version 2); read the current state and "
+                  "build what is left yourself");
+  }
+  if (done.empty()) {
+    return {RemainingWork::Kind::kOffer,
+            {{action, body}},
+            "no step of round " + std::to_string(last_round) + " landed (steps " +
+                step_list(undone) + " did not confirm), so the same build is the work left"};
+  }
+  const bool ranged = is_ranged_action(action) &&
+                      std::all_of(round.begin(), round.end(),
+                                  [](const JournalStep* st) { return range_of(*st).has_value(); });
+  if (!ranged) {
+    return manual(step_list(done) + " of " + action + " confirmed and " + step_list(undone) +
+                  " did not; what is left depends on what the confirmed steps changed: read the "
+                  "current state and build the rest yourself");
+  }
+  return plan_ranges(action, body, round, done, undone);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <span>
 
 #include <airlock/common/accounts.h>
 #include <airlock/common/bytes.h>
@@ -188,6 +189,155 @@ Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total) {
                                          "airlock-online resume --rpc URL again later");
 }
 
+// What sending one step came to, when it did not end the round with an error.
+enum class StepSend {
+  kOnItsWay,  // sent now, or earlier (a receipt to follow), or proven landed
+  kRebuild,   // the ticket died before anything was accepted: the round is built again
+};
+
+// Sends the step's signed bytes and, while the rate limit or a possibly relayed attempt leaves
+// the question open and the ticket lives, the identical bytes again. `maybe_relayed` says
+// whether any attempt may have reached the chain; a refusal after that proves nothing.
+Result<Reply> send_identical_bytes(SendContext& c, JournalStep& st, std::size_t total,
+                                   bool& maybe_relayed) {
+  Result<Reply> sent = c.client.send(st.transaction, st.ticket, st.submit);
+  for (;;) {
+    const int http = sent.ok() && sent->failure ? sent->failure->status : 0;
+    if (sent.ok() && !sent->failure) break;
+    const bool before_relay = sent.ok() && refused_before_relay(*sent->failure);
+    // The rate limit is waited out with the identical bytes; other refusals of a first
+    // attempt end it.
+    if (before_relay && !maybe_relayed && http != 429) break;
+    if (!before_relay) maybe_relayed = true;
+    st.code = sent.ok() ? sent->failure->code : "NoAnswer";
+    st.message = sent.ok() ? sent->failure->message : sent.error().message();
+    AIRLOCK_CHECK(record(c, st, ss::kSending));
+    // The identical signed bytes may go again while the ticket lives: the API answers a
+    // relayed transaction with its receipt, and nothing can land twice.
+    // Never sooner than the service's Retry-After; never past the ticket.
+    std::int64_t wait = kResendSeconds;
+    if (sent.ok() && sent->retry_after)
+      wait = std::max<std::int64_t>(wait, sent->retry_after->count());
+    if (st.built_at + kTicketSeconds - c.clock() <= wait) break;
+    c.log << "airlock-online: " << step_name(st, total) << ": "
+          << (sent.ok() ? "HTTP " + std::to_string(http) + " " + printable(st.code)
+                        : printable(st.message))
+          << "; sending the identical bytes again\n";
+    c.sleep(std::chrono::seconds(wait));
+    sent = c.client.send(st.transaction, st.ticket, st.submit);
+  }
+  return sent;
+}
+
+// What the API's last answer to a send means for the step: accepted (its receipt recorded),
+// refused before anything was relayed, or unknown (the step stays `sending`).
+Result<StepSend> settle_send(SendContext& c, JournalStep& st, std::size_t total,
+                             const Result<Reply>& sent, bool maybe_relayed, bool& accepted,
+                             bool again, std::int64_t left) {
+  if (!sent.ok() || (sent->failure && (maybe_relayed || !refused_before_relay(*sent->failure)))) {
+    // Stays `sending`: the journal keeps the intent blocked until a receipt, or the
+    // blockhash's expiry, shows whether these bytes landed.
+    return Error(online::errors::kApi,
+                 "send " + step_name(st, total) + ": " +
+                     (sent.ok() ? "HTTP " + std::to_string(sent->failure->status) + " " + st.code
+                                : st.message) +
+                     "; the API may have relayed the transaction (signature " + st.signature +
+                     "), so its outcome is unknown: nothing is built for this action until "
+                     "airlock-online resume learns it");
+  }
+  if (sent->failure) {
+    // Refused by the API's own checks before anything was relayed (spec 4.12, part 7).
+    st.code = sent->failure->code;
+    st.message = sent->failure->message;
+    AIRLOCK_CHECK(record(c, st, ss::kRejected));
+    if (st.code == "InvalidTicket" && !accepted) {
+      c.log << "airlock-online: " << step_name(st, total)
+            << ": the ticket is no longer valid and nothing was sent; building again\n";
+      return StepSend::kRebuild;
+    }
+    return Error(online::errors::kApi, "send " + step_name(st, total) + ": HTTP " +
+                                           std::to_string(sent->failure->status) + " " + st.code +
+                                           ": " + st.message +
+                                           " (refused before anything was sent)");
+  }
+  accepted = true;
+  st.receipt = json_fields::text(sent->body, "receipt");
+  const std::string status = json_fields::text(sent->body, "status");
+  if (st.receipt.empty() || (status != ss::kPending && status != ss::kUnknown)) {
+    return Error(online::errors::kApi, "send " + step_name(st, total) +
+                                           ": the reply has no receipt or an unknown status '" +
+                                           status + "'; the step may have been sent");
+  }
+  if (st.sent_at == 0) st.sent_at = c.clock();
+  AIRLOCK_CHECK(record(c, st, status == ss::kPending ? ss::kPending : ss::kUnknown));
+  AIRLOCK_CHECK(c.journal.event(
+      st.run_id, "sent",
+      "round " + std::to_string(st.round) + " " + step_name(st, total) + ": " + status, c.clock()));
+  c.log << "airlock-online: " << step_name(st, total) << (again ? " sent again" : " sent")
+        << " with " << left << " s left on its ticket: " << status << ", signature " << st.signature
+        << "\n";
+  return StepSend::kOnItsWay;
+}
+
+// One step of a group: skipped when already on its way, abandoned when its ticket died unsent,
+// proven on chain when its ticket died after a send, else sent (again only as the identical
+// bytes). `accepted` says whether the API has accepted any step of the round.
+Result<StepSend> send_step(SendContext& c, JournalStep& st, std::size_t total, bool& accepted) {
+  if (is(st, ss::kConfirmed) || is(st, ss::kPending) || is(st, ss::kUnknown))
+    return StepSend::kOnItsWay;
+  if (!is(st, ss::kSigned) && !is(st, ss::kSending)) {
+    return Error(online::errors::kApi, step_name(st, total) + " is already " + st.status +
+                                           (st.code.empty() ? "" : ": " + st.code) +
+                                           "; read the current state before building the rest");
+  }
+  const std::int64_t left = st.built_at + kTicketSeconds - c.clock();
+  if (left <= 0) {
+    if (is(st, ss::kSigned)) {
+      st.message = "its ticket expired before it was sent";
+      AIRLOCK_CHECK(record(c, st, ss::kAbandoned));
+      return Error(online::errors::kApi,
+                   step_name(st, total) +
+                       " was never sent and its ticket has expired, so nothing of it happened; "
+                       "read the current state and build the remaining work");
+    }
+    AIRLOCK_TRY(landed, prove_outcome(c, st, total));
+    if (landed) return StepSend::kOnItsWay;  // confirmed on chain: nothing to send
+  }
+  const bool again = is(st, ss::kSending);
+  // Committed before the call: if the process dies during it, resume knows the step may
+  // have reached the API and sends only these identical bytes again.
+  AIRLOCK_CHECK(record(c, st, ss::kSending));
+  // Once any attempt may have been relayed (no answer, a gateway or server error, or an
+  // earlier attempt by a process that died), no refusal proves that nothing went out:
+  // the first attempt may land while the later ones are refused.
+  bool maybe_relayed = again;
+  const Result<Reply> sent = send_identical_bytes(c, st, total, maybe_relayed);
+  return settle_send(c, st, total, sent, maybe_relayed, accepted, again, left);
+}
+
+// Every step of a sent group followed to its end, even after one fails: the others were sent
+// too, and what is left can only be planned once their outcomes are known.
+Status follow_group(SendContext& c, std::span<JournalStep> group, std::size_t total) {
+  std::optional<Error> stopped;
+  for (JournalStep& st : group) {
+    if (is(st, ss::kConfirmed)) continue;
+    AIRLOCK_CHECK(follow(c, st, total));
+    if (!is(st, ss::kConfirmed)) {
+      c.log << "airlock-online: " << step_name(st, total) << " " << st.status << "\n";
+      if (!stopped) {
+        stopped = Error(online::errors::kApi,
+                        step_name(st, total) + " " + st.status +
+                            (st.code.empty() ? "" : ": " + st.code + ": " + st.message) +
+                            "; read the current state before building the rest");
+      }
+      continue;
+    }
+    c.log << "airlock-online: " << step_name(st, total) << " confirmed\n";
+  }
+  if (stopped) return *stopped;
+  return {};
+}
+
 }  // namespace
 
 std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const Round& round,
@@ -229,6 +379,8 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
   bool accepted = std::any_of(steps.begin(), steps.end(), [](const JournalStep& st) {
     return !is(st, ss::kSigned) && !is(st, ss::kRejected) && !is(st, ss::kAbandoned);
   });
+  // Steps go in groups: a run of steps the API marks sendConcurrently together, any other
+  // step alone, each group followed to its end before the next is sent.
   std::size_t i = 0;
   while (i < steps.size()) {
     std::size_t end = i + 1;
@@ -236,126 +388,10 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
       while (end < steps.size() && steps[end].concurrent) ++end;
     }
     for (std::size_t k = i; k < end; ++k) {
-      JournalStep& st = steps[k];
-      if (is(st, ss::kConfirmed) || is(st, ss::kPending) || is(st, ss::kUnknown)) continue;
-      if (!is(st, ss::kSigned) && !is(st, ss::kSending)) {
-        return Error(online::errors::kApi, step_name(st, total) + " is already " + st.status +
-                                               (st.code.empty() ? "" : ": " + st.code) +
-                                               "; read the current state before building the rest");
-      }
-      const std::int64_t left = st.built_at + kTicketSeconds - c.clock();
-      if (left <= 0) {
-        if (is(st, ss::kSigned)) {
-          st.message = "its ticket expired before it was sent";
-          AIRLOCK_CHECK(record(c, st, ss::kAbandoned));
-          return Error(online::errors::kApi,
-                       step_name(st, total) +
-                           " was never sent and its ticket has expired, so nothing of it happened; "
-                           "read the current state and build the remaining work");
-        }
-        AIRLOCK_TRY(landed, prove_outcome(c, st, total));
-        if (landed) continue;  // confirmed on chain: nothing to send
-      }
-      const bool again = is(st, ss::kSending);
-      // Committed before the call: if the process dies during it, resume knows the step may
-      // have reached the API and sends only these identical bytes again.
-      AIRLOCK_CHECK(record(c, st, ss::kSending));
-      // Once any attempt may have been relayed (no answer, a gateway or server error, or an
-      // earlier attempt by a process that died), no refusal proves that nothing went out:
-      // the first attempt may land while the later ones are refused.
-      bool maybe_relayed = again;
-      Result<Reply> sent = c.client.send(st.transaction, st.ticket, st.submit);
-      for (;;) {
-        const int http = sent.ok() && sent->failure ? sent->failure->status : 0;
-        if (sent.ok() && !sent->failure) break;
-        const bool before_relay = sent.ok() && refused_before_relay(*sent->failure);
-        // The rate limit is waited out with the identical bytes; other refusals of a first
-        // attempt end it.
-        if (before_relay && !maybe_relayed && http != 429) break;
-        if (!before_relay) maybe_relayed = true;
-        st.code = sent.ok() ? sent->failure->code : "NoAnswer";
-        st.message = sent.ok() ? sent->failure->message : sent.error().message();
-        AIRLOCK_CHECK(record(c, st, ss::kSending));
-        // The identical signed bytes may go again while the ticket lives: the API answers a
-        // relayed transaction with its receipt, and nothing can land twice.
-        // Never sooner than the service's Retry-After; never past the ticket.
-        std::int64_t wait = kResendSeconds;
-        if (sent.ok() && sent->retry_after)
-          wait = std::max<std::int64_t>(wait, sent->retry_after->count());
-        if (st.built_at + kTicketSeconds - c.clock() <= wait) break;
-        c.log << "airlock-online: " << step_name(st, total) << ": "
-              << (sent.ok() ? "HTTP " + std::to_string(http) + " " + printable(st.code)
-                            : printable(st.message))
-              << "; sending the identical bytes again\n";
-        c.sleep(std::chrono::seconds(wait));
-        sent = c.client.send(st.transaction, st.ticket, st.submit);
-      }
-      if (!sent.ok() ||
-          (sent->failure && (maybe_relayed || !refused_before_relay(*sent->failure)))) {
-        // Stays `sending`: the journal keeps the intent blocked until a receipt, or the
-        // blockhash's expiry, shows whether these bytes landed.
-        return Error(
-            online::errors::kApi,
-            "send " + step_name(st, total) + ": " +
-                (sent.ok() ? "HTTP " + std::to_string(sent->failure->status) + " " + st.code
-                           : st.message) +
-                "; the API may have relayed the transaction (signature " + st.signature +
-                "), so its outcome is unknown: nothing is built for this action until "
-                "airlock-online resume learns it");
-      }
-      if (sent->failure) {
-        // Refused by the API's own checks before anything was relayed (spec 4.12, part 7).
-        st.code = sent->failure->code;
-        st.message = sent->failure->message;
-        AIRLOCK_CHECK(record(c, st, ss::kRejected));
-        if (st.code == "InvalidTicket" && !accepted) {
-          c.log << "airlock-online: " << step_name(st, total)
-                << ": the ticket is no longer valid and nothing was sent; building again\n";
-          return RoundEnd::kRebuild;
-        }
-        return Error(online::errors::kApi, "send " + step_name(st, total) + ": HTTP " +
-                                               std::to_string(sent->failure->status) + " " +
-                                               st.code + ": " + st.message +
-                                               " (refused before anything was sent)");
-      }
-      accepted = true;
-      st.receipt = json_fields::text(sent->body, "receipt");
-      const std::string status = json_fields::text(sent->body, "status");
-      if (st.receipt.empty() || (status != ss::kPending && status != ss::kUnknown)) {
-        return Error(online::errors::kApi, "send " + step_name(st, total) +
-                                               ": the reply has no receipt or an unknown status '" +
-                                               status + "'; the step may have been sent");
-      }
-      if (st.sent_at == 0) st.sent_at = c.clock();
-      AIRLOCK_CHECK(record(c, st, status == ss::kPending ? ss::kPending : ss::kUnknown));
-      AIRLOCK_CHECK(c.journal.event(
-          st.run_id, "sent",
-          "round " + std::to_string(st.round) + " " + step_name(st, total) + ": " + status,
-          c.clock()));
-      c.log << "airlock-online: " << step_name(st, total) << (again ? " sent again" : " sent")
-            << " with " << left << " s left on its ticket: " << status << ", signature "
-            << st.signature << "\n";
+      AIRLOCK_TRY(sent, send_step(c, steps[k], total, accepted));
+      if (sent == StepSend::kRebuild) return RoundEnd::kRebuild;
     }
-    // Every step of the group is followed to its end, even after one fails: the others were
-    // sent too, and what is left can only be planned once their outcomes are known.
-    std::optional<Error> stopped;
-    for (std::size_t k = i; k < end; ++k) {
-      JournalStep& st = steps[k];
-      if (is(st, ss::kConfirmed)) continue;
-      AIRLOCK_CHECK(follow(c, st, total));
-      if (!is(st, ss::kConfirmed)) {
-        c.log << "airlock-online: " << step_name(st, total) << " " << st.status << "\n";
-        if (!stopped) {
-          stopped = Error(online::errors::kApi,
-                          step_name(st, total) + " " + st.status +
-                              (st.code.empty() ? "" : ": " + st.code + ": " + st.message) +
-                              "; read the current state before building the rest");
-        }
-        continue;
-      }
-      c.log << "airlock-online: " << step_name(st, total) << " confirmed\n";
-    }
-    if (stopped) return *stopped;
+    AIRLOCK_CHECK(follow_group(c, std::span(steps).subspan(i, end - i), total));
     i = end;
   }
   return RoundEnd::kDone;
