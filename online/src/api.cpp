@@ -231,7 +231,13 @@ Result<ApiKey> ApiKey::load(const std::optional<std::string>& file) {
   }
   const auto first = text.find_first_not_of(" \t\r\n");
   const auto last = text.find_last_not_of(" \t\r\n");
-  return first == std::string_view::npos ? parse("") : parse(text.substr(first, last - first + 1));
+  if (first == std::string_view::npos) {
+    return Error(online::errors::kApiKeyInvalid,
+                 file ? "the API key file holds no key on its first line"
+                      : "AIRLOCK_API_KEY is set but empty: set it to the key, or give "
+                        "--api-key-file");
+  }
+  return parse(text.substr(first, last - first + 1));
 }
 
 Result<SecretBytes> ApiKey::header() const {

@@ -6,6 +6,7 @@
 #include <airlock/common/bytes.h>
 #include <airlock/common/transaction.h>
 #include <airlock/formats/audit_record.h>
+#include <airlock/formats/json_fields.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/online/reconcile.h>
 #include <airlock/online/sender.h>
@@ -204,6 +205,21 @@ Result<ReconcileReport> reconcile(std::string_view export_text, const std::strin
       report.missing_heads.push_back(head);
   }
   return report;
+}
+
+Result<std::string> receipt_status_of(const Reply& reply, const std::string& receipt) {
+  if (reply.failure) {
+    return Error(online::errors::kApi, "status of receipt " + receipt + ": HTTP " +
+                                           std::to_string(reply.failure->status) + " " +
+                                           reply.failure->code + ": " + reply.failure->message);
+  }
+  std::string status = json_fields::text(reply.body, "status");
+  if (!step_status::is_receipt_status(status)) {
+    // Quoted as it came: whatever prints the error escapes it.
+    return Error(online::errors::kApi, "status of receipt " + receipt + ": '" + status +
+                                           "' is not a receipt status the spec names");
+  }
+  return status;
 }
 
 }  // namespace airlock::online

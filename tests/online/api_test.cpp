@@ -64,6 +64,18 @@ TEST(ApiKey, LoadsFromAFileOrTheEnvironment) {
   auto missing = ApiKey::load(std::nullopt);
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.error().message(), HasSubstr("AIRLOCK_API_KEY"));
+  // Set but empty is said as such, not as a malformed key.
+  ::setenv("AIRLOCK_API_KEY", " ", 1);
+  auto empty = ApiKey::load(std::nullopt);
+  ::unsetenv("AIRLOCK_API_KEY");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().message(),
+            "AIRLOCK_API_KEY is set but empty: set it to the key, or give --api-key-file");
+  std::ofstream(dir.file("blank")) << "\n"
+                                   << "hv1_second_line_" << kSecret << "\n";
+  auto blank = ApiKey::load(dir.file("blank"));
+  ASSERT_FALSE(blank.ok());
+  EXPECT_THAT(blank.error().message(), HasSubstr("holds no key on its first line"));
 }
 
 TEST(Transport, HttpsEverywhereAndPlainHttpOnlyToThisMachine) {

@@ -353,5 +353,33 @@ TEST_F(Reconcile, TheCommandTakesTheHeadInEitherCaseAndRefusesAnythingElseByRule
   }
 }
 
+// The status reply is the API's: only the words the spec names for a receipt are taken, and an
+// error reply is said with its code.
+TEST(ReceiptStatus, OnlyTheSpecsWordsAreTakenFromTheReply) {
+  Reply reply;
+  reply.status = 200;
+  for (const char* word : {"pending", "confirmed", "failed", "expired", "unknown"}) {
+    reply.body = {{"status", word}};
+    auto read = receipt_status_of(reply, "rcpt_1");
+    ASSERT_TRUE(read.ok()) << word;
+    EXPECT_EQ(*read, word);
+  }
+  for (const json& odd : {json("landed"), json("Confirmed"), json(""), json(1), json(nullptr)}) {
+    reply.body = {{"status", odd}};
+    auto read = receipt_status_of(reply, "rcpt_1");
+    ASSERT_FALSE(read.ok()) << odd.dump();
+    EXPECT_THAT(read.error().message(), HasSubstr("status of receipt rcpt_1: '"));
+    EXPECT_THAT(read.error().message(), HasSubstr("is not a receipt status the spec names"));
+  }
+  reply.body = json::object();
+  EXPECT_FALSE(receipt_status_of(reply, "rcpt_1").ok()) << "no status at all";
+  reply.status = 404;
+  reply.failure = ApiFailure{404, "NotFound", "no such receipt"};
+  auto failed = receipt_status_of(reply, "rcpt_9");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().message(),
+            "status of receipt rcpt_9: HTTP 404 NotFound: no such receipt");
+}
+
 }  // namespace
 }  // namespace airlock::online

@@ -14,6 +14,7 @@
 
 #include <airlock/common/error.h>
 #include <airlock/formats/audit_record.h>
+#include <airlock/online/api.h>
 #include <airlock/online/chain.h>
 #include <airlock/online/journal.h>
 
@@ -73,6 +74,12 @@ struct ReconcileOptions {
   // without this anchor whoever carries the export could cut its tail, or build another chain.
   std::optional<Hash> expected_head;
 };
+
+// A GET /transactions/status reply as ReconcileOptions::receipt_status gives it: the status
+// word, when it is one the spec names for a receipt; an error reply, or any other word (the
+// reply is the API's, so a word this does not know settles nothing), is an error naming the
+// receipt.
+[[nodiscard]] Result<std::string> receipt_status_of(const Reply& reply, const std::string& receipt);
 
 // `export_text` is the exported log (its chain is checked from the first entry, and its last
 // hash against `expected_head` when given: an export that does not verify, or ends elsewhere, is
