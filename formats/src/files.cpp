@@ -1,9 +1,11 @@
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -41,19 +43,40 @@ Status write_through(const std::string& path, ByteView data) {
   return {};
 }
 
+// The file a write to `path` replaces: `path` itself, or, when `path` is a symbolic link to a
+// regular file, that file (the link stays a link: `-o /dev/stdout` with standard output
+// redirected to a file lands in the file, and /dev/stdout is left alone).
+Result<std::string> file_to_replace(const std::string& path) {
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) return path;
+  struct stat pointed {};
+  if (::stat(path.c_str(), &pointed) != 0) return io_error("cannot follow the link", path);
+  if (!S_ISREG(pointed.st_mode)) return path;  // a pipe or device behind it is written through
+  std::unique_ptr<char, decltype(&std::free)> real(::realpath(path.c_str(), nullptr), &std::free);
+  struct stat resolved {};
+  if (!real || ::stat(real.get(), &resolved) != 0 || resolved.st_dev != pointed.st_dev ||
+      resolved.st_ino != pointed.st_ino) {
+    return Error(ErrorCode::kIo, "cannot write '" + path +
+                                     "': the file its link names has no path to replace it by");
+  }
+  return std::string(real.get());
+}
+
 }  // namespace
 
-Status write_atomically(const std::string& path, ByteView data) {
+Status write_atomically(const std::string& given, ByteView data) {
+  AIRLOCK_TRY(path, file_to_replace(given));
   struct stat existing {};
   if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
     if (S_ISFIFO(existing.st_mode) || S_ISCHR(existing.st_mode)) return write_through(path, data);
-    return Error(ErrorCode::kIo, "cannot write '" + path +
+    return Error(ErrorCode::kIo, "cannot write '" + given +
                                      "': it exists and is neither a regular file, a pipe "
                                      "nor a character device");
   }
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
-  std::string temp = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+  // A short name, so a target whose own name is near the file system's limit still works.
+  std::string temp = (dir / ".airlock-XXXXXX").string();
   UniqueFd fd(mkstemp(temp.data()));
   if (!fd.valid()) return io_error("cannot create a temporary file beside", path);
   fchmod(fd.get(), 0600);
@@ -75,6 +98,47 @@ Status write_atomically(const std::string& path, ByteView data) {
   // Make the rename itself durable.
   const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir_fd.valid()) ::fsync(dir_fd.get());
+  return {};
+}
+
+Status check_can_write(const std::string& given) {
+  AIRLOCK_TRY(path, file_to_replace(given));
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0) {
+    if (S_ISFIFO(existing.st_mode) || S_ISCHR(existing.st_mode)) return {};
+    if (!S_ISREG(existing.st_mode)) {
+      return Error(ErrorCode::kIo, "cannot write '" + given +
+                                       "': it exists and is neither a regular file, a pipe "
+                                       "nor a character device");
+    }
+  }
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  struct stat folder {};
+  if (::stat(dir.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode))
+    return Error(ErrorCode::kIo, "cannot write '" + given + "': its folder does not exist");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return io_error("cannot write into the folder of", given);
+  return {};
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat first {};
+  struct stat second {};
+  return ::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0 &&
+         first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+}
+
+Status check_outputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  for (const auto& out : outputs) {
+    for (const auto& in : inputs) {
+      if (same_file(out.path, in.path)) {
+        return Error(ErrorCode::kUsage, out.option + ": '" + out.path + "' is the file of " +
+                                            in.option + ", which writing it would replace");
+      }
+    }
+    if (auto s = check_can_write(out.path); !s.ok()) return s.error().in_field(out.option);
+  }
   return {};
 }
 

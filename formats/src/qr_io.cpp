@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <airlock/common/fd.h>
@@ -239,6 +240,7 @@ Result<fs::path> frame_folder(const std::string& folder) {
 // deleted: what is not a frame stays.
 void remove_frames(const fs::path& folder) {
   std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(folder, ec))) return;  // never a file or a link
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
     if (is_frame_name(entry.path().filename().string())) fs::remove(entry.path(), ec);
   }
@@ -253,7 +255,9 @@ Status check_png_folder(const std::string& folder) {
   const auto status = fs::symlink_status(path, ec);
   if (!fs::exists(status)) return {};
   if (!fs::is_directory(status))
-    return Error(ErrorCode::kUsage, "'" + folder + "' exists and is not a folder");
+    return Error(ErrorCode::kUsage, "'" + folder +
+                                        "' exists and is not a folder (a symbolic link "
+                                        "is not followed: give the folder it names)");
   for (const auto& entry : fs::directory_iterator(path, ec)) {
     const std::string name = entry.path().filename().string();
     if (!is_frame_name(name) || entry.is_symlink(ec) || !entry.is_regular_file(ec)) {
@@ -276,30 +280,47 @@ Status write_png_folder(const std::vector<Bytes>& pngs, const std::string& folde
   if (ec)
     return Error(ErrorCode::kIo, "cannot create folder '" + parent.string() + "': " + ec.message());
   // Written whole beside the folder, then put in its place in one step, so a reader never sees
-  // half the frames or frames of two transfers mixed.
-  std::string staging = (parent / ("." + path.filename().string() + ".partial-XXXXXX")).string();
+  // half the frames or frames of two transfers mixed. (A short name: the folder's own may be
+  // near the file system's limit.)
+  std::string staging = (parent / ".airlock-frames-XXXXXX").string();
   if (::mkdtemp(staging.data()) == nullptr) {
     return Error(ErrorCode::kIo,
                  "cannot create a folder beside '" + folder + "': " + std::strerror(errno));
   }
+  const auto fail = [&](Error error) {
+    remove_frames(staging);
+    return error;
+  };
+  // The folder replaced keeps its owner and mode, so whoever could read the frames still can.
+  struct stat earlier {};
+  if (::lstat(path.c_str(), &earlier) == 0 && S_ISDIR(earlier.st_mode)) {
+    (void)::chown(staging.c_str(), earlier.st_uid, earlier.st_gid);
+    (void)::chmod(staging.c_str(), earlier.st_mode & 07777);
+  }
   for (std::size_t i = 0; i < pngs.size(); ++i) {
     if (auto s = files::write_atomically((fs::path(staging) / frame_name(i)).string(), pngs[i]);
-        !s.ok()) {
-      remove_frames(staging);
-      return s;
-    }
+        !s.ok())
+      return fail(s.error());
   }
-  if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
-    remove_frames(staging);  // now the earlier frames
-  } else {
-    // No folder yet (or a file system that cannot swap): the earlier frames go first.
-    if (errno != ENOENT) remove_frames(path);
-    if (::rename(staging.c_str(), path.c_str()) != 0) {
-      const int error = errno;
-      remove_frames(staging);
-      return Error(ErrorCode::kIo,
-                   "cannot move the frames into '" + folder + "': " + std::strerror(error));
+  if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) {
+    // There was no folder: the frames are in place.
+  } else if (errno == EEXIST &&
+             ::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    // Swapped: what was at the folder's name is now at `staging`. It was checked to hold only
+    // frames, but something may have come there since: then it is swapped back, untouched.
+    if (!check_png_folder(staging).ok()) {
+      ::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE);
+      return fail(Error(ErrorCode::kUsage, "'" + folder +
+                                               "' changed while the frames were written (it now "
+                                               "holds more than frames): nothing replaced"));
     }
+    remove_frames(staging);  // the earlier frames
+  } else {
+    // A mount point (EBUSY), or a file system that cannot swap: nothing is deleted.
+    return fail(Error(ErrorCode::kIo,
+                      "cannot put the frames in place at '" + folder +
+                          "': " + std::strerror(errno) +
+                          (errno == EBUSY ? " (a mount point: give a folder inside it)" : "")));
   }
   const UniqueFd parent_fd(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (parent_fd.valid()) ::fsync(parent_fd.get());

@@ -371,6 +371,15 @@ int run_sign(const std::vector<std::string>& args) {
               "choose where the response goes: --out FILE, --qr-png DIR or --qr-terminal"));
   }
   if (auto s = check_request_source(o.source); !s.ok()) return report(s.error());
+  if (o.out) {
+    if (auto s = airlock::files::check_outputs({{"--out", *o.out}},
+                                               {{"--keystore", o.keystore},
+                                                {"--policy", o.policy},
+                                                {"--audit-log", o.audit_log},
+                                                {"REQUEST", o.source.file.value_or("")}});
+        !s.ok())
+      return report(s.error());
+  }
   if (auto s = check_air_gap(o.allow_network); !s.ok()) return report(s.error());
   // The request: airlock's own envelope, or Keystone's ur:sol-sign-request (from a file of its
   // UR text or from QR codes), which has no intent and is reviewed as such.
@@ -505,6 +514,11 @@ int run_log(const std::vector<std::string>& args) {
     return report(Error(ErrorCode::kUsage, "log needs the action: verify, show or export"));
   const auto chosen_density = check_qr_output(o.qr);
   if (!chosen_density.ok()) return report(chosen_density.error());
+  if (o.out) {
+    if (auto s = airlock::files::check_outputs({{"--out", *o.out}}, {{"--audit-log", o.audit_log}});
+        !s.ok())
+      return report(s.error());
+  }
   const bool exporting = o.out || o.qr.any();
   if (action == "export" && !exporting) {
     return report(Error(ErrorCode::kUsage,

@@ -178,6 +178,15 @@ int run_review(const std::vector<std::string>& args) {
     return report(Error(ErrorCode::kUsage, "give one report: --json or --html"));
   if (o.keystore && o.signer)
     return report(Error(ErrorCode::kUsage, "give the signer once: --keystore or --signer"));
+  if (o.html) {
+    if (auto s = airlock::files::check_outputs({{"--html", *o.html}},
+                                               {{"--keystore", o.keystore.value_or("")},
+                                                {"--policy", o.policy.value_or("")},
+                                                {"--audit-log", o.audit_log.value_or("")},
+                                                {"REQUEST", o.source.file.value_or("")}});
+        !s.ok())
+      return report(s.error());
+  }
   const std::int64_t now = o.at.value_or(unix_now());
 
   airlock::offline::Policy policy;  // empty: allows nothing

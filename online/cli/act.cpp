@@ -7,6 +7,7 @@
 
 #include <airlock/common/display.h>
 #include <airlock/formats/density.h>
+#include <airlock/formats/files.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/online/fields.h>
 #include <airlock/online/remaining.h>
@@ -152,6 +153,13 @@ Status check_transport_options(ActCommand& o) {
     if (auto s = qr_io::check_png_folder(*t.request_png); !s.ok())
       return s.error().in_field("--request-qr-png");
   }
+  std::vector<files::NamedPath> outputs;
+  if (t.request_file) outputs.push_back({"--request-out", *t.request_file});
+  if (t.request_html) outputs.push_back({"--request-qr-html", *t.request_html});
+  AIRLOCK_CHECK(files::check_outputs(outputs, {{"--journal", o.journal.value_or("")},
+                                               {"--response", t.response_file.value_or("")},
+                                               {"--api-key-file", o.api.api_key_file.value_or("")},
+                                               {"--pace-file", o.api.pace_file.value_or("")}}));
   if (o.remaining != "ask" && o.remaining != "build" && o.remaining != "show")
     return Error(ErrorCode::kUsage, "--remaining: must be ask, build or show");
   if (o.rpc) {
@@ -179,12 +187,28 @@ std::string repeated(const ActCommand& o) {
   return out;
 }
 
+// The ACTION argument wherever it stands (`act --api URL aggregator/swap --vault ...` as well
+// as `act aggregator/swap --api URL ...`), found before the parse so that its fields can be
+// offered as flags: the first word that is neither an option nor an option's value. An option
+// not among act's own is an action's field, and every field takes a value.
+std::optional<std::string> action_named(const std::vector<std::string>& args) {
+  ActCommand scratch;
+  const po::options_description own = act_options_of(scratch, nullptr, std::nullopt);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") return i + 1 < args.size() ? std::optional(args[i + 1]) : std::nullopt;
+    if (a.size() < 2 || a[0] != '-') return a;
+    if (a[1] != '-' || a.find('=') != std::string::npos) continue;  // -h, --name=value
+    const auto* option = own.find_nothrow(a.substr(2), false);
+    if (option == nullptr || option->semantic()->max_tokens() > 0) ++i;  // its value
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_act(const std::vector<std::string>& args) {
-  // The action comes first, so its fields can be offered as flags.
-  std::optional<std::string> named;
-  if (!args.empty() && !args[0].empty() && args[0][0] != '-') named = args[0];
+  const std::optional<std::string> named = action_named(args);
   const std::vector<online::Field>* fields = named ? online::action_fields(*named) : nullptr;
   if (named && fields == nullptr) {
     return report(Error(ErrorCode::kUsage,

@@ -1,5 +1,6 @@
 // The reads: one GET as JSON, and the named reads as tables.
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 
 #include <airlock/online/reads.h>
@@ -41,19 +42,40 @@ int run_read(const std::string& command, const std::vector<std::string>& args) {
   bool json = false;
   std::vector<std::string> query;
   api_options(options, api);
-  options.add_options()("json", po::bool_switch(&json), "print the reply as JSON")(
-      "vault", cli::optional_value(&a.vault), "the vault (quote, pool, token)")(
-      "input-mint", cli::optional_value(&a.input_mint), "quote: the mint to sell")(
-      "output-mint", cli::optional_value(&a.output_mint), "quote: the mint to buy")(
-      "amount", cli::optional_value(&a.amount), "quote: base units to sell")(
-      "slippage-bps", cli::optional_value(&a.slippage_bps), "quote: slippage, 1 to 10000")(
-      "limit", cli::optional_value(&a.limit), "nav: points (default 200, at most 2000)")(
-      "page", cli::optional_value(&a.page), "pools: the page, from 1")(
-      "query", po::value<std::vector<std::string>>(&query)->composing(),
-      "pools: another search parameter, KEY=VALUE (repeatable)");
+  options.add_options()("json", po::bool_switch(&json), "print the reply as JSON");
+  // A read offers only the options its usage names, so one it would ignore is refused.
+  const std::string_view usage = spec->usage;
+  const auto named = [&](const std::string& name) {
+    const std::string flag = "--" + name;
+    const auto at = usage.find(flag);
+    return at != std::string_view::npos &&
+           (at + flag.size() == usage.size() || usage[at + flag.size()] == ' ');
+  };
+  const auto offer = [&](const char* name, po::value_semantic* value, const char* help) {
+    if (named(name)) {
+      options.add_options()(name, value, help);
+    } else {
+      delete value;  // never handed to the options, so still ours
+    }
+  };
+  offer("vault", cli::optional_value(&a.vault), "the vault");
+  offer("input-mint", cli::optional_value(&a.input_mint), "the mint to sell");
+  offer("output-mint", cli::optional_value(&a.output_mint), "the mint to buy");
+  offer("amount", cli::optional_value(&a.amount), "base units to sell");
+  offer("slippage-bps", cli::optional_value(&a.slippage_bps), "slippage, 1 to 10000");
+  offer("limit", cli::optional_value(&a.limit), "points (default 200, at most 2000)");
+  offer("page", cli::optional_value(&a.page), "the page, from 1");
+  offer("query", po::value<std::vector<std::string>>(&query)->composing(),
+        "another search parameter, KEY=VALUE (repeatable)");
+  // VAULT, LBPAIR or MINT: only the commands whose usage starts with one take it.
+  const bool has_target = !usage.empty() && std::isupper(static_cast<unsigned char>(usage[0])) != 0;
   int code = 0;
   if (!cli::parse(kProgram, args, options, {{"target", &a.target}}, code, kEnvironment))
     return code;
+  if (a.target && !has_target) {
+    // Not repeated: a stray word may be a secret pasted in the wrong place.
+    return report(Error(ErrorCode::kUsage, command + " takes no argument, only options"));
+  }
   for (const auto& kv : query) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)

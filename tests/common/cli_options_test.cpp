@@ -163,7 +163,7 @@ TEST(CliOptions, ADescriptorMustBeOpen) {
     const auto p = run(args, fd, other);
     EXPECT_FALSE(p.ran);
     EXPECT_EQ(p.exit_code, kExitUsage);
-    EXPECT_THAT(p.said, HasSubstr(args[0] + " must name an open file descriptor"));
+    EXPECT_THAT(p.said, HasSubstr(args[0] + " must name a file descriptor open for reading"));
   }
 }
 

@@ -17,6 +17,8 @@
 
 #include <airlock/formats/files.h>
 
+#include "support/helpers.h"
+
 using ::testing::HasSubstr;
 
 namespace {
@@ -88,6 +90,48 @@ TEST_F(WriteAtomically, ADirectoryIsRefusedByNameAndLeftAsItWas) {
   EXPECT_THAT(s.error().to_string(), HasSubstr("neither a regular file"));
   EXPECT_EQ(type_of(path("folder")), static_cast<mode_t>(S_IFDIR));
   EXPECT_TRUE(std::filesystem::exists(path("folder") + "/kept"));
+}
+
+TEST_F(WriteAtomically, ALinkToAFileReplacesThatFileAndStaysALink) {
+  std::ofstream(path("victim")) << "old";
+  std::filesystem::create_symlink(path("victim"), path("link"));
+  ASSERT_TRUE(files::write_atomically(path("link"), kData).ok());
+  EXPECT_EQ(type_of(path("link")), static_cast<mode_t>(S_IFLNK));
+  EXPECT_EQ(airlock::test::text_of(path("victim")), "airlock\n");
+  // As `-o /dev/stdout` with standard output redirected to a file: the file gets the bytes and
+  // the descriptor's link is left alone.
+  std::ofstream(path("redirected")) << "";
+  const int fd = ::open(path("redirected").c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  const std::string proc_link = "/proc/self/fd/" + std::to_string(fd);
+  ASSERT_TRUE(files::write_atomically(proc_link, kData).ok());
+  ::close(fd);
+  EXPECT_EQ(airlock::test::text_of(path("redirected")), "airlock\n");
+}
+
+TEST_F(WriteAtomically, ANameNearTheFileSystemsLimitStillWorks) {
+  const std::string name(250, 'n');
+  ASSERT_TRUE(files::write_atomically(path(name), kData).ok());
+  EXPECT_EQ(airlock::test::text_of(path(name)), "airlock\n");
+}
+
+TEST_F(WriteAtomically, OutputsAreCheckedAgainstTheInputsTheyWouldReplace) {
+  std::ofstream(path("keystore")) << "the key";
+  std::filesystem::create_symlink(path("keystore"), path("alias"));
+  const auto same =
+      files::check_outputs({{"--out", path("alias")}}, {{"--keystore", path("keystore")}});
+  ASSERT_FALSE(same.ok());
+  EXPECT_EQ(same.error().code(), airlock::ErrorCode::kUsage);
+  EXPECT_THAT(same.error().to_string(),
+              HasSubstr("--out: '" + path("alias") + "' is the file of --keystore"));
+  const auto nowhere = files::check_outputs({{"--out", path("no/such/folder/x")}}, {});
+  ASSERT_FALSE(nowhere.ok());
+  EXPECT_THAT(nowhere.error().to_string(), HasSubstr("--out: cannot write"));
+  EXPECT_THAT(nowhere.error().to_string(), HasSubstr("its folder does not exist"));
+  EXPECT_TRUE(
+      files::check_outputs({{"--out", path("new.alres")}}, {{"--keystore", path("keystore")}})
+          .ok());
+  EXPECT_EQ(airlock::test::text_of(path("keystore")), "the key");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <airlock/formats/frames.h>
 #include <airlock/formats/qr.h>
@@ -163,6 +164,20 @@ TEST(PngFolder, AFolderHoldingAnythingButFramesIsRefusedAndKeptAsItWas) {
   EXPECT_THAT(write_png_folder({Bytes{1}}, dir.file("plain")).error().to_string(),
               HasSubstr("exists and is not a folder"));
   EXPECT_FALSE(check_png_folder("/").ok());
+}
+
+TEST(PngFolder, AReplacedFolderKeepsItsModeAndALongNameWorks) {
+  airlock::test::ScratchDir dir("airlock-png-folder");
+  const std::string folder = dir.file("shared");
+  std::filesystem::create_directories(folder);
+  ::chmod(folder.c_str(), 0755);
+  ASSERT_TRUE(write_png_folder({Bytes{1}}, folder).ok());
+  struct stat st {};
+  ASSERT_EQ(::stat(folder.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755U) << "whoever could read the frames still can";
+  const std::string long_name = dir.file(std::string(245, 'f'));
+  ASSERT_TRUE(write_png_folder({Bytes{1}}, long_name).ok());
+  EXPECT_THAT(names_in(long_name), ElementsAre("frame-0001.png"));
 }
 
 }  // namespace

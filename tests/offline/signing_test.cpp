@@ -405,9 +405,32 @@ TEST_F(SigningTest, AnAnswerDescriptorThatIsNotOpenIsAUsageErrorNotADecline) {
             dir.file("req.alreq");
   const auto run = airlock::test::run_command(command);
   EXPECT_EQ(run.exit_code, 2) << run.output;
-  EXPECT_THAT(run.output, HasSubstr("--confirm-fd must name an open file descriptor"));
+  EXPECT_THAT(run.output, HasSubstr("--confirm-fd must name a file descriptor open for reading"));
   EXPECT_EQ(airlock::test::text_of(dir.file("audit.log")), log_before) << "nothing was decided";
   EXPECT_FALSE(std::filesystem::exists(dir.file("res.alres")));
+}
+
+// An output that names the keystore (or the policy, or the log) would replace it: refused by name
+// before anything is read or decided.
+TEST_F(SigningTest, AnOutputThatIsTheKeystoreIsRefusedAndTheKeyStays) {
+  write_request_file(swap_request());
+  write_command_inputs("y");
+  log.reset();
+  const auto key_before = airlock::test::text_of(keystore);
+  const auto log_before = airlock::test::text_of(dir.file("audit.log"));
+  for (const std::string& victim : {keystore, dir.file("audit.log"), dir.file("policy.toml")}) {
+    const auto run = airlock::test::run_command(sign_command() + "--out " + victim + " " +
+                                                dir.file("req.alreq"));
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_THAT(run.output, HasSubstr("--out: '" + victim + "' is the file of"));
+  }
+  EXPECT_EQ(airlock::test::text_of(keystore), key_before);
+  EXPECT_EQ(airlock::test::text_of(dir.file("audit.log")), log_before);
+  // A folder that does not exist is found before signing, not after the log says signed.
+  const auto nowhere = airlock::test::run_command(
+      sign_command() + "--out " + dir.file("no/such/res.alres") + " " + dir.file("req.alreq"));
+  EXPECT_EQ(nowhere.exit_code, 3) << nowhere.output;
+  EXPECT_EQ(airlock::test::text_of(dir.file("audit.log")), log_before) << "nothing was decided";
 }
 
 TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) {

@@ -9,6 +9,7 @@
 #include "support/helpers.h"
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace airlock::apisim::test {
 namespace {
@@ -88,9 +89,22 @@ TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
   std::ofstream(dir.file("shots/mine.txt")) << "kept";
   const std::vector<std::tuple<std::string, int, std::string>> cases = {
       {"pools --query nokey", 2, "--query: must be KEY=VALUE"},
+      // A read refuses what it would ignore.
+      {"vaults --input-mint " + std::string(kUsdc), 2, "unrecognised option '--input-mint'"},
+      {"holdings " + std::string(kVault) + " --page 2", 2, "unrecognised option '--page'"},
+      {"vaults " + std::string(kVault), 2, "vaults takes no argument, only options"},
+      {"act vault/update --vault " + std::string(kVault) + " --request-out " +
+           dir.file("journal.sqlite") + " --response " + dir.file("res.alres") + " --journal " +
+           dir.file("journal.sqlite"),
+       2, "--request-out: '" + dir.file("journal.sqlite") + "' is the file of --journal"},
       {"act vault/update --body '[1]'" + out, 2, "--body: must be a JSON object"},
       {"act vault/update --vault " + std::string(kVault) + " --deposit-cap 1.5" + out, 2,
        "--deposit-cap: must be a base-unit amount"},
+      // The action may come after options, with their values: its fields are still known.
+      {"act --journal " + dir.file("journal.sqlite") + " --request-qr-terminal vault/update " +
+           "--vault " + std::string(kVault) + " --deposit-cap 1.5 --response " +
+           dir.file("res.alres"),
+       2, "--deposit-cap: must be a base-unit amount"},
       {"act vault/update --body '{\"vault\":\"" + std::string(kVault) + "\",\"paused\":\"no\"}'" +
            out,
        2, "body.paused: must be true or false"},
@@ -113,11 +127,13 @@ TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
       {"vaults --pace-file /nonexistent/dir/pacing", 3,
        "pacing file /nonexistent/dir/pacing: cannot open"},
   };
+  std::ofstream(dir.file("journal.sqlite"), std::ios::app).close();  // exists, as a journal would
   for (const auto& [args, code, expected] : cases) {
     SCOPED_TRACE(args);
     const auto r = online(args);
     EXPECT_EQ(r.exit_code, code) << r.output;
     EXPECT_THAT(r.output, HasSubstr(expected));
+    EXPECT_THAT(r.output, Not(HasSubstr("was given"))) << "a stray word is never repeated";
   }
   EXPECT_EQ(counters()["builds"], before["builds"]) << "nothing was built";
   EXPECT_TRUE(std::filesystem::exists(dir.file("shots/mine.txt")));

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/error.h>
@@ -28,6 +29,25 @@ inline constexpr std::string_view kResponseExtension = ".alres";
 // at `path` (`/dev/stdout`, a FIFO) is written into instead, and any other kind of file is
 // refused, so a device is never replaced by an ordinary file.
 [[nodiscard]] Status write_atomically(const std::string& path, ByteView data);
+// A symbolic link to a regular file keeps being a link: the file it names is replaced.
+
+// Whether write_atomically could write `path` now (its folder exists and is writable, and what
+// is there is a file, a pipe or a device), so a command checks its outputs before it decides
+// anything.
+[[nodiscard]] Status check_can_write(const std::string& path);
+
+// Whether two paths name the same existing file (an output that would replace an input).
+[[nodiscard]] bool same_file(const std::string& a, const std::string& b);
+
+// A command's file outputs checked before it reads or decides anything: each can be written,
+// and none is the same file as one of its inputs or state files (sign --out naming the keystore
+// would replace the key). Refusals name the output's option.
+struct NamedPath {
+  std::string option;  // e.g. "--out"
+  std::string path;
+};
+[[nodiscard]] Status check_outputs(const std::vector<NamedPath>& outputs,
+                                   const std::vector<NamedPath>& inputs);
 
 // Reads at most `limit` bytes from a file, or from standard input when `path` is "-"; a larger
 // input is refused without reading it whole.

@@ -54,13 +54,17 @@ po::typed_value<T>* optional_in(std::optional<T>* out, T lo, T hi, const char* o
   });
 }
 
-// A file descriptor option (--passphrase-fd 3): the descriptor must be open when the command
-// starts, so a redirection left off is a usage error naming the option, not an empty answer
+// A file descriptor option (--passphrase-fd 3): the descriptor must be open for reading when the
+// command starts, so a redirection left off is a usage error naming the option, not an empty answer
 // (read as "no" or as an empty passphrase) after the request was shown.
 inline void check_descriptor(int fd, const char* option) {
-  if (fd < 0 || ::fcntl(fd, F_GETFD) == -1) {
-    throw po::error(std::string("--") + option + " must name an open file descriptor (give it " +
-                    "with a redirection such as " + std::to_string(fd < 0 ? 3 : fd) + "<file)");
+  // Every descriptor option is read from: one open only for writing is as good as closed.
+  const int flags = fd < 0 ? -1 : ::fcntl(fd, F_GETFL);
+  if (flags == -1 || (flags & O_ACCMODE) == O_WRONLY) {
+    throw po::error(std::string("--") + option +
+                    " must name a file descriptor open for reading (give it with a redirection "
+                    "such as " +
+                    std::to_string(fd < 0 ? 3 : fd) + "<file)");
   }
 }
 // Bound to `*out`; -1 (its default) is the terminal.
