@@ -25,7 +25,7 @@ int run_get(const std::vector<std::string>& args) {
   if (!client.ok()) return report(client.error());
   auto reply = client->get(*path);
   if (!reply.ok()) return report(reply.error());
-  if (reply->failure) return report(api_error("GET " + *path, *reply));
+  if (reply->failure) return report(online::api_error("GET " + *path, *reply));
   std::cout << reply->body.dump(2, ' ', true) << "\n";
   return cli::kExitOk;
 }
@@ -88,7 +88,7 @@ int run_read(const std::string& command, const std::vector<std::string>& args) {
   if (!client.ok()) return report(client.error());
   auto reply = client->get(*path);
   if (!reply.ok()) return report(reply.error());
-  if (reply->failure) return report(api_error("GET " + *path, *reply));
+  if (reply->failure) return report(online::api_error("GET " + *path, *reply));
   if (json) {
     std::cout << reply->body.dump(2, ' ', true) << "\n";
   } else {

@@ -94,11 +94,6 @@ Result<online::ApiClient> client_from(const ApiOptions& o) {
   return online::ApiClient::create(o.api, std::move(key), options);
 }
 
-Error api_error(const std::string& what, const online::Reply& reply) {
-  return Error(online::errors::kApi, what + ": HTTP " + std::to_string(reply.failure->status) +
-                                         " " + reply.failure->code + ": " + reply.failure->message);
-}
-
 void journal_option(po::options_description& options, std::optional<std::string>& journal) {
   options.add_options()("journal", cli::optional_value(&journal),
                         "the SQLite journal (default: $AIRLOCK_JOURNAL, else "

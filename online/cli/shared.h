@@ -53,9 +53,6 @@ std::string api_of(const ApiOptions& o);
 // The API client, its requests paced with every other airlock-online on this machine.
 airlock::Result<airlock::online::ApiClient> client_from(const ApiOptions& o);
 
-// An error reply of the API as an error naming the request.
-airlock::Error api_error(const std::string& what, const airlock::online::Reply& reply);
-
 // The journal: --journal, else AIRLOCK_JOURNAL, else ~/.local/state/airlock/journal.sqlite.
 void journal_option(po::options_description& options, std::optional<std::string>& journal);
 

@@ -13,11 +13,6 @@
 namespace airlock::online {
 namespace {
 
-Error api_error(const std::string& what, const Reply& reply) {
-  return Error(online::errors::kApi, what + ": HTTP " + std::to_string(reply.failure->status) +
-                                         " " + reply.failure->code + ": " + reply.failure->message);
-}
-
 // The vault's strategies as the API sees them now, so the operator sees what the confirmed steps
 // changed before anything more is built.
 void show_current_state(ApiClient& client, const json& body, std::ostream& log) {

@@ -248,6 +248,11 @@ Result<SecretBytes> ApiKey::header() const {
   return line;
 }
 
+Error api_error(const std::string& what, const Reply& reply) {
+  return Error(online::errors::kApi, what + ": HTTP " + std::to_string(reply.failure->status) +
+                                         " " + reply.failure->code + ": " + reply.failure->message);
+}
+
 Status check_transport(const std::string& url) {
   // Parsed by libcurl itself, so the host checked is the host libcurl will connect to.
   curl_global();

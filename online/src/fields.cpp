@@ -283,7 +283,8 @@ namespace {
 // The rules the spec states between fields, and the one field every builder but
 // vault/initialize needs: the vault it acts on (4.1). Which other fields a builder requires the
 // spec mostly leaves unsaid, so the API's 400 names those, before anything is signed.
-Status check_between_fields(std::string_view action, const json& body) {
+Status check_between_fields(std::string_view action, const std::vector<Field>& fields,
+                            const json& body) {
   if (action != "vault/initialize" && !body.contains("vault"))
     return bad("body.vault", "is required: every builder but vault/initialize acts on a vault");
   if (action == "aggregator/swap" && body.contains("sourceMint") &&
@@ -296,8 +297,7 @@ Status check_between_fields(std::string_view action, const json& body) {
     return bad(lower ? "body.upperBinId" : "body.lowerBinId",
                "the sub-range is lowerBinId and upperBinId together, or neither");
   // (Fields a builder does not take are ignored by the API, and here.)
-  const auto* fields = action_fields(action);
-  const bool ranged = std::any_of(fields->begin(), fields->end(),
+  const bool ranged = std::any_of(fields.begin(), fields.end(),
                                   [](const Field& f) { return f.name == "lowerBinId"; });
   if (!ranged || !lower || !upper || !body["lowerBinId"].is_number_integer() ||
       !body["upperBinId"].is_number_integer())
@@ -328,7 +328,7 @@ Status check_body(std::string_view action, const json& body) {
   for (const auto& f : *fields) {
     if (body.contains(f.name)) AIRLOCK_CHECK(check_field(f, body[f.name], "body." + f.name));
   }
-  return check_between_fields(action, body);
+  return check_between_fields(action, *fields, body);
 }
 
 }  // namespace airlock::online

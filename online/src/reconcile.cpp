@@ -208,11 +208,7 @@ Result<ReconcileReport> reconcile(std::string_view export_text, const std::strin
 }
 
 Result<std::string> receipt_status_of(const Reply& reply, const std::string& receipt) {
-  if (reply.failure) {
-    return Error(online::errors::kApi, "status of receipt " + receipt + ": HTTP " +
-                                           std::to_string(reply.failure->status) + " " +
-                                           reply.failure->code + ": " + reply.failure->message);
-  }
+  if (reply.failure) return api_error("status of receipt " + receipt, reply);
   std::string status = json_fields::text(reply.body, "status");
   if (!step_status::is_receipt_status(status)) {
     // Quoted as it came: whatever prints the error escapes it.

@@ -88,11 +88,7 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
       continue;
     }
     AIRLOCK_TRY(reply, std::move(polled));
-    if (reply.failure) {
-      return Error(online::errors::kApi, "status of " + step_name(st, total) + ": HTTP " +
-                                             std::to_string(reply.failure->status) + " " +
-                                             reply.failure->code + ": " + reply.failure->message);
-    }
+    if (reply.failure) return api_error("status of " + step_name(st, total), reply);
     std::string status = json_fields::text(reply.body, "status");
     if (!ss::is_receipt_status(status)) {
       return Error(online::errors::kApi, "status of " + step_name(st, total) + ": '" + status +

@@ -64,6 +64,9 @@ struct Reply {
   std::optional<std::chrono::seconds> retry_after;  // the reply's Retry-After, in seconds
 };
 
+// An error reply as an error naming the request: "WHAT: HTTP 404 NotFound: message".
+[[nodiscard]] Error api_error(const std::string& what, const Reply& reply);
+
 // The longest Retry-After waited for; a longer one ends the retries with the reply.
 inline constexpr std::chrono::seconds kMaxRetryAfter{60};
 
