@@ -24,15 +24,59 @@ Result<FixedBytes<N>> fixed_hex(const ojson& v) {
   return fixed_from_view<N>(bytes);
 }
 
+constexpr std::string_view kNone = "none";
+constexpr std::string_view kLost = "lost";
+
+Result<Start> parse_start(const ojson& j) {
+  if (!j.is_object() || j.size() != 3 || !j.contains("previous") || !j.contains("entries") ||
+      !j.contains("complete_since") || !j["previous"].is_string() ||
+      !j["entries"].is_number_unsigned() ||
+      !(j["complete_since"].is_null() || j["complete_since"].is_number_integer()))
+    return Error(ErrorCode::kUsage, "start is not {\"previous\", \"entries\", \"complete_since\"}");
+  Start s;
+  const std::string previous = j["previous"];
+  if (previous == kNone) {
+    s.previous = Start::Previous::kNone;
+  } else if (previous == kLost) {
+    s.previous = Start::Previous::kLost;
+  } else {
+    AIRLOCK_TRY(head, fixed_hex<32>(j["previous"]));
+    s.previous = Start::Previous::kContinued;
+    s.previous_head = head;
+  }
+  s.previous_entries = j["entries"].get<std::uint64_t>();
+  if (!j["complete_since"].is_null()) s.complete_since = j["complete_since"].get<std::int64_t>();
+  return s;
+}
+
+ojson start_json(const Start& s) {
+  ojson j;
+  switch (s.previous) {
+    case Start::Previous::kNone:
+      j["previous"] = kNone;
+      break;
+    case Start::Previous::kLost:
+      j["previous"] = kLost;
+      break;
+    case Start::Previous::kContinued:
+      j["previous"] = to_hex(s.previous_head.view());
+      break;
+  }
+  j["entries"] = s.previous_entries;
+  j["complete_since"] = s.complete_since ? ojson(*s.complete_since) : ojson(nullptr);
+  return j;
+}
+
 Result<Entry> parse_line(std::string_view line) {
   const ojson j = ojson::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Error(ErrorCode::kUsage, "not a JSON object");
   static const char* const kKeys[] = {"seq",      "time",     "prev",       "request_id",
                                       "decision", "action",   "manager",    "vault",
                                       "codes",    "messages", "signatures", "hash"};
-  // "outflows" came later: an entry has it or (written before) not.
+  // "outflows" came later: an entry has it or (written before) not; "start" only a started one.
   const bool has_outflows = j.contains("outflows");
-  if (j.size() != std::size(kKeys) + (has_outflows ? 1 : 0))
+  const bool has_start = j.contains("start");
+  if (j.size() != std::size(kKeys) + (has_outflows ? 1 : 0) + (has_start ? 1 : 0))
     return Error(ErrorCode::kUsage, "has other fields than an entry's");
   for (const char* k : kKeys) {
     if (!j.contains(k)) return Error(ErrorCode::kUsage, std::string("lacks \"") + k + "\"");
@@ -51,8 +95,8 @@ Result<Entry> parse_line(std::string_view line) {
   std::copy(id.bytes.begin(), id.bytes.end(), e.request_id.begin());
   const std::string decision = j["decision"];
   bool known = false;
-  for (Decision d :
-       {Decision::kSigned, Decision::kRefused, Decision::kDeclined, Decision::kReissued}) {
+  for (Decision d : {Decision::kSigned, Decision::kRefused, Decision::kDeclined,
+                     Decision::kReissued, Decision::kStarted, Decision::kCarried}) {
     if (decision == decision_name(d)) {
       e.decision = d;
       known = true;
@@ -103,9 +147,34 @@ Result<Entry> parse_line(std::string_view line) {
   } else {
     e.outflows.reset();
   }
+  if (has_start) {
+    AIRLOCK_TRY(start, parse_start(j["start"]));
+    e.start = start;
+  }
   AIRLOCK_TRY(hash, fixed_hex<32>(j["hash"]));
   e.hash = hash;
   return e;
+}
+
+// The rules between an entry and its place in the log: a started entry is the first and says
+// nothing but how the log began; carried entries follow it, and nothing else carries one.
+Status check_place(const Entry& e, const Entry* before) {
+  const bool started = e.decision == Decision::kStarted;
+  if (started != e.start.has_value())
+    return Error(ErrorCode::kUsage, started ? "is a started entry without its \"start\""
+                                            : "has a \"start\" but is not a started entry");
+  if (started && before != nullptr)
+    return Error(ErrorCode::kUsage, "is a started entry, which only a log's first line can be");
+  if (started &&
+      (e.request_id != envelope::RequestId{} || !e.action.empty() || e.manager != PublicKey{} ||
+       e.vault != PublicKey{} || !e.codes.empty() || !e.message_hashes.empty() ||
+       !e.signatures.empty() || !e.outflows || !e.outflows->empty()))
+    return Error(ErrorCode::kUsage, "is a started entry that records a request");
+  if (e.decision == Decision::kCarried &&
+      (before == nullptr ||
+       (before->decision != Decision::kStarted && before->decision != Decision::kCarried)))
+    return Error(ErrorCode::kUsage, "is a carried entry that does not follow the started one");
+  return {};
 }
 
 }  // namespace
@@ -120,6 +189,10 @@ const char* decision_name(Decision d) noexcept {
       return "declined";
     case Decision::kReissued:
       return "reissued";
+    case Decision::kStarted:
+      return "started";
+    case Decision::kCarried:
+      return "carried";
   }
   return "unknown";
 }
@@ -152,6 +225,7 @@ std::string body_text(const Entry& e) {
       j["outflows"].push_back({{"mint", o.mint ? to_base58(*o.mint) : std::string("unknown")},
                                {"amount", o.amount ? std::to_string(*o.amount) : "unknown"}});
   }
+  if (e.start) j["start"] = start_json(*e.start);
   return j.dump();
 }
 
@@ -184,6 +258,8 @@ Result<std::vector<Entry>> verify_lines(std::string_view text, const std::string
     // (an upper-case hash verified before: found by the audit_export fuzz target).
     if (body != body_text(*entry) || line != line_of(*entry))
       return broken(path, number, "is not in the canonical form this program writes");
+    if (auto place = check_place(*entry, entries.empty() ? nullptr : &entries.back()); !place.ok())
+      return broken(path, number, place.error().message());
     if (entry->seq != number)
       return broken(path, number,
                     "has seq " + std::to_string(entry->seq) + ": an entry is missing or moved");
@@ -195,6 +271,18 @@ Result<std::vector<Entry>> verify_lines(std::string_view text, const std::string
     entries.push_back(std::move(entry).value());
   }
   return entries;
+}
+
+bool holds_signatures(const Entry& e) noexcept {
+  return e.decision == Decision::kSigned || e.decision == Decision::kReissued ||
+         e.decision == Decision::kCarried;
+}
+
+std::optional<std::int64_t> complete_since(const std::vector<Entry>& entries, std::int64_t now) {
+  if (entries.empty()) return now;
+  const Entry& first = entries.front();
+  if (first.start) return first.start->complete_since;
+  return first.time;
 }
 
 Result<Hash> parse_head(std::string_view text, std::string_view option) {

@@ -62,6 +62,37 @@ Result<std::string> file_to_replace(const std::string& path) {
   return std::string(real.get());
 }
 
+// Writes `data` into a new temporary file beside `path` (mode 0600, flushed to disk) and
+// returns its name; nothing is left behind on failure.
+Result<std::string> write_beside(const std::string& path, ByteView data) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  // A short name, so a target whose own name is near the file system's limit still works.
+  std::string temp = (dir / ".airlock-XXXXXX").string();
+  UniqueFd fd(mkstemp(temp.data()));
+  if (!fd.valid()) return io_error("cannot create a temporary file beside", path);
+  fchmod(fd.get(), 0600);
+  if (auto s = write_all(fd.get(), data, temp); !s.ok()) {
+    fd.reset();
+    ::unlink(temp.c_str());
+    return s.error();
+  }
+  if (::fsync(fd.get()) != 0 || !fd.close()) {
+    auto error = io_error("cannot flush", temp);
+    ::unlink(temp.c_str());
+    return error;
+  }
+  return temp;
+}
+
+// Makes a rename or link in the folder holding `path` durable.
+void sync_folder_of(const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.valid()) ::fsync(dir_fd.get());
+}
+
 }  // namespace
 
 Status write_atomically(const std::string& given, ByteView data) {
@@ -73,31 +104,28 @@ Status write_atomically(const std::string& given, ByteView data) {
                                      "': it exists and is neither a regular file, a pipe "
                                      "nor a character device");
   }
-  const std::filesystem::path target(path);
-  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
-  // A short name, so a target whose own name is near the file system's limit still works.
-  std::string temp = (dir / ".airlock-XXXXXX").string();
-  UniqueFd fd(mkstemp(temp.data()));
-  if (!fd.valid()) return io_error("cannot create a temporary file beside", path);
-  fchmod(fd.get(), 0600);
-  if (auto s = write_all(fd.get(), data, temp); !s.ok()) {
-    fd.reset();
-    ::unlink(temp.c_str());
-    return s;
-  }
-  if (::fsync(fd.get()) != 0 || !fd.close()) {
-    auto error = io_error("cannot flush", temp);
-    ::unlink(temp.c_str());
-    return error;
-  }
+  AIRLOCK_TRY(temp, write_beside(path, data));
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     auto error = io_error("cannot rename the temporary file to", path);
     ::unlink(temp.c_str());
     return error;
   }
-  // Make the rename itself durable.
-  const UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.valid()) ::fsync(dir_fd.get());
+  sync_folder_of(path);
+  return {};
+}
+
+Status write_new(const std::string& path, ByteView data) {
+  AIRLOCK_TRY(temp, write_beside(path, data));
+  // link() fails when the name exists, so the file appears whole or not at all, and never
+  // in place of another.
+  const int linked = ::link(temp.c_str(), path.c_str());
+  const int link_errno = errno;
+  ::unlink(temp.c_str());
+  if (linked != 0) {
+    errno = link_errno;
+    return io_error(link_errno == EEXIST ? "will not replace" : "cannot create", path);
+  }
+  sync_folder_of(path);
   return {};
 }
 

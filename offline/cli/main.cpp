@@ -300,8 +300,9 @@ po::options_description sign_options(SignOptions& o) {
       "keystore", po::value<std::string>(&o.keystore)->required(), "keystore file")(
       "policy", po::value<std::string>(&o.policy)->required(), "policy file (docs/policy.md)")(
       "audit-log", po::value<std::string>(&o.audit_log)->required(),
-      "audit log; created when missing (docs/audit-log.md)")(
-      "out,o", airlock::cli::optional_value(&o.out), "write the response file (.alres) here");
+      "audit log (docs/audit-log.md); created when missing unless the policy sets [limits], "
+      "which need a log begun by `log start`")("out,o", airlock::cli::optional_value(&o.out),
+                                               "write the response file (.alres) here");
   add_qr_output(options, o.qr, "write the response as QR frames into this folder",
                 "show the response as animated QR codes in this terminal",
                 "the response's QR codes: high (fewest frames, for a 720p camera close to the "
@@ -392,7 +393,10 @@ int run_sign(const std::vector<std::string>& args) {
   if (!policy.ok()) return report(policy.error());
   airlock::offline::DecoderRegistry decoders;
   if (auto s = decoders.add_idl_folder(o.idl_dir); !s.ok()) return report(s.error());
-  auto log = airlock::offline::AuditLog::open(o.audit_log);
+  // Limits count from the log: it must say what came before it, so it is never begun here.
+  auto log = airlock::offline::AuditLog::open(
+      o.audit_log, policy->limits.any() ? airlock::offline::AuditLog::IfMissing::kRefuse
+                                        : airlock::offline::AuditLog::IfMissing::kCreate);
   if (!log.ok()) return report(log.error());
   // Everything sign reads is open or read; from here on no socket, exec or ptrace is possible.
   if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
@@ -448,12 +452,54 @@ int run_sign(const std::vector<std::string>& args) {
 }
 
 struct LogOptions {
-  std::optional<std::string> action;  // verify, show or export
+  std::optional<std::string> action;  // start, verify, show or export
   std::string audit_log;
   std::optional<std::string> head;
   std::optional<std::string> out;
   QrOutput qr;
+  bool first = false;                        // start: the key has never signed
+  std::optional<std::string> continue_from;  // start: the log before this one
+  bool previous_lost = false;                // start: the log before this one is gone
 };
+
+// start: a new log that says what came before it (docs/audit-log.md, "Starting a log").
+int start_log(const LogOptions& o) {
+  using Previous = airlock::audit::Start::Previous;
+  const int chosen = (o.first ? 1 : 0) + (o.continue_from ? 1 : 0) + (o.previous_lost ? 1 : 0);
+  if (chosen != 1)
+    return report(Error(ErrorCode::kUsage,
+                        "log start needs exactly one of --first (a key that has never signed), "
+                        "--continue-from OLD (the log before this one) or --previous-lost"));
+  airlock::offline::StartFrom from;
+  if (o.continue_from) {
+    from.previous = Previous::kContinued;
+    from.previous_path = *o.continue_from;
+  } else if (o.previous_lost) {
+    from.previous = Previous::kLost;
+  }
+  auto started = airlock::offline::start_audit_log(o.audit_log, from, unix_now());
+  if (!started.ok()) return report(started.error());
+  const auto& start = *started->entries.front().start;
+  std::cout << "started " << o.audit_log;
+  switch (start.previous) {
+    case Previous::kNone:
+      std::cout << " as the key's first log\n";
+      break;
+    case Previous::kLost:
+      std::cout << " after a lost log: [limits] refuse until it holds their longest window, "
+                   "at most a day (until "
+                << *start.complete_since + airlock::offline::kCarriedSeconds << ")\n";
+      break;
+    case Previous::kContinued:
+      std::cout << ", continuing " << *o.continue_from << " (" << start.previous_entries
+                << " entries, head " << airlock::to_hex(start.previous_head.view()) << "); "
+                << started->entries.size() - 1 << " signed entries of its last day carried over\n";
+      break;
+  }
+  std::cout << started->entries.size() << " entries; head " << airlock::to_hex(started->head.view())
+            << "\n";
+  return airlock::cli::kExitOk;
+}
 
 // export: the verified entries as JSON lines, to a file and/or QR frames.
 airlock::Status export_log(const LogOptions& o,
@@ -477,8 +523,21 @@ airlock::Status export_log(const LogOptions& o,
 
 void show_log(const std::vector<airlock::offline::AuditEntry>& entries) {
   for (const auto& e : entries) {
-    std::cout << e.seq << "  " << e.time << "  " << airlock::offline::decision_name(e.decision)
-              << "  " << airlock::printable(e.action) << "  vault " << airlock::to_base58(e.vault)
+    std::cout << e.seq << "  " << e.time << "  " << airlock::offline::decision_name(e.decision);
+    if (e.start) {
+      const auto& s = *e.start;
+      using Previous = airlock::audit::Start::Previous;
+      std::cout << "  after "
+                << (s.previous == Previous::kNone ? std::string("nothing (the key's first log)")
+                    : s.previous == Previous::kLost
+                        ? std::string("a lost log")
+                        : "the log with head " + airlock::to_hex(s.previous_head.view()) + " (" +
+                              std::to_string(s.previous_entries) + " entries)");
+      if (s.complete_since) std::cout << "  holds every signature since " << *s.complete_since;
+      std::cout << "\n";
+      continue;
+    }
+    std::cout << "  " << airlock::printable(e.action) << "  vault " << airlock::to_base58(e.vault)
               << "  request "
               << airlock::to_hex(airlock::ByteView(e.request_id.data(), e.request_id.size()))
               << "  " << e.message_hashes.size() << " step(s)";
@@ -490,7 +549,9 @@ void show_log(const std::vector<airlock::offline::AuditEntry>& entries) {
 int run_log(const std::vector<std::string>& args) {
   LogOptions o;
   po::options_description options(
-      "usage: airlock-offline log verify --audit-log FILE [--head HEX]\n"
+      "usage: airlock-offline log start --audit-log NEW (--first | --continue-from OLD | "
+      "--previous-lost)\n"
+      "       airlock-offline log verify --audit-log FILE [--head HEX]\n"
       "       airlock-offline log show --audit-log FILE\n"
       "       airlock-offline log export --audit-log FILE (--out FILE | --qr-png DIR | "
       "--qr-terminal)...\n\n"
@@ -499,19 +560,32 @@ int run_log(const std::vector<std::string>& args) {
       "show checks the chain the same way, then lists every decision, one line each.\n"
       "export checks it, then writes the whole log (JSON lines, public data: message hashes and\n"
       "signatures, no secret) for the trip back across the gap, as a file or QR frames, for\n"
-      "`airlock-online reconcile --audit-export FILE`.\n\noptions");
+      "`airlock-online reconcile --audit-export FILE`.\n"
+      "start begins a new log (a file that does not exist yet) with an entry saying what came\n"
+      "before it: nothing (--first), a log whose last day of signatures it carries over\n"
+      "(--continue-from OLD, after archiving it), or a log that is gone (--previous-lost: the\n"
+      "policy's limits then refuse for a day). sign needs such a log when the policy sets\n"
+      "[limits].\n\noptions");
   options.add_options()("help,h", "show this help")(
       "audit-log", po::value<std::string>(&o.audit_log)->required(), "audit log file")(
       "head", airlock::cli::optional_value(&o.head), "a head hash the log must contain")(
-      "out,o", airlock::cli::optional_value(&o.out), "export: write the log's lines to this file");
+      "out,o", airlock::cli::optional_value(&o.out), "export: write the log's lines to this file")(
+      "first", po::bool_switch(&o.first), "start: this key has never signed before this log")(
+      "continue-from", airlock::cli::optional_value(&o.continue_from),
+      "start: the log this one follows; its signed entries of the last day are carried over")(
+      "previous-lost", po::bool_switch(&o.previous_lost),
+      "start: the log before this one is gone; limits refuse until a day has passed");
   add_qr_output(options, o.qr, "export: write them as QR frames into this folder",
                 "export: show them as animated QR codes in this terminal",
                 "export's QR codes: high, medium or low (as for sign)");
   int code = 0;
   if (!airlock::cli::parse(kProgram, args, options, {{"action", &o.action}}, code)) return code;
   const std::string action = o.action.value_or("");
-  if (action != "verify" && action != "show" && action != "export")
-    return report(Error(ErrorCode::kUsage, "log needs the action: verify, show or export"));
+  if (action != "start" && action != "verify" && action != "show" && action != "export")
+    return report(Error(ErrorCode::kUsage, "log needs the action: start, verify, show or export"));
+  if (action != "start" && (o.first || o.continue_from || o.previous_lost))
+    return report(
+        Error(ErrorCode::kUsage, "--first, --continue-from and --previous-lost are for start"));
   const auto chosen_density = check_qr_output(o.qr);
   if (!chosen_density.ok()) return report(chosen_density.error());
   if (o.out) {
@@ -526,6 +600,10 @@ int run_log(const std::vector<std::string>& args) {
   }
   if (action != "export" && exporting)
     return report(Error(ErrorCode::kUsage, "--out, --qr-png and --qr-terminal are for export"));
+  if (action == "start") {
+    if (o.head) return report(Error(ErrorCode::kUsage, "--head is for verify"));
+    return start_log(o);
+  }
   auto entries = airlock::offline::verify_audit_log(o.audit_log);
   if (!entries.ok()) return report(entries.error());
   if (action == "export") {

@@ -9,6 +9,7 @@
 
 #include <airlock/common/hash.h>
 #include <airlock/formats/audit_record.h>
+#include <airlock/formats/files.h>
 #include <airlock/offline/audit.h>
 
 namespace airlock::offline {
@@ -48,8 +49,16 @@ Result<std::string> read_all(int fd, const std::string& path) {
 
 }  // namespace
 
-Result<AuditLog> AuditLog::open(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+Result<AuditLog> AuditLog::open(const std::string& path, IfMissing if_missing) {
+  const int create = if_missing == IfMissing::kCreate ? O_CREAT : 0;
+  UniqueFd fd(::open(path.c_str(), O_RDWR | create | O_APPEND | O_CLOEXEC, 0600));
+  if (!fd.valid() && errno == ENOENT && if_missing == IfMissing::kRefuse)
+    return Error(ErrorCode::kUsage,
+                 "audit log " + path +
+                     " does not exist: begin it with `airlock-offline log start --audit-log " +
+                     path +
+                     "` and --first (a key that has never signed), --continue-from OLD "
+                     "(the log before it) or --previous-lost (docs/audit-log.md)");
   if (!fd.valid()) return io(path, "cannot open");
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     return Error(ErrorCode::kIo, "audit log " + path + " is in use by another airlock-offline");
@@ -69,9 +78,7 @@ const AuditEntry* AuditLog::signed_entry(const envelope::RequestId& id) const {
 const AuditEntry* latest_signed(const std::vector<AuditEntry>& entries,
                                 const envelope::RequestId& id) {
   for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-    if (it->request_id == id &&
-        (it->decision == Decision::kSigned || it->decision == Decision::kReissued))
-      return &*it;
+    if (it->request_id == id && audit::holds_signatures(*it)) return &*it;
   }
   return nullptr;
 }
@@ -100,6 +107,68 @@ Result<Hash> AuditLog::append(AuditEntry entry) {
   head_ = entry.hash;
   entries_.push_back(std::move(entry));
   return head_;
+}
+
+namespace {
+
+// The chain's fields of the next entry after `entries`.
+void chain_onto(std::vector<AuditEntry>& entries, AuditEntry entry) {
+  entry.seq = entries.size() + 1;
+  entry.prev = entries.empty() ? Hash{} : entries.back().hash;
+  entry.hash = audit::chain_hash(entry.prev, audit::body_text(entry));
+  entries.push_back(std::move(entry));
+}
+
+}  // namespace
+
+Result<Started> start_audit_log(const std::string& path, const StartFrom& from, std::int64_t now) {
+  using Previous = audit::Start::Previous;
+  struct stat there {};
+  if (::lstat(path.c_str(), &there) == 0)
+    return Error(ErrorCode::kUsage, "--audit-log " + path +
+                                        ": already exists; a log is started into a new file, "
+                                        "so no decision already recorded can be lost");
+  audit::Start start;
+  start.previous = from.previous;
+  std::vector<AuditEntry> carried;
+  std::optional<AuditLog> previous;  // held open, so locked, until the new log is written
+  if (from.previous == Previous::kContinued) {
+    AIRLOCK_TRY(old, AuditLog::open(from.previous_path, AuditLog::IfMissing::kRefuse));
+    previous.emplace(std::move(old));
+    const auto& entries = previous->entries();
+    for (const auto& e : entries) {
+      if (e.time > now)
+        return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path + ": entry " +
+                                            std::to_string(e.seq) + " was written at " +
+                                            std::to_string(e.time) +
+                                            ", after the offline clock's " + std::to_string(now) +
+                                            ": the last day cannot be placed; set the clock");
+      if (audit::holds_signatures(e) && e.decision != Decision::kReissued &&
+          e.time > now - kCarriedSeconds) {
+        AuditEntry copy = e;
+        copy.decision = Decision::kCarried;
+        carried.push_back(std::move(copy));
+      }
+    }
+    start.previous_head = previous->head();
+    start.previous_entries = entries.size();
+    start.complete_since = audit::complete_since(entries, now);
+  } else if (from.previous == Previous::kLost) {
+    start.complete_since = now;
+  }
+
+  Started out;
+  AuditEntry first;
+  first.time = now;
+  first.decision = Decision::kStarted;
+  first.start = start;
+  chain_onto(out.entries, std::move(first));
+  for (auto& e : carried) chain_onto(out.entries, std::move(e));
+  std::string text;
+  for (const auto& e : out.entries) text += audit::line_of(e) + "\n";
+  AIRLOCK_CHECK(files::write_new(path, Bytes(text.begin(), text.end())));
+  out.head = out.entries.back().hash;
+  return out;
 }
 
 Result<std::vector<AuditEntry>> verify_audit_log(const std::string& path) {

@@ -31,6 +31,30 @@ struct Window {
 };
 constexpr Window kWindows[] = {{"hour", kHourSeconds, &WindowLimit::per_hour},
                                {"day", kDaySeconds, &WindowLimit::per_day}};
+// A new log carries the last day of the one it continues: every window must fit in it.
+static_assert(kDaySeconds <= kCarriedSeconds);
+
+// The longest window any of the policy's limits sets.
+const Window& longest_window(const Limits& limits) {
+  const Window* longest = &kWindows[0];
+  const auto consider = [&](const WindowLimit& limit) {
+    for (const Window& w : kWindows)
+      if ((limit.*w.limit) && w.seconds > longest->seconds) longest = &w;
+  };
+  consider(limits.rounds);
+  for (const auto& [action, limit] : limits.actions) consider(limit);
+  for (const auto& limit : limits.tokens) consider(limit.amount);
+  return *longest;
+}
+
+// Why a log that holds every signature only since some time does: how it was begun.
+std::string why_incomplete(const std::vector<AuditEntry>& log) {
+  if (log.empty()) return "the log is empty and was not begun with `airlock-offline log start`";
+  if (!log.front().start)
+    return "the log was begun by its first decision, not by `airlock-offline log start`, so "
+           "what an earlier log signed is unknown";
+  return "the log was started with --previous-lost";
+}
 
 }  // namespace
 
@@ -215,8 +239,23 @@ LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& re
            "): the windows cannot be placed; set the clock");
     return v;
   }
+  // The windows must lie where the log holds every signature: a log begun without saying what
+  // came before it (or after losing the one before) would count an earlier day as empty.
+  const Window& longest = longest_window(limits);
+  if (const auto since = audit::complete_since(*log, now);
+      since && *since > now - longest.seconds) {
+    refuse("the last " + std::string(longest.name) +
+           " cannot be counted: this audit log holds every signature only since " +
+           std::to_string(*since) + " (" + why_incomplete(*log) + "); it can from " +
+           std::to_string(*since + longest.seconds) +
+           ", or start logs with `airlock-offline log start` (--first for a key that has never "
+           "signed, --continue-from OLD to carry the last day over)");
+    return v;
+  }
+  // Signed here, or carried over from the log before this one.
   const auto signed_in = [&](const AuditEntry& e, const Window& w) {
-    return e.decision == audit::Decision::kSigned && e.time > now - w.seconds;
+    return (e.decision == audit::Decision::kSigned || e.decision == audit::Decision::kCarried) &&
+           e.time > now - w.seconds;
   };
 
   // Signed requests: of any action, and of this one.

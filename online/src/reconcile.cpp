@@ -148,9 +148,10 @@ Result<ReconcileReport> reconcile(std::string_view export_text, const std::strin
   std::set<std::string> in_log, managers, log_heads;
   for (const auto& e : entries) {
     log_heads.insert(to_hex(e.hash.view()));
+    if (e.decision == audit::Decision::kStarted) continue;
     managers.insert(to_base58(e.manager));
-    if (e.decision != audit::Decision::kSigned && e.decision != audit::Decision::kReissued)
-      continue;
+    // Carried entries too: a signature of the log before, still in this one's last day.
+    if (!audit::holds_signatures(e)) continue;
     for (const auto& sig : e.signatures) {
       const std::string signature = to_base58(sig);
       if (!in_log.insert(signature).second) continue;  // a reissue: the same signature again

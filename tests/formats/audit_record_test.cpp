@@ -93,5 +93,98 @@ TEST(AuditRecord, OutflowsAreRecordedAndAnEntryWithoutThemStillVerifies) {
   }
 }
 
+// A chain of `entries` as lines, each hashed onto the one before (so only the rule between
+// entries can fail, never the hash).
+std::string chained(std::vector<Entry> entries) {
+  std::string text;
+  Hash prev{};
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    entries[i].seq = i + 1;
+    entries[i].prev = prev;
+    entries[i].hash = chain_hash(prev, body_text(entries[i]));
+    prev = entries[i].hash;
+    text += line_of(entries[i]) + "\n";
+  }
+  return text;
+}
+
+// Issue 17: a log started by `log start` says what came before it in its first entry, and the
+// entries carried over from the log before follow it. The places are part of the format: a
+// started entry anywhere else, one that records a request, or a carried entry that does not
+// follow the started one does not verify, even when every hash matches.
+TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
+  Entry started;
+  started.decision = Decision::kStarted;
+  Start start;
+  start.previous = Start::Previous::kContinued;
+  start.previous_head.bytes.fill(0xab);
+  start.previous_entries = 12;
+  start.complete_since = 5;
+  started.start = start;
+  Entry carried = entry_after(nullptr, std::vector<Outflow>{});
+  carried.decision = Decision::kCarried;
+  carried.signatures.push_back(Signature{});
+  const Entry signed_entry = entry_after(nullptr, std::vector<Outflow>{});
+
+  const std::string good = chained({started, carried, carried, signed_entry});
+  EXPECT_THAT(good, HasSubstr("\"decision\":\"started\""));
+  std::string head_hex;
+  for (int i = 0; i < 32; ++i) head_hex += "ab";
+  EXPECT_THAT(good, HasSubstr(",\"start\":{\"previous\":\"" + head_hex +
+                              "\",\"entries\":12,\"complete_since\":5},\"hash\""));
+  auto entries = verify_lines(good, "log");
+  ASSERT_TRUE(entries.ok()) << entries.error().to_string();
+  ASSERT_TRUE((*entries)[0].start.has_value());
+  EXPECT_EQ(*(*entries)[0].start, start);
+  EXPECT_EQ(complete_since(*entries, 100), std::optional<std::int64_t>(5));
+  EXPECT_TRUE(holds_signatures((*entries)[1]));
+  EXPECT_FALSE(holds_signatures((*entries)[0]));
+
+  // How the log began, as the line says it.
+  for (const auto& [previous, text] : std::vector<std::pair<Start::Previous, std::string>>{
+           {Start::Previous::kNone,
+            "{\"previous\":\"none\",\"entries\":0,\"complete_since\":null}"},
+           {Start::Previous::kLost,
+            "{\"previous\":\"lost\",\"entries\":0,\"complete_since\":7}"}}) {
+    Entry e = started;
+    e.start =
+        Start{previous,
+              {},
+              0,
+              previous == Start::Previous::kLost ? std::optional<std::int64_t>(7) : std::nullopt};
+    const std::string line = chained({e});
+    EXPECT_THAT(line, HasSubstr(",\"start\":" + text + ",\"hash\""));
+    auto parsed = verify_lines(line, "log");
+    ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+    EXPECT_EQ(complete_since(*parsed, 100), e.start->complete_since);
+  }
+  // A log begun by its first decision holds every signature since that decision; an empty one
+  // since now.
+  EXPECT_EQ(complete_since({signed_entry}, 5000), std::optional<std::int64_t>(signed_entry.time));
+  EXPECT_EQ(complete_since({}, 5000), std::optional<std::int64_t>(5000));
+
+  Entry with_request = started;
+  with_request.action = "aggregator/swap";
+  Entry signed_with_start = signed_entry;
+  signed_with_start.start = start;
+  Entry started_without = started;
+  started_without.start.reset();
+  const std::vector<std::pair<std::vector<Entry>, std::string>> cases = {
+      {{signed_entry, started}, "line 2: is a started entry, which only a log's first line can be"},
+      {{with_request}, "line 1: is a started entry that records a request"},
+      {{started_without}, "line 1: is a started entry without its \"start\""},
+      {{signed_with_start}, "line 1: has a \"start\" but is not a started entry"},
+      {{carried}, "line 1: is a carried entry that does not follow the started one"},
+      {{started, signed_entry, carried},
+       "line 3: is a carried entry that does not follow the started one"},
+  };
+  for (const auto& [log, rule] : cases) {
+    auto r = verify_lines(chained(log), "log");
+    ASSERT_FALSE(r.ok()) << rule;
+    EXPECT_EQ(r.error().code(), errors::kBroken);
+    EXPECT_THAT(r.error().message(), HasSubstr(rule));
+  }
+}
+
 }  // namespace
 }  // namespace airlock::audit

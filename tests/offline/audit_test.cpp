@@ -183,5 +183,103 @@ TEST_F(AuditTest, TheExportIsTheVerifiedLogLineForLine) {
   EXPECT_FALSE(std::filesystem::exists(exported)) << "an export of a broken log was written";
 }
 
+// Issue 17: a new log that continues an archived one carries over the signed (and carried)
+// entries of its last day, so the limits' windows and the request ids signed survive the
+// change of log; it names the log it follows, and holds every signature as far back as that
+// one did. Nothing is written when the old log cannot be read whole, is ahead of the clock or
+// is in use, and a log is never started over an existing file.
+TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
+  test::ScratchDir dir{"airlock-log-start"};
+  constexpr std::int64_t kNow = 1'800'000'000;
+  const std::string old_path = dir.file("old.log");
+  Hash old_head;
+  {
+    auto old = AuditLog::open(old_path);
+    ASSERT_TRUE(old.ok());
+    const std::vector<std::pair<std::int64_t, Decision>> made = {
+        {kNow - 90'000, Decision::kSigned}, {kNow - 100, Decision::kSigned},
+        {kNow - 50, Decision::kRefused},    {kNow - 40, Decision::kReissued},
+        {kNow - 30, Decision::kDeclined},   {kNow - 10, Decision::kSigned}};
+    std::uint8_t n = 0;
+    for (const auto& [time, decision] : made) {
+      AuditEntry e = entry(++n, decision);
+      e.time = time;
+      if (decision == Decision::kSigned) e.outflows = std::vector<audit::Outflow>{{{}, 7}};
+      auto head = old->append(e);
+      ASSERT_TRUE(head.ok());
+      old_head = *head;
+    }
+  }
+  const std::string old_text = test::text_of(old_path).value();
+  const std::string path = dir.file("new.log");
+  const StartFrom from{audit::Start::Previous::kContinued, old_path};
+  auto started = start_audit_log(path, from, kNow);
+  ASSERT_TRUE(started.ok()) << started.error().to_string();
+  const auto& entries = started->entries;
+  ASSERT_EQ(entries.size(), 3U) << "the started entry and the two signed in the last day";
+  ASSERT_TRUE(entries[0].start.has_value());
+  EXPECT_EQ(entries[0].decision, Decision::kStarted);
+  EXPECT_EQ(entries[0].time, kNow);
+  EXPECT_EQ(entries[0].start->previous_head, old_head);
+  EXPECT_EQ(entries[0].start->previous_entries, 6U);
+  EXPECT_EQ(entries[0].start->complete_since, std::optional<std::int64_t>(kNow - 90'000))
+      << "the old log was begun by its first decision";
+  EXPECT_EQ(entries[1].decision, Decision::kCarried);
+  EXPECT_EQ(entries[1].time, kNow - 100);
+  EXPECT_EQ(entries[2].request_id, entry(6, Decision::kSigned).request_id);
+  EXPECT_EQ(entries[2].outflows, (std::vector<audit::Outflow>{{{}, 7}}));
+  EXPECT_EQ(entries[2].signatures.size(), 1U);
+  auto verified = verify_audit_log(path);
+  ASSERT_TRUE(verified.ok()) << verified.error().to_string();
+  EXPECT_EQ(verified->back().hash, started->head);
+  EXPECT_EQ(test::text_of(old_path), old_text) << "the old log is left as it was";
+  // A request id signed in the last day is still known to the new log (a reissue, or a refusal
+  // of other transactions under it).
+  EXPECT_EQ(latest_signed(*verified, entry(6, Decision::kSigned).request_id), &(*verified)[2]);
+  EXPECT_EQ(latest_signed(*verified, entry(1, Decision::kSigned).request_id), nullptr);
+
+  // Continued again: what was carried is carried again, and the completeness stays.
+  auto next =
+      start_audit_log(dir.file("next.log"), {audit::Start::Previous::kContinued, path}, kNow + 50);
+  ASSERT_TRUE(next.ok()) << next.error().to_string();
+  EXPECT_EQ(next->entries.size(), 3U);
+  EXPECT_EQ(next->entries[0].start->complete_since, std::optional<std::int64_t>(kNow - 90'000));
+
+  // First and lost.
+  auto first = start_audit_log(dir.file("first.log"), {}, kNow);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->entries.size(), 1U);
+  EXPECT_EQ(first->entries[0].start->complete_since, std::nullopt);
+  auto lost = start_audit_log(dir.file("lost.log"), {audit::Start::Previous::kLost, ""}, kNow);
+  ASSERT_TRUE(lost.ok());
+  EXPECT_EQ(lost->entries[0].start->complete_since, std::optional<std::int64_t>(kNow));
+
+  // Refusals, each leaving nothing behind.
+  const std::string fresh = dir.file("fresh.log");
+  const auto refusal = [&](const StartFrom& f, std::int64_t now, const std::string& where) {
+    auto r = start_audit_log(where, f, now);
+    EXPECT_FALSE(r.ok()) << where;
+    return r.ok() ? std::string() : r.error().to_string();
+  };
+  EXPECT_THAT(refusal(from, kNow, path), HasSubstr("already exists"));
+  EXPECT_EQ(verify_audit_log(path)->size(), 3U);
+  EXPECT_THAT(refusal(from, kNow, old_path), HasSubstr("already exists"));
+  EXPECT_THAT(refusal(from, kNow - 20, fresh),
+              HasSubstr("entry 6 was written at 1799999990, after the offline clock's "
+                        "1799999980: the last day cannot be placed; set the clock"));
+  EXPECT_THAT(refusal({audit::Start::Previous::kContinued, dir.file("missing.log")}, kNow, fresh),
+              HasSubstr("does not exist"));
+  {
+    auto in_use = AuditLog::open(old_path);
+    ASSERT_TRUE(in_use.ok());
+    EXPECT_THAT(refusal(from, kNow, fresh), HasSubstr("in use by another airlock-offline"));
+  }
+  std::ofstream(dir.file("cut.log")) << old_text.substr(0, old_text.size() - 1);
+  EXPECT_THAT(refusal({audit::Start::Previous::kContinued, dir.file("cut.log")}, kNow, fresh),
+              HasSubstr("audit.broken"));
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("missing.log")));
+}
+
 }  // namespace
 }  // namespace airlock::offline

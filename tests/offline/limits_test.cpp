@@ -32,6 +32,15 @@ AuditEntry signed_at(std::int64_t time, const std::string& action,
   return e;
 }
 
+// A log begun by `log start --first` (it holds every signature the key made), then `entries`.
+std::vector<AuditEntry> first_log(std::vector<AuditEntry> entries) {
+  AuditEntry started;
+  started.decision = audit::Decision::kStarted;
+  started.start = audit::Start{};
+  entries.insert(entries.begin(), started);
+  return entries;
+}
+
 envelope::SignRequest request_for(const std::string& action) {
   envelope::SignRequest q;
   q.action = action;
@@ -52,8 +61,8 @@ TEST(Limits, AClockBehindAnyEntryRefusesEvenAfterAnEntryWrittenBehind) {
   const auto policy = policy_with("[limits.tokens.USDC]\nper_day = \"10\"\n");
   AuditEntry refused_behind = signed_at(100, "aggregator/swap");
   refused_behind.decision = audit::Decision::kRefused;
-  const std::vector<AuditEntry> log = {signed_at(100'000, "aggregator/swap", {{usdc, 5'000'000}}),
-                                       refused_behind};
+  const auto log =
+      first_log({signed_at(100'000, "aggregator/swap", {{usdc, 5'000'000}}), refused_behind});
   const auto v = check_limits(policy, request_for("aggregator/swap"), {}, &log, 500);
   EXPECT_THAT(reasons(v), HasSubstr("policy.limit: the offline clock reads 500, earlier than "
                                     "the audit log's latest entry (100000)"));
@@ -65,12 +74,12 @@ TEST(Limits, AClockBehindAnyEntryRefusesEvenAfterAnEntryWrittenBehind) {
 // every action's cap, and a Keystone entry in the log counts for every action.
 TEST(Limits, AKeystoneRequestCountsAgainstEveryActionsCap) {
   const auto policy = policy_with("[limits.actions.\"aggregator/swap\"]\nrounds_per_day = 1\n");
-  const std::vector<AuditEntry> swapped = {signed_at(1000, "aggregator/swap")};
+  const auto swapped = first_log({signed_at(1000, "aggregator/swap")});
   const auto keystone =
       check_limits(policy, request_for(std::string(kKeystoneAction)), {}, &swapped, 2000);
   EXPECT_THAT(reasons(keystone),
               HasSubstr("signed aggregator/swap requests in the last day: 1 of 1 already signed"));
-  const std::vector<AuditEntry> keystone_signed = {signed_at(1000, std::string(kKeystoneAction))};
+  const auto keystone_signed = first_log({signed_at(1000, std::string(kKeystoneAction))});
   const auto swap =
       check_limits(policy, request_for("aggregator/swap"), {}, &keystone_signed, 2000);
   EXPECT_THAT(reasons(swap), HasSubstr("1 of 1 already signed"));
@@ -84,7 +93,7 @@ TEST(Limits, AMoveWithoutAStatedAmountIsNeverCountedAsNothing) {
   const auto policy = policy_with("[limits.tokens.USDC]\nper_day = \"10\"\n");
   for (const audit::Outflow& recorded :
        {audit::Outflow{usdc, std::nullopt}, audit::Outflow{std::nullopt, std::nullopt}}) {
-    const std::vector<AuditEntry> log = {signed_at(1000, "dlmm/zap-out", {recorded})};
+    const auto log = first_log({signed_at(1000, "dlmm/zap-out", {recorded})});
     const auto v = check_limits(policy, request_for("aggregator/swap"), {}, &log, 2000);
     EXPECT_THAT(reasons(v), HasSubstr("audit entry 1000 moved an amount its bytes did not "
                                       "state; it leaves the window at 87400"));
@@ -93,11 +102,57 @@ TEST(Limits, AMoveWithoutAStatedAmountIsNeverCountedAsNothing) {
   }
   Outflows unknown_now;
   unknown_now.unknown.push_back({std::nullopt, "dlmm_limit_order_place, which moves tokens", 0});
-  const std::vector<AuditEntry> empty;
+  const auto empty = first_log({});
   const auto v =
       check_limits(policy, request_for("dlmm/limit-order/place"), unknown_now, &empty, 2000);
   EXPECT_THAT(reasons(v), HasSubstr("USDC leaving the vault cannot be judged: step 1 is a "
                                     "dlmm_limit_order_place"));
+}
+
+// A window that reaches back before the log held every signature is not counted as empty: a
+// log begun by its first decision (what sign did before `log start`), one started after losing
+// its predecessor, or an empty one. A log continued from another counts the entries carried
+// over, and holds every signature as far back as the one before it did.
+TEST(Limits, AWindowBeforeTheLogHeldEverySignatureIsNotCountedAsEmpty) {
+  const auto policy =
+      policy_with("[limits]\nrounds_per_hour = 5\n[limits.tokens.USDC]\nper_day = \"10\"\n");
+  const auto swap = request_for("aggregator/swap");
+
+  const std::vector<AuditEntry> begun_by_sign = {signed_at(1000, "aggregator/swap")};
+  EXPECT_THAT(reasons(check_limits(policy, swap, {}, &begun_by_sign, 2000)),
+              HasSubstr("policy.limit: the last day cannot be counted: this audit log holds every "
+                        "signature only since 1000 (the log was begun by its first decision"));
+  EXPECT_TRUE(check_limits(policy, swap, {}, &begun_by_sign, 87'401).refusals.empty());
+
+  const std::vector<AuditEntry> none;
+  EXPECT_THAT(reasons(check_limits(policy, swap, {}, &none, 2000)),
+              HasSubstr("only since 2000 (the log is empty"));
+
+  AuditEntry after_loss;
+  after_loss.time = 1000;
+  after_loss.decision = audit::Decision::kStarted;
+  after_loss.start = audit::Start{audit::Start::Previous::kLost, {}, 0, 1000};
+  const std::vector<AuditEntry> lost = {after_loss, signed_at(1500, "aggregator/swap")};
+  EXPECT_THAT(reasons(check_limits(policy, swap, {}, &lost, 2000)),
+              HasSubstr("(the log was started with --previous-lost); it can from 87400"));
+  EXPECT_TRUE(check_limits(policy, swap, {}, &lost, 87'401).refusals.empty());
+
+  // Only an hour's limit: the log must hold the last hour, no more.
+  const auto hourly = policy_with("[limits]\nrounds_per_hour = 5\n");
+  EXPECT_TRUE(check_limits(hourly, swap, {}, &lost, 4601).refusals.empty());
+  EXPECT_FALSE(check_limits(hourly, swap, {}, &lost, 4599).refusals.empty());
+
+  // Continued: what was carried over counts, as signed entries do.
+  AuditEntry continued = after_loss;
+  continued.start = audit::Start{audit::Start::Previous::kContinued, {}, 7, std::nullopt};
+  AuditEntry carried = signed_at(900, "aggregator/swap", {{usdc, 8'000'000}});
+  carried.decision = audit::Decision::kCarried;
+  const std::vector<AuditEntry> chained = {continued, carried};
+  EXPECT_THAT(reasons(check_limits(policy, swap, {{{usdc, 3'000'000}}, {}}, &chained, 2000)),
+              HasSubstr("USDC leaving the vault in the last day: 8 USDC of 10 USDC already "
+                        "signed; this request moves 3 USDC"));
+  EXPECT_TRUE(
+      check_limits(policy, swap, {{{usdc, 2'000'000}}, {}}, &chained, 2000).refusals.empty());
 }
 
 }  // namespace

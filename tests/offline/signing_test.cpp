@@ -59,6 +59,18 @@ class SigningTest : public SigningTwin {
     return offline::process_request(q, context);
   }
 
+  // The log a policy with limits needs: begun by `log start --first`, in place of the one the
+  // fixture opened (empty, begun by nothing).
+  void start_first_log() {
+    log.reset();
+    std::filesystem::remove(dir.file("audit.log"));
+    auto started = offline::start_audit_log(dir.file("audit.log"), {}, now_s());
+    ASSERT_TRUE(started.ok()) << started.error().to_string();
+    auto opened = offline::AuditLog::open(dir.file("audit.log"));
+    ASSERT_TRUE(opened.ok()) << opened.error().to_string();
+    log.emplace(std::move(opened).value());
+  }
+
   void write_text(const std::string& name, const std::string& text) {
     ASSERT_TRUE(files::write_atomically(
                     dir.file(name),
@@ -225,6 +237,58 @@ TEST_F(SigningTest, AWrongPassphraseDecidesNothing) {
   EXPECT_EQ(outcome.error().code(), offline::errors::kKeystoreLocked);
   EXPECT_EQ(airlock::cli::exit_code_for(outcome.error()), airlock::cli::kExitIo);
   EXPECT_TRUE(log->entries().empty()) << "nothing recorded: the request can be tried again";
+}
+
+// Issue 17: the limits count from the log, so with [limits] sign never begins a log itself
+// (a new log would count the last day as empty): it refuses before anything is decided and
+// names `log start`. The log that command begins is used, and says how it began.
+TEST_F(SigningTest, UnderLimitsSignUsesOnlyALogBegunByLogStart) {
+  write_request_file(swap_request());
+  write_command_inputs("yes");
+  write_text("policy.toml", airlock::test::text_of(dir.file("policy.toml")).value() +
+                                "[limits]\nrounds_per_hour = 5\n");
+  log.reset();
+  std::filesystem::remove(dir.file("audit.log"));
+  const std::string sign = sign_command() + dir.file("req.alreq") + " --out " + dir.file("res");
+  const auto refused = airlock::test::run_command(sign);
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("audit log " + dir.file("audit.log") +
+                                        " does not exist: begin it with `airlock-offline log "
+                                        "start --audit-log"));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("audit.log"))) << "sign began a log itself";
+  EXPECT_FALSE(std::filesystem::exists(dir.file("res")));
+
+  const std::string start =
+      std::string(AIRLOCK_OFFLINE_BIN) + " log start --audit-log " + dir.file("audit.log");
+  for (const std::string& wrong : {std::string(), std::string(" --first --previous-lost"),
+                                   " --first --continue-from " + dir.file("old.log")}) {
+    const auto r = airlock::test::run_command(start + wrong);
+    EXPECT_EQ(r.exit_code, 2) << wrong << r.output;
+    EXPECT_THAT(r.output, HasSubstr("log start needs exactly one of --first"));
+  }
+  const auto misplaced = airlock::test::run_command(
+      std::string(AIRLOCK_OFFLINE_BIN) + " log verify --first --audit-log " + dir.file("x"));
+  EXPECT_EQ(misplaced.exit_code, 2) << misplaced.output;
+  EXPECT_THAT(misplaced.output, HasSubstr("are for start"));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("audit.log")));
+
+  const auto started = airlock::test::run_command(start + " --first");
+  ASSERT_EQ(started.exit_code, 0) << started.output;
+  EXPECT_THAT(started.output, HasSubstr("as the key's first log"));
+  const auto begun = airlock::test::text_of(dir.file("audit.log"));
+  const auto again = airlock::test::run_command(start + " --first");
+  EXPECT_EQ(again.exit_code, 2) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("already exists; a log is started into a new file"));
+  EXPECT_EQ(airlock::test::text_of(dir.file("audit.log")), begun);
+
+  const auto signed_run = airlock::test::run_command(sign);
+  EXPECT_EQ(signed_run.exit_code, 0) << signed_run.output;
+  EXPECT_THAT(signed_run.output, HasSubstr("signed requests, last hour: 0 of 5"));
+  const auto shown = airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) +
+                                                " log show --audit-log " + dir.file("audit.log"));
+  EXPECT_EQ(shown.exit_code, 0) << shown.output;
+  EXPECT_THAT(shown.output, HasSubstr("started  after nothing (the key's first log)"));
+  EXPECT_THAT(shown.output, HasSubstr("2  "));
 }
 
 TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
@@ -525,6 +589,7 @@ TEST_F(SigningTest, AMissingCameraIsReportedBeforeAnythingIsBuilt) {
 // from the audit log: the one that crosses a limit is refused (policy.limit, naming the limit,
 // the window's use and its own amount) without asking, and passes once the window has moved.
 TEST_F(SigningTest, LimitsRefuseTheRequestThatCrossesAWindowUntilTheWindowMoves) {
+  start_first_log();
   const std::string pinned =
       std::string("[[tokens]]\nmint = \"") + kUsdc + "\"\nsymbol = \"USDC\"\ndecimals = 6\n";
   auto first = swap_request();  // 5 USDC swapped away
@@ -565,6 +630,7 @@ TEST_F(SigningTest, LimitsRefuseTheRequestThatCrossesAWindowUntilTheWindowMoves)
 }
 
 TEST_F(SigningTest, TheRoundsLimitCountsSignedRequestsOnlyAndFailsClosedOnTheClock) {
+  start_first_log();
   auto first = swap_request();
   const auto policy = demo_policy(first, "[limits]\nrounds_per_hour = 2\n");
   // A declined request is no signed round.
@@ -641,6 +707,7 @@ TEST_F(SigningTest, AnOutflowIsReadOnlyWhereTheArgumentsAgreeWithTheAccountsAndR
 // request names) moves tokens the offline half cannot tie to a mint: with a token limit set
 // it is refused, not counted as nothing.
 TEST_F(SigningTest, ADepositIntoAPoolIsRefusedUnderATokenLimit) {
+  start_first_log();
   const json body = {{"vault", kVault},
                      {"lbPair", kSolUsdcPool},
                      {"side", "bid"},
@@ -672,6 +739,7 @@ TEST_F(SigningTest, ADepositIntoAPoolIsRefusedUnderATokenLimit) {
 // and amount_y under token X's and token Y's; a pool hint that says otherwise is refused (the
 // online half lies, or the pin has X and Y the wrong way round: found by an independent review).
 TEST_F(SigningTest, ADepositIntoAPinnedPoolCountsUnderItsTokensLimits) {
+  start_first_log();
   const std::string pinned = std::string("[[tokens]]\nmint = \"") + kUsdc +
                              "\"\nsymbol = \"USDC\"\ndecimals = 6\n[[tokens]]\nmint = \"" + kSol +
                              "\"\nsymbol = \"SOL\"\ndecimals = 9\n[[pools]]\naddress = \"" +

@@ -157,6 +157,34 @@ TEST_F(Reconcile, ASignatureAnsweredButNeverSentHereIsNamed) {
   EXPECT_THAT(find(*with_chain, elsewhere)->detail, HasSubstr("IS on chain"));
 }
 
+// Issue 17: a log begun by `log start --continue-from` opens with its started entry and the
+// old log's signatures of the last day, carried. Those are signatures the key made: accounted
+// like signed ones (landed here, or named when this online half never sent them).
+TEST_F(Reconcile, SignaturesCarriedIntoANewLogAreAccountedLikeSignedOnes) {
+  audit::Entry started;
+  started.seq = 1;
+  started.time = 100;
+  started.decision = audit::Decision::kStarted;
+  started.start = audit::Start{audit::Start::Previous::kContinued, {}, 9, std::nullopt};
+  started.hash = audit::chain_hash(started.prev, audit::body_text(started));
+  entries_.push_back(started);
+  const auto carried = signed_tx(1), carried_elsewhere = signed_tx(2), signed_here = signed_tx(3);
+  log_signed({carried}, audit::Decision::kCarried);
+  log_signed({carried_elsewhere}, audit::Decision::kCarried);
+  log_signed({signed_here});
+  journal_step(carried, step_status::kConfirmed, 1);
+  journal_step(signed_here, step_status::kConfirmed, 2);
+  auto r = run();
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->entries, 4U);
+  ASSERT_EQ(r->signatures.size(), 3U);
+  EXPECT_EQ(find(*r, carried)->standing, Standing::kLanded);
+  EXPECT_EQ(find(*r, signed_here)->standing, Standing::kLanded);
+  ASSERT_NE(find(*r, carried_elsewhere), nullptr);
+  EXPECT_EQ(find(*r, carried_elsewhere)->standing, Standing::kNotSentHere);
+  EXPECT_FALSE(r->accounted());
+}
+
 TEST_F(Reconcile, ASentStepWhoseReceiptWasNeverReadIsSettledByTheNode) {
   const auto pending = signed_tx(1), sending = signed_tx(2);
   log_signed({pending, sending});

@@ -27,7 +27,11 @@ namespace errors {
 inline constexpr ErrorCode kBroken{ErrorKind::kCorruption, "audit.broken"};
 }  // namespace errors
 
-enum class Decision { kSigned, kRefused, kDeclined, kReissued };
+// signed, refused, declined, reissued: a request's decision. started: the first entry of a log
+// begun by `airlock-offline log start`, saying what came before it (Start). carried: a signed
+// entry of the previous log's last day, copied after the started entry so that the limits'
+// windows (docs/policy.md) and the request ids signed stay counted across the change of log.
+enum class Decision { kSigned, kRefused, kDeclined, kReissued, kStarted, kCarried };
 
 [[nodiscard]] const char* decision_name(Decision d) noexcept;
 
@@ -39,6 +43,22 @@ struct Outflow {
   std::optional<PublicKey> mint;
   std::optional<std::uint64_t> amount;
   friend bool operator==(const Outflow&, const Outflow&) = default;
+};
+
+// What a log started by `log start` says came before it.
+struct Start {
+  enum class Previous {
+    kNone,       // --first: the key has signed nothing before this log
+    kLost,       // --previous-lost: an earlier log existed and is gone
+    kContinued,  // --continue-from: the log with previous_head, its last day carried over
+  };
+  Previous previous = Previous::kNone;
+  Hash previous_head{};                // kContinued: the earlier log's head
+  std::uint64_t previous_entries = 0;  // kContinued: how many entries it held
+  // The time from which this chain of logs holds every signature the key made: none when it
+  // holds them all (a first log, or a chain of continued logs back to one).
+  std::optional<std::int64_t> complete_since;
+  friend bool operator==(const Start&, const Start&) = default;
 };
 
 struct Entry {
@@ -56,6 +76,7 @@ struct Entry {
   // Every entry written since limits exist carries this (empty unless signed); an entry
   // without it was written before, and its amounts are unknown.
   std::optional<std::vector<Outflow>> outflows = std::vector<Outflow>{};
+  std::optional<Start> start;  // a started entry's, and only its
   Hash hash{};
 };
 
@@ -66,10 +87,21 @@ struct Entry {
 [[nodiscard]] std::string line_of(const Entry& entry);
 
 // Parses and checks a whole log's text, from its first entry: each line canonical, numbered in
-// order, following the line before and matching its hash; a last line without its line end is
-// a write cut short. Errors are audit.broken naming `where` and the line.
+// order, following the line before and matching its hash; a started entry only first and
+// carried entries only right after it; a last line without its line end is a write cut short.
+// Errors are audit.broken naming `where` and the line.
 [[nodiscard]] Result<std::vector<Entry>> verify_lines(std::string_view text,
                                                       const std::string& where);
+
+// Whether the entry records a signature the key made: signed, reissued, or carried over.
+[[nodiscard]] bool holds_signatures(const Entry& entry) noexcept;
+
+// The time from which `entries` (a verified log) hold every signature the key made, or none
+// when they hold them all: a log started by `log start` says so in its started entry; a log
+// begun by sign itself holds them since its first entry (it was created just before); an
+// empty one since `now`.
+[[nodiscard]] std::optional<std::int64_t> complete_since(const std::vector<Entry>& entries,
+                                                         std::int64_t now);
 
 // A head as a person types it from a screen (log export, a sign response): exactly 64 hex
 // digits, either case, nothing around them. Anything else is usage.invalid naming `option`.

@@ -31,6 +31,10 @@ inline constexpr std::string_view kResponseExtension = ".alres";
 [[nodiscard]] Status write_atomically(const std::string& path, ByteView data);
 // A symbolic link to a regular file keeps being a link: the file it names is replaced.
 
+// Writes a new file at `path` the same way (temporary file, flushed, mode 0600), but never in
+// place of anything: a name that exists is refused, and the file appears whole or not at all.
+[[nodiscard]] Status write_new(const std::string& path, ByteView data);
+
 // Whether write_atomically could write `path` now (its folder exists and is writable, and what
 // is there is a file, a pipe or a device), so a command checks its outputs before it decides
 // anything.

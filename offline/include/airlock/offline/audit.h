@@ -29,10 +29,14 @@ using audit::decision_name;
 // An open, verified log, locked against other writers for as long as it is open.
 class AuditLog {
  public:
-  // Creates the file (mode 0600) when it does not exist. Reads and verifies every line first:
-  // a broken chain, a malformed line or a torn last line is an error naming the line, and
-  // nothing is appended to a log that does not verify.
-  [[nodiscard]] static Result<AuditLog> open(const std::string& path);
+  enum class IfMissing {
+    kCreate,  // create the file (mode 0600): a log begun by its first decision
+    kRefuse,  // usage.invalid, pointing to `log start` (a policy with limits needs one)
+  };
+  // Reads and verifies every line first: a broken chain, a malformed line or a torn last line
+  // is an error naming the line, and nothing is appended to a log that does not verify.
+  [[nodiscard]] static Result<AuditLog> open(const std::string& path,
+                                             IfMissing if_missing = IfMissing::kCreate);
 
   [[nodiscard]] const Hash& head() const noexcept { return head_; }
   [[nodiscard]] const std::vector<AuditEntry>& entries() const noexcept { return entries_; }
@@ -53,6 +57,27 @@ class AuditLog {
 // The latest entry of `entries` for this request id that signed (signed or reissued), if any.
 [[nodiscard]] const AuditEntry* latest_signed(const std::vector<AuditEntry>& entries,
                                               const envelope::RequestId& id);
+
+// How long before a new log's start the signed entries of the log it continues are carried
+// into it: the policy's longest window (limits.h checks), and longer than any request's
+// deadline, so a request id signed before the change of log is still known after it.
+inline constexpr std::int64_t kCarriedSeconds = 86400;
+
+// `airlock-offline log start`: begins a new log at `path` (which must not exist) with a
+// started entry saying what came before it, and, when it continues an earlier log, copies of
+// that log's signed (and carried) entries from the last kCarriedSeconds. The earlier log is
+// verified and locked meanwhile, and must not be ahead of the clock. The new file appears
+// whole or not at all.
+struct StartFrom {
+  audit::Start::Previous previous = audit::Start::Previous::kNone;
+  std::string previous_path;  // kContinued: the earlier log's file
+};
+struct Started {
+  std::vector<AuditEntry> entries;  // as written: the started entry, then the carried ones
+  Hash head{};
+};
+[[nodiscard]] Result<Started> start_audit_log(const std::string& path, const StartFrom& from,
+                                              std::int64_t now);
 
 // Reads and checks a log without locking or changing it (for `log verify`).
 [[nodiscard]] Result<std::vector<AuditEntry>> verify_audit_log(const std::string& path);
