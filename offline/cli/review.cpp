@@ -167,26 +167,30 @@ airlock::Status choose_signer(const ReviewOptions& o, const airlock::offline::Po
   return {};
 }
 
+// review's options that can be judged before anything is read: one report, one signer, and
+// an HTML report that can be written and is none of the inputs.
+airlock::Status check_review_options(const ReviewOptions& o) {
+  AIRLOCK_CHECK(check_request_source(o.source));
+  if (o.json && o.html) return Error(ErrorCode::kUsage, "give one report: --json or --html");
+  if (o.keystore && o.signer)
+    return Error(ErrorCode::kUsage, "give the signer once: --keystore or --signer");
+  if (o.html) {
+    AIRLOCK_CHECK(airlock::files::check_outputs({{"--html", *o.html}},
+                                                {{"--keystore", o.keystore.value_or("")},
+                                                 {"--policy", o.policy.value_or("")},
+                                                 {"--audit-log", o.audit_log.value_or("")},
+                                                 {"REQUEST", o.source.file.value_or("")}}));
+  }
+  return {};
+}
+
 int run_review(const std::vector<std::string>& args) {
   ReviewOptions o;
   const auto options = review_options(o);
   int code = 0;
   if (!airlock::cli::parse(kProgram, args, options, {request_positional(o.source)}, code))
     return code;
-  if (auto s = check_request_source(o.source); !s.ok()) return report(s.error());
-  if (o.json && o.html)
-    return report(Error(ErrorCode::kUsage, "give one report: --json or --html"));
-  if (o.keystore && o.signer)
-    return report(Error(ErrorCode::kUsage, "give the signer once: --keystore or --signer"));
-  if (o.html) {
-    if (auto s = airlock::files::check_outputs({{"--html", *o.html}},
-                                               {{"--keystore", o.keystore.value_or("")},
-                                                {"--policy", o.policy.value_or("")},
-                                                {"--audit-log", o.audit_log.value_or("")},
-                                                {"REQUEST", o.source.file.value_or("")}});
-        !s.ok())
-      return report(s.error());
-  }
+  if (auto s = check_review_options(o); !s.ok()) return report(s.error());
   const std::int64_t now = o.at.value_or(unix_now());
 
   airlock::offline::Policy policy;  // empty: allows nothing

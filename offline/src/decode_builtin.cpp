@@ -1,5 +1,6 @@
 #include "decode_builtin.h"
 
+#include <algorithm>
 #include <string>
 
 #include <airlock/common/programs.h>
@@ -206,30 +207,57 @@ const char* authority_type_name(std::uint8_t t) {
   return t < 4 ? names[t] : nullptr;
 }
 
+// Token instructions whose data after the tag is nothing, an amount, or an amount and the
+// mint's decimals: one row each (the others have layouts of their own, in `token`).
+enum class TokenArgs { kNone, kAmount, kAmountAndDecimals };
+struct TokenRow {
+  std::uint8_t tag;
+  const char* name;
+  TokenArgs args;
+  std::vector<std::string> accounts;
+};
+const std::vector<TokenRow>& plain_token_instructions() {
+  using enum TokenArgs;
+  static const std::vector<TokenRow> rows = {
+      {1, "initialize_account", kNone, {"account", "mint", "owner", "rent_sysvar"}},
+      {3, "transfer", kAmount, {"source", "destination", "owner"}},
+      {4, "approve", kAmount, {"source", "delegate", "owner"}},
+      {5, "revoke", kNone, {"source", "owner"}},
+      {7, "mint_to", kAmount, {"mint", "destination", "mint_authority"}},
+      {8, "burn", kAmount, {"account", "mint", "owner"}},
+      {9, "close_account", kNone, {"account", "destination", "owner"}},
+      {10, "freeze_account", kNone, {"account", "mint", "freeze_authority"}},
+      {11, "thaw_account", kNone, {"account", "mint", "freeze_authority"}},
+      {12, "transfer_checked", kAmountAndDecimals, {"source", "mint", "destination", "owner"}},
+      {13, "approve_checked", kAmountAndDecimals, {"source", "mint", "delegate", "owner"}},
+      {14, "mint_to_checked", kAmountAndDecimals, {"mint", "destination", "mint_authority"}},
+      {15, "burn_checked", kAmountAndDecimals, {"account", "mint", "owner"}},
+      {17, "sync_native", kNone, {"account"}},
+      {21, "get_account_data_size", kNone, {"mint"}},
+      {22, "initialize_immutable_owner", kNone, {"account"}},
+      {23, "amount_to_ui_amount", kAmount, {"mint"}},
+  };
+  return rows;
+}
+
 Result<Decoded> token(const std::string& program, ByteView data, std::size_t accounts) {
   if (data.empty()) return undecodable(program, "empty instruction data");
   ByteReader r(data);
   const std::uint8_t tag = r.u8("tag");
   Decoded d;
   std::size_t min = 0;
-  // The fields of a braced list are read in the order written.
-  const auto amount_only = [&](const char* name, std::vector<std::string> names) {
-    d.instruction = name;
-    d.args = {{"amount", u64_text(r, "amount")}};
-    d.account_names = std::move(names);
-    min = d.account_names.size();
-  };
-  const auto checked = [&](const char* name, std::vector<std::string> names) {
-    d.instruction = name;
-    d.args = {{"amount", u64_text(r, "amount")}, {"decimals", r.u8("decimals")}};
-    d.account_names = std::move(names);
-    min = d.account_names.size();
-  };
-  const auto no_args = [&](const char* name, std::vector<std::string> names) {
-    d.instruction = name;
-    d.account_names = std::move(names);
-    min = d.account_names.size();
-  };
+  const auto& rows = plain_token_instructions();
+  if (const auto row =
+          std::find_if(rows.begin(), rows.end(), [&](const TokenRow& t) { return t.tag == tag; });
+      row != rows.end()) {
+    d.instruction = row->name;
+    // The fields of a braced list are read in the order written.
+    if (row->args == TokenArgs::kAmount) d.args = {{"amount", u64_text(r, "amount")}};
+    if (row->args == TokenArgs::kAmountAndDecimals)
+      d.args = {{"amount", u64_text(r, "amount")}, {"decimals", r.u8("decimals")}};
+    d.account_names = row->accounts;
+    return finish(program, d, r, accounts, d.account_names.size());
+  }
   switch (tag) {
     case 0:
     case 20:
@@ -241,24 +269,12 @@ Result<Decoded> token(const std::string& program, ByteView data, std::size_t acc
                                  : std::vector<std::string>{"mint"};
       min = 1;
       break;
-    case 1:
-      no_args("initialize_account", {"account", "mint", "owner", "rent_sysvar"});
-      break;
     case 2:
     case 19:
       d.instruction = tag == 2 ? "initialize_multisig" : "initialize_multisig2";
       d.args = {{"m", r.u8("m")}};
       d.account_names = {"multisig"};
       min = 1;
-      break;
-    case 3:
-      amount_only("transfer", {"source", "destination", "owner"});
-      break;
-    case 4:
-      amount_only("approve", {"source", "delegate", "owner"});
-      break;
-    case 5:
-      no_args("revoke", {"source", "owner"});
       break;
     case 6: {
       d.instruction = "set_authority";
@@ -275,51 +291,12 @@ Result<Decoded> token(const std::string& program, ByteView data, std::size_t acc
       min = 2;
       break;
     }
-    case 7:
-      amount_only("mint_to", {"mint", "destination", "mint_authority"});
-      break;
-    case 8:
-      amount_only("burn", {"account", "mint", "owner"});
-      break;
-    case 9:
-      no_args("close_account", {"account", "destination", "owner"});
-      break;
-    case 10:
-      no_args("freeze_account", {"account", "mint", "freeze_authority"});
-      break;
-    case 11:
-      no_args("thaw_account", {"account", "mint", "freeze_authority"});
-      break;
-    case 12:
-      checked("transfer_checked", {"source", "mint", "destination", "owner"});
-      break;
-    case 13:
-      checked("approve_checked", {"source", "mint", "delegate", "owner"});
-      break;
-    case 14:
-      checked("mint_to_checked", {"mint", "destination", "mint_authority"});
-      break;
-    case 15:
-      checked("burn_checked", {"account", "mint", "owner"});
-      break;
     case 16:
     case 18:
       d.instruction = tag == 16 ? "initialize_account2" : "initialize_account3";
       d.args = {{"owner", key(r, "owner")}};
       d.account_names = {"account", "mint"};
       min = 2;
-      break;
-    case 17:
-      no_args("sync_native", {"account"});
-      break;
-    case 21:
-      no_args("get_account_data_size", {"mint"});
-      break;
-    case 22:
-      no_args("initialize_immutable_owner", {"account"});
-      break;
-    case 23:
-      amount_only("amount_to_ui_amount", {"mint"});
       break;
     default:
       return undecodable(
