@@ -67,6 +67,39 @@ ojson start_json(const Start& s) {
   return j;
 }
 
+Result<Decision> decision_named(const std::string& name) {
+  for (Decision d :
+       {Decision::kSigned, Decision::kRefused, Decision::kDeclined, Decision::kReissued,
+        Decision::kStarted, Decision::kCarried, Decision::kClosed}) {
+    if (name == decision_name(d)) return d;
+  }
+  return Error(ErrorCode::kUsage, "unknown decision \"" + name + "\"");
+}
+
+// `"outflows":[{"mint":B58|"unknown","amount":DIGITS|"unknown"},...]`
+Result<std::vector<Outflow>> parse_outflows(const ojson& list) {
+  if (!list.is_array()) return Error(ErrorCode::kUsage, "outflows is not a list");
+  std::vector<Outflow> outflows;
+  for (const auto& o : list) {
+    if (!o.is_object() || o.size() != 2 || !o.contains("mint") || !o.contains("amount") ||
+        !o["mint"].is_string() || !o["amount"].is_string())
+      return Error(ErrorCode::kUsage, "an outflow is not {\"mint\", \"amount\"}");
+    Outflow parsed;
+    if (o["mint"] != "unknown") {
+      AIRLOCK_TRY(mint, public_key_from_base58(o["mint"].get<std::string>()));
+      parsed.mint = mint;
+    }
+    const std::string amount = o["amount"];
+    if (amount != "unknown") {
+      parsed.amount = parse_base_units(amount);
+      if (!parsed.amount)
+        return Error(ErrorCode::kUsage, "an outflow's amount is not an unsigned integer");
+    }
+    outflows.push_back(parsed);
+  }
+  return outflows;
+}
+
 Result<Entry> parse_line(std::string_view line) {
   const ojson j = ojson::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Error(ErrorCode::kUsage, "not a JSON object");
@@ -76,7 +109,9 @@ Result<Entry> parse_line(std::string_view line) {
   // "outflows" came later: an entry has it or (written before) not; "start" only a started one.
   const bool has_outflows = j.contains("outflows");
   const bool has_start = j.contains("start");
-  if (j.size() != std::size(kKeys) + (has_outflows ? 1 : 0) + (has_start ? 1 : 0))
+  const bool has_successor = j.contains("successor");
+  if (j.size() !=
+      std::size(kKeys) + (has_outflows ? 1 : 0) + (has_start ? 1 : 0) + (has_successor ? 1 : 0))
     return Error(ErrorCode::kUsage, "has other fields than an entry's");
   for (const char* k : kKeys) {
     if (!j.contains(k)) return Error(ErrorCode::kUsage, std::string("lacks \"") + k + "\"");
@@ -93,16 +128,8 @@ Result<Entry> parse_line(std::string_view line) {
   e.prev = prev;
   AIRLOCK_TRY(id, fixed_hex<envelope::kRequestIdBytes>(j["request_id"]));
   std::copy(id.bytes.begin(), id.bytes.end(), e.request_id.begin());
-  const std::string decision = j["decision"];
-  bool known = false;
-  for (Decision d : {Decision::kSigned, Decision::kRefused, Decision::kDeclined,
-                     Decision::kReissued, Decision::kStarted, Decision::kCarried}) {
-    if (decision == decision_name(d)) {
-      e.decision = d;
-      known = true;
-    }
-  }
-  if (!known) return Error(ErrorCode::kUsage, "unknown decision \"" + decision + "\"");
+  AIRLOCK_TRY(decision, decision_named(j["decision"].get<std::string>()));
+  e.decision = decision;
   e.action = j["action"];
   AIRLOCK_TRY(manager, public_key_from_base58(
                            j["manager"].is_string() ? j["manager"].get<std::string>() : ""));
@@ -124,25 +151,7 @@ Result<Entry> parse_line(std::string_view line) {
     e.signatures.push_back(sig);
   }
   if (has_outflows) {
-    if (!j["outflows"].is_array()) return Error(ErrorCode::kUsage, "outflows is not a list");
-    std::vector<Outflow> outflows;
-    for (const auto& o : j["outflows"]) {
-      if (!o.is_object() || o.size() != 2 || !o.contains("mint") || !o.contains("amount") ||
-          !o["mint"].is_string() || !o["amount"].is_string())
-        return Error(ErrorCode::kUsage, "an outflow is not {\"mint\", \"amount\"}");
-      Outflow parsed;
-      if (o["mint"] != "unknown") {
-        AIRLOCK_TRY(mint, public_key_from_base58(o["mint"].get<std::string>()));
-        parsed.mint = mint;
-      }
-      const std::string amount = o["amount"];
-      if (amount != "unknown") {
-        parsed.amount = parse_base_units(amount);
-        if (!parsed.amount)
-          return Error(ErrorCode::kUsage, "an outflow's amount is not an unsigned integer");
-      }
-      outflows.push_back(parsed);
-    }
+    AIRLOCK_TRY(outflows, parse_outflows(j["outflows"]));
     e.outflows = std::move(outflows);
   } else {
     e.outflows.reset();
@@ -151,29 +160,75 @@ Result<Entry> parse_line(std::string_view line) {
     AIRLOCK_TRY(start, parse_start(j["start"]));
     e.start = start;
   }
+  if (has_successor) {
+    AIRLOCK_TRY(successor, fixed_hex<32>(j["successor"]));
+    e.successor = successor;
+  }
   AIRLOCK_TRY(hash, fixed_hex<32>(j["hash"]));
   e.hash = hash;
   return e;
 }
 
+// Whether the entry records no request: a started or closed entry says only how a log began
+// or ended.
+bool records_nothing(const Entry& e) {
+  return e.request_id == envelope::RequestId{} && e.action.empty() && e.manager == PublicKey{} &&
+         e.vault == PublicKey{} && e.codes.empty() && e.message_hashes.empty() &&
+         e.signatures.empty() && e.outflows && e.outflows->empty();
+}
+
+// A started entry's `start` as `log start` writes it: nothing before (and so every signature
+// held), a lost log (held since the start), or a continued one (held at most since the start).
+Status check_start(const Entry& e) {
+  const Start& s = *e.start;
+  switch (s.previous) {
+    case Start::Previous::kNone:
+      if (s.previous_entries != 0 || s.complete_since)
+        return Error(ErrorCode::kUsage, "says it follows nothing but counts entries before it");
+      break;
+    case Start::Previous::kLost:
+      if (s.previous_entries != 0 || s.complete_since != e.time)
+        return Error(ErrorCode::kUsage,
+                     "follows a lost log but does not hold every signature from its own time");
+      break;
+    case Start::Previous::kContinued:
+      if (s.complete_since && *s.complete_since > e.time)
+        return Error(ErrorCode::kUsage, "holds every signature only from after its own time");
+      break;
+  }
+  return {};
+}
+
 // The rules between an entry and its place in the log: a started entry is the first and says
-// nothing but how the log began; carried entries follow it, and nothing else carries one.
-Status check_place(const Entry& e, const Entry* before) {
+// nothing but how the log began; carried entries follow it, from the day before it; a closed
+// entry says which log continued this one, and nothing follows it (checked by the caller).
+Status check_place(const Entry& e, const std::vector<Entry>& before) {
   const bool started = e.decision == Decision::kStarted;
+  const bool closed = e.decision == Decision::kClosed;
   if (started != e.start.has_value())
     return Error(ErrorCode::kUsage, started ? "is a started entry without its \"start\""
                                             : "has a \"start\" but is not a started entry");
-  if (started && before != nullptr)
+  if (closed != e.successor.has_value())
+    return Error(ErrorCode::kUsage, closed ? "is a closed entry without its \"successor\""
+                                           : "has a \"successor\" but is not a closed entry");
+  if (!before.empty() && before.back().decision == Decision::kClosed)
+    return Error(ErrorCode::kUsage,
+                 "follows the entry that closed this log: it was continued in another");
+  if (started && !before.empty())
     return Error(ErrorCode::kUsage, "is a started entry, which only a log's first line can be");
-  if (started &&
-      (e.request_id != envelope::RequestId{} || !e.action.empty() || e.manager != PublicKey{} ||
-       e.vault != PublicKey{} || !e.codes.empty() || !e.message_hashes.empty() ||
-       !e.signatures.empty() || !e.outflows || !e.outflows->empty()))
-    return Error(ErrorCode::kUsage, "is a started entry that records a request");
-  if (e.decision == Decision::kCarried &&
-      (before == nullptr ||
-       (before->decision != Decision::kStarted && before->decision != Decision::kCarried)))
-    return Error(ErrorCode::kUsage, "is a carried entry that does not follow the started one");
+  if ((started || closed) && !records_nothing(e))
+    return Error(ErrorCode::kUsage, std::string("is a ") + decision_name(e.decision) +
+                                        " entry that records a request");
+  if (started) return check_start(e);
+  if (e.decision == Decision::kCarried) {
+    if (before.empty() || (before.back().decision != Decision::kStarted &&
+                           before.back().decision != Decision::kCarried))
+      return Error(ErrorCode::kUsage, "is a carried entry that does not follow the started one");
+    const std::int64_t start = before.front().time;
+    if (e.time > start || e.time <= start - kCarriedSeconds)
+      return Error(ErrorCode::kUsage,
+                   "is a carried entry from outside the day before the log's start");
+  }
   return {};
 }
 
@@ -193,6 +248,8 @@ const char* decision_name(Decision d) noexcept {
       return "started";
     case Decision::kCarried:
       return "carried";
+    case Decision::kClosed:
+      return "closed";
   }
   return "unknown";
 }
@@ -226,6 +283,7 @@ std::string body_text(const Entry& e) {
                                {"amount", o.amount ? std::to_string(*o.amount) : "unknown"}});
   }
   if (e.start) j["start"] = start_json(*e.start);
+  if (e.successor) j["successor"] = to_hex(e.successor->view());
   return j.dump();
 }
 
@@ -258,7 +316,7 @@ Result<std::vector<Entry>> verify_lines(std::string_view text, const std::string
     // (an upper-case hash verified before: found by the audit_export fuzz target).
     if (body != body_text(*entry) || line != line_of(*entry))
       return broken(path, number, "is not in the canonical form this program writes");
-    if (auto place = check_place(*entry, entries.empty() ? nullptr : &entries.back()); !place.ok())
+    if (auto place = check_place(*entry, entries); !place.ok())
       return broken(path, number, place.error().message());
     if (entry->seq != number)
       return broken(path, number,
@@ -283,6 +341,30 @@ std::optional<std::int64_t> complete_since(const std::vector<Entry>& entries, st
   const Entry& first = entries.front();
   if (first.start) return first.start->complete_since;
   return first.time;
+}
+
+Hash head_as_begun(const std::vector<Entry>& entries) {
+  Hash head{};
+  for (const auto& e : entries) {
+    if (e.decision != Decision::kStarted && e.decision != Decision::kCarried) break;
+    head = e.hash;
+  }
+  return head;
+}
+
+Status check_continues(const std::vector<Entry>& before, const std::vector<Entry>& next) {
+  if (before.size() < 2 || before.back().decision != Decision::kClosed)
+    return Error(ErrorCode::kUsage, "the earlier log does not end with the entry that closed it");
+  if (next.empty() || !next.front().start ||
+      next.front().start->previous != Start::Previous::kContinued)
+    return Error(ErrorCode::kUsage, "the later log was not started with --continue-from");
+  if (next.front().start->previous_head != before[before.size() - 2].hash)
+    return Error(ErrorCode::kUsage, "the later log continues another log: its start names head " +
+                                        to_hex(next.front().start->previous_head.view()));
+  if (*before.back().successor != head_as_begun(next))
+    return Error(ErrorCode::kUsage, "the earlier log was continued by another log: it names head " +
+                                        to_hex(before.back().successor->view()));
+  return {};
 }
 
 Result<Hash> parse_head(std::string_view text, std::string_view option) {

@@ -357,6 +357,27 @@ std::optional<airlock::transfer::Content> keystone_signature(
                                     airlock::keystone::encode_signature(*signature)};
 }
 
+// sign's options that can be judged before anything is read: where the response goes (each
+// output writable, none of them an input) and where the request comes from; the QR density
+// the response is shown at.
+airlock::Result<airlock::density::Density> check_sign_options(const SignOptions& o) {
+  auto chosen_density = check_qr_output(o.qr);
+  if (!chosen_density.ok()) return chosen_density.error();
+  if (!o.out && !o.qr.any()) {
+    return Error(ErrorCode::kUsage,
+                 "choose where the response goes: --out FILE, --qr-png DIR or --qr-terminal");
+  }
+  AIRLOCK_CHECK(check_request_source(o.source));
+  if (o.out) {
+    AIRLOCK_CHECK(airlock::files::check_outputs({{"--out", *o.out}},
+                                                {{"--keystore", o.keystore},
+                                                 {"--policy", o.policy},
+                                                 {"--audit-log", o.audit_log},
+                                                 {"REQUEST", o.source.file.value_or("")}}));
+  }
+  return chosen_density;
+}
+
 int run_sign(const std::vector<std::string>& args) {
   SignOptions o;
   const auto options = sign_options(o);
@@ -364,23 +385,8 @@ int run_sign(const std::vector<std::string>& args) {
   if (!airlock::cli::parse(kProgram, args, options, {request_positional(o.source)}, code))
     return code;
   // Checked before anything is read or decided, like every other option.
-  const auto chosen_density = check_qr_output(o.qr);
+  const auto chosen_density = check_sign_options(o);
   if (!chosen_density.ok()) return report(chosen_density.error());
-  if (!o.out && !o.qr.any()) {
-    return report(
-        Error(ErrorCode::kUsage,
-              "choose where the response goes: --out FILE, --qr-png DIR or --qr-terminal"));
-  }
-  if (auto s = check_request_source(o.source); !s.ok()) return report(s.error());
-  if (o.out) {
-    if (auto s = airlock::files::check_outputs({{"--out", *o.out}},
-                                               {{"--keystore", o.keystore},
-                                                {"--policy", o.policy},
-                                                {"--audit-log", o.audit_log},
-                                                {"REQUEST", o.source.file.value_or("")}});
-        !s.ok())
-      return report(s.error());
-  }
   if (auto s = check_air_gap(o.allow_network); !s.ok()) return report(s.error());
   // The request: airlock's own envelope, or Keystone's ur:sol-sign-request (from a file of its
   // UR text or from QR codes), which has no intent and is reviewed as such.
@@ -398,6 +404,10 @@ int run_sign(const std::vector<std::string>& args) {
       o.audit_log, policy->limits.any() ? airlock::offline::AuditLog::IfMissing::kRefuse
                                         : airlock::offline::AuditLog::IfMissing::kCreate);
   if (!log.ok()) return report(log.error());
+  if (auto s = log->check_not_closed(); !s.ok()) return report(s.error());
+  if (log->bytes() > (std::size_t{56} << 20))
+    std::cerr << "airlock-offline: the audit log holds " << (log->bytes() >> 20)
+              << " MiB of its 64: continue it in a new one soon (log start --continue-from)\n";
   // Everything sign reads is open or read; from here on no socket, exec or ptrace is possible.
   if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
 
@@ -490,14 +500,20 @@ int start_log(const LogOptions& o) {
                    "at most a day (until "
                 << *start.complete_since + airlock::offline::kCarriedSeconds << ")\n";
       break;
-    case Previous::kContinued:
+    case Previous::kContinued: {
+      const auto carried = std::count_if(
+          started->entries.begin(), started->entries.end(),
+          [](const auto& e) { return e.decision == airlock::offline::Decision::kCarried; });
       std::cout << ", continuing " << *o.continue_from << " (" << start.previous_entries
                 << " entries, head " << airlock::to_hex(start.previous_head.view()) << "); "
-                << started->entries.size() - 1 << " signed entries of its last day carried over\n";
+                << carried << " signed entries of its last day carried over; " << *o.continue_from
+                << " is closed"
+                << (started->resumed ? " (finishing the start that was interrupted)" : "") << "\n";
       break;
+    }
   }
-  std::cout << started->entries.size() << " entries; head " << airlock::to_hex(started->head.view())
-            << "\n";
+  std::cout << started->entries.size() << " entries; head "
+            << airlock::to_hex(started->entries.back().hash.view()) << "\n";
   return airlock::cli::kExitOk;
 }
 
@@ -535,6 +551,11 @@ void show_log(const std::vector<airlock::offline::AuditEntry>& entries) {
                               std::to_string(s.previous_entries) + " entries)");
       if (s.complete_since) std::cout << "  holds every signature since " << *s.complete_since;
       std::cout << "\n";
+      continue;
+    }
+    if (e.successor) {
+      std::cout << "  continued by the log begun with head " << airlock::to_hex(e.successor->view())
+                << "\n";
       continue;
     }
     std::cout << "  " << airlock::printable(e.action) << "  vault " << airlock::to_base58(e.vault)

@@ -1,5 +1,6 @@
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include <fcntl.h>
@@ -15,9 +16,6 @@
 namespace airlock::offline {
 namespace {
 
-// A log of a few hundred bytes per decision; 64 MiB is decades of use and bounds a read.
-constexpr std::size_t kMaxLogBytes = 64u << 20;
-
 Error io(const std::string& path, const std::string& what) {
   return Error(ErrorCode::kIo, "audit log " + path + ": " + what + ": " + std::strerror(errno));
 }
@@ -31,7 +29,21 @@ Result<std::vector<AuditEntry>> verify_text(std::string_view text, const std::st
   return entries;
 }
 
-Result<std::string> read_all(int fd, const std::string& path) {
+// Opens the log's file: only a regular file (a FIFO would block a read forever), opened
+// without waiting on one, then read normally.
+Result<UniqueFd> open_log_file(const std::string& path, int flags, const std::string& missing) {
+  UniqueFd fd(::open(path.c_str(), flags | O_NONBLOCK | O_CLOEXEC, 0600));
+  if (!fd.valid() && errno == ENOENT && !missing.empty()) return Error(ErrorCode::kUsage, missing);
+  if (!fd.valid()) return io(path, "cannot open");
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return io(path, "cannot stat");
+  if (!S_ISREG(st.st_mode))
+    return Error(ErrorCode::kUsage, "audit log " + path + " is not a regular file");
+  if (::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) return io(path, "cannot open");
+  return fd;
+}
+
+Result<std::string> read_all(int fd, const std::string& path, std::size_t bound) {
   std::string text;
   char buffer[65536];
   for (;;) {
@@ -40,35 +52,105 @@ Result<std::string> read_all(int fd, const std::string& path) {
     if (n < 0) return io(path, "cannot read");
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kMaxLogBytes)
-      return Error(ErrorCode::kIo,
-                   "audit log " + path + " is larger than 64 MiB; archive it and start a new one");
+    if (text.size() > bound)
+      return Error(audit::errors::kFull,
+                   "audit log " + path + " is larger than " + std::to_string(bound >> 20) + " MiB");
   }
   return text;
 }
 
+std::string missing_log(const std::string& path) {
+  return "audit log " + path +
+         " does not exist: begin it with `airlock-offline log start --audit-log " + path +
+         "` and --first (a key that has never signed), --continue-from OLD (the log before it) "
+         "or --previous-lost (docs/audit-log.md)";
+}
+
+// The chain's fields of the next entry after `entries`.
+void chain_onto(std::vector<AuditEntry>& entries, AuditEntry entry) {
+  entry.seq = entries.size() + 1;
+  entry.prev = entries.empty() ? Hash{} : entries.back().hash;
+  entry.hash = audit::chain_hash(entry.prev, audit::body_text(entry));
+  entries.push_back(std::move(entry));
+}
+
+std::string closed_by(const AuditEntry& closed) {
+  return "it was closed at " + std::to_string(closed.time) +
+         " and continued by the log whose head was then " + to_hex(closed.successor->view());
+}
+
+// The new log's entries: the started entry, then the earlier log's signed and carried
+// entries of the day before `now`.
+Result<std::vector<AuditEntry>> begin_entries(const StartFrom& from, const AuditLog* previous,
+                                              std::int64_t now) {
+  using Previous = audit::Start::Previous;
+  audit::Start start;
+  start.previous = from.previous;
+  std::vector<AuditEntry> carried;
+  if (previous != nullptr) {
+    for (const auto& e : previous->entries()) {
+      if (e.time > now)
+        return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path + ": entry " +
+                                            std::to_string(e.seq) + " was written at " +
+                                            std::to_string(e.time) +
+                                            ", after the offline clock's " + std::to_string(now) +
+                                            ": the last day cannot be placed; set the clock");
+      if ((e.decision == Decision::kSigned || e.decision == Decision::kCarried) &&
+          e.time > now - kCarriedSeconds) {
+        AuditEntry copy = e;
+        copy.decision = Decision::kCarried;
+        carried.push_back(std::move(copy));
+      }
+    }
+    start.previous_head = previous->head();
+    start.previous_entries = previous->entries().size();
+    start.complete_since = audit::complete_since(previous->entries(), now);
+  } else if (from.previous == Previous::kLost) {
+    start.complete_since = now;
+  }
+  std::vector<AuditEntry> entries;
+  AuditEntry first;
+  first.time = now;
+  first.decision = Decision::kStarted;
+  first.start = start;
+  chain_onto(entries, std::move(first));
+  for (auto& e : carried) chain_onto(entries, std::move(e));
+  return entries;
+}
+
+// A log at `path` that a `log start --continue-from` of `previous` wrote before it was
+// stopped short of closing `previous`: its entries, or nothing when it is any other file.
+std::optional<std::vector<AuditEntry>> unfinished_start(const std::string& path,
+                                                        const AuditLog& previous) {
+  auto entries = verify_audit_log(path);
+  if (!entries.ok() || entries->empty() || !entries->front().start) return std::nullopt;
+  const audit::Start& s = *entries->front().start;
+  if (s.previous != audit::Start::Previous::kContinued || s.previous_head != previous.head())
+    return std::nullopt;
+  return std::move(entries).value();
+}
+
 }  // namespace
 
-Result<AuditLog> AuditLog::open(const std::string& path, IfMissing if_missing) {
+Result<AuditLog> AuditLog::open(const std::string& path, IfMissing if_missing, LogBounds bounds) {
   const int create = if_missing == IfMissing::kCreate ? O_CREAT : 0;
-  UniqueFd fd(::open(path.c_str(), O_RDWR | create | O_APPEND | O_CLOEXEC, 0600));
-  if (!fd.valid() && errno == ENOENT && if_missing == IfMissing::kRefuse)
-    return Error(ErrorCode::kUsage,
-                 "audit log " + path +
-                     " does not exist: begin it with `airlock-offline log start --audit-log " +
-                     path +
-                     "` and --first (a key that has never signed), --continue-from OLD "
-                     "(the log before it) or --previous-lost (docs/audit-log.md)");
-  if (!fd.valid()) return io(path, "cannot open");
+  AIRLOCK_TRY(fd, open_log_file(path, O_RDWR | create | O_APPEND,
+                                if_missing == IfMissing::kRefuse ? missing_log(path) : ""));
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     return Error(ErrorCode::kIo, "audit log " + path + " is in use by another airlock-offline");
   }
-  AIRLOCK_TRY(text, read_all(fd.get(), path));
-  AuditLog log(std::move(fd), path);
+  AIRLOCK_TRY(text, read_all(fd.get(), path, bounds.read));
+  AuditLog log(std::move(fd), path, bounds);
   AIRLOCK_TRY(entries, verify_text(text, path));
+  log.bytes_ = text.size();
   log.entries_ = std::move(entries);
   if (!log.entries_.empty()) log.head_ = log.entries_.back().hash;
   return log;
+}
+
+const AuditEntry* AuditLog::closed() const noexcept {
+  return !entries_.empty() && entries_.back().decision == Decision::kClosed ? &entries_.back()
+                                                                            : nullptr;
 }
 
 const AuditEntry* AuditLog::signed_entry(const envelope::RequestId& id) const {
@@ -83,7 +165,39 @@ const AuditEntry* latest_signed(const std::vector<AuditEntry>& entries,
   return nullptr;
 }
 
+Status AuditLog::check_not_closed() const {
+  if (const AuditEntry* end = closed())
+    return Error(ErrorCode::kUsage, "audit log " + path_ + " records nothing more: " +
+                                        closed_by(*end) + "; use that log");
+  return {};
+}
+
 Result<Hash> AuditLog::append(AuditEntry entry) {
+  AIRLOCK_CHECK(check_not_closed());
+  entry.seq = entries_.size() + 1;
+  // The line's length does not depend on its prev and hash, not yet filled.
+  if (bytes_ + audit::line_of(entry).size() + 1 > bounds_.decisions)
+    return Error(audit::errors::kFull,
+                 "audit log " + path_ + " is full (" + std::to_string(bytes_) + " bytes of " +
+                     std::to_string(bounds_.decisions) +
+                     "): nothing more is decided in it; move it aside and continue it in a new "
+                     "one: airlock-offline log start --audit-log " +
+                     path_ + " --continue-from OLD (docs/audit-log.md)");
+  return write(std::move(entry));
+}
+
+Result<Hash> AuditLog::close(const Hash& successor, std::int64_t time) {
+  if (const AuditEntry* end = closed())
+    return Error(ErrorCode::kUsage,
+                 "audit log " + path_ + " is closed already: " + closed_by(*end));
+  AuditEntry entry;
+  entry.time = time;
+  entry.decision = Decision::kClosed;
+  entry.successor = successor;
+  return write(std::move(entry));
+}
+
+Result<Hash> AuditLog::write(AuditEntry entry) {
   entry.seq = entries_.size() + 1;
   entry.prev = head_;
   entry.hash = audit::chain_hash(entry.prev, audit::body_text(entry));
@@ -104,77 +218,59 @@ Result<Hash> AuditLog::append(AuditEntry entry) {
     written += static_cast<std::size_t>(n);
   }
   if (::fsync(fd_.get()) != 0) return undo("cannot flush to disk");
+  bytes_ += line.size();
   head_ = entry.hash;
   entries_.push_back(std::move(entry));
   return head_;
 }
 
-namespace {
-
-// The chain's fields of the next entry after `entries`.
-void chain_onto(std::vector<AuditEntry>& entries, AuditEntry entry) {
-  entry.seq = entries.size() + 1;
-  entry.prev = entries.empty() ? Hash{} : entries.back().hash;
-  entry.hash = audit::chain_hash(entry.prev, audit::body_text(entry));
-  entries.push_back(std::move(entry));
-}
-
-}  // namespace
-
 Result<Started> start_audit_log(const std::string& path, const StartFrom& from, std::int64_t now) {
-  using Previous = audit::Start::Previous;
-  struct stat there {};
-  if (::lstat(path.c_str(), &there) == 0)
-    return Error(ErrorCode::kUsage, "--audit-log " + path +
-                                        ": already exists; a log is started into a new file, "
-                                        "so no decision already recorded can be lost");
-  audit::Start start;
-  start.previous = from.previous;
-  std::vector<AuditEntry> carried;
-  std::optional<AuditLog> previous;  // held open, so locked, until the new log is written
-  if (from.previous == Previous::kContinued) {
+  std::optional<AuditLog> previous;  // held open, so locked, until it is closed
+  if (from.previous == audit::Start::Previous::kContinued) {
+    if (files::same_file(path, from.previous_path))
+      return Error(ErrorCode::kUsage, "--audit-log and --continue-from name the same file");
+    if (!std::filesystem::exists(from.previous_path))
+      return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path +
+                                          ": no such file; if the log before this one is gone, "
+                                          "start with --previous-lost instead");
     AIRLOCK_TRY(old, AuditLog::open(from.previous_path, AuditLog::IfMissing::kRefuse));
     previous.emplace(std::move(old));
-    const auto& entries = previous->entries();
-    for (const auto& e : entries) {
-      if (e.time > now)
-        return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path + ": entry " +
-                                            std::to_string(e.seq) + " was written at " +
-                                            std::to_string(e.time) +
-                                            ", after the offline clock's " + std::to_string(now) +
-                                            ": the last day cannot be placed; set the clock");
-      if (audit::holds_signatures(e) && e.decision != Decision::kReissued &&
-          e.time > now - kCarriedSeconds) {
-        AuditEntry copy = e;
-        copy.decision = Decision::kCarried;
-        carried.push_back(std::move(copy));
-      }
-    }
-    start.previous_head = previous->head();
-    start.previous_entries = entries.size();
-    start.complete_since = audit::complete_since(entries, now);
-  } else if (from.previous == Previous::kLost) {
-    start.complete_since = now;
+    if (const AuditEntry* end = previous->closed())
+      return Error(ErrorCode::kUsage,
+                   "--continue-from " + from.previous_path + ": " + closed_by(*end) +
+                       ". A log is continued once: continue from that log, or if it is gone, "
+                       "start with --previous-lost");
   }
-
   Started out;
-  AuditEntry first;
-  first.time = now;
-  first.decision = Decision::kStarted;
-  first.start = start;
-  chain_onto(out.entries, std::move(first));
-  for (auto& e : carried) chain_onto(out.entries, std::move(e));
-  std::string text;
-  for (const auto& e : out.entries) text += audit::line_of(e) + "\n";
-  AIRLOCK_CHECK(files::write_new(path, Bytes(text.begin(), text.end())));
-  out.head = out.entries.back().hash;
+  struct stat there {};
+  if (::lstat(path.c_str(), &there) == 0) {
+    // Only a start of this very continuation, stopped before it closed the old log, is taken
+    // up again (to close it); anything else at `path` stays as it is.
+    auto unfinished = previous ? unfinished_start(path, *previous) : std::nullopt;
+    if (!unfinished)
+      return Error(ErrorCode::kUsage, "--audit-log " + path +
+                                          ": already exists; a log is started into a new file, "
+                                          "so no decision already recorded can be lost");
+    out.entries = std::move(*unfinished);
+    out.resumed = true;
+  } else {
+    AIRLOCK_TRY(entries, begin_entries(from, previous ? &*previous : nullptr, now));
+    out.entries = std::move(entries);
+    std::string text;
+    for (const auto& e : out.entries) text += audit::line_of(e) + "\n";
+    AIRLOCK_CHECK(files::write_new(path, Bytes(text.begin(), text.end())));
+  }
+  out.head = audit::head_as_begun(out.entries);
+  if (previous) {
+    auto closed = previous->close(out.head, now);
+    if (!closed.ok()) return closed.error();
+  }
   return out;
 }
 
 Result<std::vector<AuditEntry>> verify_audit_log(const std::string& path) {
-  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return io(path, "cannot open");
-  AIRLOCK_TRY(text, read_all(fd.get(), path));
+  AIRLOCK_TRY(fd, open_log_file(path, O_RDONLY, "audit log " + path + " does not exist"));
+  AIRLOCK_TRY(text, read_all(fd.get(), path, LogBounds{}.read));
   return verify_text(text, path);
 }
 

@@ -53,7 +53,15 @@ std::string why_incomplete(const std::vector<AuditEntry>& log) {
   if (!log.front().start)
     return "the log was begun by its first decision, not by `airlock-offline log start`, so "
            "what an earlier log signed is unknown";
-  return "the log was started with --previous-lost";
+  if (log.front().start->previous == audit::Start::Previous::kLost)
+    return "the log was started with --previous-lost";
+  return "the log it continues held them only since then: it was begun by its first decision "
+         "or after a lost log";
+}
+
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  return a > std::numeric_limits<std::int64_t>::max() - b ? std::numeric_limits<std::int64_t>::max()
+                                                          : a + b;
 }
 
 }  // namespace
@@ -239,6 +247,13 @@ LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& re
            "): the windows cannot be placed; set the clock");
     return v;
   }
+  // A closed log was continued in another: what was signed since is there, not here.
+  if (!log->empty() && log->back().decision == audit::Decision::kClosed) {
+    refuse("the audit log was closed at " + std::to_string(log->back().time) +
+           " and continued in another log, which holds what was signed since: count from that "
+           "log");
+    return v;
+  }
   // The windows must lie where the log holds every signature: a log begun without saying what
   // came before it (or after losing the one before) would count an earlier day as empty.
   const Window& longest = longest_window(limits);
@@ -247,7 +262,7 @@ LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& re
     refuse("the last " + std::string(longest.name) +
            " cannot be counted: this audit log holds every signature only since " +
            std::to_string(*since) + " (" + why_incomplete(*log) + "); it can from " +
-           std::to_string(*since + longest.seconds) +
+           std::to_string(saturating_add(*since, longest.seconds)) +
            ", or start logs with `airlock-offline log start` (--first for a key that has never "
            "signed, --continue-from OLD to carry the last day over)");
     return v;
@@ -329,7 +344,7 @@ LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& re
                std::to_string(e.seq) +
                (unrecorded != nullptr ? " was signed before amounts were recorded"
                                       : " moved an amount its bytes did not state") +
-               "; it leaves the window at " + std::to_string(e.time + w.seconds));
+               "; it leaves the window at " + std::to_string(saturating_add(e.time, w.seconds)));
         continue;
       }
       v.lines.push_back(what + ", last " + w.name + ": " + amount_text(used) + " of " +

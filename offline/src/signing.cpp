@@ -79,6 +79,8 @@ Examination examine(const envelope::SignRequest& request, const Policy& policy,
 }
 
 Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningContext& c) {
+  // A closed log was continued in another: a decision here would be outside what counts.
+  AIRLOCK_CHECK(c.log.check_not_closed());
   AIRLOCK_TRY(info, read_keystore_info(c.keystore_path));
   SigningOutcome out;
   out.response.request_id = q.request_id;

@@ -161,7 +161,7 @@ int run_history(const std::vector<std::string>& args) {
 
 int run_reconcile(const std::vector<std::string>& args) {
   po::options_description options(
-      "usage: airlock-online reconcile --audit-export FILE --head HEX [--journal FILE]\n"
+      "usage: airlock-online reconcile --audit-export FILE... --head HEX [--journal FILE]\n"
       "                                [--api URL] [--rpc URL] [--accept-keystone] [--json]\n\n"
       "Accounts for every signature the offline key made: the offline audit log, exported with\n"
       "`airlock-offline log export`, joined with this journal. Each signature is landed, failed,\n"
@@ -175,9 +175,11 @@ int run_reconcile(const std::vector<std::string>& args) {
       "the last answer, or a log cut short). --head is the head `log export` printed on the\n"
       "offline machine's screen, typed here: the export must end exactly there (a chain checks\n"
       "itself only from within; without that anchor whoever carried it could cut its end or\n"
-      "bring another chain). Exit 0 when everything is accounted for, 1 when anything above is\n"
-      "named.\n\noptions");
-  std::string path;
+      "bring another chain). After `log start --continue-from`, give each log's export, oldest\n"
+      "first (--audit-export OLD --audit-export NEW): each must continue the one before, and\n"
+      "--head is the newest one's. Exit 0 when everything is accounted for, 1 when anything\n"
+      "above is named.\n\noptions");
+  std::vector<std::string> paths;
   std::string head_text;
   std::optional<std::string> rpc;
   std::optional<std::string> journal_file;
@@ -186,8 +188,9 @@ int run_reconcile(const std::vector<std::string>& args) {
   ApiOptions api;
   api_options(options, api, false);
   options.add_options()(
-      "audit-export", po::value<std::string>(&path)->required(),
-      "the exported audit log (airlock-offline log export --out, or airlock-qr decode --out)")(
+      "audit-export", po::value<std::vector<std::string>>(&paths)->required(),
+      "the exported audit log (airlock-offline log export --out, or airlock-qr decode --out); "
+      "again for each later log of the chain, oldest first")(
       "head", po::value<std::string>(&head_text)->required(),
       "the head `airlock-offline log export` showed (64 hex digits), read off its screen")(
       "rpc", cli::optional_value(&rpc),
@@ -200,8 +203,13 @@ int run_reconcile(const std::vector<std::string>& args) {
   if (!cli::parse(kProgram, args, options, {}, code, kEnvironment)) return code;
   auto head = audit::parse_head(head_text, "--head");
   if (!head.ok()) return report(head.error());
-  auto text = files::read_limited(path, std::size_t{64} << 20);
-  if (!text.ok()) return report(text.error());
+  // An offline log is read up to 65 MiB (offline/audit.h, LogBounds).
+  std::vector<Bytes> texts;
+  for (const auto& path : paths) {
+    auto text = files::read_limited(path, std::size_t{65} << 20);
+    if (!text.ok()) return report(text.error());
+    texts.push_back(std::move(text).value());
+  }
   auto journal = open_journal(journal_file);
   if (!journal.ok()) return report(journal.error());
   reconcile_options.expected_head = *head;
@@ -218,9 +226,12 @@ int run_reconcile(const std::vector<std::string>& args) {
     if (auto s = online::check_transport(*rpc); !s.ok()) return report(s.error().in_field("--rpc"));
     with_rpc(reconcile_options, *rpc);
   }
-  auto result =
-      online::reconcile(std::string_view(reinterpret_cast<const char*>(text->data()), text->size()),
-                        path, *journal, reconcile_options, now_s());
+  std::vector<online::AuditExport> exports;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    exports.push_back(
+        {std::string_view(reinterpret_cast<const char*>(texts[i].data()), texts[i].size()),
+         paths[i]});
+  auto result = online::reconcile(exports, *journal, reconcile_options, now_s());
   if (!result.ok()) return report(result.error());
   const auto& r = *result;
   print_reconcile(r, json);

@@ -112,7 +112,26 @@ std::set<std::string> signers_of(const JournalStep& st) {
 Result<ReconcileReport> reconcile(std::string_view export_text, const std::string& export_name,
                                   const Journal& journal, const ReconcileOptions& options,
                                   std::int64_t now) {
-  AIRLOCK_TRY(entries, audit::verify_lines(export_text, export_name));
+  return reconcile(std::vector<AuditExport>{{export_text, export_name}}, journal, options, now);
+}
+
+Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const Journal& journal,
+                                  const ReconcileOptions& options, std::int64_t now) {
+  // The logs of one chain, each continuing the one before, read as one.
+  std::vector<audit::Entry> entries;
+  std::vector<audit::Entry> before;
+  for (const auto& file : exports) {
+    AIRLOCK_TRY(log, audit::verify_lines(file.text, file.name));
+    if (&file != &exports.front()) {
+      if (auto s = audit::check_continues(before, log); !s.ok())
+        return Error(audit::errors::kBroken,
+                     "audit export " + file.name +
+                         " does not continue the export before it: " + s.error().message());
+    }
+    entries.insert(entries.end(), log.begin(), log.end());
+    before = std::move(log);
+  }
+  const std::string export_name = exports.empty() ? std::string() : exports.back().name;
   ReconcileReport report;
   report.entries = entries.size();
   if (!entries.empty()) report.export_head = to_hex(entries.back().hash.view());
@@ -148,7 +167,7 @@ Result<ReconcileReport> reconcile(std::string_view export_text, const std::strin
   std::set<std::string> in_log, managers, log_heads;
   for (const auto& e : entries) {
     log_heads.insert(to_hex(e.hash.view()));
-    if (e.decision == audit::Decision::kStarted) continue;
+    if (e.decision == audit::Decision::kStarted || e.decision == audit::Decision::kClosed) continue;
     managers.insert(to_base58(e.manager));
     // Carried entries too: a signature of the log before, still in this one's last day.
     if (!audit::holds_signatures(e)) continue;

@@ -109,11 +109,14 @@ std::string chained(std::vector<Entry> entries) {
 }
 
 // Issue 17: a log started by `log start` says what came before it in its first entry, and the
-// entries carried over from the log before follow it. The places are part of the format: a
-// started entry anywhere else, one that records a request, or a carried entry that does not
-// follow the started one does not verify, even when every hash matches.
+// entries carried over from the log before follow it; a log continued in another ends with the
+// entry that closed it. The places are part of the format: a started entry anywhere else or
+// saying what `log start` never says, one that records a request, a carried entry that does
+// not follow the started one or is not from the day before it, or anything after a closed
+// entry does not verify, even when every hash matches.
 TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
   Entry started;
+  started.time = 2000;
   started.decision = Decision::kStarted;
   Start start;
   start.previous = Start::Previous::kContinued;
@@ -147,6 +150,7 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
            {Start::Previous::kLost,
             "{\"previous\":\"lost\",\"entries\":0,\"complete_since\":7}"}}) {
     Entry e = started;
+    e.time = 7;
     e.start =
         Start{previous,
               {},
@@ -169,6 +173,28 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
   signed_with_start.start = start;
   Entry started_without = started;
   started_without.start.reset();
+  const auto starting = [&](Start::Previous previous, std::uint64_t counted,
+                            std::optional<std::int64_t> since) {
+    Entry e = started;
+    e.start = Start{previous, {}, counted, since};
+    return e;
+  };
+  Entry closed;
+  closed.time = 3000;
+  closed.decision = Decision::kClosed;
+  closed.successor = Hash{};
+  Entry closed_without = closed;
+  closed_without.successor.reset();
+  Entry signed_with_successor = signed_entry;
+  signed_with_successor.successor = Hash{};
+  Entry old_carried = carried;
+  old_carried.time = started.time - kCarriedSeconds;
+  Entry future_carried = carried;
+  future_carried.time = started.time + 1;
+  const std::string closed_log = chained({signed_entry, closed});
+  ASSERT_TRUE(verify_lines(closed_log, "log").ok());
+  EXPECT_THAT(closed_log, HasSubstr("\"decision\":\"closed\""));
+  EXPECT_THAT(closed_log, HasSubstr(",\"successor\":\"" + std::string(64, '0') + "\",\"hash\""));
   const std::vector<std::pair<std::vector<Entry>, std::string>> cases = {
       {{signed_entry, started}, "line 2: is a started entry, which only a log's first line can be"},
       {{with_request}, "line 1: is a started entry that records a request"},
@@ -177,6 +203,21 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
       {{carried}, "line 1: is a carried entry that does not follow the started one"},
       {{started, signed_entry, carried},
        "line 3: is a carried entry that does not follow the started one"},
+      {{started, old_carried}, "line 2: is a carried entry from outside the day before"},
+      {{started, future_carried}, "line 2: is a carried entry from outside the day before"},
+      {{starting(Start::Previous::kNone, 3, std::nullopt)},
+       "line 1: says it follows nothing but counts entries before it"},
+      {{starting(Start::Previous::kNone, 0, 5)},
+       "line 1: says it follows nothing but counts entries before it"},
+      {{starting(Start::Previous::kLost, 0, std::nullopt)},
+       "line 1: follows a lost log but does not hold every signature from its own time"},
+      {{starting(Start::Previous::kContinued, 4, 2001)},
+       "line 1: holds every signature only from after its own time"},
+      {{closed_without}, "line 1: is a closed entry without its \"successor\""},
+      {{signed_with_successor}, "line 1: has a \"successor\" but is not a closed entry"},
+      {{signed_entry, closed, signed_entry},
+       "line 3: follows the entry that closed this log: it was continued in another"},
+      {{signed_entry, closed, closed}, "line 3: follows the entry that closed this log"},
   };
   for (const auto& [log, rule] : cases) {
     auto r = verify_lines(chained(log), "log");

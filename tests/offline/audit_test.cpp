@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <airlock/common/hash.h>
 #include <airlock/offline/audit.h>
@@ -232,11 +233,28 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
   auto verified = verify_audit_log(path);
   ASSERT_TRUE(verified.ok()) << verified.error().to_string();
   EXPECT_EQ(verified->back().hash, started->head);
-  EXPECT_EQ(test::text_of(old_path), old_text) << "the old log is left as it was";
   // A request id signed in the last day is still known to the new log (a reissue, or a refusal
   // of other transactions under it).
   EXPECT_EQ(latest_signed(*verified, entry(6, Decision::kSigned).request_id), &(*verified)[2]);
   EXPECT_EQ(latest_signed(*verified, entry(1, Decision::kSigned).request_id), nullptr);
+
+  // The old log is closed, naming the new one: nothing more is recorded in it, and it is not
+  // continued a second time (which would leave out what the first continuation signed).
+  EXPECT_EQ(test::text_of(old_path).value().substr(0, old_text.size()), old_text);
+  {
+    auto old = AuditLog::open(old_path);
+    ASSERT_TRUE(old.ok()) << old.error().to_string();
+    ASSERT_NE(old->closed(), nullptr);
+    EXPECT_EQ(old->closed()->successor, std::optional<Hash>(started->head));
+    EXPECT_EQ(old->entries().size(), 7U);
+    auto appended = old->append(entry(9, Decision::kSigned));
+    ASSERT_FALSE(appended.ok());
+    EXPECT_THAT(appended.error().message(), HasSubstr("records nothing more: it was closed at"));
+  }
+  EXPECT_THAT(start_audit_log(dir.file("again.log"), from, kNow + 5).error().message(),
+              HasSubstr("A log is continued once: continue from that log, or if it is gone, "
+                        "start with --previous-lost"));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("again.log")));
 
   // Continued again: what was carried is carried again, and the completeness stays.
   auto next =
@@ -254,31 +272,82 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
   ASSERT_TRUE(lost.ok());
   EXPECT_EQ(lost->entries[0].start->complete_since, std::optional<std::int64_t>(kNow));
 
-  // Refusals, each leaving nothing behind.
+  // Refusals, each leaving nothing behind, on a copy of the old log as it was.
+  const std::string copy = dir.file("copy.log");
+  std::ofstream(copy) << old_text;
+  const StartFrom from_copy{audit::Start::Previous::kContinued, copy};
   const std::string fresh = dir.file("fresh.log");
   const auto refusal = [&](const StartFrom& f, std::int64_t now, const std::string& where) {
     auto r = start_audit_log(where, f, now);
     EXPECT_FALSE(r.ok()) << where;
     return r.ok() ? std::string() : r.error().to_string();
   };
-  EXPECT_THAT(refusal(from, kNow, path), HasSubstr("already exists"));
-  EXPECT_EQ(verify_audit_log(path)->size(), 3U);
-  EXPECT_THAT(refusal(from, kNow, old_path), HasSubstr("already exists"));
-  EXPECT_THAT(refusal(from, kNow - 20, fresh),
+  const std::string first_text = test::text_of(dir.file("first.log")).value();
+  EXPECT_THAT(refusal(from_copy, kNow, dir.file("first.log")), HasSubstr("already exists"));
+  EXPECT_EQ(test::text_of(dir.file("first.log")), first_text);
+  EXPECT_THAT(refusal(from_copy, kNow, copy), HasSubstr("name the same file"));
+  EXPECT_THAT(refusal(from_copy, kNow - 20, fresh),
               HasSubstr("entry 6 was written at 1799999990, after the offline clock's "
                         "1799999980: the last day cannot be placed; set the clock"));
   EXPECT_THAT(refusal({audit::Start::Previous::kContinued, dir.file("missing.log")}, kNow, fresh),
-              HasSubstr("does not exist"));
+              HasSubstr("missing.log: no such file; if the log before this one is gone, start "
+                        "with --previous-lost instead"));
   {
-    auto in_use = AuditLog::open(old_path);
+    auto in_use = AuditLog::open(copy);
     ASSERT_TRUE(in_use.ok());
-    EXPECT_THAT(refusal(from, kNow, fresh), HasSubstr("in use by another airlock-offline"));
+    EXPECT_THAT(refusal(from_copy, kNow, fresh), HasSubstr("in use by another airlock-offline"));
   }
   std::ofstream(dir.file("cut.log")) << old_text.substr(0, old_text.size() - 1);
   EXPECT_THAT(refusal({audit::Start::Previous::kContinued, dir.file("cut.log")}, kNow, fresh),
               HasSubstr("audit.broken"));
+  // A FIFO is no log: refused at once, where a read would wait forever.
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  EXPECT_THAT(refusal({audit::Start::Previous::kContinued, dir.file("fifo")}, kNow, fresh),
+              HasSubstr("is not a regular file"));
   EXPECT_FALSE(std::filesystem::exists(fresh));
   EXPECT_FALSE(std::filesystem::exists(dir.file("missing.log")));
+  EXPECT_EQ(test::text_of(copy), old_text);
+
+  // A start stopped after the new log appeared and before the old one was closed: the same
+  // command again closes the old log, leaving the new one as it is.
+  auto interrupted = start_audit_log(dir.file("interrupted.log"), from_copy, kNow);
+  ASSERT_TRUE(interrupted.ok()) << interrupted.error().to_string();
+  std::ofstream(copy, std::ios::trunc) << old_text;  // as if the close had never been written
+  const std::string begun = test::text_of(dir.file("interrupted.log")).value();
+  auto finished = start_audit_log(dir.file("interrupted.log"), from_copy, kNow + 1);
+  ASSERT_TRUE(finished.ok()) << finished.error().to_string();
+  EXPECT_TRUE(finished->resumed);
+  EXPECT_EQ(finished->head, interrupted->head);
+  EXPECT_EQ(test::text_of(dir.file("interrupted.log")), begun);
+  auto closed = verify_audit_log(copy);
+  ASSERT_TRUE(closed.ok());
+  EXPECT_EQ(closed->back().successor, std::optional<Hash>(interrupted->head));
+}
+
+// A log stops recording decisions at its bound (audit.full, naming how to continue it), and
+// can still be closed when it is continued, so a full log is never a dead end.
+TEST(LogStart, AFullLogRefusesDecisionsAndCanStillBeContinued) {
+  test::ScratchDir dir{"airlock-log-full"};
+  const std::string path = dir.file("audit.log");
+  std::size_t size = 0;
+  {
+    auto log = AuditLog::open(path);
+    ASSERT_TRUE(log.ok());
+    ASSERT_TRUE(log->append(entry(1, Decision::kSigned)).ok());
+    size = log->bytes();
+  }
+  auto log = AuditLog::open(path, AuditLog::IfMissing::kRefuse, {size + 10, size * 4});
+  ASSERT_TRUE(log.ok());
+  auto refused = log->append(entry(2, Decision::kSigned));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), audit::errors::kFull);
+  EXPECT_THAT(refused.error().message(),
+              HasSubstr("is full (" + std::to_string(size) + " bytes of " +
+                        std::to_string(size + 10) + "): nothing more is decided in it"));
+  EXPECT_EQ(log->entries().size(), 1U);
+  auto closed = log->close(Hash{}, 1'800'000'100);
+  EXPECT_TRUE(closed.ok()) << closed.error().to_string();
+  EXPECT_EQ(verify_audit_log(path)->size(), 2U);
 }
 
 }  // namespace

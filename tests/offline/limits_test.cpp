@@ -137,6 +137,22 @@ TEST(Limits, AWindowBeforeTheLogHeldEverySignatureIsNotCountedAsEmpty) {
               HasSubstr("(the log was started with --previous-lost); it can from 87400"));
   EXPECT_TRUE(check_limits(policy, swap, {}, &lost, 87'401).refusals.empty());
 
+  // Continued from a log that held them only since its first decision: said as such (an
+  // independent review found it called a lost log).
+  AuditEntry from_young = after_loss;
+  from_young.start = audit::Start{audit::Start::Previous::kContinued, {}, 3, 900};
+  const std::vector<AuditEntry> continued_young = {from_young};
+  EXPECT_THAT(reasons(check_limits(policy, swap, {}, &continued_young, 2000)),
+              HasSubstr("only since 900 (the log it continues held them only since then"));
+  // A log closed when it was continued counts nothing: what was signed since is elsewhere.
+  AuditEntry closed;
+  closed.time = 1800;
+  closed.decision = audit::Decision::kClosed;
+  closed.successor = Hash{};
+  const auto closed_log = first_log({signed_at(1500, "aggregator/swap"), closed});
+  EXPECT_THAT(reasons(check_limits(policy, swap, {}, &closed_log, 2000)),
+              HasSubstr("the audit log was closed at 1800 and continued in another log"));
+
   // Only an hour's limit: the log must hold the last hour, no more.
   const auto hourly = policy_with("[limits]\nrounds_per_hour = 5\n");
   EXPECT_TRUE(check_limits(hourly, swap, {}, &lost, 4601).refusals.empty());

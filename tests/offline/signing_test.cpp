@@ -289,6 +289,26 @@ TEST_F(SigningTest, UnderLimitsSignUsesOnlyALogBegunByLogStart) {
   EXPECT_EQ(shown.exit_code, 0) << shown.output;
   EXPECT_THAT(shown.output, HasSubstr("started  after nothing (the key's first log)"));
   EXPECT_THAT(shown.output, HasSubstr("2  "));
+
+  // Continued in a new log: the old one is closed and refuses to sign (an answer signed there
+  // would be outside what the new log counts); the new one counts what it carried over.
+  std::filesystem::rename(dir.file("audit.log"), dir.file("old.log"));
+  const auto continued =
+      airlock::test::run_command(start + " --continue-from " + dir.file("old.log"));
+  ASSERT_EQ(continued.exit_code, 0) << continued.output;
+  EXPECT_THAT(continued.output, HasSubstr("1 signed entries of its last day carried over; " +
+                                          dir.file("old.log") + " is closed"));
+  write_request_file(swap_request());
+  const auto into_old = airlock::test::run_command(
+      std::string(AIRLOCK_OFFLINE_BIN) + " sign --unsafe-allow-network --keystore " + keystore +
+      " --policy " + dir.file("policy.toml") + " --audit-log " + dir.file("old.log") +
+      " --passphrase-fd 3 --confirm-fd 4 3<" + dir.file("pass") + " 4<" + dir.file("answer") + " " +
+      dir.file("req.alreq") + " --out " + dir.file("res"));
+  EXPECT_EQ(into_old.exit_code, 2) << into_old.output;
+  EXPECT_THAT(into_old.output, HasSubstr("records nothing more: it was closed at"));
+  const auto into_new = airlock::test::run_command(sign);
+  EXPECT_EQ(into_new.exit_code, 0) << into_new.output;
+  EXPECT_THAT(into_new.output, HasSubstr("signed requests, last hour: 1 of 5"));
 }
 
 TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {

@@ -163,7 +163,7 @@ TEST_F(Reconcile, ASignatureAnsweredButNeverSentHereIsNamed) {
 TEST_F(Reconcile, SignaturesCarriedIntoANewLogAreAccountedLikeSignedOnes) {
   audit::Entry started;
   started.seq = 1;
-  started.time = 100;
+  started.time = 200;
   started.decision = audit::Decision::kStarted;
   started.start = audit::Start{audit::Start::Previous::kContinued, {}, 9, std::nullopt};
   started.hash = audit::chain_hash(started.prev, audit::body_text(started));
@@ -183,6 +183,82 @@ TEST_F(Reconcile, SignaturesCarriedIntoANewLogAreAccountedLikeSignedOnes) {
   ASSERT_NE(find(*r, carried_elsewhere), nullptr);
   EXPECT_EQ(find(*r, carried_elsewhere)->standing, Standing::kNotSentHere);
   EXPECT_FALSE(r->accounted());
+}
+
+// Issue 17, after an independent attack: a change of log (`log start --continue-from`) made
+// every later reconcile name the old log's heads and steps as missing, a false alarm on every
+// rotation. The exports of one chain are given oldest first and read as one log; each must
+// continue the one before (the old one closed naming the new one, the new one naming the old
+// one's head), and the newest must end at the head shown.
+TEST_F(Reconcile, TheExportsOfAChainOfLogsAreReadAsOne) {
+  const auto before_change = signed_tx(1), carried_over = signed_tx(2), after_change = signed_tx(3);
+  log_signed({before_change});
+  log_signed({carried_over});
+  journal_step(before_change, step_status::kConfirmed, 1);
+  journal_step(carried_over, step_status::kConfirmed, 2);
+  journal_step(after_change, step_status::kConfirmed, 3);
+  ASSERT_TRUE(journal_
+                  ->event(run_, "response",
+                          "audit head " + to_hex(entries_.back().hash.view()) + " (signed)", 103)
+                  .ok());
+  const Hash old_head = entries_.back().hash;
+  std::vector<audit::Entry> old_log = entries_;
+
+  // The new log: started, the carried entry, one signed since.
+  entries_.clear();
+  audit::Entry started;
+  started.seq = 1;
+  started.time = 200;
+  started.decision = audit::Decision::kStarted;
+  started.start = audit::Start{audit::Start::Previous::kContinued, old_head, 2, std::nullopt};
+  started.hash = audit::chain_hash(started.prev, audit::body_text(started));
+  entries_.push_back(started);
+  log_signed({carried_over}, audit::Decision::kCarried);
+  const Hash begun = entries_.back().hash;
+  log_signed({after_change});
+  const std::string new_text = export_text();
+  const Hash new_head = entries_.back().hash;
+
+  // The old log, closed naming the new one.
+  audit::Entry closed;
+  closed.seq = old_log.size() + 1;
+  closed.time = 200;
+  closed.prev = old_head;
+  closed.decision = audit::Decision::kClosed;
+  closed.successor = begun;
+  closed.hash = audit::chain_hash(closed.prev, audit::body_text(closed));
+  old_log.push_back(closed);
+  std::string old_text;
+  for (const auto& e : old_log) old_text += audit::line_of(e) + "\n";
+
+  ReconcileOptions options;
+  options.expected_head = new_head;
+  auto alone = reconcile(new_text, "new.jsonl", *journal_, options, 1000);
+  ASSERT_TRUE(alone.ok()) << alone.error().to_string();
+  EXPECT_FALSE(alone->accounted()) << "the new log alone lacks the old one's steps and heads";
+
+  auto both =
+      reconcile({{old_text, "old.jsonl"}, {new_text, "new.jsonl"}}, *journal_, options, 1000);
+  ASSERT_TRUE(both.ok()) << both.error().to_string();
+  EXPECT_TRUE(both->accounted()) << "journal only: " << both->journal_only.size()
+                                 << ", heads missing: " << both->missing_heads.size();
+  EXPECT_EQ(both->signatures.size(), 3U);
+  EXPECT_EQ(both->entries, 6U);
+
+  // Out of order, or a link missing: refused, naming the export.
+  auto reversed =
+      reconcile({{new_text, "new.jsonl"}, {old_text, "old.jsonl"}}, *journal_, options, 1000);
+  ASSERT_FALSE(reversed.ok());
+  EXPECT_THAT(reversed.error().message(),
+              HasSubstr("audit export old.jsonl does not continue the export before it"));
+  std::string unclosed;
+  for (std::size_t i = 0; i + 1 < old_log.size(); ++i)
+    unclosed += audit::line_of(old_log[i]) + "\n";
+  auto open_old =
+      reconcile({{unclosed, "old.jsonl"}, {new_text, "new.jsonl"}}, *journal_, options, 1000);
+  ASSERT_FALSE(open_old.ok());
+  EXPECT_THAT(open_old.error().message(),
+              HasSubstr("the earlier log does not end with the entry that closed it"));
 }
 
 TEST_F(Reconcile, ASentStepWhoseReceiptWasNeverReadIsSettledByTheNode) {

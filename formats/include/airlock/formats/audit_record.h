@@ -25,13 +25,22 @@ namespace airlock::audit {
 namespace errors {
 // The audit log (or an export of it) does not verify.
 inline constexpr ErrorCode kBroken{ErrorKind::kCorruption, "audit.broken"};
+// The offline half's log has reached its size bound: it must be continued in a new one.
+inline constexpr ErrorCode kFull{ErrorKind::kIo, "audit.full"};
 }  // namespace errors
 
 // signed, refused, declined, reissued: a request's decision. started: the first entry of a log
 // begun by `airlock-offline log start`, saying what came before it (Start). carried: a signed
 // entry of the previous log's last day, copied after the started entry so that the limits'
 // windows (docs/policy.md) and the request ids signed stay counted across the change of log.
-enum class Decision { kSigned, kRefused, kDeclined, kReissued, kStarted, kCarried };
+// closed: the last entry of a log that `log start --continue-from` continued in another (its
+// successor's head): nothing is appended after it, and the log cannot be continued twice.
+enum class Decision { kSigned, kRefused, kDeclined, kReissued, kStarted, kCarried, kClosed };
+
+// How long before a new log's start the signed entries of the log it continues are carried
+// into it: the policy's longest window, and longer than any request's deadline, so a request
+// id signed before the change of log is still known after it.
+inline constexpr std::int64_t kCarriedSeconds = 86400;
 
 [[nodiscard]] const char* decision_name(Decision d) noexcept;
 
@@ -76,7 +85,8 @@ struct Entry {
   // Every entry written since limits exist carries this (empty unless signed); an entry
   // without it was written before, and its amounts are unknown.
   std::optional<std::vector<Outflow>> outflows = std::vector<Outflow>{};
-  std::optional<Start> start;  // a started entry's, and only its
+  std::optional<Start> start;     // a started entry's, and only its
+  std::optional<Hash> successor;  // a closed entry's, and only its: the new log's head as begun
   Hash hash{};
 };
 
@@ -87,8 +97,9 @@ struct Entry {
 [[nodiscard]] std::string line_of(const Entry& entry);
 
 // Parses and checks a whole log's text, from its first entry: each line canonical, numbered in
-// order, following the line before and matching its hash; a started entry only first and
-// carried entries only right after it; a last line without its line end is a write cut short.
+// order, following the line before and matching its hash; a started entry only first (saying
+// only what `log start` says), carried entries only right after it and from its last day, a
+// closed entry only last; a last line without its line end is a write cut short.
 // Errors are audit.broken naming `where` and the line.
 [[nodiscard]] Result<std::vector<Entry>> verify_lines(std::string_view text,
                                                       const std::string& where);
@@ -102,6 +113,16 @@ struct Entry {
 // empty one since `now`.
 [[nodiscard]] std::optional<std::int64_t> complete_since(const std::vector<Entry>& entries,
                                                          std::int64_t now);
+
+// The head of a log as `log start` began it: its started entry's, or the last carried one's
+// (what the entry closing the log before it names); zero for a log not begun that way.
+[[nodiscard]] Hash head_as_begun(const std::vector<Entry>& entries);
+
+// Whether `next` (a verified log) continues `before` (another): `before` ends with the entry
+// that closed it naming `next`'s head as begun, and `next` starts by naming `before`'s head
+// just before that entry. usage.invalid saying which link is missing otherwise.
+[[nodiscard]] Status check_continues(const std::vector<Entry>& before,
+                                     const std::vector<Entry>& next);
 
 // A head as a person types it from a screen (log export, a sign response): exactly 64 hex
 // digits, either case, nothing around them. Anything else is usage.invalid naming `option`.

@@ -26,6 +26,14 @@ using Decision = audit::Decision;
 using AuditEntry = audit::Entry;
 using audit::decision_name;
 
+// The bound on a log's size: decisions stop being recorded (and so signing stops) at 64 MiB,
+// decades of ordinary use; the entry that closes a full log when it is continued may pass it,
+// and logs are read up to 65 MiB (an earlier version could append one entry past 64 MiB).
+struct LogBounds {
+  std::size_t decisions = std::size_t{64} << 20;
+  std::size_t read = std::size_t{65} << 20;
+};
+
 // An open, verified log, locked against other writers for as long as it is open.
 class AuditLog {
  public:
@@ -34,22 +42,41 @@ class AuditLog {
     kRefuse,  // usage.invalid, pointing to `log start` (a policy with limits needs one)
   };
   // Reads and verifies every line first: a broken chain, a malformed line or a torn last line
-  // is an error naming the line, and nothing is appended to a log that does not verify.
+  // is an error naming the line, and nothing is appended to a log that does not verify. Only a
+  // regular file is a log.
   [[nodiscard]] static Result<AuditLog> open(const std::string& path,
-                                             IfMissing if_missing = IfMissing::kCreate);
+                                             IfMissing if_missing = IfMissing::kCreate,
+                                             LogBounds bounds = {});
 
   [[nodiscard]] const Hash& head() const noexcept { return head_; }
   [[nodiscard]] const std::vector<AuditEntry>& entries() const noexcept { return entries_; }
+  // The entry that closed this log when `log start --continue-from` continued it in another,
+  // if it did: then nothing more is appended (sign refuses it).
+  [[nodiscard]] const AuditEntry* closed() const noexcept;
+  // usage.invalid naming the log that continued this one, if it is closed.
+  [[nodiscard]] Status check_not_closed() const;
+  // The file's size, for a warning as it nears its bound.
+  [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
   // The latest entry for this request id that signed (signed or reissued), if any.
   [[nodiscard]] const AuditEntry* signed_entry(const envelope::RequestId& id) const;
 
-  // Fills seq, prev and hash, writes the line and flushes it to disk before returning.
+  // Fills seq, prev and hash, writes the line and flushes it to disk before returning. A
+  // decision that would take the log past its bound is refused (audit.full), as is anything
+  // after the entry that closed it.
   [[nodiscard]] Result<Hash> append(AuditEntry entry);
+  // Ends the log (log start --continue-from): the closed entry, naming the head of the log
+  // that continues it, at `time`; allowed past the decisions' bound.
+  [[nodiscard]] Result<Hash> close(const Hash& successor, std::int64_t time);
 
  private:
-  AuditLog(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  AuditLog(UniqueFd fd, std::string path, LogBounds bounds)
+      : fd_(std::move(fd)), path_(std::move(path)), bounds_(bounds) {}
+  // Writes one line, cut back on any failure.
+  [[nodiscard]] Result<Hash> write(AuditEntry entry);
   UniqueFd fd_;  // closing it releases the lock
   std::string path_;
+  LogBounds bounds_;
+  std::size_t bytes_ = 0;
   Hash head_{};
   std::vector<AuditEntry> entries_;
 };
@@ -58,23 +85,25 @@ class AuditLog {
 [[nodiscard]] const AuditEntry* latest_signed(const std::vector<AuditEntry>& entries,
                                               const envelope::RequestId& id);
 
-// How long before a new log's start the signed entries of the log it continues are carried
-// into it: the policy's longest window (limits.h checks), and longer than any request's
-// deadline, so a request id signed before the change of log is still known after it.
-inline constexpr std::int64_t kCarriedSeconds = 86400;
+using audit::kCarriedSeconds;
 
-// `airlock-offline log start`: begins a new log at `path` (which must not exist) with a
-// started entry saying what came before it, and, when it continues an earlier log, copies of
-// that log's signed (and carried) entries from the last kCarriedSeconds. The earlier log is
-// verified and locked meanwhile, and must not be ahead of the clock. The new file appears
-// whole or not at all.
+// `airlock-offline log start`: begins a new log at `path` with a started entry saying what
+// came before it. Continuing an earlier log (verified, and locked throughout) copies its
+// signed and carried entries of the last kCarriedSeconds after the started entry, then closes
+// it with an entry naming the new log's head, so that it can be neither signed into nor
+// continued again (a second continuation would leave out what the first one signed). The new
+// file appears whole or not at all; if closing the old log fails after it appeared, running
+// the same command again finishes the job. Refused: a `path` that exists (but that one), an
+// earlier log that is closed, missing, not a regular file or ahead of the clock.
 struct StartFrom {
   audit::Start::Previous previous = audit::Start::Previous::kNone;
   std::string previous_path;  // kContinued: the earlier log's file
 };
 struct Started {
-  std::vector<AuditEntry> entries;  // as written: the started entry, then the carried ones
-  Hash head{};
+  std::vector<AuditEntry> entries;  // the started entry, then the carried ones (and, when
+                                    // resumed, what was recorded since)
+  Hash head{};                      // as begun: the last carried entry's, or the started one's
+  bool resumed = false;             // an interrupted start, found at `path` and finished
 };
 [[nodiscard]] Result<Started> start_audit_log(const std::string& path, const StartFrom& from,
                                               std::int64_t now);

@@ -81,9 +81,21 @@ struct ReconcileOptions {
 // receipt.
 [[nodiscard]] Result<std::string> receipt_status_of(const Reply& reply, const std::string& receipt);
 
-// `export_text` is the exported log (its chain is checked from the first entry, and its last
-// hash against `expected_head` when given: an export that does not verify, or ends elsewhere, is
-// audit.broken and nothing is reported).
+// One exported log: its text and a name for errors.
+struct AuditExport {
+  std::string_view text;
+  std::string name;
+};
+
+// `exports` are the exported logs of one chain, oldest first: each is checked from its first
+// entry, each continues the one before it (`log start --continue-from` closed it naming the
+// next), and the last ends at `expected_head` when given. An export that does not verify, a
+// link missing between two, or an end elsewhere is audit.broken, and nothing is reported.
+// Their entries are then joined with the journal as one log.
+[[nodiscard]] Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports,
+                                                const Journal& journal,
+                                                const ReconcileOptions& options, std::int64_t now);
+// One export alone.
 [[nodiscard]] Result<ReconcileReport> reconcile(std::string_view export_text,
                                                 const std::string& export_name,
                                                 const Journal& journal,
