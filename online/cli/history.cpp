@@ -24,7 +24,7 @@ Result<std::string> receipt_status(online::ApiClient& client, const std::string&
 }
 
 // The report as JSON, or as text naming what is not accounted for.
-void print_reconcile(const online::ReconcileReport& r, bool json) {
+void print_reconcile(const online::ReconcileReport& r, bool json, bool chain) {
   if (json) {
     online::json out = {{"entries", r.entries},          {"exportHead", r.export_head},
                         {"accounted", r.accounted()},    {"signatures", online::json::array()},
@@ -32,6 +32,7 @@ void print_reconcile(const online::ReconcileReport& r, bool json) {
     for (const auto& a : r.signatures) {
       out["signatures"].push_back({{"signature", a.signature},
                                    {"entry", a.entry},
+                                   {"export", a.export_name},
                                    {"action", a.action},
                                    {"vault", a.vault},
                                    {"standing", online::standing_name(a.standing)},
@@ -52,9 +53,10 @@ void print_reconcile(const online::ReconcileReport& r, bool json) {
           a.standing == online::Standing::kExpired)
         continue;
       std::cout << (a.standing == online::Standing::kNotSentHere ? "NOT ACCOUNTED  " : "  ")
-                << a.signature << "  entry " << a.entry << "  " << printable(a.action) << "  vault "
-                << a.vault << "  " << online::standing_name(a.standing) << ": "
-                << printable(a.detail) << "\n";
+                << a.signature << "  entry " << a.entry
+                << (chain ? " of " + printable(a.export_name) : std::string()) << "  "
+                << printable(a.action) << "  vault " << a.vault << "  "
+                << online::standing_name(a.standing) << ": " << printable(a.detail) << "\n";
     }
     for (const auto& s : r.journal_only) {
       std::cout << "NOT IN THE LOG  " << printable(s)
@@ -234,7 +236,7 @@ int run_reconcile(const std::vector<std::string>& args) {
   auto result = online::reconcile(exports, *journal, reconcile_options, now_s());
   if (!result.ok()) return report(result.error());
   const auto& r = *result;
-  print_reconcile(r, json);
+  print_reconcile(r, json, paths.size() > 1);
   return r.accounted() ? cli::kExitOk : cli::kExitRejected;
 }
 

@@ -119,6 +119,7 @@ Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const
                                   const ReconcileOptions& options, std::int64_t now) {
   // The logs of one chain, each continuing the one before, read as one.
   std::vector<audit::Entry> entries;
+  std::vector<const std::string*> export_of;  // per entry, the name of the export holding it
   std::vector<audit::Entry> before;
   for (const auto& file : exports) {
     AIRLOCK_TRY(log, audit::verify_lines(file.text, file.name));
@@ -129,6 +130,7 @@ Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const
                          " does not continue the export before it: " + s.error().message());
     }
     entries.insert(entries.end(), log.begin(), log.end());
+    export_of.insert(export_of.end(), log.size(), &file.name);
     before = std::move(log);
   }
   const std::string export_name = exports.empty() ? std::string() : exports.back().name;
@@ -165,7 +167,8 @@ Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const
   }
 
   std::set<std::string> in_log, managers, log_heads;
-  for (const auto& e : entries) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const audit::Entry& e = entries[i];
     log_heads.insert(to_hex(e.hash.view()));
     if (e.decision == audit::Decision::kStarted || e.decision == audit::Decision::kClosed) continue;
     managers.insert(to_base58(e.manager));
@@ -177,6 +180,7 @@ Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const
       SignatureAccount a;
       a.signature = signature;
       a.entry = e.seq;
+      a.export_name = *export_of[i];
       a.action = e.action;
       a.vault = to_base58(e.vault);
       const auto step = steps.find(signature);

@@ -244,6 +244,11 @@ TEST_F(Reconcile, TheExportsOfAChainOfLogsAreReadAsOne) {
                                  << ", heads missing: " << both->missing_heads.size();
   EXPECT_EQ(both->signatures.size(), 3U);
   EXPECT_EQ(both->entries, 6U);
+  // Each entry number is its own log's, so the export is named with it.
+  EXPECT_EQ(find(*both, before_change)->export_name, "old.jsonl");
+  EXPECT_EQ(find(*both, carried_over)->export_name, "old.jsonl") << "the first that holds it";
+  EXPECT_EQ(find(*both, after_change)->export_name, "new.jsonl");
+  EXPECT_EQ(find(*both, after_change)->entry, 3U);
 
   // Out of order, or a link missing: refused, naming the export.
   auto reversed =

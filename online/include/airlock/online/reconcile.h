@@ -34,6 +34,7 @@ enum class Standing {
 struct SignatureAccount {
   std::string signature;    // base58
   std::uint64_t entry = 0;  // the audit entry (seq) that first holds it
+  std::string export_name;  // in this export (over a chain of exports, seq is each log's own)
   std::string action;
   std::string vault;  // base58
   Standing standing = Standing::kUnknown;
