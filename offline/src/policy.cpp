@@ -499,6 +499,40 @@ Result<Policy> parse_policy(std::string_view text) {
   return p;
 }
 
+namespace {
+
+// The [limits] table as parse_limits reads it: token amounts in whole tokens again.
+toml::table limits_toml(const Limits& limits) {
+  const auto rounds = [](const WindowLimit& w) {
+    toml::table out;
+    if (w.per_hour) out.insert("rounds_per_hour", static_cast<std::int64_t>(*w.per_hour));
+    if (w.per_day) out.insert("rounds_per_day", static_cast<std::int64_t>(*w.per_day));
+    return out;
+  };
+  toml::table out = rounds(limits.rounds);
+  if (!limits.actions.empty()) {
+    toml::table actions;
+    for (const auto& [name, w] : limits.actions) actions.insert(name, rounds(w));
+    out.insert("actions", std::move(actions));
+  }
+  if (!limits.tokens.empty()) {
+    toml::table tokens;
+    for (const auto& limit : limits.tokens) {
+      toml::table entry;
+      const int decimals = limit.token.decimals;
+      if (limit.amount.per_hour)
+        entry.insert("per_hour", whole_units(std::to_string(*limit.amount.per_hour), decimals));
+      if (limit.amount.per_day)
+        entry.insert("per_day", whole_units(std::to_string(*limit.amount.per_day), decimals));
+      tokens.insert(limit.token.symbol, std::move(entry));
+    }
+    out.insert("tokens", std::move(tokens));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string policy_toml(const Policy& p) {
   const auto key = [](const PublicKey& k) { return to_base58(k); };
   const auto keys = [&](const auto& set) {
@@ -557,34 +591,7 @@ std::string policy_toml(const Policy& p) {
     }
     t.insert("actions", std::move(actions));
   }
-  if (p.limits.any()) {
-    const auto rounds = [](const WindowLimit& w) {
-      toml::table out;
-      if (w.per_hour) out.insert("rounds_per_hour", static_cast<std::int64_t>(*w.per_hour));
-      if (w.per_day) out.insert("rounds_per_day", static_cast<std::int64_t>(*w.per_day));
-      return out;
-    };
-    toml::table limits = rounds(p.limits.rounds);
-    if (!p.limits.actions.empty()) {
-      toml::table actions;
-      for (const auto& [name, w] : p.limits.actions) actions.insert(name, rounds(w));
-      limits.insert("actions", std::move(actions));
-    }
-    if (!p.limits.tokens.empty()) {
-      toml::table tokens;
-      for (const auto& limit : p.limits.tokens) {
-        toml::table entry;
-        const int decimals = limit.token.decimals;
-        if (limit.amount.per_hour)
-          entry.insert("per_hour", whole_units(std::to_string(*limit.amount.per_hour), decimals));
-        if (limit.amount.per_day)
-          entry.insert("per_day", whole_units(std::to_string(*limit.amount.per_day), decimals));
-        tokens.insert(limit.token.symbol, std::move(entry));
-      }
-      limits.insert("tokens", std::move(tokens));
-    }
-    t.insert("limits", std::move(limits));
-  }
+  if (p.limits.any()) t.insert("limits", limits_toml(p.limits));
   std::ostringstream out;
   out << t << "\n";
   return out.str();
