@@ -378,6 +378,21 @@ airlock::Result<airlock::density::Density> check_sign_options(const SignOptions&
   return chosen_density;
 }
 
+// The log sign records in. Limits count from it, so under [limits] it must say what came
+// before it and is never begun here; a closed log was continued in another and takes nothing
+// more; a log nearing its bound is said.
+airlock::Result<airlock::offline::AuditLog> open_sign_log(const std::string& path,
+                                                          const airlock::offline::Policy& policy) {
+  using airlock::offline::AuditLog;
+  AIRLOCK_TRY(log, AuditLog::open(path, policy.limits.any() ? AuditLog::IfMissing::kRefuse
+                                                            : AuditLog::IfMissing::kCreate));
+  AIRLOCK_CHECK(log.check_not_closed());
+  if (log.bytes() > (std::size_t{56} << 20))
+    std::cerr << "airlock-offline: the audit log holds " << (log.bytes() >> 20)
+              << " MiB of its 64: continue it in a new one soon (log start --continue-from)\n";
+  return log;
+}
+
 int run_sign(const std::vector<std::string>& args) {
   SignOptions o;
   const auto options = sign_options(o);
@@ -399,15 +414,8 @@ int run_sign(const std::vector<std::string>& args) {
   if (!policy.ok()) return report(policy.error());
   airlock::offline::DecoderRegistry decoders;
   if (auto s = decoders.add_idl_folder(o.idl_dir); !s.ok()) return report(s.error());
-  // Limits count from the log: it must say what came before it, so it is never begun here.
-  auto log = airlock::offline::AuditLog::open(
-      o.audit_log, policy->limits.any() ? airlock::offline::AuditLog::IfMissing::kRefuse
-                                        : airlock::offline::AuditLog::IfMissing::kCreate);
+  auto log = open_sign_log(o.audit_log, *policy);
   if (!log.ok()) return report(log.error());
-  if (auto s = log->check_not_closed(); !s.ok()) return report(s.error());
-  if (log->bytes() > (std::size_t{56} << 20))
-    std::cerr << "airlock-offline: the audit log holds " << (log->bytes() >> 20)
-              << " MiB of its 64: continue it in a new one soon (log start --continue-from)\n";
   // Everything sign reads is open or read; from here on no socket, exec or ptrace is possible.
   if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
 
