@@ -343,6 +343,38 @@ std::optional<std::int64_t> complete_since(const std::vector<Entry>& entries, st
   return first.time;
 }
 
+std::vector<Entry> begun_entries(Start::Previous kind, const std::vector<Entry>& previous,
+                                 std::int64_t now) {
+  Start start;
+  start.previous = kind;
+  std::vector<Entry> entries(1);
+  if (kind == Start::Previous::kContinued) {
+    start.previous_head = previous.empty() ? Hash{} : previous.back().hash;
+    start.previous_entries = previous.size();
+    start.complete_since = complete_since(previous, now);
+    for (const auto& e : previous) {
+      if ((e.decision == Decision::kSigned || e.decision == Decision::kCarried) && e.time <= now &&
+          e.time > now - kCarriedSeconds) {
+        entries.push_back(e);
+        entries.back().decision = Decision::kCarried;
+      }
+    }
+  } else if (kind == Start::Previous::kLost) {
+    start.complete_since = now;
+  }
+  entries[0].time = now;
+  entries[0].decision = Decision::kStarted;
+  entries[0].start = start;
+  Hash prev{};
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    entries[i].seq = i + 1;
+    entries[i].prev = prev;
+    entries[i].hash = chain_hash(prev, body_text(entries[i]));
+    prev = entries[i].hash;
+  }
+  return entries;
+}
+
 Hash head_as_begun(const std::vector<Entry>& entries) {
   Hash head{};
   for (const auto& e : entries) {
@@ -364,6 +396,14 @@ Status check_continues(const std::vector<Entry>& before, const std::vector<Entry
   if (*before.back().successor != head_as_begun(next))
     return Error(ErrorCode::kUsage, "the earlier log was continued by another log: it names head " +
                                         to_hex(before.back().successor->view()));
+  // The later log begins exactly as `log start` begins it from the earlier one: nothing of its
+  // last day left out, its count and completeness as they were.
+  const std::vector<Entry> earlier(before.begin(), before.end() - 1);
+  if (head_as_begun(begun_entries(Start::Previous::kContinued, earlier, next.front().time)) !=
+      head_as_begun(next))
+    return Error(ErrorCode::kUsage,
+                 "the later log does not begin as `log start` begins a continuation of the "
+                 "earlier one (what it carried, its count or its completeness differ)");
   return {};
 }
 

@@ -66,14 +66,6 @@ std::string missing_log(const std::string& path) {
          "or --previous-lost (docs/audit-log.md)";
 }
 
-// The chain's fields of the next entry after `entries`.
-void chain_onto(std::vector<AuditEntry>& entries, AuditEntry entry) {
-  entry.seq = entries.size() + 1;
-  entry.prev = entries.empty() ? Hash{} : entries.back().hash;
-  entry.hash = audit::chain_hash(entry.prev, audit::body_text(entry));
-  entries.push_back(std::move(entry));
-}
-
 std::string closed_by(const AuditEntry& closed) {
   return "it was closed at " + std::to_string(closed.time) +
          " and continued by the log whose head was then " + to_hex(closed.successor->view());
@@ -83,39 +75,16 @@ std::string closed_by(const AuditEntry& closed) {
 // entries of the day before `now`.
 Result<std::vector<AuditEntry>> begin_entries(const StartFrom& from, const AuditLog* previous,
                                               std::int64_t now) {
-  using Previous = audit::Start::Previous;
-  audit::Start start;
-  start.previous = from.previous;
-  std::vector<AuditEntry> carried;
-  if (previous != nullptr) {
-    for (const auto& e : previous->entries()) {
-      if (e.time > now)
-        return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path + ": entry " +
-                                            std::to_string(e.seq) + " was written at " +
-                                            std::to_string(e.time) +
-                                            ", after the offline clock's " + std::to_string(now) +
-                                            ": the last day cannot be placed; set the clock");
-      if ((e.decision == Decision::kSigned || e.decision == Decision::kCarried) &&
-          e.time > now - kCarriedSeconds) {
-        AuditEntry copy = e;
-        copy.decision = Decision::kCarried;
-        carried.push_back(std::move(copy));
-      }
-    }
-    start.previous_head = previous->head();
-    start.previous_entries = previous->entries().size();
-    start.complete_since = audit::complete_since(previous->entries(), now);
-  } else if (from.previous == Previous::kLost) {
-    start.complete_since = now;
+  if (previous == nullptr) return audit::begun_entries(from.previous, {}, now);
+  for (const auto& e : previous->entries()) {
+    if (e.time > now)
+      return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path + ": entry " +
+                                          std::to_string(e.seq) + " was written at " +
+                                          std::to_string(e.time) + ", after the offline clock's " +
+                                          std::to_string(now) +
+                                          ": the last day cannot be placed; set the clock");
   }
-  std::vector<AuditEntry> entries;
-  AuditEntry first;
-  first.time = now;
-  first.decision = Decision::kStarted;
-  first.start = start;
-  chain_onto(entries, std::move(first));
-  for (auto& e : carried) chain_onto(entries, std::move(e));
-  return entries;
+  return audit::begun_entries(from.previous, previous->entries(), now);
 }
 
 // A log at `path` that a `log start --continue-from` of `previous` wrote before it was
@@ -126,6 +95,12 @@ std::optional<std::vector<AuditEntry>> unfinished_start(const std::string& path,
   if (!entries.ok() || entries->empty() || !entries->front().start) return std::nullopt;
   const audit::Start& s = *entries->front().start;
   if (s.previous != audit::Start::Previous::kContinued || s.previous_head != previous.head())
+    return std::nullopt;
+  // Exactly as this command begins it, carried entries and all: a file merely naming the old
+  // head (found by an independent review) is no continuation.
+  if (audit::head_as_begun(audit::begun_entries(audit::Start::Previous::kContinued,
+                                                previous.entries(), entries->front().time)) !=
+      audit::head_as_begun(*entries))
     return std::nullopt;
   return std::move(entries).value();
 }
@@ -263,7 +238,12 @@ Result<Started> start_audit_log(const std::string& path, const StartFrom& from, 
   out.head = audit::head_as_begun(out.entries);
   if (previous) {
     auto closed = previous->close(out.head, now);
-    if (!closed.ok()) return closed.error();
+    if (!closed.ok())
+      return Error(closed.error().code(),
+                   closed.error().message() + "; " + path + " was written and " +
+                       from.previous_path +
+                       " is not closed yet: run the same command again to close it, and sign "
+                       "into neither log until it has");
   }
   return out;
 }

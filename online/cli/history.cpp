@@ -26,9 +26,13 @@ Result<std::string> receipt_status(online::ApiClient& client, const std::string&
 // The report as JSON, or as text naming what is not accounted for.
 void print_reconcile(const online::ReconcileReport& r, bool json, bool chain) {
   if (json) {
-    online::json out = {{"entries", r.entries},          {"exportHead", r.export_head},
-                        {"accounted", r.accounted()},    {"signatures", online::json::array()},
-                        {"journalOnly", r.journal_only}, {"missingHeads", r.missing_heads}};
+    online::json out = {{"entries", r.entries},
+                        {"exportHead", r.export_head},
+                        {"accounted", r.accounted()},
+                        {"signatures", online::json::array()},
+                        {"journalOnly", r.journal_only},
+                        {"missingHeads", r.missing_heads},
+                        {"missingEarlierLog", r.missing_earlier_log}};
     for (const auto& a : r.signatures) {
       out["signatures"].push_back({{"signature", a.signature},
                                    {"entry", a.entry},
@@ -67,6 +71,13 @@ void print_reconcile(const online::ReconcileReport& r, bool json, bool chain) {
       std::cout << "HEAD MISSING    " << printable(h)
                 << "  a response carried this audit head and the export does not hold it: the "
                    "export is older than that answer, or the log was cut short\n";
+    }
+    if (!r.missing_earlier_log.empty()) {
+      std::cout << "EARLIER LOG MISSING  the first export continues the log with head "
+                << r.missing_earlier_log
+                << ": its signatures are not accounted for; give its export first "
+                   "(--audit-export OLD --audit-export NEW), back to a log started with --first "
+                   "or --previous-lost\n";
     }
     std::cout << (r.accounted() ? "every signature is accounted for\n"
                                 : "NOT every signature is accounted for (above)\n");

@@ -32,7 +32,7 @@ const char* standing_name(Standing s) noexcept {
 }
 
 bool ReconcileReport::accounted() const {
-  return journal_only.empty() && missing_heads.empty() &&
+  return journal_only.empty() && missing_heads.empty() && missing_earlier_log.empty() &&
          std::none_of(signatures.begin(), signatures.end(), [](const SignatureAccount& a) {
            return a.standing == Standing::kNotSentHere;
          });
@@ -136,6 +136,12 @@ Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const
   const std::string export_name = exports.empty() ? std::string() : exports.back().name;
   ReconcileReport report;
   report.entries = entries.size();
+  if (!entries.empty() && entries.front().start &&
+      entries.front().start->previous == audit::Start::Previous::kContinued) {
+    const audit::Start& start = *entries.front().start;
+    report.missing_earlier_log = to_hex(start.previous_head.view()) + " (" +
+                                 std::to_string(start.previous_entries) + " entries)";
+  }
   if (!entries.empty()) report.export_head = to_hex(entries.back().hash.view());
   if (options.expected_head) {
     const std::string wanted = to_hex(options.expected_head->view());

@@ -308,6 +308,20 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("missing.log")));
   EXPECT_EQ(test::text_of(copy), old_text);
 
+  // A file that names the old head but does not begin as this command begins it (here without
+  // the carried entries) is not taken for an interrupted start: refused, the old log open
+  // (found by an independent review, which had it close the old log and drop its last day).
+  {
+    auto copy_entries = verify_audit_log(copy);
+    ASSERT_TRUE(copy_entries.ok());
+    const auto begun =
+        audit::begun_entries(audit::Start::Previous::kContinued, *copy_entries, kNow);
+    ASSERT_GT(begun.size(), 1U);
+    std::ofstream(dir.file("thin.log")) << audit::line_of(begun.front()) << "\n";
+    EXPECT_THAT(refusal(from_copy, kNow, dir.file("thin.log")), HasSubstr("already exists"));
+    EXPECT_EQ(test::text_of(copy), old_text) << "the old log was closed on a thin start";
+  }
+
   // A start stopped after the new log appeared and before the old one was closed: the same
   // command again closes the old log, leaving the new one as it is.
   auto interrupted = start_audit_log(dir.file("interrupted.log"), from_copy, kNow);

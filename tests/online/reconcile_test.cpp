@@ -204,16 +204,10 @@ TEST_F(Reconcile, TheExportsOfAChainOfLogsAreReadAsOne) {
   const Hash old_head = entries_.back().hash;
   std::vector<audit::Entry> old_log = entries_;
 
-  // The new log: started, the carried entry, one signed since.
-  entries_.clear();
-  audit::Entry started;
-  started.seq = 1;
-  started.time = 200;
-  started.decision = audit::Decision::kStarted;
-  started.start = audit::Start{audit::Start::Previous::kContinued, old_head, 2, std::nullopt};
-  started.hash = audit::chain_hash(started.prev, audit::body_text(started));
-  entries_.push_back(started);
-  log_signed({carried_over}, audit::Decision::kCarried);
+  // The new log, as `log start --continue-from` begins it at 200 (both old entries are of its
+  // last day, so both are carried), then one signed since.
+  entries_ = audit::begun_entries(audit::Start::Previous::kContinued, old_log, 200);
+  ASSERT_EQ(entries_.size(), 3U);
   const Hash begun = entries_.back().hash;
   log_signed({after_change});
   const std::string new_text = export_text();
@@ -236,6 +230,9 @@ TEST_F(Reconcile, TheExportsOfAChainOfLogsAreReadAsOne) {
   auto alone = reconcile(new_text, "new.jsonl", *journal_, options, 1000);
   ASSERT_TRUE(alone.ok()) << alone.error().to_string();
   EXPECT_FALSE(alone->accounted()) << "the new log alone lacks the old one's steps and heads";
+  // Even with no step or head of the old log's in the journal, the new log alone is not the
+  // whole account (found by an independent review: it said "every signature is accounted for").
+  EXPECT_EQ(alone->missing_earlier_log, to_hex(old_head.view()) + " (2 entries)");
 
   auto both =
       reconcile({{old_text, "old.jsonl"}, {new_text, "new.jsonl"}}, *journal_, options, 1000);
@@ -243,12 +240,13 @@ TEST_F(Reconcile, TheExportsOfAChainOfLogsAreReadAsOne) {
   EXPECT_TRUE(both->accounted()) << "journal only: " << both->journal_only.size()
                                  << ", heads missing: " << both->missing_heads.size();
   EXPECT_EQ(both->signatures.size(), 3U);
-  EXPECT_EQ(both->entries, 6U);
+  EXPECT_EQ(both->entries, 7U);
+  EXPECT_TRUE(both->missing_earlier_log.empty());
   // Each entry number is its own log's, so the export is named with it.
   EXPECT_EQ(find(*both, before_change)->export_name, "old.jsonl");
   EXPECT_EQ(find(*both, carried_over)->export_name, "old.jsonl") << "the first that holds it";
   EXPECT_EQ(find(*both, after_change)->export_name, "new.jsonl");
-  EXPECT_EQ(find(*both, after_change)->entry, 3U);
+  EXPECT_EQ(find(*both, after_change)->entry, 4U);
 
   // Out of order, or a link missing: refused, naming the export.
   auto reversed =

@@ -114,13 +114,23 @@ struct Entry {
 [[nodiscard]] std::optional<std::int64_t> complete_since(const std::vector<Entry>& entries,
                                                          std::int64_t now);
 
+// The entries `log start` begins a log with at `now`: the started entry saying what came
+// before (`previous` the earlier log's entries, without its closing entry, for kContinued), then
+// for a continuation copies of the earlier log's signed and carried entries of the
+// kCarriedSeconds before `now`, as `carried`. Determined by its inputs alone, so the log a
+// continuation names can be rebuilt and compared.
+[[nodiscard]] std::vector<Entry> begun_entries(Start::Previous kind,
+                                               const std::vector<Entry>& previous,
+                                               std::int64_t now);
+
 // The head of a log as `log start` began it: its started entry's, or the last carried one's
 // (what the entry closing the log before it names); zero for a log not begun that way.
 [[nodiscard]] Hash head_as_begun(const std::vector<Entry>& entries);
 
 // Whether `next` (a verified log) continues `before` (another): `before` ends with the entry
-// that closed it naming `next`'s head as begun, and `next` starts by naming `before`'s head
-// just before that entry. usage.invalid saying which link is missing otherwise.
+// that closed it naming `next`'s head as begun, and `next` begins exactly as `log start` would
+// have begun it from `before` (begun_entries at its start's time: the head, the count, the
+// completeness and every carried entry). usage.invalid saying which link is missing otherwise.
 [[nodiscard]] Status check_continues(const std::vector<Entry>& before,
                                      const std::vector<Entry>& next);
 

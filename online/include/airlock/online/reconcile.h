@@ -51,6 +51,9 @@ struct ReconcileReport {
   std::vector<std::string> journal_only;
   // Audit heads that responses carried (the journal's "response" events) and the export lacks.
   std::vector<std::string> missing_heads;
+  // The first export continues an earlier log (its start names that log's head and count) that
+  // was not given: its signatures are not accounted for. Empty when the chain is whole.
+  std::string missing_earlier_log;
 
   // Every signature accounted for (landed, failed, expired, unknown in flight, or an accepted
   // Keystone answer), every journal step in the log and every head in it.
