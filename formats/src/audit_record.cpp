@@ -343,6 +343,16 @@ std::optional<std::int64_t> complete_since(const std::vector<Entry>& entries, st
   return first.time;
 }
 
+void chain(std::vector<Entry>& entries) {
+  Hash prev{};
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    entries[i].seq = i + 1;
+    entries[i].prev = prev;
+    entries[i].hash = chain_hash(prev, body_text(entries[i]));
+    prev = entries[i].hash;
+  }
+}
+
 std::vector<Entry> begun_entries(Start::Previous kind, const std::vector<Entry>& previous,
                                  std::int64_t now) {
   Start start;
@@ -365,13 +375,7 @@ std::vector<Entry> begun_entries(Start::Previous kind, const std::vector<Entry>&
   entries[0].time = now;
   entries[0].decision = Decision::kStarted;
   entries[0].start = start;
-  Hash prev{};
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    entries[i].seq = i + 1;
-    entries[i].prev = prev;
-    entries[i].hash = chain_hash(prev, body_text(entries[i]));
-    prev = entries[i].hash;
-  }
+  chain(entries);
   return entries;
 }
 

@@ -96,15 +96,9 @@ TEST(AuditRecord, OutflowsAreRecordedAndAnEntryWithoutThemStillVerifies) {
 // A chain of `entries` as lines, each hashed onto the one before (so only the rule between
 // entries can fail, never the hash).
 std::string chained(std::vector<Entry> entries) {
+  chain(entries);
   std::string text;
-  Hash prev{};
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    entries[i].seq = i + 1;
-    entries[i].prev = prev;
-    entries[i].hash = chain_hash(prev, body_text(entries[i]));
-    prev = entries[i].hash;
-    text += line_of(entries[i]) + "\n";
-  }
+  for (const auto& e : entries) text += line_of(e) + "\n";
   return text;
 }
 

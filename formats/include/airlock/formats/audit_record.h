@@ -93,6 +93,9 @@ struct Entry {
 // The entry's canonical text without the hash (what the chain hashes), and its hash after prev.
 [[nodiscard]] std::string body_text(const Entry& entry);
 [[nodiscard]] Hash chain_hash(const Hash& prev, std::string_view body);
+// Numbers and chains `entries` from the start of a log: seq 1, 2, ..., each prev the hash before
+// it (zero for the first), each hash computed.
+void chain(std::vector<Entry>& entries);
 // The whole line as the log holds it, without the line end; `entry.hash` is taken as given.
 [[nodiscard]] std::string line_of(const Entry& entry);
 
