@@ -498,7 +498,7 @@ int start_log(const LogOptions& o) {
   auto started = airlock::offline::start_audit_log(o.audit_log, from, unix_now());
   if (!started.ok()) return report(started.error());
   const auto& start = *started->entries.front().start;
-  std::cout << "started " << o.audit_log;
+  std::cout << "started " << airlock::printable(o.audit_log);
   switch (start.previous) {
     case Previous::kNone:
       std::cout << " as the key's first log\n";
@@ -512,10 +512,11 @@ int start_log(const LogOptions& o) {
       const auto carried = std::count_if(
           started->entries.begin(), started->entries.end(),
           [](const auto& e) { return e.decision == airlock::offline::Decision::kCarried; });
-      std::cout << ", continuing " << *o.continue_from << " (" << start.previous_entries
-                << " entries, head " << airlock::to_hex(start.previous_head.view()) << "); "
-                << carried << " signed entries of its last day carried over; " << *o.continue_from
-                << " is closed"
+      std::cout << ", continuing " << airlock::printable(*o.continue_from) << " ("
+                << start.previous_entries << " entries, head "
+                << airlock::to_hex(start.previous_head.view()) << "); " << carried
+                << " signed entries of its last day carried over; "
+                << airlock::printable(*o.continue_from) << " is closed"
                 << (started->resumed ? " (finishing the start that was interrupted)" : "") << "\n";
       break;
     }

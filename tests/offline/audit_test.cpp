@@ -364,5 +364,17 @@ TEST(LogStart, AFullLogRefusesDecisionsAndCanStillBeContinued) {
   EXPECT_EQ(verify_audit_log(path)->size(), 2U);
 }
 
+// `log start` repeats the file names it was given escaped: a name is outside text, and one
+// holding a terminal escape must not reach the screen as one.
+TEST(LogStart, TheNamesItRepeatsAreEscaped) {
+  test::ScratchDir dir{"airlock-log-names"};
+  const std::string name = dir.file("a\x1b[2Jb.log");
+  const auto r = test::run_command(std::string(AIRLOCK_OFFLINE_BIN) +
+                                   " log start --first --audit-log '" + name + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("started "));
+  EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace airlock::offline
