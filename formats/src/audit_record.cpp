@@ -70,7 +70,7 @@ ojson start_json(const Start& s) {
 Result<Decision> decision_named(const std::string& name) {
   for (Decision d :
        {Decision::kSigned, Decision::kRefused, Decision::kDeclined, Decision::kReissued,
-        Decision::kStarted, Decision::kCarried, Decision::kClosed}) {
+        Decision::kStarted, Decision::kCarried, Decision::kClosing, Decision::kClosed}) {
     if (name == decision_name(d)) return d;
   }
   return Error(ErrorCode::kUsage, "unknown decision \"" + name + "\"");
@@ -110,8 +110,9 @@ Result<Entry> parse_line(std::string_view line) {
   const bool has_outflows = j.contains("outflows");
   const bool has_start = j.contains("start");
   const bool has_successor = j.contains("successor");
-  if (j.size() !=
-      std::size(kKeys) + (has_outflows ? 1 : 0) + (has_start ? 1 : 0) + (has_successor ? 1 : 0))
+  const bool has_successor_file = j.contains("successor_file");
+  if (j.size() != std::size(kKeys) + (has_outflows ? 1 : 0) + (has_start ? 1 : 0) +
+                      (has_successor ? 1 : 0) + (has_successor_file ? 1 : 0))
     return Error(ErrorCode::kUsage, "has other fields than an entry's");
   for (const char* k : kKeys) {
     if (!j.contains(k)) return Error(ErrorCode::kUsage, std::string("lacks \"") + k + "\"");
@@ -164,6 +165,11 @@ Result<Entry> parse_line(std::string_view line) {
     AIRLOCK_TRY(successor, fixed_hex<32>(j["successor"]));
     e.successor = successor;
   }
+  if (has_successor_file) {
+    if (!j["successor_file"].is_string())
+      return Error(ErrorCode::kUsage, "successor_file is not a string");
+    e.successor_file = j["successor_file"].get<std::string>();
+  }
   AIRLOCK_TRY(hash, fixed_hex<32>(j["hash"]));
   e.hash = hash;
   return e;
@@ -200,29 +206,51 @@ Status check_start(const Entry& e) {
 }
 
 // The rules between an entry and its place in the log: a started entry is the first and says
-// nothing but how the log began; carried entries follow it, from the day before it; a closed
-// entry says which log continued this one, and nothing follows it (checked by the caller).
+// nothing but how the log began; carried entries follow it, from the day before it; a closing
+// entry names the log that continues this one (its head as begun, and its file) and only the
+// closed entry naming the same head follows it; nothing follows a closed entry.
 Status check_place(const Entry& e, const std::vector<Entry>& before) {
   const bool started = e.decision == Decision::kStarted;
+  const bool closing = e.decision == Decision::kClosing;
   const bool closed = e.decision == Decision::kClosed;
   if (started != e.start.has_value())
     return Error(ErrorCode::kUsage, started ? "is a started entry without its \"start\""
                                             : "has a \"start\" but is not a started entry");
-  if (closed != e.successor.has_value())
-    return Error(ErrorCode::kUsage, closed ? "is a closed entry without its \"successor\""
-                                           : "has a \"successor\" but is not a closed entry");
-  if (!before.empty() && before.back().decision == Decision::kClosed)
+  if ((closing || closed) != e.successor.has_value())
+    return Error(ErrorCode::kUsage, e.successor ? "has a \"successor\" but does not end the log"
+                                                : std::string("is a ") + decision_name(e.decision) +
+                                                      " entry without its \"successor\"");
+  if (closing != e.successor_file.has_value())
+    return Error(ErrorCode::kUsage, closing
+                                        ? "is a closing entry without its \"successor_file\""
+                                        : "has a \"successor_file\" but is not a closing entry");
+  if (closing && (e.successor_file->empty() || e.successor_file->front() != '/'))
+    return Error(ErrorCode::kUsage, "is a closing entry whose successor_file is not a full path");
+  const Entry* last = before.empty() ? nullptr : &before.back();
+  if (last && last->decision == Decision::kClosed)
     return Error(ErrorCode::kUsage,
                  "follows the entry that closed this log: it was continued in another");
-  if (started && !before.empty())
+  if (last && last->decision == Decision::kClosing && !closed)
+    return Error(ErrorCode::kUsage,
+                 "follows the closing entry: only the entry that closes the log may");
+  if (closed && (!last || last->decision != Decision::kClosing || last->successor != e.successor))
+    return Error(ErrorCode::kUsage,
+                 "is a closed entry that does not follow the closing entry naming the same log");
+  if (started && last)
     return Error(ErrorCode::kUsage, "is a started entry, which only a log's first line can be");
-  if ((started || closed) && !records_nothing(e))
+  if ((started || closing || closed) && !records_nothing(e))
     return Error(ErrorCode::kUsage, std::string("is a ") + decision_name(e.decision) +
                                         " entry that records a request");
   if (started) return check_start(e);
+  // The log that continues this one begins as `log start` begins it from the entries before,
+  // at the closing entry's time: its head is determined, and must be the one named.
+  if (closing &&
+      *e.successor != head_as_begun(begun_entries(Start::Previous::kContinued, before, e.time)))
+    return Error(ErrorCode::kUsage,
+                 "is a closing entry naming a successor that does not begin as a continuation of "
+                 "this log at its time");
   if (e.decision == Decision::kCarried) {
-    if (before.empty() || (before.back().decision != Decision::kStarted &&
-                           before.back().decision != Decision::kCarried))
+    if (!last || (last->decision != Decision::kStarted && last->decision != Decision::kCarried))
       return Error(ErrorCode::kUsage, "is a carried entry that does not follow the started one");
     const std::int64_t start = before.front().time;
     if (e.time > start || e.time <= start - kCarriedSeconds)
@@ -248,6 +276,8 @@ const char* decision_name(Decision d) noexcept {
       return "started";
     case Decision::kCarried:
       return "carried";
+    case Decision::kClosing:
+      return "closing";
     case Decision::kClosed:
       return "closed";
   }
@@ -284,6 +314,7 @@ std::string body_text(const Entry& e) {
   }
   if (e.start) j["start"] = start_json(*e.start);
   if (e.successor) j["successor"] = to_hex(e.successor->view());
+  if (e.successor_file) j["successor_file"] = *e.successor_file;
   return j.dump();
 }
 
@@ -334,6 +365,10 @@ Result<std::vector<Entry>> verify_lines(std::string_view text, const std::string
 bool holds_signatures(const Entry& e) noexcept {
   return e.decision == Decision::kSigned || e.decision == Decision::kReissued ||
          e.decision == Decision::kCarried;
+}
+
+bool ends_log(const Entry& e) noexcept {
+  return e.decision == Decision::kClosing || e.decision == Decision::kClosed;
 }
 
 std::optional<std::int64_t> complete_since(const std::vector<Entry>& entries, std::int64_t now) {
@@ -389,25 +424,31 @@ Hash head_as_begun(const std::vector<Entry>& entries) {
 }
 
 Status check_continues(const std::vector<Entry>& before, const std::vector<Entry>& next) {
+  // Verified, `before` ends [..., closing, closed] with both naming the same head, and the
+  // closing entry's head is the one `log start` begins a continuation with at its time.
   if (before.size() < 2 || before.back().decision != Decision::kClosed)
     return Error(ErrorCode::kUsage, "the earlier log does not end with the entry that closed it");
+  const Entry& closing = before[before.size() - 2];
   if (next.empty() || !next.front().start ||
       next.front().start->previous != Start::Previous::kContinued)
     return Error(ErrorCode::kUsage, "the later log was not started with --continue-from");
-  if (next.front().start->previous_head != before[before.size() - 2].hash)
+  // The head before the closing entry (zero for a log that held nothing else).
+  const Hash head = before.size() > 2 ? before[before.size() - 3].hash : Hash{};
+  if (next.front().start->previous_head != head)
     return Error(ErrorCode::kUsage, "the later log continues another log: its start names head " +
                                         to_hex(next.front().start->previous_head.view()));
-  if (*before.back().successor != head_as_begun(next))
+  if (*closing.successor != head_as_begun(next))
     return Error(ErrorCode::kUsage, "the earlier log was continued by another log: it names head " +
-                                        to_hex(before.back().successor->view()));
-  // The later log begins exactly as `log start` begins it from the earlier one: nothing of its
-  // last day left out, its count and completeness as they were.
-  const std::vector<Entry> earlier(before.begin(), before.end() - 1);
-  if (head_as_begun(begun_entries(Start::Previous::kContinued, earlier, next.front().time)) !=
-      head_as_begun(next))
+                                        to_hex(closing.successor->view()));
+  // The later log begins exactly as `log start` begins it from the earlier one at the closing
+  // entry's time: nothing of its last day left out, its count and completeness as they were.
+  const std::vector<Entry> earlier(before.begin(), before.end() - 2);
+  if (next.front().time != closing.time ||
+      head_as_begun(begun_entries(Start::Previous::kContinued, earlier, closing.time)) !=
+          head_as_begun(next))
     return Error(ErrorCode::kUsage,
                  "the later log does not begin as `log start` begins a continuation of the "
-                 "earlier one (what it carried, its count or its completeness differ)");
+                 "earlier one (its time, what it carried, its count or its completeness differ)");
   return {};
 }
 

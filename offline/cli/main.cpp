@@ -563,8 +563,10 @@ void show_log(const std::vector<airlock::offline::AuditEntry>& entries) {
       continue;
     }
     if (e.successor) {
-      std::cout << "  continued by the log begun with head " << airlock::to_hex(e.successor->view())
-                << "\n";
+      std::cout << "  continued by the log begun with head "
+                << airlock::to_hex(e.successor->view());
+      if (e.successor_file) std::cout << " in " << airlock::printable(*e.successor_file);
+      std::cout << "\n";
       continue;
     }
     std::cout << "  " << airlock::printable(e.action) << "  vault " << airlock::to_base58(e.vault)
@@ -654,6 +656,12 @@ int run_log(const std::vector<std::string>& args) {
     }
   }
   std::cout << entries->size() << " entries verify; head " << airlock::to_hex(head.view()) << "\n";
+  if (!entries->empty() && entries->back().decision == airlock::offline::Decision::kClosing)
+    std::cerr << "airlock-offline: the start that continues this log in "
+              << airlock::printable(*entries->back().successor_file)
+              << " was interrupted: finish it with `airlock-offline log start --audit-log "
+              << airlock::printable(*entries->back().successor_file) << " --continue-from "
+              << airlock::printable(o.audit_log) << "`\n";
   return airlock::cli::kExitOk;
 }
 

@@ -66,9 +66,36 @@ std::string missing_log(const std::string& path) {
          "or --previous-lost (docs/audit-log.md)";
 }
 
-std::string closed_by(const AuditEntry& closed) {
-  return "it was closed at " + std::to_string(closed.time) +
-         " and continued by the log whose head was then " + to_hex(closed.successor->view());
+// What a log that is being continued, or was, says of the log that continues it.
+std::string continued_in(const std::vector<AuditEntry>& entries) {
+  const AuditEntry& end = entries.back();
+  const AuditEntry& closing = end.decision == Decision::kClosed ? entries[entries.size() - 2] : end;
+  return std::string(end.decision == Decision::kClosed ? "it was closed" : "it is being closed") +
+         " at " + std::to_string(end.time) + " and continued in " + *closing.successor_file +
+         " (head as begun " + to_hex(closing.successor->view()) + ")";
+}
+
+// The full path recorded for a log's file: the folder's real path (symbolic links resolved)
+// and the name, so the same file is named the same way from any working folder.
+Result<std::string> full_path(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p(path);
+  const auto folder = std::filesystem::canonical(
+      p.has_parent_path() ? p.parent_path() : std::filesystem::path("."), ec);
+  if (ec || !p.has_filename())
+    return Error(ErrorCode::kUsage, "--audit-log " + path + ": not a file in an existing folder");
+  return (folder / p.filename()).string();
+}
+
+// A log is started only into a file that does not exist, so no decision already recorded in
+// one can be lost.
+Status check_new(const std::string& path) {
+  struct stat there {};
+  if (::lstat(path.c_str(), &there) == 0)
+    return Error(ErrorCode::kUsage, "--audit-log " + path +
+                                        ": already exists; a log is started into a new file, so "
+                                        "no decision already recorded can be lost");
+  return {};
 }
 
 // The new log's entries: the started entry, then the earlier log's signed and carried
@@ -87,21 +114,25 @@ Result<std::vector<AuditEntry>> begin_entries(const StartFrom& from, const Audit
   return audit::begun_entries(from.previous, previous->entries(), now);
 }
 
-// A log at `path` that a `log start --continue-from` of `previous` wrote before it was
-// stopped short of closing `previous`: its entries, or nothing when it is any other file.
-std::optional<std::vector<AuditEntry>> unfinished_start(const std::string& path,
-                                                        const AuditLog& previous) {
+// The new log of a start that was interrupted after `closing` was written to the old log: the
+// file at `path` if it begins exactly as `begun` (what was recorded in it since is kept), or
+// `begun` written there if nothing is. Anything else at `path` is refused and left as it is.
+Result<std::vector<AuditEntry>> finish_new_log(const std::string& path, const AuditEntry& closing,
+                                               std::vector<AuditEntry> begun) {
+  struct stat there {};
+  if (::lstat(path.c_str(), &there) != 0) {
+    std::string text;
+    for (const auto& e : begun) text += audit::line_of(e) + "\n";
+    AIRLOCK_CHECK(files::write_new(path, Bytes(text.begin(), text.end())));
+    return begun;
+  }
   auto entries = verify_audit_log(path);
-  if (!entries.ok() || entries->empty() || !entries->front().start) return std::nullopt;
-  const audit::Start& s = *entries->front().start;
-  if (s.previous != audit::Start::Previous::kContinued || s.previous_head != previous.head())
-    return std::nullopt;
-  // Exactly as this command begins it, carried entries and all: a file merely naming the old
-  // head (found by an independent review) is no continuation.
-  if (audit::head_as_begun(audit::begun_entries(audit::Start::Previous::kContinued,
-                                                previous.entries(), entries->front().time)) !=
-      audit::head_as_begun(*entries))
-    return std::nullopt;
+  if (!entries.ok() || entries->empty() || entries->front().time != closing.time ||
+      audit::head_as_begun(*entries) != *closing.successor)
+    return Error(ErrorCode::kUsage,
+                 "--audit-log " + path +
+                     ": exists, and does not begin as the interrupted start began it; it is left "
+                     "as it is (move it aside and run the same command again)");
   return std::move(entries).value();
 }
 
@@ -128,6 +159,11 @@ const AuditEntry* AuditLog::closed() const noexcept {
                                                                             : nullptr;
 }
 
+const AuditEntry* AuditLog::closing() const noexcept {
+  return !entries_.empty() && entries_.back().decision == Decision::kClosing ? &entries_.back()
+                                                                             : nullptr;
+}
+
 const AuditEntry* AuditLog::signed_entry(const envelope::RequestId& id) const {
   return latest_signed(entries_, id);
 }
@@ -141,9 +177,15 @@ const AuditEntry* latest_signed(const std::vector<AuditEntry>& entries,
 }
 
 Status AuditLog::check_not_closed() const {
-  if (const AuditEntry* end = closed())
+  if (closed())
     return Error(ErrorCode::kUsage, "audit log " + path_ + " records nothing more: " +
-                                        closed_by(*end) + "; use that log");
+                                        continued_in(entries_) + "; use that log");
+  if (const AuditEntry* c = closing())
+    return Error(ErrorCode::kUsage,
+                 "audit log " + path_ + " records nothing more: " + continued_in(entries_) +
+                     ", a start that was interrupted: finish it with "
+                     "`airlock-offline log start --audit-log " +
+                     *c->successor_file + " --continue-from " + path_ + "`, then use that log");
   return {};
 }
 
@@ -161,14 +203,26 @@ Result<Hash> AuditLog::append(AuditEntry entry) {
   return write(std::move(entry));
 }
 
-Result<Hash> AuditLog::close(const Hash& successor, std::int64_t time) {
-  if (const AuditEntry* end = closed())
-    return Error(ErrorCode::kUsage,
-                 "audit log " + path_ + " is closed already: " + closed_by(*end));
+Result<Hash> AuditLog::begin_close(const Hash& successor, const std::string& successor_file,
+                                   std::int64_t time) {
+  AIRLOCK_CHECK(check_not_closed());
+  AuditEntry entry;
+  entry.time = time;
+  entry.decision = Decision::kClosing;
+  entry.successor = successor;
+  entry.successor_file = successor_file;
+  return write(std::move(entry));
+}
+
+Result<Hash> AuditLog::close(std::int64_t time) {
+  const AuditEntry* c = closing();
+  if (c == nullptr)
+    return Error(ErrorCode::kUsage, "audit log " + path_ + " is not being closed" +
+                                        (closed() ? ": " + continued_in(entries_) : ""));
   AuditEntry entry;
   entry.time = time;
   entry.decision = Decision::kClosed;
-  entry.successor = successor;
+  entry.successor = c->successor;
   return write(std::move(entry));
 }
 
@@ -200,51 +254,64 @@ Result<Hash> AuditLog::write(AuditEntry entry) {
 }
 
 Result<Started> start_audit_log(const std::string& path, const StartFrom& from, std::int64_t now) {
-  std::optional<AuditLog> previous;  // held open, so locked, until it is closed
-  if (from.previous == audit::Start::Previous::kContinued) {
-    if (files::same_file(path, from.previous_path))
-      return Error(ErrorCode::kUsage, "--audit-log and --continue-from name the same file");
-    if (!std::filesystem::exists(from.previous_path))
-      return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path +
-                                          ": no such file; if the log before this one is gone, "
-                                          "start with --previous-lost instead");
-    AIRLOCK_TRY(old, AuditLog::open(from.previous_path, AuditLog::IfMissing::kRefuse));
-    previous.emplace(std::move(old));
-    if (const AuditEntry* end = previous->closed())
-      return Error(ErrorCode::kUsage,
-                   "--continue-from " + from.previous_path + ": " + closed_by(*end) +
-                       ". A log is continued once: continue from that log, or if it is gone, "
-                       "start with --previous-lost");
+  if (from.previous != audit::Start::Previous::kContinued) {
+    AIRLOCK_CHECK(check_new(path));
+    AIRLOCK_TRY(entries, begin_entries(from, nullptr, now));
+    std::string text;
+    for (const auto& e : entries) text += audit::line_of(e) + "\n";
+    AIRLOCK_CHECK(files::write_new(path, Bytes(text.begin(), text.end())));
+    return Started{entries, audit::head_as_begun(entries), false};
   }
+  if (files::same_file(path, from.previous_path))
+    return Error(ErrorCode::kUsage, "--audit-log and --continue-from name the same file");
+  if (!std::filesystem::exists(from.previous_path))
+    return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path +
+                                        ": no such file; if the log before this one is gone, "
+                                        "start with --previous-lost instead");
+  // Held open, so locked, until it is closed.
+  AIRLOCK_TRY(previous, AuditLog::open(from.previous_path, AuditLog::IfMissing::kRefuse));
+  if (previous.closed())
+    return Error(ErrorCode::kUsage,
+                 "--continue-from " + from.previous_path + ": " + continued_in(previous.entries()) +
+                     ". A log is continued once: continue from that log, or if it is gone, "
+                     "start with --previous-lost");
+  AIRLOCK_TRY(file, full_path(path));
   Started out;
-  struct stat there {};
-  if (::lstat(path.c_str(), &there) == 0) {
-    // Only a start of this very continuation, stopped before it closed the old log, is taken
-    // up again (to close it); anything else at `path` stays as it is.
-    auto unfinished = previous ? unfinished_start(path, *previous) : std::nullopt;
-    if (!unfinished)
-      return Error(ErrorCode::kUsage, "--audit-log " + path +
-                                          ": already exists; a log is started into a new file, "
-                                          "so no decision already recorded can be lost");
-    out.entries = std::move(*unfinished);
+  if (const AuditEntry* closing = previous.closing()) {
+    // Interrupted after the closing entry: only the same new file is taken up again, begun
+    // at the closing entry's time exactly as then.
+    if (file != *closing->successor_file)
+      return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path + ": " +
+                                          continued_in(previous.entries()) +
+                                          ", a start that was interrupted: finish it with "
+                                          "--audit-log " +
+                                          *closing->successor_file);
+    const std::vector<AuditEntry> before(previous.entries().begin(), previous.entries().end() - 1);
+    AIRLOCK_TRY(entries, finish_new_log(path, *closing,
+                                        audit::begun_entries(audit::Start::Previous::kContinued,
+                                                             before, closing->time)));
+    out.entries = std::move(entries);
     out.resumed = true;
   } else {
-    AIRLOCK_TRY(entries, begin_entries(from, previous ? &*previous : nullptr, now));
+    AIRLOCK_CHECK(check_new(path));
+    AIRLOCK_TRY(entries, begin_entries(from, &previous, now));
     out.entries = std::move(entries);
+    // First the old log says where it goes on, so that from here it decides nothing and is
+    // continued into no other file; then the new log appears whole; then the old one is closed.
+    AIRLOCK_CHECK(previous.begin_close(audit::head_as_begun(out.entries), file, now));
     std::string text;
     for (const auto& e : out.entries) text += audit::line_of(e) + "\n";
-    AIRLOCK_CHECK(files::write_new(path, Bytes(text.begin(), text.end())));
+    if (auto written = files::write_new(path, Bytes(text.begin(), text.end())); !written.ok())
+      return Error(written.error().code(),
+                   written.error().message() + "; " + from.previous_path +
+                       " records nothing more: run the same command again to finish the start");
   }
   out.head = audit::head_as_begun(out.entries);
-  if (previous) {
-    auto closed = previous->close(out.head, now);
-    if (!closed.ok())
-      return Error(closed.error().code(),
-                   closed.error().message() + "; " + path + " was written and " +
-                       from.previous_path +
-                       " is not closed yet: run the same command again to close it, and sign "
-                       "into neither log until it has");
-  }
+  if (auto closed = previous.close(now); !closed.ok())
+    return Error(closed.error().code(), closed.error().message() + "; " + path +
+                                            " was written and " + from.previous_path +
+                                            " is not closed yet: run the same command again to "
+                                            "close it");
   return out;
 }
 

@@ -247,8 +247,8 @@ LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& re
            "): the windows cannot be placed; set the clock");
     return v;
   }
-  // A closed log was continued in another: what was signed since is there, not here.
-  if (!log->empty() && log->back().decision == audit::Decision::kClosed) {
+  // A closed (or closing) log was continued in another: what was signed since is there.
+  if (!log->empty() && audit::ends_log(log->back())) {
     refuse("the audit log was closed at " + std::to_string(log->back().time) +
            " and continued in another log, which holds what was signed since: count from that "
            "log");

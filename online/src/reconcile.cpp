@@ -176,7 +176,7 @@ Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const audit::Entry& e = entries[i];
     log_heads.insert(to_hex(e.hash.view()));
-    if (e.decision == audit::Decision::kStarted || e.decision == audit::Decision::kClosed) continue;
+    if (e.decision == audit::Decision::kStarted || audit::ends_log(e)) continue;
     managers.insert(to_base58(e.manager));
     // Carried entries too: a signature of the log before, still in this one's last day.
     if (!audit::holds_signatures(e)) continue;

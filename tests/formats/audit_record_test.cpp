@@ -173,22 +173,50 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
     e.start = Start{previous, {}, counted, since};
     return e;
   };
+  // A log continued in another ends with a closing entry (the new log's head as begun at its
+  // time, and its file) and the closed entry naming the same head.
+  std::vector<Entry> before_close = {signed_entry};
+  chain(before_close);
+  Entry closing;
+  closing.time = 3000;
+  closing.decision = Decision::kClosing;
+  closing.successor =
+      head_as_begun(begun_entries(Start::Previous::kContinued, before_close, closing.time));
+  closing.successor_file = "/var/lib/airlock/next.log";
   Entry closed;
-  closed.time = 3000;
+  closed.time = 3001;
   closed.decision = Decision::kClosed;
-  closed.successor = Hash{};
+  closed.successor = closing.successor;
   Entry closed_without = closed;
   closed_without.successor.reset();
+  Entry closed_elsewhere = closed;
+  closed_elsewhere.successor = Hash{};
+  Entry closing_without_file = closing;
+  closing_without_file.successor_file.reset();
+  Entry closing_relative = closing;
+  closing_relative.successor_file = "next.log";
+  Entry closing_elsewhere = closing;
+  closing_elsewhere.successor = Hash{};
+  Entry closing_with_request = closing;
+  closing_with_request.action = "aggregator/swap";
   Entry signed_with_successor = signed_entry;
   signed_with_successor.successor = Hash{};
+  Entry signed_with_file = signed_entry;
+  signed_with_file.successor_file = "/next.log";
   Entry old_carried = carried;
   old_carried.time = started.time - kCarriedSeconds;
   Entry future_carried = carried;
   future_carried.time = started.time + 1;
-  const std::string closed_log = chained({signed_entry, closed});
-  ASSERT_TRUE(verify_lines(closed_log, "log").ok());
+  const std::string closed_log = chained({signed_entry, closing, closed});
+  ASSERT_TRUE(verify_lines(closed_log, "log").ok())
+      << verify_lines(closed_log, "log").error().to_string();
+  EXPECT_TRUE(verify_lines(chained({signed_entry, closing}), "log").ok())
+      << "a start interrupted before the new log was closed still verifies";
+  EXPECT_THAT(closed_log, HasSubstr("\"decision\":\"closing\""));
+  EXPECT_THAT(closed_log,
+              HasSubstr(",\"successor\":\"" + to_hex(closing.successor->view()) +
+                        "\",\"successor_file\":\"/var/lib/airlock/next.log\",\"hash\""));
   EXPECT_THAT(closed_log, HasSubstr("\"decision\":\"closed\""));
-  EXPECT_THAT(closed_log, HasSubstr(",\"successor\":\"" + std::string(64, '0') + "\",\"hash\""));
   const std::vector<std::pair<std::vector<Entry>, std::string>> cases = {
       {{signed_entry, started}, "line 2: is a started entry, which only a log's first line can be"},
       {{with_request}, "line 1: is a started entry that records a request"},
@@ -207,11 +235,27 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
        "line 1: follows a lost log but does not hold every signature from its own time"},
       {{starting(Start::Previous::kContinued, 4, 2001)},
        "line 1: holds every signature only from after its own time"},
-      {{closed_without}, "line 1: is a closed entry without its \"successor\""},
-      {{signed_with_successor}, "line 1: has a \"successor\" but is not a closed entry"},
-      {{signed_entry, closed, signed_entry},
-       "line 3: follows the entry that closed this log: it was continued in another"},
-      {{signed_entry, closed, closed}, "line 3: follows the entry that closed this log"},
+      {{signed_entry, closing, closed_without},
+       "line 3: is a closed entry without its \"successor\""},
+      {{signed_with_successor}, "line 1: has a \"successor\" but does not end the log"},
+      {{signed_with_file}, "line 1: has a \"successor_file\" but is not a closing entry"},
+      {{signed_entry, closing_without_file},
+       "line 2: is a closing entry without its \"successor_file\""},
+      {{signed_entry, closing_relative},
+       "line 2: is a closing entry whose successor_file is not a full path"},
+      {{signed_entry, closing_elsewhere},
+       "line 2: is a closing entry naming a successor that does not begin as a continuation"},
+      {{signed_entry, closing_with_request}, "line 2: is a closing entry that records a request"},
+      {{signed_entry, closed},
+       "line 2: is a closed entry that does not follow the closing entry naming the same log"},
+      {{signed_entry, closing, closed_elsewhere},
+       "line 3: is a closed entry that does not follow the closing entry naming the same log"},
+      {{signed_entry, closing, signed_entry},
+       "line 3: follows the closing entry: only the entry that closes the log may"},
+      {{signed_entry, closing, closing}, "line 3: follows the closing entry"},
+      {{signed_entry, closing, closed, signed_entry},
+       "line 4: follows the entry that closed this log: it was continued in another"},
+      {{signed_entry, closing, closed, closed}, "line 4: follows the entry that closed this log"},
   };
   for (const auto& [log, rule] : cases) {
     auto r = verify_lines(chained(log), "log");
@@ -219,6 +263,32 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
     EXPECT_EQ(r.error().code(), errors::kBroken);
     EXPECT_THAT(r.error().message(), HasSubstr(rule));
   }
+}
+
+// A log that held nothing (a file sign created and never decided in) ends and is continued as
+// any other: the head before its closing entry is zero, and the later log must begin at the
+// closing entry's time.
+TEST(AuditRecord, ALogThatHeldNothingIsContinuedLikeAnyOther) {
+  const std::vector<Entry> next = begun_entries(Start::Previous::kContinued, {}, 500);
+  Entry closing;
+  closing.time = 500;
+  closing.decision = Decision::kClosing;
+  closing.successor = head_as_begun(next);
+  closing.successor_file = "/next.log";
+  Entry closed;
+  closed.time = 501;
+  closed.decision = Decision::kClosed;
+  closed.successor = closing.successor;
+  std::vector<Entry> before = {closing, closed};
+  chain(before);
+  std::string text;
+  for (const auto& e : before) text += line_of(e) + "\n";
+  auto verified = verify_lines(text, "log");
+  ASSERT_TRUE(verified.ok()) << verified.error().to_string();
+  const Status continues = check_continues(*verified, next);
+  EXPECT_TRUE(continues.ok()) << continues.error().to_string();
+  const auto at_another_time = begun_entries(Start::Previous::kContinued, {}, 499);
+  EXPECT_FALSE(check_continues(*verified, at_another_time).ok());
 }
 
 }  // namespace

@@ -246,7 +246,7 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
     ASSERT_TRUE(old.ok()) << old.error().to_string();
     ASSERT_NE(old->closed(), nullptr);
     EXPECT_EQ(old->closed()->successor, std::optional<Hash>(started->head));
-    EXPECT_EQ(old->entries().size(), 7U);
+    EXPECT_EQ(old->entries().size(), 8U) << "closing and closed";
     auto appended = old->append(entry(9, Decision::kSigned));
     ASSERT_FALSE(appended.ok());
     EXPECT_THAT(appended.error().message(), HasSubstr("records nothing more: it was closed at"));
@@ -322,20 +322,69 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
     EXPECT_EQ(test::text_of(copy), old_text) << "the old log was closed on a thin start";
   }
 
-  // A start stopped after the new log appeared and before the old one was closed: the same
-  // command again closes the old log, leaving the new one as it is.
-  auto interrupted = start_audit_log(dir.file("interrupted.log"), from_copy, kNow);
-  ASSERT_TRUE(interrupted.ok()) << interrupted.error().to_string();
-  std::ofstream(copy, std::ios::trunc) << old_text;  // as if the close had never been written
-  const std::string begun = test::text_of(dir.file("interrupted.log")).value();
-  auto finished = start_audit_log(dir.file("interrupted.log"), from_copy, kNow + 1);
+  // Interrupted after the closing entry and before the new log appeared (a power cut, a full
+  // disk): the old log decides nothing more and names the one file it continues into; only
+  // that file finishes the start, begun exactly as it would have been at the closing's time.
+  const std::string interrupted_path =
+      (std::filesystem::canonical(dir.path()) / "interrupted.log").string();
+  const auto begun_at = [&](std::int64_t time) {
+    return audit::begun_entries(audit::Start::Previous::kContinued, verify_audit_log(copy).value(),
+                                time);
+  };
+  const Hash expected = audit::head_as_begun(begun_at(kNow));
+  {
+    auto old = AuditLog::open(copy);
+    ASSERT_TRUE(old.ok());
+    ASSERT_TRUE(old->begin_close(expected, interrupted_path, kNow).ok());
+    auto refused = old->append(entry(9, Decision::kSigned));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_THAT(refused.error().message(),
+                HasSubstr("a start that was interrupted: finish it with `airlock-offline log "
+                          "start --audit-log " +
+                          interrupted_path + " --continue-from " + copy + "`"));
+  }
+  const std::string closing_text = test::text_of(copy).value();
+  EXPECT_THAT(
+      refusal(from_copy, kNow + 5, fresh),
+      HasSubstr("a start that was interrupted: finish it with --audit-log " + interrupted_path));
+  EXPECT_FALSE(std::filesystem::exists(fresh)) << "continued into a second file";
+  std::ofstream(interrupted_path) << "not a log\n";
+  EXPECT_THAT(refusal(from_copy, kNow + 5, interrupted_path),
+              HasSubstr("does not begin as the interrupted start began it"));
+  EXPECT_EQ(test::text_of(interrupted_path), "not a log\n");
+  EXPECT_EQ(test::text_of(copy), closing_text);
+  std::filesystem::remove(interrupted_path);
+
+  auto finished = start_audit_log(interrupted_path, from_copy, kNow + 7);
   ASSERT_TRUE(finished.ok()) << finished.error().to_string();
   EXPECT_TRUE(finished->resumed);
-  EXPECT_EQ(finished->head, interrupted->head);
-  EXPECT_EQ(test::text_of(dir.file("interrupted.log")), begun);
+  EXPECT_EQ(finished->head, expected);
+  EXPECT_EQ(finished->entries.front().time, kNow) << "begun at the closing entry's time";
+  EXPECT_EQ(verify_audit_log(interrupted_path)->size(), begun_at(kNow).size());
   auto closed = verify_audit_log(copy);
-  ASSERT_TRUE(closed.ok());
-  EXPECT_EQ(closed->back().successor, std::optional<Hash>(interrupted->head));
+  ASSERT_TRUE(closed.ok()) << closed.error().to_string();
+  EXPECT_EQ(closed->back().decision, Decision::kClosed);
+  EXPECT_EQ(closed->back().successor, std::optional<Hash>(expected));
+  EXPECT_THAT(refusal(from_copy, kNow + 9, interrupted_path), HasSubstr("A log is continued once"));
+
+  // Interrupted after the new log appeared and before the old one was closed, and signed into
+  // meanwhile: the same command closes the old log and keeps what the new one recorded.
+  const std::string closed_text = test::text_of(copy).value();
+  const std::string unclosed =
+      closed_text.substr(0, closed_text.rfind('\n', closed_text.size() - 2) + 1);
+  std::ofstream(copy, std::ios::trunc) << unclosed;
+  {
+    auto next_log = AuditLog::open(interrupted_path);
+    ASSERT_TRUE(next_log.ok());
+    ASSERT_TRUE(next_log->append(entry(10, Decision::kSigned)).ok());
+  }
+  const std::string recorded = test::text_of(interrupted_path).value();
+  auto again = start_audit_log(interrupted_path, from_copy, kNow + 20);
+  ASSERT_TRUE(again.ok()) << again.error().to_string();
+  EXPECT_TRUE(again->resumed);
+  EXPECT_EQ(again->head, expected);
+  EXPECT_EQ(test::text_of(interrupted_path), recorded);
+  EXPECT_EQ(verify_audit_log(copy)->back().decision, Decision::kClosed);
 }
 
 // A log stops recording decisions at its bound (audit.full, naming how to continue it), and
@@ -359,9 +408,16 @@ TEST(LogStart, AFullLogRefusesDecisionsAndCanStillBeContinued) {
               HasSubstr("is full (" + std::to_string(size) + " bytes of " +
                         std::to_string(size + 10) + "): nothing more is decided in it"));
   EXPECT_EQ(log->entries().size(), 1U);
-  auto closed = log->close(Hash{}, 1'800'000'100);
+  constexpr std::int64_t kLater = 1'800'000'100;
+  const Hash next = audit::head_as_begun(
+      audit::begun_entries(audit::Start::Previous::kContinued, log->entries(), kLater));
+  auto closing = log->begin_close(next, dir.file("next.log"), kLater);
+  EXPECT_TRUE(closing.ok()) << closing.error().to_string();
+  auto closed = log->close(kLater);
   EXPECT_TRUE(closed.ok()) << closed.error().to_string();
-  EXPECT_EQ(verify_audit_log(path)->size(), 2U);
+  auto verified = verify_audit_log(path);
+  ASSERT_TRUE(verified.ok()) << verified.error().to_string();
+  EXPECT_EQ(verified->size(), 3U);
 }
 
 // `log start` repeats the file names it was given escaped: a name is outside text, and one

@@ -152,6 +152,13 @@ TEST(Limits, AWindowBeforeTheLogHeldEverySignatureIsNotCountedAsEmpty) {
   const auto closed_log = first_log({signed_at(1500, "aggregator/swap"), closed});
   EXPECT_THAT(reasons(check_limits(policy, swap, {}, &closed_log, 2000)),
               HasSubstr("the audit log was closed at 1800 and continued in another log"));
+  // As does one whose continuation was begun and not finished (its closing entry last).
+  AuditEntry closing = closed;
+  closing.decision = audit::Decision::kClosing;
+  closing.successor_file = "/next.log";
+  const auto closing_log = first_log({signed_at(1500, "aggregator/swap"), closing});
+  EXPECT_THAT(reasons(check_limits(policy, swap, {}, &closing_log, 2000)),
+              HasSubstr("the audit log was closed at 1800 and continued in another log"));
 
   // Only an hour's limit: the log must hold the last hour, no more.
   const auto hourly = policy_with("[limits]\nrounds_per_hour = 5\n");

@@ -299,16 +299,47 @@ TEST_F(SigningTest, UnderLimitsSignUsesOnlyALogBegunByLogStart) {
   EXPECT_THAT(continued.output, HasSubstr("1 signed entries of its last day carried over; " +
                                           dir.file("old.log") + " is closed"));
   write_request_file(swap_request());
-  const auto into_old = airlock::test::run_command(
+  const std::string sign_into_old =
       std::string(AIRLOCK_OFFLINE_BIN) + " sign --unsafe-allow-network --keystore " + keystore +
       " --policy " + dir.file("policy.toml") + " --audit-log " + dir.file("old.log") +
       " --passphrase-fd 3 --confirm-fd 4 3<" + dir.file("pass") + " 4<" + dir.file("answer") + " " +
-      dir.file("req.alreq") + " --out " + dir.file("res"));
+      dir.file("req.alreq") + " --out " + dir.file("res");
+  const auto into_old = airlock::test::run_command(sign_into_old);
   EXPECT_EQ(into_old.exit_code, 2) << into_old.output;
   EXPECT_THAT(into_old.output, HasSubstr("records nothing more: it was closed at"));
   const auto into_new = airlock::test::run_command(sign);
   EXPECT_EQ(into_new.exit_code, 0) << into_new.output;
   EXPECT_THAT(into_new.output, HasSubstr("signed requests, last hour: 1 of 5"));
+
+  // Stopped before its last step (here the old log's closed entry is cut off, as a power cut
+  // would leave it): the old log still refuses, naming the command that finishes the start,
+  // and that command (given the same file by another name) finishes it.
+  const std::string old_text = airlock::test::text_of(dir.file("old.log")).value();
+  std::ofstream(dir.file("old.log"), std::ios::trunc)
+      << old_text.substr(0, old_text.rfind('\n', old_text.size() - 2) + 1);
+  const auto into_closing = airlock::test::run_command(sign_into_old);
+  EXPECT_EQ(into_closing.exit_code, 2) << into_closing.output;
+  const std::string real = std::filesystem::canonical(dir.path()).string();
+  EXPECT_THAT(into_closing.output,
+              HasSubstr("a start that was interrupted: finish it with `airlock-offline log start "
+                        "--audit-log " +
+                        real + "/audit.log --continue-from " + dir.file("old.log") + "`"));
+  const auto verified = airlock::test::run_command(
+      std::string(AIRLOCK_OFFLINE_BIN) + " log verify --audit-log " + dir.file("old.log"));
+  EXPECT_EQ(verified.exit_code, 0) << verified.output;
+  EXPECT_THAT(verified.output, HasSubstr("was interrupted: finish it with `airlock-offline log "
+                                         "start --audit-log " +
+                                         real + "/audit.log --continue-from "));
+  const auto finished =
+      airlock::test::run_command("cd " + dir.path().string() + " && " + AIRLOCK_OFFLINE_BIN +
+                                 " log start --audit-log ./audit.log "
+                                 "--continue-from old.log");
+  EXPECT_EQ(finished.exit_code, 0) << finished.output;
+  EXPECT_THAT(finished.output, HasSubstr("(finishing the start that was interrupted)"));
+  const auto old_closed = airlock::test::run_command(
+      std::string(AIRLOCK_OFFLINE_BIN) + " log show --audit-log " + dir.file("old.log"));
+  EXPECT_EQ(old_closed.exit_code, 0) << old_closed.output;
+  EXPECT_THAT(old_closed.output, HasSubstr("closed  continued by the log begun with head"));
 }
 
 TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {

@@ -213,15 +213,19 @@ TEST_F(Reconcile, TheExportsOfAChainOfLogsAreReadAsOne) {
   const std::string new_text = export_text();
   const Hash new_head = entries_.back().hash;
 
-  // The old log, closed naming the new one.
-  audit::Entry closed;
-  closed.seq = old_log.size() + 1;
-  closed.time = 200;
-  closed.prev = old_head;
+  // The old log, closing and closed naming the new one.
+  audit::Entry closing;
+  closing.time = 200;
+  closing.decision = audit::Decision::kClosing;
+  closing.successor = begun;
+  closing.successor_file = "/var/lib/airlock/new.log";
+  audit::Entry closed = closing;
+  closed.time = 201;
   closed.decision = audit::Decision::kClosed;
-  closed.successor = begun;
-  closed.hash = audit::chain_hash(closed.prev, audit::body_text(closed));
+  closed.successor_file.reset();
+  old_log.push_back(closing);
   old_log.push_back(closed);
+  audit::chain(old_log);
   std::string old_text;
   for (const auto& e : old_log) old_text += audit::line_of(e) + "\n";
 
@@ -240,7 +244,7 @@ TEST_F(Reconcile, TheExportsOfAChainOfLogsAreReadAsOne) {
   EXPECT_TRUE(both->accounted()) << "journal only: " << both->journal_only.size()
                                  << ", heads missing: " << both->missing_heads.size();
   EXPECT_EQ(both->signatures.size(), 3U);
-  EXPECT_EQ(both->entries, 7U);
+  EXPECT_EQ(both->entries, 8U);
   EXPECT_TRUE(both->missing_earlier_log.empty());
   // Each entry number is its own log's, so the export is named with it.
   EXPECT_EQ(find(*both, before_change)->export_name, "old.jsonl");

@@ -33,9 +33,21 @@ inline constexpr ErrorCode kFull{ErrorKind::kIo, "audit.full"};
 // begun by `airlock-offline log start`, saying what came before it (Start). carried: a signed
 // entry of the previous log's last day, copied after the started entry so that the limits'
 // windows (docs/policy.md) and the request ids signed stay counted across the change of log.
-// closed: the last entry of a log that `log start --continue-from` continued in another (its
-// successor's head): nothing is appended after it, and the log cannot be continued twice.
-enum class Decision { kSigned, kRefused, kDeclined, kReissued, kStarted, kCarried, kClosed };
+// closing and closed: the two last entries of a log that `log start --continue-from` continued
+// in another. closing is written before the new log, naming its head as begun and its file;
+// closed after it, naming the same head. From closing on nothing is decided in the log, and it
+// is continued into no other file: an interrupted start is recognisable, and is finished by
+// the same command (docs/audit-log.md).
+enum class Decision {
+  kSigned,
+  kRefused,
+  kDeclined,
+  kReissued,
+  kStarted,
+  kCarried,
+  kClosing,
+  kClosed
+};
 
 // How long before a new log's start the signed entries of the log it continues are carried
 // into it: the policy's longest window, and longer than any request's deadline, so a request
@@ -85,8 +97,11 @@ struct Entry {
   // Every entry written since limits exist carries this (empty unless signed); an entry
   // without it was written before, and its amounts are unknown.
   std::optional<std::vector<Outflow>> outflows = std::vector<Outflow>{};
-  std::optional<Start> start;     // a started entry's, and only its
-  std::optional<Hash> successor;  // a closed entry's, and only its: the new log's head as begun
+  std::optional<Start> start;  // a started entry's, and only its
+  // A closing and a closed entry's, and only theirs: the new log's head as begun.
+  std::optional<Hash> successor;
+  // A closing entry's, and only its: the new log's file, as a full path.
+  std::optional<std::string> successor_file;
   Hash hash{};
 };
 
@@ -102,13 +117,17 @@ void chain(std::vector<Entry>& entries);
 // Parses and checks a whole log's text, from its first entry: each line canonical, numbered in
 // order, following the line before and matching its hash; a started entry only first (saying
 // only what `log start` says), carried entries only right after it and from its last day, a
-// closed entry only last; a last line without its line end is a write cut short.
+// closing entry naming the head a continuation begun at its time has, followed by nothing but
+// the closed entry naming the same; a last line without its line end is a write cut short.
 // Errors are audit.broken naming `where` and the line.
 [[nodiscard]] Result<std::vector<Entry>> verify_lines(std::string_view text,
                                                       const std::string& where);
 
 // Whether the entry records a signature the key made: signed, reissued, or carried over.
 [[nodiscard]] bool holds_signatures(const Entry& entry) noexcept;
+// Whether the entry ends a log (closing or closed): it records no request, and nothing more is
+// decided in that log.
+[[nodiscard]] bool ends_log(const Entry& entry) noexcept;
 
 // The time from which `entries` (a verified log) hold every signature the key made, or none
 // when they hold them all: a log started by `log start` says so in its started entry; a log
@@ -130,10 +149,11 @@ void chain(std::vector<Entry>& entries);
 // (what the entry closing the log before it names); zero for a log not begun that way.
 [[nodiscard]] Hash head_as_begun(const std::vector<Entry>& entries);
 
-// Whether `next` (a verified log) continues `before` (another): `before` ends with the entry
-// that closed it naming `next`'s head as begun, and `next` begins exactly as `log start` would
-// have begun it from `before` (begun_entries at its start's time: the head, the count, the
-// completeness and every carried entry). usage.invalid saying which link is missing otherwise.
+// Whether `next` (a verified log) continues `before` (another): `before` ends with the closing
+// and closed entries naming `next`'s head as begun, and `next` begins exactly as `log start`
+// begins it from `before` (begun_entries at the closing entry's time: the time, the head, the
+// count, the completeness and every carried entry). usage.invalid saying which link is missing
+// otherwise.
 [[nodiscard]] Status check_continues(const std::vector<Entry>& before,
                                      const std::vector<Entry>& next);
 

@@ -53,7 +53,10 @@ class AuditLog {
   // The entry that closed this log when `log start --continue-from` continued it in another,
   // if it did: then nothing more is appended (sign refuses it).
   [[nodiscard]] const AuditEntry* closed() const noexcept;
-  // usage.invalid naming the log that continued this one, if it is closed.
+  // The closing entry, if it is the last: a continuation was begun and not finished. Nothing
+  // more is decided in the log either.
+  [[nodiscard]] const AuditEntry* closing() const noexcept;
+  // usage.invalid naming the log that continues this one, if it is closing or closed.
   [[nodiscard]] Status check_not_closed() const;
   // The file's size, for a warning as it nears its bound.
   [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
@@ -62,11 +65,14 @@ class AuditLog {
 
   // Fills seq, prev and hash, writes the line and flushes it to disk before returning. A
   // decision that would take the log past its bound is refused (audit.full), as is anything
-  // after the entry that closed it.
+  // after the closing entry.
   [[nodiscard]] Result<Hash> append(AuditEntry entry);
-  // Ends the log (log start --continue-from): the closed entry, naming the head of the log
-  // that continues it, at `time`; allowed past the decisions' bound.
-  [[nodiscard]] Result<Hash> close(const Hash& successor, std::int64_t time);
+  // Ends the log in two steps (log start --continue-from), both allowed past the decisions'
+  // bound: the closing entry, naming the head of the log that continues it as begun and its
+  // file (a full path), written before that log; the closed entry after it.
+  [[nodiscard]] Result<Hash> begin_close(const Hash& successor, const std::string& successor_file,
+                                         std::int64_t time);
+  [[nodiscard]] Result<Hash> close(std::int64_t time);
 
  private:
   AuditLog(UniqueFd fd, std::string path, LogBounds bounds)
@@ -89,12 +95,14 @@ using audit::kCarriedSeconds;
 
 // `airlock-offline log start`: begins a new log at `path` with a started entry saying what
 // came before it. Continuing an earlier log (verified, and locked throughout) copies its
-// signed and carried entries of the last kCarriedSeconds after the started entry, then closes
-// it with an entry naming the new log's head, so that it can be neither signed into nor
-// continued again (a second continuation would leave out what the first one signed). The new
-// file appears whole or not at all; if closing the old log fails after it appeared, running
-// the same command again finishes the job. Refused: a `path` that exists (but that one), an
-// earlier log that is closed, missing, not a regular file or ahead of the clock.
+// signed and carried entries of the last kCarriedSeconds after the started entry. The old log
+// first gets a closing entry naming the new log's head and file, so that from then on it can be
+// neither signed into nor continued into any other file (a second continuation would leave out
+// what the first one signed); then the new file appears whole; then the old log is closed.
+// Interrupted anywhere, the same command finishes the start: it writes the new log as begun at
+// the closing entry's time if it is not there, and closes the old one. Refused: a `path` that
+// exists (but that one), an earlier log that is closed, missing, not a regular file or ahead
+// of the clock, another new file for a start that was interrupted.
 struct StartFrom {
   audit::Start::Previous previous = audit::Start::Previous::kNone;
   std::string previous_path;  // kContinued: the earlier log's file
