@@ -24,15 +24,25 @@ std::string key(ByteReader& r, std::string_view field) {
   return bytes.size() == 32 ? to_base58(bytes) : std::string();
 }
 
-ojson optional_key(ByteReader& r, std::string_view field) {
+// An optional key that ends the instruction's data (SPL Token's COption<Pubkey>): tag 1 and the
+// key, or tag 0 alone. The JavaScript SPL Token library writes none as tag 0 and 32 zero bytes
+// (found by the oracle test, tests/oracle/builtin_vectors.mjs), which the programs also read as
+// none: taken as none when all 32 are zero, refused otherwise.
+ojson last_optional_key(ByteReader& r, std::string_view field) {
   const std::uint8_t tag = r.u8(field);
   if (tag > 1) {
     r.fail(
         Error(offline::errors::kIdlUndecodable,
               std::string(field) + ": option tag " + std::to_string(tag) + " is neither 0 nor 1"));
   }
-  if (tag != 1) return nullptr;
-  return key(r, field);
+  if (tag == 1) return key(r, field);
+  if (r.remaining() == PublicKey::kSize) {
+    const ByteView padding = r.take(PublicKey::kSize, field);
+    if (std::any_of(padding.begin(), padding.end(), [](std::uint8_t b) { return b != 0; }))
+      r.fail(Error(offline::errors::kIdlUndecodable,
+                   std::string(field) + ": none, followed by 32 bytes that are not all zero"));
+  }
+  return nullptr;
 }
 
 std::string string64(ByteReader& r, std::string_view field) {
@@ -98,108 +108,99 @@ Result<Decoded> compute_budget(ByteView data, std::size_t accounts) {
   return finish(program, d, r, accounts, 0);
 }
 
+// The System Program's instructions: each reads its fields in order (a little-endian u64, a
+// public key, or a seed as a u64 length and its bytes), and names its accounts, of which it
+// needs at least `min_accounts` (the rest are optional).
+enum class SystemField { kU64, kKey, kSeed };
+struct SystemRow {
+  std::uint32_t tag;
+  const char* name;
+  std::vector<std::pair<const char*, SystemField>> fields;
+  std::vector<std::string> accounts;
+  std::size_t min_accounts;
+};
+const std::vector<SystemRow>& system_instructions() {
+  using enum SystemField;
+  static const std::vector<SystemRow> rows = {
+      {0,
+       "create_account",
+       {{"lamports", kU64}, {"space", kU64}, {"owner", kKey}},
+       {"funding", "new_account"},
+       2},
+      {1, "assign", {{"owner", kKey}}, {"account"}, 1},
+      {2, "transfer", {{"lamports", kU64}}, {"from", "to"}, 2},
+      {3,
+       "create_account_with_seed",
+       {{"base", kKey}, {"seed", kSeed}, {"lamports", kU64}, {"space", kU64}, {"owner", kKey}},
+       {"funding", "new_account", "base"},
+       2},
+      {4,
+       "advance_nonce_account",
+       {},
+       {"nonce_account", "recent_blockhashes_sysvar", "nonce_authority"},
+       3},
+      {5,
+       "withdraw_nonce_account",
+       {{"lamports", kU64}},
+       {"nonce_account", "to", "recent_blockhashes_sysvar", "rent_sysvar", "nonce_authority"},
+       5},
+      {6,
+       "initialize_nonce_account",
+       {{"authority", kKey}},
+       {"nonce_account", "recent_blockhashes_sysvar", "rent_sysvar"},
+       3},
+      {7,
+       "authorize_nonce_account",
+       {{"new_authority", kKey}},
+       {"nonce_account", "nonce_authority"},
+       2},
+      {8, "allocate", {{"space", kU64}}, {"account"}, 1},
+      {9,
+       "allocate_with_seed",
+       {{"base", kKey}, {"seed", kSeed}, {"space", kU64}, {"owner", kKey}},
+       {"account", "base"},
+       2},
+      {10,
+       "assign_with_seed",
+       {{"base", kKey}, {"seed", kSeed}, {"owner", kKey}},
+       {"account", "base"},
+       2},
+      {11,
+       "transfer_with_seed",
+       {{"lamports", kU64}, {"from_seed", kSeed}, {"from_owner", kKey}},
+       {"from", "base", "to"},
+       3},
+      {12, "upgrade_nonce_account", {}, {"nonce_account"}, 1},
+  };
+  return rows;
+}
+
 Result<Decoded> system(ByteView data, std::size_t accounts) {
   const std::string program = "System Program";
   if (data.size() < 4) return undecodable(program, "instruction data shorter than its 4-byte tag");
   ByteReader r(data);
   const std::uint64_t tag = r.le(4, "tag");
+  const auto& rows = system_instructions();
+  const auto row =
+      std::find_if(rows.begin(), rows.end(), [&](const SystemRow& s) { return s.tag == tag; });
+  if (row == rows.end()) return undecodable(program, "unknown instruction " + std::to_string(tag));
   Decoded d;
-  std::size_t min = 0;
-  // The fields of a braced list are read in the order written.
-  switch (tag) {
-    case 0:
-      d.instruction = "create_account";
-      d.args = {{"lamports", u64_text(r, "lamports")},
-                {"space", u64_text(r, "space")},
-                {"owner", key(r, "owner")}};
-      d.account_names = {"funding", "new_account"};
-      min = 2;
-      break;
-    case 1:
-      d.instruction = "assign";
-      d.args = {{"owner", key(r, "owner")}};
-      d.account_names = {"account"};
-      min = 1;
-      break;
-    case 2:
-      d.instruction = "transfer";
-      d.args = {{"lamports", u64_text(r, "lamports")}};
-      d.account_names = {"from", "to"};
-      min = 2;
-      break;
-    case 3:
-      d.instruction = "create_account_with_seed";
-      d.args = {{"base", key(r, "base")},
-                {"seed", string64(r, "seed")},
-                {"lamports", u64_text(r, "lamports")},
-                {"space", u64_text(r, "space")},
-                {"owner", key(r, "owner")}};
-      d.account_names = {"funding", "new_account", "base"};
-      min = 2;
-      break;
-    case 4:
-      d.instruction = "advance_nonce_account";
-      d.account_names = {"nonce_account", "recent_blockhashes_sysvar", "nonce_authority"};
-      min = 3;
-      break;
-    case 5:
-      d.instruction = "withdraw_nonce_account";
-      d.args = {{"lamports", u64_text(r, "lamports")}};
-      d.account_names = {"nonce_account", "to", "recent_blockhashes_sysvar", "rent_sysvar",
-                         "nonce_authority"};
-      min = 5;
-      break;
-    case 6:
-      d.instruction = "initialize_nonce_account";
-      d.args = {{"authority", key(r, "authority")}};
-      d.account_names = {"nonce_account", "recent_blockhashes_sysvar", "rent_sysvar"};
-      min = 3;
-      break;
-    case 7:
-      d.instruction = "authorize_nonce_account";
-      d.args = {{"new_authority", key(r, "new_authority")}};
-      d.account_names = {"nonce_account", "nonce_authority"};
-      min = 2;
-      break;
-    case 8:
-      d.instruction = "allocate";
-      d.args = {{"space", u64_text(r, "space")}};
-      d.account_names = {"account"};
-      min = 1;
-      break;
-    case 9:
-      d.instruction = "allocate_with_seed";
-      d.args = {{"base", key(r, "base")},
-                {"seed", string64(r, "seed")},
-                {"space", u64_text(r, "space")},
-                {"owner", key(r, "owner")}};
-      d.account_names = {"account", "base"};
-      min = 2;
-      break;
-    case 10:
-      d.instruction = "assign_with_seed";
-      d.args = {
-          {"base", key(r, "base")}, {"seed", string64(r, "seed")}, {"owner", key(r, "owner")}};
-      d.account_names = {"account", "base"};
-      min = 2;
-      break;
-    case 11:
-      d.instruction = "transfer_with_seed";
-      d.args = {{"lamports", u64_text(r, "lamports")},
-                {"from_seed", string64(r, "from_seed")},
-                {"from_owner", key(r, "from_owner")}};
-      d.account_names = {"from", "base", "to"};
-      min = 3;
-      break;
-    case 12:
-      d.instruction = "upgrade_nonce_account";
-      d.account_names = {"nonce_account"};
-      min = 1;
-      break;
-    default:
-      return undecodable(program, "unknown instruction " + std::to_string(tag));
+  d.instruction = row->name;
+  for (const auto& [name, kind] : row->fields) {
+    switch (kind) {
+      case SystemField::kU64:
+        d.args[name] = u64_text(r, name);
+        break;
+      case SystemField::kKey:
+        d.args[name] = key(r, name);
+        break;
+      case SystemField::kSeed:
+        d.args[name] = string64(r, name);
+        break;
+    }
   }
-  return finish(program, d, r, accounts, min);
+  d.account_names = row->accounts;
+  return finish(program, d, r, accounts, row->min_accounts);
 }
 
 const char* authority_type_name(std::uint8_t t) {
@@ -264,17 +265,19 @@ Result<Decoded> token(const std::string& program, ByteView data, std::size_t acc
       d.instruction = tag == 0 ? "initialize_mint" : "initialize_mint2";
       d.args = {{"decimals", r.u8("decimals")},
                 {"mint_authority", key(r, "mint_authority")},
-                {"freeze_authority", optional_key(r, "freeze_authority")}};
+                {"freeze_authority", last_optional_key(r, "freeze_authority")}};
       d.account_names = tag == 0 ? std::vector<std::string>{"mint", "rent_sysvar"}
                                  : std::vector<std::string>{"mint"};
-      min = 1;
+      min = d.account_names.size();
       break;
     case 2:
     case 19:
+      // The signers follow the named accounts.
       d.instruction = tag == 2 ? "initialize_multisig" : "initialize_multisig2";
       d.args = {{"m", r.u8("m")}};
-      d.account_names = {"multisig"};
-      min = 1;
+      d.account_names = tag == 2 ? std::vector<std::string>{"multisig", "rent_sysvar"}
+                                 : std::vector<std::string>{"multisig"};
+      min = d.account_names.size();
       break;
     case 6: {
       d.instruction = "set_authority";
@@ -286,7 +289,7 @@ Result<Decoded> token(const std::string& program, ByteView data, std::size_t acc
                   "authority_type: " + std::to_string(authority_type) + " is not one of 0 to 3"));
       }
       d.args = {{"authority_type", type_name ? ojson(type_name) : ojson(authority_type)},
-                {"new_authority", optional_key(r, "new_authority")}};
+                {"new_authority", last_optional_key(r, "new_authority")}};
       d.account_names = {"account", "current_authority"};
       min = 2;
       break;
@@ -295,8 +298,9 @@ Result<Decoded> token(const std::string& program, ByteView data, std::size_t acc
     case 18:
       d.instruction = tag == 16 ? "initialize_account2" : "initialize_account3";
       d.args = {{"owner", key(r, "owner")}};
-      d.account_names = {"account", "mint"};
-      min = 2;
+      d.account_names = tag == 16 ? std::vector<std::string>{"account", "mint", "rent_sysvar"}
+                                  : std::vector<std::string>{"account", "mint"};
+      min = d.account_names.size();
       break;
     default:
       return undecodable(
