@@ -31,6 +31,29 @@ std::vector<Hash> message_hashes(const envelope::SignRequest& q) {
   return out;
 }
 
+// The key opened (its passphrase asked only now) and each step's message signed; a key that
+// is not the policy's manager, or a signature that does not verify, signs nothing.
+Result<std::vector<Signature>> sign_steps(const Review& review, SigningContext& c) {
+  AIRLOCK_TRY(passphrase, c.passphrase());
+  AIRLOCK_TRY(key, open_keystore(c.keystore_path, passphrase));
+  if (key.public_key() != c.policy.manager) {
+    return Error(ErrorCode::kUsage, "the keystore's key " + to_base58(key.public_key()) +
+                                        " is not the policy's manager");
+  }
+  std::vector<Signature> signatures;
+  for (const auto& step : review.steps) {
+    const Bytes message = serialize_message(step.tx.message);
+    Signature sig = key.sign(message);
+    // A signature that does not verify (a fault in memory or the library) never leaves.
+    if (!verify_signature(key.public_key(), message, sig)) {
+      return Error(ErrorCode::kCryptoUnavailable,
+                   "a fresh signature did not verify; nothing was signed");
+    }
+    signatures.push_back(sig);
+  }
+  return signatures;
+}
+
 }  // namespace
 
 envelope::Refusal refusal_of(const std::vector<Finding>& refusals) {
@@ -137,23 +160,7 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
                                     "the deadline passed while waiting for the answer"});
   }
 
-  AIRLOCK_TRY(passphrase, c.passphrase());
-  AIRLOCK_TRY(key, open_keystore(c.keystore_path, passphrase));
-  if (key.public_key() != c.policy.manager) {
-    return Error(ErrorCode::kUsage, "the keystore's key " + to_base58(key.public_key()) +
-                                        " is not the policy's manager");
-  }
-  std::vector<Signature> signatures;
-  for (const auto& step : out.review.steps) {
-    const Bytes message = serialize_message(step.tx.message);
-    Signature sig = key.sign(message);
-    // A signature that does not verify (a fault in memory or the library) never leaves.
-    if (!verify_signature(key.public_key(), message, sig)) {
-      return Error(ErrorCode::kCryptoUnavailable,
-                   "a fresh signature did not verify; nothing was signed");
-    }
-    signatures.push_back(sig);
-  }
+  AIRLOCK_TRY(signatures, sign_steps(out.review, c));
   AuditEntry e = entry_for(q, Decision::kSigned, c.clock());
   e.codes = warnings;
   // What the limits count from now on, the moves whose amount the bytes do not state included.
