@@ -138,6 +138,8 @@ ActionRule Policy::rule(std::string_view action) const {
   return it == actions.end() ? ActionRule{} : it->second;
 }
 
+namespace {
+
 // A count: a positive integer.
 Result<std::optional<std::uint64_t>> count_at(const toml::table& t, const char* name,
                                               const std::string& where) {
@@ -195,6 +197,39 @@ Result<WindowLimit> rounds_at(const toml::table& t, const std::string& where) {
   return w;
 }
 
+// The sections of a table of named tables ([path."name"] for `quoted`, [path.NAME] otherwise),
+// each a table, with where it is for errors. None when absent; `form` says the shape expected
+// when `key` is not a table.
+struct NamedSection {
+  std::string name;
+  std::string where;  // e.g. limits.actions."aggregator/swap"
+  const toml::table* table;
+};
+Result<std::vector<NamedSection>> named_sections(const toml::table& parent, std::string_view key,
+                                                 const std::string& path, bool quoted,
+                                                 const std::string& form) {
+  std::vector<NamedSection> out;
+  const toml::node* node = parent.get(key);
+  if (node == nullptr) return out;
+  const toml::table* table = node->as_table();
+  if (table == nullptr) return bad(path, form);
+  for (const auto& [name, entry] : *table) {
+    const std::string n(name.str());
+    const std::string where = path + "." + (quoted ? "\"" + n + "\"" : n);
+    if (entry.as_table() == nullptr) return bad(where, "must be a table");
+    out.push_back({n, where, entry.as_table()});
+  }
+  return out;
+}
+
+// A misspelt action name would leave the rule its writer meant unapplied: every name must be
+// one of the 28 builder actions or the Keystone request.
+Status check_action_name(const NamedSection& section) {
+  if (parse_action(section.name) || section.name == kKeystoneAction) return {};
+  return bad(section.where, "not an action this version knows (the 28 builder actions and " +
+                                std::string(kKeystoneAction) + ")");
+}
+
 Result<Limits> parse_limits(const toml::node* node, const Policy& p) {
   const toml::table* table = node->as_table();
   if (table == nullptr) return bad("limits", "must be a table ([limits])");
@@ -211,52 +246,40 @@ Result<Limits> parse_limits(const toml::node* node, const Policy& p) {
   AIRLOCK_TRY(day, count_at(*table, "rounds_per_day", "limits."));
   out.rounds.per_hour = hour;
   out.rounds.per_day = day;
-  if (const toml::node* actions = table->get("actions")) {
-    const toml::table* t = actions->as_table();
-    if (t == nullptr) return bad("limits.actions", "must be [limits.actions.\"name\"] sections");
-    for (const auto& [name, entry] : *t) {
-      const std::string where = "limits.actions.\"" + std::string(name.str()) + "\"";
-      if (!parse_action(name.str()) && name.str() != kKeystoneAction)
-        return bad(where, "not an action this version knows");
-      if (entry.as_table() == nullptr) return bad(where, "must be a table");
-      AIRLOCK_TRY(w, rounds_at(*entry.as_table(), where + "."));
-      if (!w.any()) return bad(where, "sets no limit (rounds_per_hour, rounds_per_day)");
-      out.actions.emplace(std::string(name.str()), w);
-    }
+  AIRLOCK_TRY(actions, named_sections(*table, "actions", "limits.actions", true,
+                                      "must be [limits.actions.\"name\"] sections"));
+  for (const auto& section : actions) {
+    AIRLOCK_CHECK(check_action_name(section));
+    AIRLOCK_TRY(w, rounds_at(*section.table, section.where + "."));
+    if (!w.any()) return bad(section.where, "sets no limit (rounds_per_hour, rounds_per_day)");
+    out.actions.emplace(section.name, w);
   }
-  if (const toml::node* tokens = table->get("tokens")) {
-    const toml::table* t = tokens->as_table();
-    if (t == nullptr) return bad("limits.tokens", "must be [limits.tokens.SYMBOL] sections");
-    for (const auto& [symbol, entry] : *t) {
-      const std::string where = "limits.tokens." + std::string(symbol.str());
-      // Amounts are judged in base units of a mint this machine knows for itself.
-      const PinnedToken* pinned = nullptr;
-      for (const auto& token : p.tokens)
-        if (token.symbol == symbol.str()) pinned = &token;
-      if (pinned == nullptr)
-        return bad(where,
-                   "names no pinned token: a limit needs the token's mint and decimals "
-                   "from [[tokens]], or it cannot be judged");
-      const toml::table* e = entry.as_table();
-      if (e == nullptr) return bad(where, "must be a table");
-      TokenLimit limit{*pinned, {}};
-      for (const auto& [k, v] : *e) {
-        const std::string key(k.str());
-        if (key != "per_hour" && key != "per_day")
-          return bad(where + "." + key, "unknown setting (per_hour, per_day)");
-        if (!v.is_string())
-          return bad(where + "." + key, "must be an amount of whole tokens as a string");
-        AIRLOCK_TRY(amount, base_units(v.as_string()->get(), pinned->decimals, where + "." + key));
-        (key == "per_hour" ? limit.amount.per_hour : limit.amount.per_day) = amount;
-      }
-      if (!limit.amount.any()) return bad(where, "sets no limit (per_hour, per_day)");
-      out.tokens.push_back(std::move(limit));
+  AIRLOCK_TRY(tokens, named_sections(*table, "tokens", "limits.tokens", false,
+                                     "must be [limits.tokens.SYMBOL] sections"));
+  for (const auto& [symbol, where, e] : tokens) {
+    // Amounts are judged in base units of a mint this machine knows for itself.
+    const PinnedToken* pinned = nullptr;
+    for (const auto& token : p.tokens)
+      if (token.symbol == symbol) pinned = &token;
+    if (pinned == nullptr)
+      return bad(where,
+                 "names no pinned token: a limit needs the token's mint and decimals "
+                 "from [[tokens]], or it cannot be judged");
+    TokenLimit limit{*pinned, {}};
+    for (const auto& [k, v] : *e) {
+      const std::string key(k.str());
+      if (key != "per_hour" && key != "per_day")
+        return bad(where + "." + key, "unknown setting (per_hour, per_day)");
+      if (!v.is_string())
+        return bad(where + "." + key, "must be an amount of whole tokens as a string");
+      AIRLOCK_TRY(amount, base_units(v.as_string()->get(), pinned->decimals, where + "." + key));
+      (key == "per_hour" ? limit.amount.per_hour : limit.amount.per_day) = amount;
     }
+    if (!limit.amount.any()) return bad(where, "sets no limit (per_hour, per_day)");
+    out.tokens.push_back(std::move(limit));
   }
   return out;
 }
-
-namespace {
 
 // The entries of an array of tables ([[name]]), each with where it is ("name[i]"): every entry
 // a table (`what` says what it must hold) whose keys are all in `keys`. None when absent.
@@ -380,20 +403,13 @@ Result<std::vector<PinnedMarket>> read_markets(const toml::table& t) {
 // [actions."name"]: each action's rule; a name that is not an action is refused.
 Result<std::map<std::string, ActionRule, std::less<>>> read_actions(const toml::table& t) {
   std::map<std::string, ActionRule, std::less<>> out;
-  const toml::node* actions = t.get("actions");
-  if (actions == nullptr) return out;
-  const toml::table* table = actions->as_table();
-  if (table == nullptr) return bad("actions", "must be a table of [actions.\"name\"] sections");
-  for (const auto& [name, node] : *table) {
-    const std::string where = "actions.\"" + std::string(name.str()) + "\".";
-    // A misspelt name would leave the action it meant allowed: every name must be one.
-    if (!parse_action(name.str()) && name.str() != kKeystoneAction) {
-      return bad("actions.\"" + std::string(name.str()) + "\"",
-                 "not an action this version knows (the 28 builder actions and " +
-                     std::string(kKeystoneAction) + ")");
-    }
-    const toml::table* entry = node.as_table();
-    if (entry == nullptr) return bad(where, "must be a table");
+  AIRLOCK_TRY(sections, named_sections(t, "actions", "actions", true,
+                                       "must be a table of [actions.\"name\"] sections"));
+  for (const auto& section : sections) {
+    AIRLOCK_CHECK(check_action_name(section));
+    const toml::table* entry = section.table;
+    const std::string& name = section.name;
+    const std::string where = section.where + ".";
     for (const auto& [k, v] : *entry) {
       const std::string key(k.str());
       if (key != "allowed" && key != "auto_approve" && key != "max_slippage_bps")
@@ -404,7 +420,7 @@ Result<std::map<std::string, ActionRule, std::less<>>> read_actions(const toml::
     rule.allowed = allowed;
     AIRLOCK_TRY(auto_approve, flag(*entry, "auto_approve", false, where));
     rule.auto_approve = auto_approve;
-    if (auto_approve && name.str() == kKeystoneAction) {
+    if (auto_approve && name == kKeystoneAction) {
       return bad(where + "auto_approve",
                  "a Keystone request carries no intent and is never signed without asking");
     }
@@ -415,7 +431,7 @@ Result<std::map<std::string, ActionRule, std::less<>>> read_actions(const toml::
       }
       rule.max_slippage_bps = static_cast<std::uint16_t>(slip->as_integer()->get());
     }
-    out.emplace(std::string(name.str()), rule);
+    out.emplace(name, rule);
   }
   return out;
 }
