@@ -171,17 +171,20 @@ Spec derived(std::string_view role, std::string_view what, Derive derive) {
   return {role, Src::kDerived, what, derive};
 }
 
-std::vector<Spec> specs(InstructionKind kind) {
-  const Spec system = program("system_program", programs::kSystem);
-  const Spec jupiter = program("jupiter_program", kJupiter);
-  const Spec dlmm = program("dlmm_program", kDlmm);
-  const Spec perp = program("perp_program", kPerpVenue);
-  const Spec position{"position", Src::kRequest, "/position"};
-  const Spec checked_pool{"lb_pair", Src::kChecked, kPoolChecked};
-  const Spec deposit_mint{"deposit_mint", Src::kChecked, kDepositChecked};
-  const Spec trader = derived("trader_account", "the vault's perp trader account", d_trader);
-  const Spec deposit_account = derived(
-      "vault_deposit_account", "the vault's token account for the deposit mint", d_deposit_account);
+// Accounts several templates share.
+const Spec kSystemProgram = program("system_program", programs::kSystem);
+const Spec kJupiterProgram = program("jupiter_program", kJupiter);
+const Spec kDlmmProgram = program("dlmm_program", kDlmm);
+const Spec kPerpProgram = program("perp_program", kPerpVenue);
+const Spec kPositionSpec{"position", Src::kRequest, "/position"};
+const Spec kCheckedPool{"lb_pair", Src::kChecked, kPoolChecked};
+const Spec kDepositMint{"deposit_mint", Src::kChecked, kDepositChecked};
+const Spec kTraderSpec = derived("trader_account", "the vault's perp trader account", d_trader);
+const Spec kDepositAccount = derived(
+    "vault_deposit_account", "the vault's token account for the deposit mint", d_deposit_account);
+
+// The aggregator strategy's instructions (Jupiter swaps through the vault).
+std::vector<Spec> aggregator_specs(InstructionKind kind) {
   switch (kind) {
     case InstructionKind::kAggregatorInitialize:
       return {
@@ -189,7 +192,7 @@ std::vector<Spec> specs(InstructionKind kind) {
           kManagerSpec,
           derived("strategy", "the vault's aggregator strategy for the token", d_target_strategy),
           {"target_mint", Src::kRequest, "/mint|/destinationMint"},
-          system};
+          kSystemProgram};
     case InstructionKind::kAggregatorSwap:
       return {kVaultSpec,
               kManagerSpec,
@@ -201,26 +204,28 @@ std::vector<Spec> specs(InstructionKind kind) {
                       d_source_account),
               derived("vault_destination_account",
                       "the vault's token account for the destination mint", d_destination_account),
-              jupiter,
+              kJupiterProgram,
               token_program()};
     case InstructionKind::kAggregatorSweep:
       return {kVaultSpec,
               kManagerSpec,
               derived("strategy", "the vault's aggregator strategy for the token", d_mint_strategy),
               {"mint", Src::kRequest, "/mint"},
-              deposit_mint,
+              kDepositMint,
               derived("vault_source_account", "the vault's token account for the swept mint",
                       d_mint_account),
-              deposit_account,
-              jupiter,
+              kDepositAccount,
+              kJupiterProgram,
               token_program()};
-    case InstructionKind::kDlmmInitialize:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's strategy for the new position", d_position_strategy),
-              {"position", Src::kNewSigner},
-              {"lb_pair", Src::kRequest, "/lbPair"},
-              system};
+    default:
+      return {};
+  }
+}
+
+// The DLMM instructions that move liquidity through bins: each names the bin arrays of its
+// range.
+std::vector<Spec> dlmm_liquidity_specs(InstructionKind kind) {
+  switch (kind) {
     case InstructionKind::kDlmmOpen:
       return {
           kVaultSpec,
@@ -230,62 +235,77 @@ std::vector<Spec> specs(InstructionKind kind) {
           {"lb_pair", Src::kRequest, "/lbPair"},
           derived("bin_array_lower", "the pool's bin array of the step's first bin", d_open_lower),
           derived("bin_array_upper", "the pool's bin array of the step's last bin", d_open_upper),
-          dlmm,
+          kDlmmProgram,
           token_program(),
-          system};
+          kSystemProgram};
     case InstructionKind::kDlmmAdd:
     case InstructionKind::kDlmmAddRange:
       return {kVaultSpec,
               kManagerSpec,
-              position,
-              checked_pool,
+              kPositionSpec,
+              kCheckedPool,
               derived("bin_array_lower", "the pool's bin array of the step's first bin",
                       d_strategy_lower),
               derived("bin_array_upper", "the pool's bin array of the step's last bin",
                       d_strategy_upper),
-              dlmm,
+              kDlmmProgram,
               token_program()};
     case InstructionKind::kDlmmRemove:
     case InstructionKind::kDlmmFlip:
       return {
           kVaultSpec,
           kManagerSpec,
-          position,
-          checked_pool,
+          kPositionSpec,
+          kCheckedPool,
           derived("bin_array_lower", "the pool's bin array of the step's first bin", d_from_bin),
           derived("bin_array_upper", "the pool's bin array of the step's last bin", d_to_bin),
-          dlmm,
+          kDlmmProgram,
           token_program()};
+    default:
+      return {};
+  }
+}
+
+// The DLMM strategy's other instructions: positions, fees, limit orders, the zap out.
+std::vector<Spec> dlmm_specs(InstructionKind kind) {
+  switch (kind) {
+    case InstructionKind::kDlmmInitialize:
+      return {kVaultSpec,
+              kManagerSpec,
+              derived("strategy", "the vault's strategy for the new position", d_position_strategy),
+              {"position", Src::kNewSigner},
+              {"lb_pair", Src::kRequest, "/lbPair"},
+              kSystemProgram};
     case InstructionKind::kDlmmClaimFee:
-      return {kVaultSpec, kManagerSpec, position, checked_pool, dlmm, token_program()};
+      return {kVaultSpec, kManagerSpec, kPositionSpec, kCheckedPool, kDlmmProgram, token_program()};
     case InstructionKind::kDlmmZapOut:
       return {kVaultSpec,
               kManagerSpec,
               derived("strategy", "the vault's strategy for the position", d_position_strategy),
-              position,
-              checked_pool,
-              dlmm,
+              kPositionSpec,
+              kCheckedPool,
+              kDlmmProgram,
               token_program()};
     case InstructionKind::kDlmmClose:
       return {kVaultSpec,
               kManagerSpec,
               derived("strategy", "the vault's strategy for the position", d_position_strategy),
-              position,
-              checked_pool,
-              dlmm};
+              kPositionSpec,
+              kCheckedPool,
+              kDlmmProgram};
     case InstructionKind::kDlmmExtend:
-      return {kVaultSpec, kManagerSpec, position, checked_pool, dlmm, system};
+      return {kVaultSpec, kManagerSpec, kPositionSpec, kCheckedPool, kDlmmProgram, kSystemProgram};
     case InstructionKind::kDlmmZapOutSwap:
       return {kVaultSpec,
               kManagerSpec,
               derived("strategy", "the vault's aggregator strategy for the source token",
                       d_source_strategy),
               {"source_mint", Src::kRequest, "/sources/0/mint"},
-              deposit_mint,
+              kDepositMint,
               derived("vault_source_account", "the vault's token account for the source mint",
                       d_source_account),
-              deposit_account,
-              jupiter,
+              kDepositAccount,
+              kJupiterProgram,
               token_program()};
     case InstructionKind::kDlmmLimitOrderPlace:
       return {kVaultSpec,
@@ -293,9 +313,9 @@ std::vector<Spec> specs(InstructionKind kind) {
               derived("strategy", "the vault's strategy for the new limit order", d_order_strategy),
               {"limit_order", Src::kNewSigner},
               {"lb_pair", Src::kRequest, "/lbPair"},
-              dlmm,
+              kDlmmProgram,
               token_program(),
-              system};
+              kSystemProgram};
     case InstructionKind::kDlmmLimitOrderCancel:
       return {kVaultSpec,
               kManagerSpec,
@@ -303,50 +323,66 @@ std::vector<Spec> specs(InstructionKind kind) {
               {"limit_order", Src::kRequest, "/limitOrder"},
               {"lb_pair", Src::kChecked,
                "the order's pool: the DLMM program refuses any pool but the order's"},
-              dlmm,
+              kDlmmProgram,
               token_program()};
+    default:
+      return {};
+  }
+}
+
+// The perp strategy's instructions and the venue's onboarding.
+std::vector<Spec> perp_specs(InstructionKind kind) {
+  switch (kind) {
     case InstructionKind::kPerpInitialize:
       return {kVaultSpec,
               kManagerSpec,
               derived("strategy", "the vault's perp strategy", d_perp_strategy),
-              trader,
-              perp,
-              system};
+              kTraderSpec,
+              kPerpProgram,
+              kSystemProgram};
     case InstructionKind::kPerpOnboard:
       return {kVaultSpec,
               kManagerSpec,
-              trader,
+              kTraderSpec,
               {"venue_authority", Src::kVenue,
                "the venue's co-signer: it signs when the API submits the transaction"},
-              perp};
+              kPerpProgram};
     case InstructionKind::kVenueOnboard:
       return {kVaultSpec,
               kManagerSpec,
-              trader,
+              kTraderSpec,
               {"venue", Src::kVenue,
                "the venue's co-signer: it signs when the API submits the transaction"}};
     case InstructionKind::kPerpDeposit:
     case InstructionKind::kPerpWithdraw:
-      return {kVaultSpec,      kManagerSpec, trader,         deposit_mint,
-              deposit_account, perp,         token_program()};
+      return {kVaultSpec,      kManagerSpec, kTraderSpec,    kDepositMint,
+              kDepositAccount, kPerpProgram, token_program()};
     case InstructionKind::kPerpOrder:
     case InstructionKind::kPerpCancel:
-      return {kVaultSpec, kManagerSpec, trader, {"market", Src::kMarket}, perp};
+      return {kVaultSpec, kManagerSpec, kTraderSpec, {"market", Src::kMarket}, kPerpProgram};
     case InstructionKind::kPerpSweep:
       return {kVaultSpec,
               kManagerSpec,
               derived("strategy", "the vault's perp strategy", d_perp_strategy),
-              trader,
-              deposit_mint,
-              deposit_account,
-              perp,
+              kTraderSpec,
+              kDepositMint,
+              kDepositAccount,
+              kPerpProgram,
               token_program()};
+    default:
+      return {};
+  }
+}
+
+// The vault's own instructions.
+std::vector<Spec> vault_specs(InstructionKind kind) {
+  switch (kind) {
     case InstructionKind::kVaultInitialize:
       return {{"vault", Src::kNewVault},
               kManagerSpec,
               {"deposit_mint", Src::kRequest, "/depositMint"},
               token_program(),
-              system};
+              kSystemProgram};
     case InstructionKind::kVaultUpdate:
       return {kVaultSpec, kManagerSpec};
     case InstructionKind::kVaultClaimFee:
@@ -355,9 +391,51 @@ std::vector<Spec> specs(InstructionKind kind) {
                       d_manager_shares),
               token_program()};
     case InstructionKind::kVaultClose:
-      return {kVaultSpec, kManagerSpec, system};
+      return {kVaultSpec, kManagerSpec, kSystemProgram};
     case InstructionKind::kStrategyClose:
       return {kVaultSpec, kManagerSpec, {"strategy", Src::kRequest, "/strategy"}};
+    default:
+      return {};
+  }
+}
+
+// Every kind names its group here, so a new kind without a template does not compile quietly.
+std::vector<Spec> specs(InstructionKind kind) {
+  switch (kind) {
+    case InstructionKind::kAggregatorInitialize:
+    case InstructionKind::kAggregatorSwap:
+    case InstructionKind::kAggregatorSweep:
+      return aggregator_specs(kind);
+    case InstructionKind::kDlmmInitialize:
+    case InstructionKind::kDlmmClaimFee:
+    case InstructionKind::kDlmmZapOut:
+    case InstructionKind::kDlmmClose:
+    case InstructionKind::kDlmmExtend:
+    case InstructionKind::kDlmmZapOutSwap:
+    case InstructionKind::kDlmmLimitOrderPlace:
+    case InstructionKind::kDlmmLimitOrderCancel:
+      return dlmm_specs(kind);
+    case InstructionKind::kDlmmOpen:
+    case InstructionKind::kDlmmAdd:
+    case InstructionKind::kDlmmAddRange:
+    case InstructionKind::kDlmmRemove:
+    case InstructionKind::kDlmmFlip:
+      return dlmm_liquidity_specs(kind);
+    case InstructionKind::kPerpInitialize:
+    case InstructionKind::kPerpOnboard:
+    case InstructionKind::kVenueOnboard:
+    case InstructionKind::kPerpDeposit:
+    case InstructionKind::kPerpWithdraw:
+    case InstructionKind::kPerpOrder:
+    case InstructionKind::kPerpCancel:
+    case InstructionKind::kPerpSweep:
+      return perp_specs(kind);
+    case InstructionKind::kVaultInitialize:
+    case InstructionKind::kVaultUpdate:
+    case InstructionKind::kVaultClaimFee:
+    case InstructionKind::kVaultClose:
+    case InstructionKind::kStrategyClose:
+      return vault_specs(kind);
   }
   return {};
 }
