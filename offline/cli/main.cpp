@@ -526,6 +526,18 @@ int start_log(const LogOptions& o) {
   return airlock::cli::kExitOk;
 }
 
+// verify --head: the head (typed from a sign response or an earlier export) is one of the log's
+// entries; otherwise entries were cut from its end, or it is another log.
+airlock::Status check_holds_head(const std::vector<airlock::offline::AuditEntry>& entries,
+                                 const std::string& text) {
+  AIRLOCK_TRY(wanted, airlock::audit::parse_head(text, "--head"));
+  if (std::none_of(entries.begin(), entries.end(), [&](const auto& e) { return e.hash == wanted; }))
+    return Error(airlock::audit::errors::kBroken,
+                 "head " + airlock::to_hex(wanted.view()) +
+                     " is not in the log: entries were removed from its end, or it is another log");
+  return {};
+}
+
 // export: the verified entries as JSON lines, to a file and/or QR frames.
 airlock::Status export_log(const LogOptions& o,
                            const std::vector<airlock::offline::AuditEntry>& entries,
@@ -642,19 +654,10 @@ int run_log(const std::vector<std::string>& args) {
     if (auto s = export_log(o, *entries, *chosen_density); !s.ok()) return report(s.error());
   }
   if (action == "show") show_log(*entries);
-  const airlock::Hash head = entries->empty() ? airlock::Hash{} : entries->back().hash;
   if (o.head) {
-    auto wanted = airlock::audit::parse_head(*o.head, "--head");
-    if (!wanted.ok()) return report(wanted.error());
-    const bool found = std::any_of(entries->begin(), entries->end(),
-                                   [&](const auto& e) { return e.hash == *wanted; });
-    if (!found) {
-      return report(Error(airlock::audit::errors::kBroken,
-                          "head " + airlock::to_hex(wanted->view()) +
-                              " is not in the log: entries were removed from its end, or it is "
-                              "another log"));
-    }
+    if (auto held = check_holds_head(*entries, *o.head); !held.ok()) return report(held.error());
   }
+  const airlock::Hash head = entries->empty() ? airlock::Hash{} : entries->back().hash;
   std::cout << entries->size() << " entries verify; head " << airlock::to_hex(head.view()) << "\n";
   if (!entries->empty() && entries->back().decision == airlock::offline::Decision::kClosing)
     std::cerr << "airlock-offline: the start that continues this log in "

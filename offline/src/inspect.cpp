@@ -207,6 +207,61 @@ nlohmann::ordered_json inspection_to_json(const Inspection& in) {
   return out;
 }
 
+namespace {
+
+// The account list: index, flags, where the key comes from (static or a lookup table), the key,
+// and what the runtime or a well-known name says of it.
+void accounts_text(std::ostringstream& out, const Inspection& in) {
+  out << "\nAccounts (" << in.accounts.size() << "; S signer, W writable, X program)\n";
+  for (const auto& role : in.accounts) {
+    out << "  " << (role.index < 10 ? " " : "") << (role.index < 100 ? " " : "") << role.index
+        << " " << role_flags(role) << " ";
+    if (role.origin == AccountOrigin::kStatic) {
+      out << "static        ";
+    } else {
+      out << "lookup[" << role.lookup << "]#" << int{role.table_index}
+          << (role.table_index < 10    ? "  "
+              : role.table_index < 100 ? " "
+                                       : "");
+    }
+    out << key_text(role.key);
+    if (role.fee_payer) out << "  (fee payer)";
+    if (role.writable_requested && !role.writable) out << "  (write demoted by the runtime)";
+    if (role.key) {
+      if (auto name = programs::well_known_name(*role.key)) out << "  " << *name;
+    }
+    out << "\n";
+  }
+}
+
+// Each instruction: its program, accounts and data, then what the decoder made of it.
+void instructions_text(std::ostringstream& out, const Inspection& in) {
+  const Message& m = in.transaction.message;
+  out << "\nInstructions (" << m.instructions.size() << ")\n";
+  for (std::size_t i = 0; i < m.instructions.size(); ++i) {
+    const auto& ix = m.instructions[i];
+    const PublicKey& program = m.static_keys[ix.program_index];
+    out << "  [" << i << "] program " << to_base58(program);
+    if (auto name = programs::well_known_name(program)) out << " (" << *name << ")";
+    out << "\n      accounts " << index_list(ix.accounts) << "\n      data (" << ix.data.size()
+        << " bytes) " << (ix.data.empty() ? "-" : to_hex(ix.data)) << "\n";
+    if (i < in.decoded.size() && in.decoded[i]) {
+      const Decoded& d = *in.decoded[i];
+      out << "      decoded  " << d.program << ": " << d.instruction << "\n";
+      for (std::size_t a = 0; a < ix.accounts.size() && a < d.account_names.size(); ++a) {
+        const std::size_t index = ix.accounts[a];
+        out << "        " << d.account_names[a] << ": "
+            << (index < in.accounts.size() ? key_text(in.accounts[index].key) : "?") << "\n";
+      }
+      decoded_text(out, d, "        ");
+    } else if (i < in.decode_errors.size()) {
+      out << "      undecodable: " << in.decode_errors[i] << "\n";
+    }
+  }
+}
+
+}  // namespace
+
 std::string inspection_to_text(const Inspection& in) {
   const Message& m = in.transaction.message;
   std::ostringstream out;
@@ -235,48 +290,8 @@ std::string inspection_to_text(const Inspection& in) {
     }
   }
 
-  out << "\nAccounts (" << in.accounts.size() << "; S signer, W writable, X program)\n";
-  for (const auto& role : in.accounts) {
-    out << "  " << (role.index < 10 ? " " : "") << (role.index < 100 ? " " : "") << role.index
-        << " " << role_flags(role) << " ";
-    if (role.origin == AccountOrigin::kStatic) {
-      out << "static        ";
-    } else {
-      out << "lookup[" << role.lookup << "]#" << int{role.table_index}
-          << (role.table_index < 10    ? "  "
-              : role.table_index < 100 ? " "
-                                       : "");
-    }
-    out << key_text(role.key);
-    if (role.fee_payer) out << "  (fee payer)";
-    if (role.writable_requested && !role.writable) out << "  (write demoted by the runtime)";
-    if (role.key) {
-      if (auto name = programs::well_known_name(*role.key)) out << "  " << *name;
-    }
-    out << "\n";
-  }
-
-  out << "\nInstructions (" << m.instructions.size() << ")\n";
-  for (std::size_t i = 0; i < m.instructions.size(); ++i) {
-    const auto& ix = m.instructions[i];
-    const PublicKey& program = m.static_keys[ix.program_index];
-    out << "  [" << i << "] program " << to_base58(program);
-    if (auto name = programs::well_known_name(program)) out << " (" << *name << ")";
-    out << "\n      accounts " << index_list(ix.accounts) << "\n      data (" << ix.data.size()
-        << " bytes) " << (ix.data.empty() ? "-" : to_hex(ix.data)) << "\n";
-    if (i < in.decoded.size() && in.decoded[i]) {
-      const Decoded& d = *in.decoded[i];
-      out << "      decoded  " << d.program << ": " << d.instruction << "\n";
-      for (std::size_t a = 0; a < ix.accounts.size() && a < d.account_names.size(); ++a) {
-        const std::size_t index = ix.accounts[a];
-        out << "        " << d.account_names[a] << ": "
-            << (index < in.accounts.size() ? key_text(in.accounts[index].key) : "?") << "\n";
-      }
-      decoded_text(out, d, "        ");
-    } else if (i < in.decode_errors.size()) {
-      out << "      undecodable: " << in.decode_errors[i] << "\n";
-    }
-  }
+  accounts_text(out, in);
+  instructions_text(out, in);
 
   if (!m.lookups.empty()) {
     out << "\nAddress lookup tables (" << m.lookups.size() << ")\n";
