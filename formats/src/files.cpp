@@ -46,7 +46,17 @@ Status write_through(const std::string& path, ByteView data) {
 // The file a write to `path` replaces: `path` itself, or, when `path` is a symbolic link to a
 // regular file, that file (the link stays a link: `-o /dev/stdout` with standard output
 // redirected to a file lands in the file, and /dev/stdout is left alone).
+// "-" is standard input where a file is read, and so would surprise as the name of a file
+// written: refused, pointing to /dev/stdout, which is written into.
+Status check_not_dash(const std::string& path) {
+  if (path == "-")
+    return Error(ErrorCode::kUsage,
+                 "'-' is not a file name here: to write to standard output, give /dev/stdout");
+  return {};
+}
+
 Result<std::string> file_to_replace(const std::string& path) {
+  AIRLOCK_CHECK(check_not_dash(path));
   struct stat link {};
   if (::lstat(path.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) return path;
   struct stat pointed {};
@@ -115,6 +125,7 @@ Status write_atomically(const std::string& given, ByteView data) {
 }
 
 Status write_new(const std::string& path, ByteView data) {
+  AIRLOCK_CHECK(check_not_dash(path));
   AIRLOCK_TRY(temp, write_beside(path, data));
   // link() fails when the name exists, so the file appears whole or not at all, and never
   // in place of another.

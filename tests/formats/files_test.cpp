@@ -115,6 +115,24 @@ TEST_F(WriteAtomically, ANameNearTheFileSystemsLimitStillWorks) {
   EXPECT_EQ(airlock::test::text_of(path(name)), "airlock\n");
 }
 
+// "-" reads standard input, so as an output it would surprise as a file named "-" (as
+// `airlock-qr decode -o -` made one): refused, naming /dev/stdout, and nothing is written.
+TEST_F(WriteAtomically, ADashIsNoOutputFileName) {
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  const airlock::Bytes data = {1, 2, 3};
+  const auto atomically = files::write_atomically("-", data);
+  const auto fresh = files::write_new("-", data);
+  const auto checked = files::check_can_write("-");
+  const bool made = std::filesystem::exists(dir_ / "-");
+  std::filesystem::current_path(cwd);
+  for (const airlock::Status* s : {&atomically, &fresh, &checked}) {
+    ASSERT_FALSE(s->ok());
+    EXPECT_THAT(s->error().message(), HasSubstr("to write to standard output, give /dev/stdout"));
+  }
+  EXPECT_FALSE(made) << "a file named '-' was written";
+}
+
 TEST_F(WriteAtomically, OutputsAreCheckedAgainstTheInputsTheyWouldReplace) {
   std::ofstream(path("keystore")) << "the key";
   std::filesystem::create_symlink(path("keystore"), path("alias"));
