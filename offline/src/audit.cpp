@@ -191,16 +191,7 @@ Status AuditLog::check_not_closed() const {
 
 Result<Hash> AuditLog::append(AuditEntry entry) {
   AIRLOCK_CHECK(check_not_closed());
-  entry.seq = entries_.size() + 1;
-  // The line's length does not depend on its prev and hash, not yet filled.
-  if (bytes_ + audit::line_of(entry).size() + 1 > bounds_.decisions)
-    return Error(audit::errors::kFull,
-                 "audit log " + path_ + " is full (" + std::to_string(bytes_) + " bytes of " +
-                     std::to_string(bounds_.decisions) +
-                     "): nothing more is decided in it; move it aside and continue it in a new "
-                     "one: airlock-offline log start --audit-log " +
-                     path_ + " --continue-from OLD (docs/audit-log.md)");
-  return write(std::move(entry));
+  return write(std::move(entry), bounds_.decisions);
 }
 
 Result<Hash> AuditLog::begin_close(const Hash& successor, const std::string& successor_file,
@@ -226,11 +217,18 @@ Result<Hash> AuditLog::close(std::int64_t time) {
   return write(std::move(entry));
 }
 
-Result<Hash> AuditLog::write(AuditEntry entry) {
+Result<Hash> AuditLog::write(AuditEntry entry, std::size_t bound) {
   entry.seq = entries_.size() + 1;
   entry.prev = head_;
   entry.hash = audit::chain_hash(entry.prev, audit::body_text(entry));
   const std::string line = audit::line_of(entry) + "\n";
+  if (bytes_ + line.size() > bound)
+    return Error(audit::errors::kFull,
+                 "audit log " + path_ + " is full (" + std::to_string(bytes_) + " bytes of " +
+                     std::to_string(bound) +
+                     "): nothing more is decided in it; move it aside and continue it in a new "
+                     "one: airlock-offline log start --audit-log " +
+                     path_ + " --continue-from OLD (docs/audit-log.md)");
   struct stat before {};
   if (::fstat(fd_.get(), &before) != 0) return io(path_, "cannot stat");
   // On any failure the file is cut back to where it was, so no torn line stays behind.

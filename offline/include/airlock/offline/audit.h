@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,8 +78,10 @@ class AuditLog {
  private:
   AuditLog(UniqueFd fd, std::string path, LogBounds bounds)
       : fd_(std::move(fd)), path_(std::move(path)), bounds_(bounds) {}
-  // Writes one line, cut back on any failure.
-  [[nodiscard]] Result<Hash> write(AuditEntry entry);
+  // Writes one line, cut back on any failure; audit.full if the file would pass `bound` bytes
+  // (the closing entries have none).
+  [[nodiscard]] Result<Hash> write(AuditEntry entry,
+                                   std::size_t bound = std::numeric_limits<std::size_t>::max());
   UniqueFd fd_;  // closing it releases the lock
   std::string path_;
   LogBounds bounds_;
