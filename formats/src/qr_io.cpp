@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <airlock/common/fd.h>
@@ -236,6 +237,19 @@ Result<fs::path> frame_folder(const std::string& folder) {
   return path;
 }
 
+// The POSIX ACLs of one folder given to another (the access list, and the default list its new
+// files inherit), so a folder replaced by frames keeps who may read them. Where a file system
+// has none, or refuses them, the owner and mode copied before still hold.
+void copy_acls(const std::string& from, const std::string& to) {
+  for (const char* name : {"system.posix_acl_access", "system.posix_acl_default"}) {
+    const ssize_t size = ::getxattr(from.c_str(), name, nullptr, 0);
+    if (size <= 0) continue;
+    std::vector<char> value(static_cast<std::size_t>(size));
+    const ssize_t got = ::getxattr(from.c_str(), name, value.data(), value.size());
+    if (got > 0) (void)::setxattr(to.c_str(), name, value.data(), static_cast<std::size_t>(got), 0);
+  }
+}
+
 // Deletes the frames in `folder`, then the folder if that left it empty. Nothing else is ever
 // deleted: what is not a frame stays.
 void remove_frames(const fs::path& folder) {
@@ -291,11 +305,13 @@ Status write_png_folder(const std::vector<Bytes>& pngs, const std::string& folde
     remove_frames(staging);
     return error;
   };
-  // The folder replaced keeps its owner and mode, so whoever could read the frames still can.
+  // The folder replaced keeps its owner, mode and ACLs, so whoever could read the frames still
+  // can.
   struct stat earlier {};
   if (::lstat(path.c_str(), &earlier) == 0 && S_ISDIR(earlier.st_mode)) {
     (void)::chown(staging.c_str(), earlier.st_uid, earlier.st_gid);
     (void)::chmod(staging.c_str(), earlier.st_mode & 07777);
+    copy_acls(path.string(), staging);
   }
   for (std::size_t i = 0; i < pngs.size(); ++i) {
     if (auto s = files::write_atomically((fs::path(staging) / frame_name(i)).string(), pngs[i]);

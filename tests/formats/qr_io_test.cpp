@@ -1,12 +1,15 @@
 // The QR receive loop: progress reaches the caller's callback, and the library prints nothing.
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include <airlock/formats/frames.h>
 #include <airlock/formats/qr.h>
@@ -175,6 +178,25 @@ TEST(PngFolder, AReplacedFolderKeepsItsModeAndALongNameWorks) {
   struct stat st {};
   ASSERT_EQ(::stat(folder.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0755U) << "whoever could read the frames still can";
+  // And its POSIX ACLs: here a named user who may read the frames (the kernel's binary form:
+  // version 2, then tag, permissions and id per entry).
+  std::string acl = {2, 0, 0, 0};
+  for (const auto& [tag, perm, id] :
+       std::vector<std::tuple<std::uint16_t, std::uint16_t, std::uint32_t>>{
+           {0x01, 7, ~0U}, {0x02, 5, 1234}, {0x04, 5, ~0U}, {0x10, 5, ~0U}, {0x20, 0, ~0U}}) {
+    for (int i = 0; i < 2; ++i) acl += static_cast<char>((tag >> (8 * i)) & 0xff);
+    for (int i = 0; i < 2; ++i) acl += static_cast<char>((perm >> (8 * i)) & 0xff);
+    for (int i = 0; i < 4; ++i) acl += static_cast<char>((id >> (8 * i)) & 0xff);
+  }
+  if (::setxattr(folder.c_str(), "system.posix_acl_access", acl.data(), acl.size(), 0) != 0) {
+    GTEST_SKIP() << "no POSIX ACLs on this file system: " << std::strerror(errno);
+  }
+  ASSERT_TRUE(write_png_folder({Bytes{2}}, folder).ok());
+  std::string kept(acl.size() + 64, '\0');
+  const ssize_t n = ::getxattr(folder.c_str(), "system.posix_acl_access", kept.data(), kept.size());
+  ASSERT_GT(n, 0) << "the replaced folder lost its ACL";
+  kept.resize(static_cast<std::size_t>(n));
+  EXPECT_EQ(kept, acl);
   const std::string long_name = dir.file(std::string(245, 'f'));
   ASSERT_TRUE(write_png_folder({Bytes{1}}, long_name).ok());
   EXPECT_THAT(names_in(long_name), ElementsAre("frame-0001.png"));
