@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <airlock/common/hash.h>
@@ -24,6 +26,11 @@ Result<FixedBytes<N>> fixed_hex(const ojson& v) {
   return fixed_from_view<N>(bytes);
 }
 
+// Unix seconds from 1970 to the end of 9999: every time an entry holds, so that windows and
+// days computed from them cannot overflow (found by an independent review).
+constexpr std::int64_t kLatestTime = 253402300799;
+bool plausible_time(std::int64_t t) { return t >= 0 && t <= kLatestTime; }
+
 constexpr std::string_view kNone = "none";
 constexpr std::string_view kLost = "lost";
 
@@ -45,7 +52,11 @@ Result<Start> parse_start(const ojson& j) {
     s.previous_head = head;
   }
   s.previous_entries = j["entries"].get<std::uint64_t>();
-  if (!j["complete_since"].is_null()) s.complete_since = j["complete_since"].get<std::int64_t>();
+  if (!j["complete_since"].is_null()) {
+    s.complete_since = j["complete_since"].get<std::int64_t>();
+    if (!plausible_time(*s.complete_since))
+      return Error(ErrorCode::kUsage, "complete_since is not a unix time from 1970 to 9999");
+  }
   return s;
 }
 
@@ -100,7 +111,53 @@ Result<std::vector<Outflow>> parse_outflows(const ojson& list) {
   return outflows;
 }
 
+// How deep an entry's JSON nests (an entry, its outflows' list, an outflow) and how long a line
+// may be (a request of many steps is a few kilobytes): checked before the line is parsed, so a
+// crafted line cannot make the parser build a structure of gigabytes (found by an independent
+// review: 65 MiB of "[" took 7 GB).
+constexpr int kMaxDepth = 3;
+constexpr std::size_t kMaxLineBytes = 1 << 20;
+
+Status check_shape(std::string_view line) {
+  if (line.size() > kMaxLineBytes)
+    return Error(ErrorCode::kUsage, "is longer than " + std::to_string(kMaxLineBytes) + " bytes");
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxDepth) return Error(ErrorCode::kUsage, "nests deeper than an entry does");
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return {};
+}
+
+// A closing entry's successor_file as log start writes it: an absolute path without empty,
+// "." or ".." parts, printable UTF-8, at most PATH_MAX bytes.
+bool plain_full_path_rule(const std::string& p) {
+  if (p.size() < 2 || p.size() > 4096 || p.front() != '/' || p.back() == '/') return false;
+  if (!is_valid_utf8(ByteView(reinterpret_cast<const std::uint8_t*>(p.data()), p.size())))
+    return false;
+  if (std::any_of(p.begin(), p.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    return false;
+  const std::string with_end = p + "/";
+  return with_end.find("//") == std::string::npos && with_end.find("/./") == std::string::npos &&
+         with_end.find("/../") == std::string::npos;
+}
+
 Result<Entry> parse_line(std::string_view line) {
+  AIRLOCK_CHECK(check_shape(line));
   const ojson j = ojson::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Error(ErrorCode::kUsage, "not a JSON object");
   static const char* const kKeys[] = {"seq",      "time",     "prev",       "request_id",
@@ -125,6 +182,8 @@ Result<Entry> parse_line(std::string_view line) {
   }
   e.seq = j["seq"].get<std::uint64_t>();
   e.time = j["time"].get<std::int64_t>();
+  if (!plausible_time(e.time))
+    return Error(ErrorCode::kUsage, "time is not a unix time from 1970 to 9999");
   AIRLOCK_TRY(prev, fixed_hex<32>(j["prev"]));
   e.prev = prev;
   AIRLOCK_TRY(id, fixed_hex<envelope::kRequestIdBytes>(j["request_id"]));
@@ -224,8 +283,14 @@ Status check_place(const Entry& e, const std::vector<Entry>& before) {
     return Error(ErrorCode::kUsage, closing
                                         ? "is a closing entry without its \"successor_file\""
                                         : "has a \"successor_file\" but is not a closing entry");
-  if (closing && (e.successor_file->empty() || e.successor_file->front() != '/'))
-    return Error(ErrorCode::kUsage, "is a closing entry whose successor_file is not a full path");
+  if (closing && !plain_full_path_rule(*e.successor_file))
+    return Error(ErrorCode::kUsage,
+                 "is a closing entry whose successor_file is not a full path as log start "
+                 "writes it (absolute, no empty, . or .. parts, printable UTF-8)");
+  if (!e.signatures.empty() && !holds_signatures(e))
+    return Error(ErrorCode::kUsage, std::string("is a ") + decision_name(e.decision) +
+                                        " entry with signatures, which only a signed, reissued "
+                                        "or carried entry has");
   const Entry* last = before.empty() ? nullptr : &before.back();
   if (last && last->decision == Decision::kClosed)
     return Error(ErrorCode::kUsage,
@@ -236,6 +301,11 @@ Status check_place(const Entry& e, const std::vector<Entry>& before) {
   if (closed && (!last || last->decision != Decision::kClosing || last->successor != e.successor))
     return Error(ErrorCode::kUsage,
                  "is a closed entry that does not follow the closing entry naming the same log");
+  // log start refuses a log with an entry later than its clock, so the log's end is its latest.
+  if ((closing || closed) &&
+      std::any_of(before.begin(), before.end(), [&](const Entry& b) { return b.time > e.time; }))
+    return Error(ErrorCode::kUsage, std::string("is a ") + decision_name(e.decision) +
+                                        " entry written before an entry it follows");
   if (started && last)
     return Error(ErrorCode::kUsage, "is a started entry, which only a log's first line can be");
   if ((started || closing || closed) && !records_nothing(e))
@@ -252,6 +322,10 @@ Status check_place(const Entry& e, const std::vector<Entry>& before) {
   if (e.decision == Decision::kCarried) {
     if (!last || (last->decision != Decision::kStarted && last->decision != Decision::kCarried))
       return Error(ErrorCode::kUsage, "is a carried entry that does not follow the started one");
+    if (before.front().start->previous != Start::Previous::kContinued)
+      return Error(ErrorCode::kUsage,
+                   "is a carried entry in a log that continues no other (--first or "
+                   "--previous-lost carry nothing)");
     const std::int64_t start = before.front().time;
     if (e.time > start || e.time <= start - kCarriedSeconds)
       return Error(ErrorCode::kUsage,
@@ -366,6 +440,8 @@ bool holds_signatures(const Entry& e) noexcept {
   return e.decision == Decision::kSigned || e.decision == Decision::kReissued ||
          e.decision == Decision::kCarried;
 }
+
+bool is_plain_full_path(const std::string& path) { return plain_full_path_rule(path); }
 
 bool ends_log(const Entry& e) noexcept {
   return e.decision == Decision::kClosing || e.decision == Decision::kClosed;

@@ -1,3 +1,5 @@
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -203,8 +205,28 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
   signed_with_successor.successor = Hash{};
   Entry signed_with_file = signed_entry;
   signed_with_file.successor_file = "/next.log";
+  // Found by an independent review: times that overflow a day's arithmetic, carried entries
+  // after a start that continues nothing, ends written before what they end, paths log start
+  // never writes, signatures on entries that sign nothing.
+  Entry signed_at_dawn_of_time = signed_entry;
+  signed_at_dawn_of_time.time = std::numeric_limits<std::int64_t>::min();
+  Entry first_start = started;
+  first_start.start = Start{};
+  Entry late_signed = signed_entry;
+  late_signed.time = closing.time + 1;
+  Entry closed_too_early = closed;
+  closed_too_early.time = closing.time - 1;
+  Entry closing_dotdot = closing;
+  closing_dotdot.successor_file = "/var/lib/../../etc/next.log";
+  Entry closing_control = closing;
+  closing_control.successor_file = "/var/lib/airlock/next\n.log";
+  Entry refused_with_signature = signed_entry;
+  refused_with_signature.decision = Decision::kRefused;
+  refused_with_signature.signatures.push_back(Signature{});
+  Entry later_start = started;
+  later_start.time = 100'000;
   Entry old_carried = carried;
-  old_carried.time = started.time - kCarriedSeconds;
+  old_carried.time = later_start.time - kCarriedSeconds;
   Entry future_carried = carried;
   future_carried.time = started.time + 1;
   const std::string closed_log = chained({signed_entry, closing, closed});
@@ -225,7 +247,7 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
       {{carried}, "line 1: is a carried entry that does not follow the started one"},
       {{started, signed_entry, carried},
        "line 3: is a carried entry that does not follow the started one"},
-      {{started, old_carried}, "line 2: is a carried entry from outside the day before"},
+      {{later_start, old_carried}, "line 2: is a carried entry from outside the day before"},
       {{started, future_carried}, "line 2: is a carried entry from outside the day before"},
       {{starting(Start::Previous::kNone, 3, std::nullopt)},
        "line 1: says it follows nothing but counts entries before it"},
@@ -256,6 +278,15 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
       {{signed_entry, closing, closed, signed_entry},
        "line 4: follows the entry that closed this log: it was continued in another"},
       {{signed_entry, closing, closed, closed}, "line 4: follows the entry that closed this log"},
+      {{signed_at_dawn_of_time}, "line 1: time is not a unix time from 1970 to 9999"},
+      {{first_start, carried}, "line 2: is a carried entry in a log that continues no other"},
+      {{late_signed, closing}, "line 2: is a closing entry written before an entry it follows"},
+      {{signed_entry, closing, closed_too_early},
+       "line 3: is a closed entry written before an entry it follows"},
+      {{signed_entry, closing_dotdot}, "line 2: is a closing entry whose successor_file is not"},
+      {{signed_entry, closing_control}, "line 2: is a closing entry whose successor_file is not"},
+      {{refused_with_signature},
+       "line 1: is a refused entry with signatures, which only a signed, reissued or carried"},
   };
   for (const auto& [log, rule] : cases) {
     auto r = verify_lines(chained(log), "log");
@@ -263,6 +294,22 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
     EXPECT_EQ(r.error().code(), errors::kBroken);
     EXPECT_THAT(r.error().message(), HasSubstr(rule));
   }
+}
+
+// A line is checked for its length and nesting before it is parsed: 10 MiB of "[" made the
+// JSON parser build a structure of a gigabyte (65 MiB, seven), found by an independent review.
+TEST(AuditRecord, ALineNestedOrLongerThanAnyEntryIsRefusedBeforeItIsParsed) {
+  const std::string deep = std::string(1 << 20, '[') + "\n";
+  auto nested = verify_lines(deep.substr(deep.size() - 1000), "log");
+  ASSERT_FALSE(nested.ok());
+  EXPECT_THAT(nested.error().message(), HasSubstr("line 1: nests deeper than an entry does"));
+  auto long_line = verify_lines(std::string((1 << 20) + 1, ' ') + "\n", "log");
+  ASSERT_FALSE(long_line.ok());
+  EXPECT_THAT(long_line.error().message(), HasSubstr("line 1: is longer than 1048576 bytes"));
+  // Brackets inside strings are text, not nesting.
+  Entry e = entry_after(nullptr, std::vector<Outflow>{});
+  e.action = "[[[[{{{{";
+  EXPECT_TRUE(verify_lines(chained({e}), "log").ok());
 }
 
 // A log that held nothing (a file sign created and never decided in) ends and is continued as

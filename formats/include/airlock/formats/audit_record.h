@@ -103,6 +103,7 @@ struct Entry {
   // A closing entry's, and only its: the new log's file, as a full path.
   std::optional<std::string> successor_file;
   Hash hash{};
+  friend bool operator==(const Entry&, const Entry&) = default;
 };
 
 // The entry's canonical text without the hash (what the chain hashes), and its hash after prev.
@@ -125,6 +126,10 @@ void chain(std::vector<Entry>& entries);
 
 // Whether the entry records a signature the key made: signed, reissued, or carried over.
 [[nodiscard]] bool holds_signatures(const Entry& entry) noexcept;
+// Whether `path` is a successor_file as a closing entry may hold it: absolute, without empty,
+// "." or ".." parts or a trailing "/", printable UTF-8, at most 4096 bytes.
+[[nodiscard]] bool is_plain_full_path(const std::string& path);
+
 // Whether the entry ends a log (closing or closed): it records no request, and nothing more is
 // decided in that log.
 [[nodiscard]] bool ends_log(const Entry& entry) noexcept;
