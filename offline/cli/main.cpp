@@ -517,7 +517,10 @@ int start_log(const LogOptions& o) {
                 << airlock::to_hex(start.previous_head.view()) << "); " << carried
                 << " signed entries of its last day carried over; "
                 << airlock::printable(*o.continue_from) << " is closed"
-                << (started->resumed ? " (finishing the start that was interrupted)" : "") << "\n";
+                << (started->finished_before ? " (the start was finished already: nothing to do)"
+                    : started->resumed       ? " (finishing the start that was interrupted)"
+                                             : "")
+                << "\n";
       break;
     }
   }

@@ -84,7 +84,30 @@ Result<std::string> full_path(const std::string& path) {
       p.has_parent_path() ? p.parent_path() : std::filesystem::path("."), ec);
   if (ec || !p.has_filename())
     return Error(ErrorCode::kUsage, "--audit-log " + path + ": not a file in an existing folder");
-  return (folder / p.filename()).string();
+  std::string full = (folder / p.filename()).string();
+  // The old log records it: it must be what a closing entry may hold.
+  if (!audit::is_plain_full_path(full))
+    return Error(ErrorCode::kUsage,
+                 "--audit-log " + path +
+                     ": a continued log's full path is recorded in the old one, so it must be "
+                     "printable UTF-8 of at most 4096 bytes, without . or .. parts");
+  return full;
+}
+
+std::string text_of(const std::vector<AuditEntry>& entries) {
+  std::string text;
+  for (const auto& e : entries) text += audit::line_of(e) + "\n";
+  return text;
+}
+
+// The new log of a continuation is written whole beside its name before the old log's closing
+// entry, and moved to its name after it: which of the two names exists tells whether the start
+// put the new log in place, so a new log lost after that is never written again as if whole.
+std::string staging_of(const std::string& path) { return path + ".starting"; }
+
+bool exists(const std::string& path) {
+  struct stat there {};
+  return ::lstat(path.c_str(), &there) == 0;
 }
 
 // A log is started only into a file that does not exist, so no decision already recorded in
@@ -114,26 +137,51 @@ Result<std::vector<AuditEntry>> begin_entries(const StartFrom& from, const Audit
   return audit::begun_entries(from.previous, previous->entries(), now);
 }
 
-// The new log of a start that was interrupted after `closing` was written to the old log: the
-// file at `path` if it begins exactly as `begun` (what was recorded in it since is kept), or
-// `begun` written there if nothing is. Anything else at `path` is refused and left as it is.
+// The new log of a start that was interrupted after `closing` was written to the old log:
+// the file at `path` if it begins exactly as `begun` (what was recorded in it since is kept),
+// else the staged file moved there if it is exactly `begun`. Anything else is refused and left
+// as it is; so is a new log that was put in place and is gone since.
 Result<std::vector<AuditEntry>> finish_new_log(const std::string& path, const AuditEntry& closing,
                                                std::vector<AuditEntry> begun) {
-  struct stat there {};
-  if (::lstat(path.c_str(), &there) != 0) {
-    std::string text;
-    for (const auto& e : begun) text += audit::line_of(e) + "\n";
-    AIRLOCK_CHECK(files::write_new(path, Bytes(text.begin(), text.end())));
-    return begun;
+  const std::string staging = staging_of(path);
+  if (exists(path)) {
+    auto entries = verify_audit_log(path);
+    if (!entries.ok() || entries->empty() || entries->front().time != closing.time ||
+        audit::head_as_begun(*entries) != *closing.successor)
+      return Error(ErrorCode::kUsage,
+                   "--audit-log " + path +
+                       ": exists, and does not begin as the interrupted start began it; it is "
+                       "left as it is (move it aside and run the same command again)");
+    return std::move(entries).value();
   }
-  auto entries = verify_audit_log(path);
-  if (!entries.ok() || entries->empty() || entries->front().time != closing.time ||
-      audit::head_as_begun(*entries) != *closing.successor)
+  if (!exists(staging))
     return Error(ErrorCode::kUsage,
                  "--audit-log " + path +
-                     ": exists, and does not begin as the interrupted start began it; it is left "
-                     "as it is (move it aside and run the same command again)");
-  return std::move(entries).value();
+                     ": the interrupted start had put this log in place, and it is gone since: "
+                     "what was recorded in it is lost. Begin a new log with --previous-lost (the "
+                     "old log stays closed to decisions)");
+  auto staged = verify_audit_log(staging);
+  if (!staged.ok() || *staged != begun)
+    return Error(ErrorCode::kUsage, staging +
+                                        ": is not the new log as the interrupted start began it; "
+                                        "it is left as it is");
+  AIRLOCK_CHECK(files::move_new(staging, path));
+  return begun;
+}
+
+// A staging file left by a start that stopped before it wrote the old log's closing entry (so
+// nothing came of it): removed when it is one, refused otherwise.
+Status clear_staging(const std::string& staging, const AuditLog& previous) {
+  if (!exists(staging)) return {};
+  auto left = verify_audit_log(staging);
+  if (left.ok() && !left->empty() && left->front().start &&
+      left->front().start->previous == audit::Start::Previous::kContinued &&
+      left->front().start->previous_head == previous.head() && ::unlink(staging.c_str()) == 0)
+    return {};
+  return Error(ErrorCode::kUsage,
+               staging + ": exists and is not a start of this log that stopped early" +
+                   (left.ok() ? std::string() : " (" + left.error().message() + ")") +
+                   "; move it aside and run the command again");
 }
 
 }  // namespace
@@ -262,29 +310,40 @@ Result<Started> start_audit_log(const std::string& path, const StartFrom& from, 
   }
   if (files::same_file(path, from.previous_path))
     return Error(ErrorCode::kUsage, "--audit-log and --continue-from name the same file");
-  if (!std::filesystem::exists(from.previous_path))
+  if (!exists(from.previous_path))
     return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path +
                                         ": no such file; if the log before this one is gone, "
                                         "start with --previous-lost instead");
   // Held open, so locked, until it is closed.
   AIRLOCK_TRY(previous, AuditLog::open(from.previous_path, AuditLog::IfMissing::kRefuse));
-  if (previous.closed())
+  AIRLOCK_TRY(file, full_path(path));
+  const auto& old = previous.entries();
+  if (previous.closed()) {
+    // Finished already (a second run after a failure that was reported but had not happened):
+    // said so when the same new log is there as it was begun.
+    const AuditEntry& closing = old[old.size() - 2];
+    if (file == *closing.successor_file && exists(path)) {
+      auto entries = verify_audit_log(path);
+      if (entries.ok() && !entries->empty() && entries->front().time == closing.time &&
+          audit::head_as_begun(*entries) == *closing.successor)
+        return Started{std::move(entries).value(), *closing.successor, true, true};
+    }
     return Error(ErrorCode::kUsage,
-                 "--continue-from " + from.previous_path + ": " + continued_in(previous.entries()) +
+                 "--continue-from " + from.previous_path + ": " + continued_in(old) +
                      ". A log is continued once: continue from that log, or if it is gone, "
                      "start with --previous-lost");
-  AIRLOCK_TRY(file, full_path(path));
+  }
   Started out;
   if (const AuditEntry* closing = previous.closing()) {
     // Interrupted after the closing entry: only the same new file is taken up again, begun
     // at the closing entry's time exactly as then.
     if (file != *closing->successor_file)
       return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path + ": " +
-                                          continued_in(previous.entries()) +
+                                          continued_in(old) +
                                           ", a start that was interrupted: finish it with "
                                           "--audit-log " +
                                           *closing->successor_file);
-    const std::vector<AuditEntry> before(previous.entries().begin(), previous.entries().end() - 1);
+    const std::vector<AuditEntry> before(old.begin(), old.end() - 1);
     AIRLOCK_TRY(entries, finish_new_log(path, *closing,
                                         audit::begun_entries(audit::Start::Previous::kContinued,
                                                              before, closing->time)));
@@ -292,24 +351,32 @@ Result<Started> start_audit_log(const std::string& path, const StartFrom& from, 
     out.resumed = true;
   } else {
     AIRLOCK_CHECK(check_new(path));
+    const std::string staging = staging_of(path);
+    AIRLOCK_CHECK(clear_staging(staging, previous));
     AIRLOCK_TRY(entries, begin_entries(from, &previous, now));
     out.entries = std::move(entries);
-    // First the old log says where it goes on, so that from here it decides nothing and is
-    // continued into no other file; then the new log appears whole; then the old one is closed.
-    AIRLOCK_CHECK(previous.begin_close(audit::head_as_begun(out.entries), file, now));
-    std::string text;
-    for (const auto& e : out.entries) text += audit::line_of(e) + "\n";
-    if (auto written = files::write_new(path, Bytes(text.begin(), text.end())); !written.ok())
-      return Error(written.error().code(),
-                   written.error().message() + "; " + from.previous_path +
+    // The new log is written whole beside its name (a name too long, or a folder that cannot
+    // take it, fails here, before anything changed); then the old log says where it goes on,
+    // so that from here it decides nothing and is continued into no other file; then the new
+    // log is moved to its name; then the old one is closed.
+    const std::string text = text_of(out.entries);
+    AIRLOCK_CHECK(files::write_new(staging, Bytes(text.begin(), text.end())));
+    if (auto begun = previous.begin_close(audit::head_as_begun(out.entries), file, now);
+        !begun.ok()) {
+      ::unlink(staging.c_str());
+      return begun.error();
+    }
+    if (auto moved = files::move_new(staging, path); !moved.ok())
+      return Error(moved.error().code(),
+                   moved.error().message() + "; " + from.previous_path +
                        " records nothing more: run the same command again to finish the start");
   }
   out.head = audit::head_as_begun(out.entries);
   if (auto closed = previous.close(now); !closed.ok())
-    return Error(closed.error().code(), closed.error().message() + "; " + path +
-                                            " was written and " + from.previous_path +
-                                            " is not closed yet: run the same command again to "
-                                            "close it");
+    return Error(closed.error().code(),
+                 closed.error().message() + "; " + path + " is in place and " + from.previous_path +
+                     " may not be closed: run the same command again, which closes it or says "
+                     "that it is");
   return out;
 }
 

@@ -1,5 +1,6 @@
 // The audit log: entries chain, survive reopening, and any removal, reordering, edit or torn
 // line is found and named; a locked log cannot be opened twice.
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -322,16 +323,24 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
     EXPECT_EQ(test::text_of(copy), old_text) << "the old log was closed on a thin start";
   }
 
-  // Interrupted after the closing entry and before the new log appeared (a power cut, a full
-  // disk): the old log decides nothing more and names the one file it continues into; only
-  // that file finishes the start, begun exactly as it would have been at the closing's time.
+  // Interrupted after the closing entry and before the new log was moved to its name (a power
+  // cut): the new log is staged whole beside its name, the old log decides nothing more and
+  // names the one file it continues into; only that file finishes the start.
   const std::string interrupted_path =
       (std::filesystem::canonical(dir.path()) / "interrupted.log").string();
+  const std::string staged = interrupted_path + ".starting";
   const auto begun_at = [&](std::int64_t time) {
     return audit::begun_entries(audit::Start::Previous::kContinued, verify_audit_log(copy).value(),
                                 time);
   };
+  const auto text_of_entries = [](const std::vector<AuditEntry>& entries) {
+    std::string text;
+    for (const auto& e : entries) text += audit::line_of(e) + "\n";
+    return text;
+  };
   const Hash expected = audit::head_as_begun(begun_at(kNow));
+  const std::string begun_text = text_of_entries(begun_at(kNow));
+  std::ofstream(staged) << begun_text;
   {
     auto old = AuditLog::open(copy);
     ASSERT_TRUE(old.ok());
@@ -360,16 +369,23 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
   EXPECT_TRUE(finished->resumed);
   EXPECT_EQ(finished->head, expected);
   EXPECT_EQ(finished->entries.front().time, kNow) << "begun at the closing entry's time";
-  EXPECT_EQ(verify_audit_log(interrupted_path)->size(), begun_at(kNow).size());
+  EXPECT_EQ(test::text_of(interrupted_path), begun_text);
+  EXPECT_FALSE(std::filesystem::exists(staged)) << "the staged log was moved, not copied";
   auto closed = verify_audit_log(copy);
   ASSERT_TRUE(closed.ok()) << closed.error().to_string();
   EXPECT_EQ(closed->back().decision, Decision::kClosed);
   EXPECT_EQ(closed->back().successor, std::optional<Hash>(expected));
-  EXPECT_THAT(refusal(from_copy, kNow + 9, interrupted_path), HasSubstr("A log is continued once"));
-
-  // Interrupted after the new log appeared and before the old one was closed, and signed into
-  // meanwhile: the same command closes the old log and keeps what the new one recorded.
+  // Run again once finished (as after a failure reported for a write that had happened): it
+  // says so and changes nothing; into another file it is refused.
   const std::string closed_text = test::text_of(copy).value();
+  auto again_finished = start_audit_log(interrupted_path, from_copy, kNow + 9);
+  ASSERT_TRUE(again_finished.ok()) << again_finished.error().to_string();
+  EXPECT_TRUE(again_finished->finished_before);
+  EXPECT_EQ(test::text_of(copy), closed_text);
+  EXPECT_THAT(refusal(from_copy, kNow + 9, fresh), HasSubstr("A log is continued once"));
+
+  // Interrupted after the new log was in place and before the old one was closed, and signed
+  // into meanwhile: the same command closes the old log and keeps what the new one recorded.
   const std::string unclosed =
       closed_text.substr(0, closed_text.rfind('\n', closed_text.size() - 2) + 1);
   std::ofstream(copy, std::ios::trunc) << unclosed;
@@ -379,12 +395,101 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
     ASSERT_TRUE(next_log->append(entry(10, Decision::kSigned)).ok());
   }
   const std::string recorded = test::text_of(interrupted_path).value();
+  // Moved aside meanwhile: the start had put it in place, so it is not written again as if
+  // nothing had been recorded in it (found by an independent review, which had a signature
+  // vanish from the chain that way).
+  std::filesystem::rename(interrupted_path, dir.file("moved.log"));
+  EXPECT_THAT(refusal(from_copy, kNow + 20, interrupted_path),
+              HasSubstr("had put this log in place, and it is gone since"));
+  EXPECT_FALSE(std::filesystem::exists(interrupted_path));
+  std::filesystem::rename(dir.file("moved.log"), interrupted_path);
   auto again = start_audit_log(interrupted_path, from_copy, kNow + 20);
   ASSERT_TRUE(again.ok()) << again.error().to_string();
   EXPECT_TRUE(again->resumed);
   EXPECT_EQ(again->head, expected);
   EXPECT_EQ(test::text_of(interrupted_path), recorded);
   EXPECT_EQ(verify_audit_log(copy)->back().decision, Decision::kClosed);
+}
+
+// The new log is staged whole before the old log changes, so a name the folder cannot take
+// fails with the old log untouched, not stuck in its closing (found by an independent review:
+// a 256-byte name left the old log closing for good); a staging file left by a start that
+// stopped before that is cleared, and anything else by that name is refused.
+TEST(LogStart, ANewLogThatCannotBeWrittenLeavesTheOldOneOpen) {
+  test::ScratchDir dir{"airlock-log-staging"};
+  const std::string old_path = dir.file("old.log");
+  {
+    auto old = AuditLog::open(old_path);
+    ASSERT_TRUE(old.ok());
+    ASSERT_TRUE(old->append(entry(1, Decision::kSigned)).ok());
+  }
+  const std::string old_text = test::text_of(old_path).value();
+  const StartFrom from{audit::Start::Previous::kContinued, old_path};
+  constexpr std::int64_t kNow = 1'800'000'000;
+  const auto too_long = start_audit_log(dir.file(std::string(250, 'n')), from, kNow + 100);
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_EQ(test::text_of(old_path), old_text) << "the old log changed";
+
+  const std::string path = dir.file("new.log");
+  std::ofstream(path + ".starting") << "the operator's notes\n";
+  const auto foreign = start_audit_log(path, from, kNow + 100);
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_THAT(foreign.error().message(),
+              HasSubstr("is not a start of this log that stopped early"));
+  EXPECT_EQ(test::text_of(path + ".starting"), "the operator's notes\n");
+  // A staged start of this log at another time, which never wrote the closing entry.
+  {
+    auto entries = verify_audit_log(old_path);
+    ASSERT_TRUE(entries.ok());
+    std::string text;
+    for (const auto& e :
+         audit::begun_entries(audit::Start::Previous::kContinued, *entries, kNow + 60))
+      text += audit::line_of(e) + "\n";
+    std::ofstream(path + ".starting", std::ios::trunc) << text;
+  }
+  auto started = start_audit_log(path, from, kNow + 100);
+  ASSERT_TRUE(started.ok()) << started.error().to_string();
+  EXPECT_EQ(started->entries.front().time, kNow + 100);
+  EXPECT_FALSE(std::filesystem::exists(path + ".starting"));
+  // A name the old log could not record as a closing entry holds it is refused before anything.
+  const auto control = start_audit_log(dir.file("a\x1b.log"),
+                                       {audit::Start::Previous::kContinued, path}, kNow + 200);
+  ASSERT_FALSE(control.ok());
+  EXPECT_THAT(control.error().message(), HasSubstr("must be printable UTF-8"));
+  EXPECT_EQ(verify_audit_log(path)->back().decision, Decision::kCarried);
+}
+
+// A write past the file-size limit (ulimit -f) fails and is cut back instead of killing the
+// program halfway through the old log's closing line, which left the log torn (found by an
+// independent review): the start is refused with nothing changed.
+TEST(LogStart, AFileSizeLimitFailsTheStartWithoutTearingTheOldLog) {
+  test::ScratchDir dir{"airlock-log-fsize"};
+  const std::string old_path = dir.file("old.log");
+  std::size_t size = 0;
+  {
+    auto old = AuditLog::open(old_path);
+    ASSERT_TRUE(old.ok());
+    // Entries of two days ago (nothing carried, so the new log stays small), until the file
+    // ends close below a KiB boundary: the closing line cannot fit under the limit.
+    const std::int64_t then = static_cast<std::int64_t>(std::time(nullptr)) - 2 * 86'400;
+    std::uint8_t n = 0;
+    do {
+      AuditEntry e = entry(++n, Decision::kSigned);
+      e.time = then;
+      ASSERT_TRUE(old->append(e).ok());
+      size = old->bytes();
+    } while (1024 - size % 1024 > 200 && n < 200);
+  }
+  const std::string old_text = test::text_of(old_path).value();
+  const auto r = test::run_command("ulimit -f " + std::to_string(size / 1024 + 1) + "; " +
+                                   AIRLOCK_OFFLINE_BIN + " log start --audit-log " +
+                                   dir.file("new.log") + " --continue-from " + old_path);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("cannot append"));
+  EXPECT_EQ(test::text_of(old_path), old_text) << "the old log changed";
+  EXPECT_TRUE(verify_audit_log(old_path).ok());
+  EXPECT_FALSE(std::filesystem::exists(dir.file("new.log")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("new.log.starting")));
 }
 
 // A log stops recording decisions at its bound (audit.full, naming how to continue it), and

@@ -1,3 +1,4 @@
+#include <csignal>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -32,6 +33,10 @@ int report(std::string_view program, const Error& error) {
 
 int dispatch(std::string_view program, std::string_view usage, int argc, char** argv,
              const std::map<std::string, Command, std::less<>>& commands) {
+  // A write past the file-size limit (ulimit -f) fails with EFBIG, and is cut back, rather
+  // than kill the program halfway through a line of a log or journal (found by an independent
+  // review).
+  std::signal(SIGXFSZ, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << usage;

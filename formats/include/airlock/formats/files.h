@@ -35,6 +35,10 @@ inline constexpr std::string_view kResponseExtension = ".alres";
 // place of anything: a name that exists is refused, and the file appears whole or not at all.
 [[nodiscard]] Status write_new(const std::string& path, ByteView data);
 
+// Moves the file `from` to the name `to` in the same file system, never in place of anything
+// (a name that exists is refused), and makes the move durable.
+[[nodiscard]] Status move_new(const std::string& from, const std::string& to);
+
 // Whether write_atomically could write `path` now (its folder exists and is writable, and what
 // is there is a file, a pipe or a device), so a command checks its outputs before it decides
 // anything.

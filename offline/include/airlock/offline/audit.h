@@ -98,14 +98,16 @@ using audit::kCarriedSeconds;
 
 // `airlock-offline log start`: begins a new log at `path` with a started entry saying what
 // came before it. Continuing an earlier log (verified, and locked throughout) copies its
-// signed and carried entries of the last kCarriedSeconds after the started entry. The old log
-// first gets a closing entry naming the new log's head and file, so that from then on it can be
-// neither signed into nor continued into any other file (a second continuation would leave out
-// what the first one signed); then the new file appears whole; then the old log is closed.
-// Interrupted anywhere, the same command finishes the start: it writes the new log as begun at
-// the closing entry's time if it is not there, and closes the old one. Refused: a `path` that
-// exists (but that one), an earlier log that is closed, missing, not a regular file or ahead
-// of the clock, another new file for a start that was interrupted.
+// signed and carried entries of the last kCarriedSeconds after the started entry. The new log
+// is first written whole as `path`.starting; then the old log gets a closing entry naming the
+// new log's head and file, so that from then on it can be neither signed into nor continued
+// into any other file (a second continuation would leave out what the first one signed); then
+// the staged file is moved to `path`; then the old log is closed. Interrupted anywhere, the
+// same command finishes the start: it takes up the new log (or, if it was never moved, the
+// staged one) when it begins exactly as begun at the closing entry's time, and closes the old
+// log; run after that, it says the start was finished. Refused: a `path` that exists (but that
+// one), an earlier log that is closed, missing, not a regular file or ahead of the clock,
+// another new file for a start that was interrupted, a new log put in place and lost since.
 struct StartFrom {
   audit::Start::Previous previous = audit::Start::Previous::kNone;
   std::string previous_path;  // kContinued: the earlier log's file
@@ -115,6 +117,7 @@ struct Started {
                                     // resumed, what was recorded since)
   Hash head{};                      // as begun: the last carried entry's, or the started one's
   bool resumed = false;             // an interrupted start, found at `path` and finished
+  bool finished_before = false;     // nothing to do: the same start was finished already
 };
 [[nodiscard]] Result<Started> start_audit_log(const std::string& path, const StartFrom& from,
                                               std::int64_t now);
