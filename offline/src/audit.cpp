@@ -110,6 +110,13 @@ bool exists(const std::string& path) {
   return ::lstat(path.c_str(), &there) == 0;
 }
 
+// A staged log is a regular file of its own: not a symbolic or hard link to another file,
+// which moving or removing would not make the new log.
+bool own_file(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1;
+}
+
 // A log is started only into a file that does not exist, so no decision already recorded in
 // one can be lost.
 Status check_new(const std::string& path) {
@@ -161,7 +168,7 @@ Result<std::vector<AuditEntry>> finish_new_log(const std::string& path, const Au
                      "what was recorded in it is lost. Begin a new log with --previous-lost (the "
                      "old log stays closed to decisions)");
   auto staged = verify_audit_log(staging);
-  if (!staged.ok() || *staged != begun)
+  if (!own_file(staging) || !staged.ok() || *staged != begun)
     return Error(ErrorCode::kUsage, staging +
                                         ": is not the new log as the interrupted start began it; "
                                         "it is left as it is");
@@ -174,7 +181,7 @@ Result<std::vector<AuditEntry>> finish_new_log(const std::string& path, const Au
 Status clear_staging(const std::string& staging, const AuditLog& previous) {
   if (!exists(staging)) return {};
   auto left = verify_audit_log(staging);
-  if (left.ok() && !left->empty() && left->front().start &&
+  if (own_file(staging) && left.ok() && !left->empty() && left->front().start &&
       left->front().start->previous == audit::Start::Previous::kContinued &&
       left->front().start->previous_head == previous.head() && ::unlink(staging.c_str()) == 0)
     return {};

@@ -431,6 +431,21 @@ TEST(LogStart, ANewLogThatCannotBeWrittenLeavesTheOldOneOpen) {
   EXPECT_EQ(test::text_of(old_path), old_text) << "the old log changed";
 
   const std::string path = dir.file("new.log");
+  // A link to another file by the staging name is never taken for a staged log, even when
+  // that file is one.
+  {
+    auto entries = verify_audit_log(old_path);
+    ASSERT_TRUE(entries.ok());
+    std::string text;
+    for (const auto& e :
+         audit::begun_entries(audit::Start::Previous::kContinued, *entries, kNow + 60))
+      text += audit::line_of(e) + "\n";
+    std::ofstream(dir.file("elsewhere.log")) << text;
+  }
+  ASSERT_EQ(::symlink(dir.file("elsewhere.log").c_str(), (path + ".starting").c_str()), 0);
+  EXPECT_THAT(start_audit_log(path, from, kNow + 100).error().message(),
+              HasSubstr("is not a start of this log that stopped early"));
+  std::filesystem::remove(path + ".starting");
   std::ofstream(path + ".starting") << "the operator's notes\n";
   const auto foreign = start_audit_log(path, from, kNow + 100);
   ASSERT_FALSE(foreign.ok());
