@@ -333,9 +333,9 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
     return audit::begun_entries(audit::Start::Previous::kContinued, verify_audit_log(copy).value(),
                                 time);
   };
-  const auto text_of_entries = [](const std::vector<AuditEntry>& entries) {
+  const auto text_of_entries = [](const std::vector<AuditEntry>& lines) {
     std::string text;
-    for (const auto& e : entries) text += audit::line_of(e) + "\n";
+    for (const auto& e : lines) text += audit::line_of(e) + "\n";
     return text;
   };
   const Hash expected = audit::head_as_begun(begun_at(kNow));
