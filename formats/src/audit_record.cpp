@@ -116,6 +116,8 @@ Result<std::vector<Outflow>> parse_outflows(const ojson& list) {
 // crafted line cannot make the parser build a structure of gigabytes (found by an independent
 // review: 65 MiB of "[" took 7 GB).
 constexpr int kMaxDepth = 3;
+constexpr std::size_t kMaxCodes = 256;
+constexpr std::size_t kMaxCodeBytes = 64;
 constexpr std::size_t kMaxLineBytes = 1 << 20;
 
 Status check_shape(std::string_view line) {
@@ -197,8 +199,18 @@ Result<Entry> parse_line(std::string_view line) {
   AIRLOCK_TRY(vault,
               public_key_from_base58(j["vault"].is_string() ? j["vault"].get<std::string>() : ""));
   e.vault = vault;
+  // Bounded as the offline half writes them (one code per finding, a step's message and
+  // signature per step), so a crafted line of a million empty codes is refused, not held.
+  if (j["codes"].size() > kMaxCodes || j["messages"].size() > envelope::kMaxSteps ||
+      j["signatures"].size() > envelope::kMaxSteps ||
+      (has_outflows && j["outflows"].size() > kMaxCodes))
+    return Error(ErrorCode::kUsage,
+                 "holds more codes, messages, signatures or outflows than an "
+                 "entry does");
   for (const auto& c : j["codes"]) {
-    if (!c.is_string()) return Error(ErrorCode::kUsage, "a code is not a string");
+    if (!c.is_string() || c.get_ref<const std::string&>().empty() ||
+        c.get_ref<const std::string&>().size() > kMaxCodeBytes)
+      return Error(ErrorCode::kUsage, "a code is not a string of 1 to 64 bytes");
     e.codes.push_back(c);
   }
   for (const auto& m : j["messages"]) {

@@ -220,6 +220,10 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
   closing_dotdot.successor_file = "/var/lib/../../etc/next.log";
   Entry closing_control = closing;
   closing_control.successor_file = "/var/lib/airlock/next\n.log";
+  Entry many_codes = signed_entry;
+  many_codes.codes.assign(257, "warn.x");
+  Entry empty_code = signed_entry;
+  empty_code.codes = {""};
   Entry refused_with_signature = signed_entry;
   refused_with_signature.decision = Decision::kRefused;
   refused_with_signature.signatures.push_back(Signature{});
@@ -285,6 +289,8 @@ TEST(AuditRecord, AStartedEntryIsFirstAndCarriedEntriesFollowIt) {
        "line 3: is a closed entry written before an entry it follows"},
       {{signed_entry, closing_dotdot}, "line 2: is a closing entry whose successor_file is not"},
       {{signed_entry, closing_control}, "line 2: is a closing entry whose successor_file is not"},
+      {{many_codes}, "line 1: holds more codes, messages, signatures or outflows than an entry"},
+      {{empty_code}, "line 1: a code is not a string of 1 to 64 bytes"},
       {{refused_with_signature},
        "line 1: is a refused entry with signatures, which only a signed, reissued or carried"},
   };
