@@ -181,9 +181,12 @@ Result<std::vector<AuditEntry>> finish_new_log(const std::string& path, const Au
 Status clear_staging(const std::string& staging, const AuditLog& previous) {
   if (!exists(staging)) return {};
   auto left = verify_audit_log(staging);
-  if (own_file(staging) && left.ok() && !left->empty() && left->front().start &&
-      left->front().start->previous == audit::Start::Previous::kContinued &&
-      left->front().start->previous_head == previous.head() && ::unlink(staging.c_str()) == 0)
+  // Exactly as a start of this log at its time begins it, and nothing recorded since (it may
+  // have been signed into as a log of its own: found by an independent review).
+  if (own_file(staging) && left.ok() && !left->empty() &&
+      *left == audit::begun_entries(audit::Start::Previous::kContinued, previous.entries(),
+                                    left->front().time) &&
+      ::unlink(staging.c_str()) == 0)
     return {};
   return Error(ErrorCode::kUsage,
                staging + ": exists and is not a start of this log that stopped early" +
@@ -370,8 +373,17 @@ Result<Started> start_audit_log(const std::string& path, const StartFrom& from, 
     AIRLOCK_CHECK(files::write_new(staging, Bytes(text.begin(), text.end())));
     if (auto begun = previous.begin_close(audit::head_as_begun(out.entries), file, now);
         !begun.ok()) {
-      ::unlink(staging.c_str());
-      return begun.error();
+      // The staged log goes only if the closing entry is certainly not in the old log (its
+      // write was cut back): else the same command must find it to finish the start.
+      auto on_disk = verify_audit_log(from.previous_path);
+      const bool closing_written = !on_disk.ok() || on_disk->size() != old.size();
+      if (!closing_written) ::unlink(staging.c_str());
+      return Error(begun.error().code(),
+                   begun.error().message() +
+                       (closing_written ? "; " + from.previous_path +
+                                              " may hold the closing entry: run the same command "
+                                              "again to finish the start"
+                                        : ""));
     }
     if (auto moved = files::move_new(staging, path); !moved.ok())
       return Error(moved.error().code(),

@@ -452,6 +452,26 @@ TEST(LogStart, ANewLogThatCannotBeWrittenLeavesTheOldOneOpen) {
   EXPECT_THAT(foreign.error().message(),
               HasSubstr("is not a start of this log that stopped early"));
   EXPECT_EQ(test::text_of(path + ".starting"), "the operator's notes\n");
+  // A staged start that was then signed into as a log of its own holds decisions: never
+  // removed as if nothing came of it (found by an independent review).
+  {
+    auto entries = verify_audit_log(old_path);
+    ASSERT_TRUE(entries.ok());
+    std::string text;
+    for (const auto& e :
+         audit::begun_entries(audit::Start::Previous::kContinued, *entries, kNow + 60))
+      text += audit::line_of(e) + "\n";
+    std::ofstream(path + ".starting", std::ios::trunc) << text;
+    auto staged = AuditLog::open(path + ".starting");
+    ASSERT_TRUE(staged.ok());
+    AuditEntry signed_there = entry(7, Decision::kSigned);
+    signed_there.time = kNow + 70;
+    ASSERT_TRUE(staged->append(signed_there).ok());
+  }
+  const std::string signed_into = test::text_of(path + ".starting").value();
+  EXPECT_THAT(start_audit_log(path, from, kNow + 100).error().message(),
+              HasSubstr("is not a start of this log that stopped early"));
+  EXPECT_EQ(test::text_of(path + ".starting"), signed_into);
   // A staged start of this log at another time, which never wrote the closing entry.
   {
     auto entries = verify_audit_log(old_path);
