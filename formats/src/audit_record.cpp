@@ -144,20 +144,6 @@ Status check_shape(std::string_view line) {
   return {};
 }
 
-// A closing entry's successor_file as log start writes it: an absolute path without empty,
-// "." or ".." parts, printable UTF-8, at most PATH_MAX bytes.
-bool plain_full_path_rule(const std::string& p) {
-  if (p.size() < 2 || p.size() > 4096 || p.front() != '/' || p.back() == '/') return false;
-  if (!is_valid_utf8(ByteView(reinterpret_cast<const std::uint8_t*>(p.data()), p.size())))
-    return false;
-  if (std::any_of(p.begin(), p.end(),
-                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-    return false;
-  const std::string with_end = p + "/";
-  return with_end.find("//") == std::string::npos && with_end.find("/./") == std::string::npos &&
-         with_end.find("/../") == std::string::npos;
-}
-
 Result<Entry> parse_line(std::string_view line) {
   AIRLOCK_CHECK(check_shape(line));
   const ojson j = ojson::parse(line, nullptr, false);
@@ -295,7 +281,7 @@ Status check_place(const Entry& e, const std::vector<Entry>& before) {
     return Error(ErrorCode::kUsage, closing
                                         ? "is a closing entry without its \"successor_file\""
                                         : "has a \"successor_file\" but is not a closing entry");
-  if (closing && !plain_full_path_rule(*e.successor_file))
+  if (closing && !is_plain_full_path(*e.successor_file))
     return Error(ErrorCode::kUsage,
                  "is a closing entry whose successor_file is not a full path as log start "
                  "writes it (absolute, no empty, . or .. parts, printable UTF-8)");
@@ -453,7 +439,17 @@ bool holds_signatures(const Entry& e) noexcept {
          e.decision == Decision::kCarried;
 }
 
-bool is_plain_full_path(const std::string& path) { return plain_full_path_rule(path); }
+bool is_plain_full_path(const std::string& p) {
+  if (p.size() < 2 || p.size() > 4096 || p.front() != '/' || p.back() == '/') return false;
+  if (!is_valid_utf8(ByteView(reinterpret_cast<const std::uint8_t*>(p.data()), p.size())))
+    return false;
+  if (std::any_of(p.begin(), p.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    return false;
+  const std::string with_end = p + "/";
+  return with_end.find("//") == std::string::npos && with_end.find("/./") == std::string::npos &&
+         with_end.find("/../") == std::string::npos;
+}
 
 bool ends_log(const Entry& e) noexcept {
   return e.decision == Decision::kClosing || e.decision == Decision::kClosed;

@@ -94,10 +94,11 @@ Result<std::string> full_path(const std::string& path) {
   return full;
 }
 
-std::string text_of(const std::vector<AuditEntry>& entries) {
+// A log's beginning written whole at `path`, which must not exist (files::write_new).
+Status write_new_log(const std::string& path, const std::vector<AuditEntry>& entries) {
   std::string text;
   for (const auto& e : entries) text += audit::line_of(e) + "\n";
-  return text;
+  return files::write_new(path, Bytes(text.begin(), text.end()));
 }
 
 // The new log of a continuation is written whole beside its name before the old log's closing
@@ -120,8 +121,7 @@ bool own_file(const std::string& path) {
 // A log is started only into a file that does not exist, so no decision already recorded in
 // one can be lost.
 Status check_new(const std::string& path) {
-  struct stat there {};
-  if (::lstat(path.c_str(), &there) == 0)
+  if (exists(path))
     return Error(ErrorCode::kUsage, "--audit-log " + path +
                                         ": already exists; a log is started into a new file, so "
                                         "no decision already recorded can be lost");
@@ -313,9 +313,7 @@ Result<Started> start_audit_log(const std::string& path, const StartFrom& from, 
   if (from.previous != audit::Start::Previous::kContinued) {
     AIRLOCK_CHECK(check_new(path));
     AIRLOCK_TRY(entries, begin_entries(from, nullptr, now));
-    std::string text;
-    for (const auto& e : entries) text += audit::line_of(e) + "\n";
-    AIRLOCK_CHECK(files::write_new(path, Bytes(text.begin(), text.end())));
+    AIRLOCK_CHECK(write_new_log(path, entries));
     return Started{entries, audit::head_as_begun(entries), false};
   }
   if (files::same_file(path, from.previous_path))
@@ -369,8 +367,7 @@ Result<Started> start_audit_log(const std::string& path, const StartFrom& from, 
     // take it, fails here, before anything changed); then the old log says where it goes on,
     // so that from here it decides nothing and is continued into no other file; then the new
     // log is moved to its name; then the old one is closed.
-    const std::string text = text_of(out.entries);
-    AIRLOCK_CHECK(files::write_new(staging, Bytes(text.begin(), text.end())));
+    AIRLOCK_CHECK(write_new_log(staging, out.entries));
     if (auto begun = previous.begin_close(audit::head_as_begun(out.entries), file, now);
         !begun.ok()) {
       // The staged log goes only if the closing entry is certainly not in the old log (its

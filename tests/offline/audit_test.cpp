@@ -33,6 +33,19 @@ AuditEntry entry(std::uint8_t n, Decision decision) {
   return e;
 }
 
+// The lines of `entries` as a log holds them.
+std::string text_of_entries(const std::vector<AuditEntry>& entries) {
+  std::string text;
+  for (const auto& e : entries) text += audit::line_of(e) + "\n";
+  return text;
+}
+
+// The text `log start --continue-from` begins a new log with at `time` from the log at `old`.
+std::string begun_text(const std::string& old, std::int64_t time) {
+  return text_of_entries(audit::begun_entries(audit::Start::Previous::kContinued,
+                                              verify_audit_log(old).value(), time));
+}
+
 std::vector<std::string> lines_of(const std::string& path) {
   std::ifstream in(path);
   std::vector<std::string> lines;
@@ -333,14 +346,9 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
     return audit::begun_entries(audit::Start::Previous::kContinued, verify_audit_log(copy).value(),
                                 time);
   };
-  const auto text_of_entries = [](const std::vector<AuditEntry>& lines) {
-    std::string text;
-    for (const auto& e : lines) text += audit::line_of(e) + "\n";
-    return text;
-  };
   const Hash expected = audit::head_as_begun(begun_at(kNow));
-  const std::string begun_text = text_of_entries(begun_at(kNow));
-  std::ofstream(staged) << begun_text;
+  const std::string staged_text = begun_text(copy, kNow);
+  std::ofstream(staged) << staged_text;
   {
     auto old = AuditLog::open(copy);
     ASSERT_TRUE(old.ok());
@@ -369,7 +377,7 @@ TEST(LogStart, AContinuedLogCarriesTheLastDayAndSaysWhatItFollows) {
   EXPECT_TRUE(finished->resumed);
   EXPECT_EQ(finished->head, expected);
   EXPECT_EQ(finished->entries.front().time, kNow) << "begun at the closing entry's time";
-  EXPECT_EQ(test::text_of(interrupted_path), begun_text);
+  EXPECT_EQ(test::text_of(interrupted_path), staged_text);
   EXPECT_FALSE(std::filesystem::exists(staged)) << "the staged log was moved, not copied";
   auto closed = verify_audit_log(copy);
   ASSERT_TRUE(closed.ok()) << closed.error().to_string();
@@ -433,15 +441,7 @@ TEST(LogStart, ANewLogThatCannotBeWrittenLeavesTheOldOneOpen) {
   const std::string path = dir.file("new.log");
   // A link to another file by the staging name is never taken for a staged log, even when
   // that file is one.
-  {
-    auto entries = verify_audit_log(old_path);
-    ASSERT_TRUE(entries.ok());
-    std::string text;
-    for (const auto& e :
-         audit::begun_entries(audit::Start::Previous::kContinued, *entries, kNow + 60))
-      text += audit::line_of(e) + "\n";
-    std::ofstream(dir.file("elsewhere.log")) << text;
-  }
+  std::ofstream(dir.file("elsewhere.log")) << begun_text(old_path, kNow + 60);
   ASSERT_EQ(::symlink(dir.file("elsewhere.log").c_str(), (path + ".starting").c_str()), 0);
   EXPECT_THAT(start_audit_log(path, from, kNow + 100).error().message(),
               HasSubstr("is not a start of this log that stopped early"));
@@ -455,13 +455,7 @@ TEST(LogStart, ANewLogThatCannotBeWrittenLeavesTheOldOneOpen) {
   // A staged start that was then signed into as a log of its own holds decisions: never
   // removed as if nothing came of it (found by an independent review).
   {
-    auto entries = verify_audit_log(old_path);
-    ASSERT_TRUE(entries.ok());
-    std::string text;
-    for (const auto& e :
-         audit::begun_entries(audit::Start::Previous::kContinued, *entries, kNow + 60))
-      text += audit::line_of(e) + "\n";
-    std::ofstream(path + ".starting", std::ios::trunc) << text;
+    std::ofstream(path + ".starting", std::ios::trunc) << begun_text(old_path, kNow + 60);
     auto staged = AuditLog::open(path + ".starting");
     ASSERT_TRUE(staged.ok());
     AuditEntry signed_there = entry(7, Decision::kSigned);
@@ -473,15 +467,7 @@ TEST(LogStart, ANewLogThatCannotBeWrittenLeavesTheOldOneOpen) {
               HasSubstr("is not a start of this log that stopped early"));
   EXPECT_EQ(test::text_of(path + ".starting"), signed_into);
   // A staged start of this log at another time, which never wrote the closing entry.
-  {
-    auto entries = verify_audit_log(old_path);
-    ASSERT_TRUE(entries.ok());
-    std::string text;
-    for (const auto& e :
-         audit::begun_entries(audit::Start::Previous::kContinued, *entries, kNow + 60))
-      text += audit::line_of(e) + "\n";
-    std::ofstream(path + ".starting", std::ios::trunc) << text;
-  }
+  std::ofstream(path + ".starting", std::ios::trunc) << begun_text(old_path, kNow + 60);
   auto started = start_audit_log(path, from, kNow + 100);
   ASSERT_TRUE(started.ok()) << started.error().to_string();
   EXPECT_EQ(started->entries.front().time, kNow + 100);
