@@ -28,19 +28,38 @@ bool valid_range(std::int64_t first, std::int64_t last) {
   return first <= last && last - first < kMaxPictureBins;
 }
 
-// Weights of a shape over the bins of one side of the active bin (`side` holds the bins'
-// distances from it; the farthest bin of a curve and the active bin of a bid-ask weigh 1).
-std::vector<std::uint64_t> shaped(const std::string& shape, std::int64_t first, std::int64_t last,
-                                  std::int64_t active, bool above) {
-  std::vector<std::uint64_t> w(static_cast<std::size_t>(last - first + 1), 0);
-  std::int64_t farthest = -1;
-  for (std::int64_t b = first; b <= last; ++b) {
-    if (above ? b >= active : b <= active) farthest = std::max(farthest, std::abs(b - active));
+// The bins a deposit gives one token, as Meteora's strategies spread it (checked against
+// @meteora-ag/dlmm's toAmountsBothSideByStrategy by DlmmOracle.*). With the active bin in the
+// range, Y fills the bins at and below it and X the bins above it, and the active bin too when
+// no Y is deposited. With the active bin outside the range, every bin holds the token on that
+// side of it, and the other token has nowhere to go.
+struct Side {
+  std::int64_t lo = 0, hi = -1;  // inclusive; empty when lo > hi
+  bool near_is_lo = true;        // which end is nearer the active bin
+};
+
+Side side_of(bool x, std::int64_t first, std::int64_t last, std::int64_t active, bool with_y) {
+  if (x) {
+    if (active < first) return {first, last, true};
+    if (active > last) return {};
+    return {with_y ? active + 1 : active, last, true};
   }
-  for (std::int64_t b = first; b <= last; ++b) {
-    if (!(above ? b >= active : b <= active)) continue;
-    const std::int64_t d = std::abs(b - active);
-    const std::int64_t weight = shape == "Curve" ? farthest + 1 - d : shape == "BidAsk" ? d + 1 : 1;
+  if (active > last) return {first, last, false};
+  if (active < first) return {};
+  return {first, active, false};
+}
+
+// A shape's weights over one side, in value: spot even; curve 1 at the far end, rising by 1
+// a bin towards the active bin; bid-ask 1 at the near end, rising by 1 a bin away from it.
+std::vector<std::uint64_t> shaped(const std::string& shape, std::int64_t first, std::int64_t last,
+                                  const Side& s) {
+  std::vector<std::uint64_t> w(static_cast<std::size_t>(last - first + 1), 0);
+  for (std::int64_t b = s.lo; b <= s.hi; ++b) {
+    const std::int64_t from_near = s.near_is_lo ? b - s.lo : s.hi - b;
+    const std::int64_t from_far = s.hi - s.lo - from_near;
+    const std::int64_t weight = shape == "Curve"    ? from_far + 1
+                                : shape == "BidAsk" ? from_near + 1
+                                                    : 1;
     w[static_cast<std::size_t>(b - first)] = static_cast<std::uint64_t>(weight);
   }
   return w;
@@ -78,17 +97,18 @@ std::optional<BinPicture> deposit(const Decoded& d) {
   const auto any = [](const std::vector<std::uint64_t>& w) {
     return std::any_of(w.begin(), w.end(), [](std::uint64_t v) { return v != 0; });
   };
+  const bool with_y = amount("amount_y") != 0;
   if (amount("amount_x") != 0) {
-    p.x = shaped(shape, *first, *last, *active, true);
+    p.x = shaped(shape, *first, *last, side_of(true, *first, *last, *active, with_y));
     p.x_stranded = !any(p.x);
   }
-  if (amount("amount_y") != 0) {
-    p.y = shaped(shape, *first, *last, *active, false);
+  if (with_y) {
+    p.y = shaped(shape, *first, *last, side_of(false, *first, *last, *active, with_y));
     p.y_stranded = !any(p.y);
   }
   p.caption = shape_words(shape) +
-              " shape: bar heights are its weights (the amount per bin is set on chain);\n"
-              "token X goes at and above the active bin, token Y at and below it";
+              " shape: bar heights are each bin's share of the token's value;\n"
+              "token Y goes at and below the active bin, X above it (at it too if no Y)";
   return p;
 }
 

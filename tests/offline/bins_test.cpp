@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -58,7 +59,9 @@ std::string drawn(const Decoded& d, const char* x = "X SOL", const char* y = "Y 
   return p ? draw_bins_text(*p, "  ", x, y) : std::string();
 }
 
-TEST(BinPicture, ShapesPutXAboveAndYBelowTheActiveBin) {
+// As Meteora's strategies spread a deposit (DlmmOracle.* checks 702 of them against the SDK):
+// Y at and below the active bin and X above it, and X at the active bin too when no Y is added.
+TEST(BinPicture, ShapesPutYAtAndBelowTheActiveBinAndXAbove) {
   for (const char* shape : {"Spot", "Curve", "BidAsk"}) {
     const auto p = bin_picture(deposit("dlmm_open", 100, 120, 110, shape));
     ASSERT_TRUE(p.has_value()) << shape;
@@ -66,23 +69,46 @@ TEST(BinPicture, ShapesPutXAboveAndYBelowTheActiveBin) {
     ASSERT_EQ(p->y.size(), 21U);
     for (std::size_t i = 0; i < 21; ++i) {
       const auto bin = 100 + static_cast<std::int64_t>(i);
-      EXPECT_EQ(p->x[i] > 0, bin >= 110) << shape << " X at bin " << bin;
+      EXPECT_EQ(p->x[i] > 0, bin > 110) << shape << " X at bin " << bin;
       EXPECT_EQ(p->y[i] > 0, bin <= 110) << shape << " Y at bin " << bin;
     }
     const auto top_x = std::max_element(p->x.begin(), p->x.end()) - p->x.begin();
     const auto top_y = std::max_element(p->y.begin(), p->y.end()) - p->y.begin();
     if (std::string(shape) == "Curve") {
-      EXPECT_EQ(top_x, 10) << "a curve is highest at the active bin";
+      EXPECT_EQ(top_x, 11) << "a curve is highest next to the active bin";
       EXPECT_EQ(top_y, 10);
-      EXPECT_GT(p->x[11], p->x[20]);
+      EXPECT_EQ(p->x[20], 1U) << "and 1 at the far end";
+      EXPECT_EQ(p->y[0], 1U);
     } else if (std::string(shape) == "BidAsk") {
       EXPECT_EQ(top_x, 20) << "a bid-ask is highest at the edges";
       EXPECT_EQ(top_y, 0);
-      EXPECT_LT(p->x[11], p->x[20]);
+      EXPECT_EQ(p->x[11], 1U) << "and 1 next to the active bin";
+      EXPECT_EQ(p->y[10], 1U);
     } else {
-      EXPECT_EQ(p->x[10], p->x[20]) << "spot is even";
+      EXPECT_EQ(p->x[11], p->x[20]) << "spot is even";
     }
+    const auto x_only = bin_picture(deposit("dlmm_open", 100, 120, 110, shape, "1000", "0"));
+    ASSERT_TRUE(x_only.has_value());
+    EXPECT_GT(x_only->x[10], 0U) << shape << ": with no Y, X fills the active bin too";
+    EXPECT_TRUE(x_only->y.empty());
   }
+}
+
+// With the active bin outside the range, the whole range holds the token of that side, the
+// curve highest at the end nearer the active bin and the bid-ask 1 there.
+TEST(BinPicture, ARangeBesideTheActiveBinHoldsOneTokenShapedFromItsNearEnd) {
+  const auto curve = bin_picture(deposit("dlmm_add", 10, 14, 0, "Curve"));
+  ASSERT_TRUE(curve.has_value());
+  EXPECT_EQ(curve->x, (std::vector<std::uint64_t>{5, 4, 3, 2, 1}));
+  EXPECT_TRUE(curve->y_stranded);
+  const auto bid_ask = bin_picture(deposit("dlmm_add", 10, 14, 0, "BidAsk"));
+  ASSERT_TRUE(bid_ask.has_value());
+  EXPECT_EQ(bid_ask->x, (std::vector<std::uint64_t>{1, 2, 3, 4, 5}))
+      << "the bid-ask starts at 1 in the nearest bin, however far the active bin is";
+  const auto below = bin_picture(deposit("dlmm_add", 10, 14, 20, "BidAsk"));
+  ASSERT_TRUE(below.has_value());
+  EXPECT_EQ(below->y, (std::vector<std::uint64_t>{5, 4, 3, 2, 1}));
+  EXPECT_TRUE(below->x_stranded);
 }
 
 TEST(BinPicture, EachKindDrawsAsTheGoldenFile) {

@@ -4,9 +4,10 @@
 //
 // What the picture can know comes from the instruction alone:
 // - a deposit (dlmm_open, dlmm_add, dlmm_add_range) names its bins, the active bin and a shape;
-//   the amount per bin is set on chain, so the bars are the shape's weights (spot even, curve
-//   highest at the active bin, bid-ask highest at the edges), token X at and above the active
-//   bin and token Y at and below it, as Meteora's DLMM places them;
+//   the amount per bin is set on chain, so the bars are each bin's share of a token's value as
+//   Meteora's strategy spreads it (spot even, curve highest next to the active bin, bid-ask
+//   highest at the edges): Y at and below the active bin, X above it (and at it when no Y is
+//   added), or every bin one token when the active bin is outside the range;
 // - a limit order names every bin and its amount: the bars are exact;
 // - a flip withdraws its bins' liquidity and re-adds it with the bid-ask shape: the bars are
 //   that shape's weights (which token the bins then hold is the program's doing);
