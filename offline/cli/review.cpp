@@ -44,8 +44,6 @@ std::string_view verdict_name(Verdict v) {
   return "refused";
 }
 
-}  // namespace
-
 // What sign would do: answer again from the log, refuse, ask, or sign under --auto-approve.
 Verdict judge(const airlock::offline::Replay& replay, bool replay_refused,
               const airlock::offline::Review& review) {
@@ -184,6 +182,75 @@ airlock::Status check_review_options(const ReviewOptions& o) {
   return {};
 }
 
+// What review reads before the request, and who it judges as the signer.
+struct ReviewInputs {
+  airlock::offline::Policy policy;  // without --policy the empty one, which allows nothing
+  std::optional<airlock::PublicKey> signer;
+  std::string signer_source;
+  std::vector<airlock::offline::AuditEntry> log;
+  airlock::offline::DecoderRegistry decoders;
+};
+
+airlock::Status load_inputs(const ReviewOptions& o, ReviewInputs& in) {
+  if (o.policy) {
+    AIRLOCK_TRY(policy, airlock::offline::load_policy_file(*o.policy));
+    in.policy = std::move(policy);
+  }
+  AIRLOCK_CHECK(choose_signer(o, in.policy, in.signer, in.signer_source));
+  if (o.audit_log) {
+    AIRLOCK_TRY(entries, airlock::offline::verify_audit_log(*o.audit_log));
+    in.log = std::move(entries);
+  }
+  return in.decoders.add_idl_folder(o.idl_dir);
+}
+
+// The verdict and what it rests on besides the review: the log's earlier answer to the id.
+struct Judgement {
+  Verdict verdict = Verdict::kRefused;
+  airlock::offline::Replay replay;
+  std::optional<airlock::envelope::Refusal> replay_refused;
+  std::string digest;  // of the request as read, hex
+};
+
+void print_json(const ReviewOptions& o, const ReviewInputs& in,
+                const airlock::envelope::SignRequest& request,
+                const airlock::offline::Review& review, const Judgement& j, std::int64_t now) {
+  auto out = airlock::offline::summary_json(request, review);
+  out["review"] = {
+      {"request_sha256", j.digest},
+      {"verdict", verdict_name(j.verdict)},
+      {"signer", airlock::to_base58(*in.signer)},
+      {"signer_source", in.signer_source},
+      {"policy", o.policy ? nlohmann::ordered_json(*o.policy) : nlohmann::ordered_json(nullptr)},
+      {"at", now}};
+  if (j.replay.earlier) {
+    out["review"]["replay"] = {{"entry", j.replay.earlier->seq},
+                               {"same_transactions", j.replay.same_transactions}};
+  }
+  std::cout << out.dump(2, ' ', true) << "\n";
+}
+
+// The text report on standard output, and with --html the same text as a page.
+airlock::Status print_text(const ReviewOptions& o, const ReviewInputs& in,
+                           const airlock::offline::Examination& examined, const Judgement& j) {
+  std::ostringstream text;
+  text << "REVIEW ONLY: nothing is signed here.\n"
+       << "request SHA-256  " << j.digest << "\n"
+       << "signer           " << airlock::to_base58(*in.signer) << " (" << in.signer_source << ")\n"
+       << "policy           "
+       << (o.policy ? airlock::printable(*o.policy)
+                    : std::string("none: the empty policy, which allows nothing"))
+       << "\n\n"
+       << examined.summary << "\n";
+  text << verdict_line(j.verdict, j.replay, j.replay_refused, examined.review);
+  const std::string report_text = text.str();  // the summary is escaped where it is made
+  std::cout << report_text;
+  if (!o.html) return {};
+  return write_html(*o.html, examined.review, j.verdict, j.digest, report_text);
+}
+
+}  // namespace
+
 int run_review(const std::vector<std::string>& args) {
   ReviewOptions o;
   const auto options = review_options(o);
@@ -192,78 +259,34 @@ int run_review(const std::vector<std::string>& args) {
     return code;
   if (auto s = check_review_options(o); !s.ok()) return report(s.error());
   const std::int64_t now = o.at.value_or(unix_now());
-
-  airlock::offline::Policy policy;  // empty: allows nothing
-  if (o.policy) {
-    auto loaded = airlock::offline::load_policy_file(*o.policy);
-    if (!loaded.ok()) return report(loaded.error());
-    policy = std::move(loaded).value();
-  }
-  std::optional<airlock::PublicKey> signer;
-  std::string signer_source;
-  if (auto s = choose_signer(o, policy, signer, signer_source); !s.ok()) return report(s.error());
-  std::vector<airlock::offline::AuditEntry> log;
-  if (o.audit_log) {
-    auto entries = airlock::offline::verify_audit_log(*o.audit_log);
-    if (!entries.ok()) return report(entries.error());
-    log = std::move(entries).value();
-  }
-  airlock::offline::DecoderRegistry decoders;
-  if (auto s = decoders.add_idl_folder(o.idl_dir); !s.ok()) return report(s.error());
+  ReviewInputs in;
+  if (auto s = load_inputs(o, in); !s.ok()) return report(s.error());
   auto incoming = read_request(o.source, now);
   if (!incoming.ok()) return report(incoming.error());
   // Everything is read: what follows parses hostile bytes with no socket, exec or ptrace.
   if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
   const auto& request = incoming->request;
-  if (!signer) {
-    signer = request.manager;
-    signer_source = "the request's own manager (no policy or keystore to bind it)";
+  if (!in.signer) {
+    in.signer = request.manager;
+    in.signer_source = "the request's own manager (no policy or keystore to bind it)";
   }
 
-  const auto examined = airlock::offline::examine(request, policy, decoders, *signer, now,
-                                                  o.audit_log ? &log : nullptr);
-  const auto& review = examined.review;
+  const auto examined = airlock::offline::examine(request, in.policy, in.decoders, *in.signer, now,
+                                                  o.audit_log ? &in.log : nullptr);
+  Judgement j;
   // sign decides a request id its log has signed before from the log, before any review.
-  const auto replay = airlock::offline::check_replay(log, request);
-  std::optional<airlock::envelope::Refusal> replay_refused;
-  if (replay.earlier && !replay.same_transactions)
-    replay_refused = airlock::offline::replay_refusal(*replay.earlier);
-  const Verdict verdict = judge(replay, replay_refused.has_value(), review);
-  const std::string digest = airlock::to_hex(incoming->digest.view());
+  j.replay = airlock::offline::check_replay(in.log, request);
+  if (j.replay.earlier && !j.replay.same_transactions)
+    j.replay_refused = airlock::offline::replay_refusal(*j.replay.earlier);
+  j.verdict = judge(j.replay, j.replay_refused.has_value(), examined.review);
+  j.digest = airlock::to_hex(incoming->digest.view());
   if (o.json) {
-    auto out = airlock::offline::summary_json(request, review);
-    out["review"] = {
-        {"request_sha256", digest},
-        {"verdict", verdict_name(verdict)},
-        {"signer", airlock::to_base58(*signer)},
-        {"signer_source", signer_source},
-        {"policy", o.policy ? nlohmann::ordered_json(*o.policy) : nlohmann::ordered_json(nullptr)},
-        {"at", now}};
-    if (replay.earlier) {
-      out["review"]["replay"] = {{"entry", replay.earlier->seq},
-                                 {"same_transactions", replay.same_transactions}};
-    }
-    std::cout << out.dump(2, ' ', true) << "\n";
-  } else {
-    std::ostringstream text;
-    text << "REVIEW ONLY: nothing is signed here.\n"
-         << "request SHA-256  " << digest << "\n"
-         << "signer           " << airlock::to_base58(*signer) << " (" << signer_source << ")\n"
-         << "policy           "
-         << (o.policy ? airlock::printable(*o.policy)
-                      : std::string("none: the empty policy, which allows nothing"))
-         << "\n\n"
-         << examined.summary << "\n";
-    text << verdict_line(verdict, replay, replay_refused, review);
-    const std::string report_text = text.str();  // the summary is escaped where it is made
-    std::cout << report_text;
-    if (o.html) {
-      if (auto s = write_html(*o.html, review, verdict, digest, report_text); !s.ok())
-        return report(s.error());
-    }
+    print_json(o, in, request, examined.review, j, now);
+  } else if (auto s = print_text(o, in, examined, j); !s.ok()) {
+    return report(s.error());
   }
   std::cout << std::flush;
-  return verdict == Verdict::kRefused ? airlock::cli::kExitRejected : airlock::cli::kExitOk;
+  return j.verdict == Verdict::kRefused ? airlock::cli::kExitRejected : airlock::cli::kExitOk;
 }
 
 }  // namespace offline_cli
