@@ -60,7 +60,7 @@ Result<SecretBytes> read_secret_file(const std::string& path, std::size_t limit)
   const UniqueFd owner(standard_input ? -1 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   const int fd = standard_input ? STDIN_FILENO : owner.get();
   if (fd < 0) {
-    return Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
+    return Error(ErrorCode::kIo, std::string("cannot open it: ") + std::strerror(errno));
   }
   auto buffer = SecretBytes::allocate(limit + 1);
   std::size_t have = 0;
@@ -74,10 +74,10 @@ Result<SecretBytes> read_secret_file(const std::string& path, std::size_t limit)
   }
   const int saved = errno;
   if (!buffer.ok()) return buffer.error();
-  if (failed) return Error(ErrorCode::kIo, "cannot read '" + path + "': " + std::strerror(saved));
+  if (failed) return Error(ErrorCode::kIo, std::string("cannot read it: ") + std::strerror(saved));
   if (have > limit) {
     return Error(ErrorCode::kTooLarge,
-                 "'" + path + "' is larger than the limit of " + std::to_string(limit) + " bytes");
+                 "it is larger than the limit of " + std::to_string(limit) + " bytes");
   }
   AIRLOCK_TRY(content, SecretBytes::allocate(have));
   std::memcpy(content.bytes().data(), buffer->bytes().data(), have);

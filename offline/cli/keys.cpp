@@ -542,7 +542,10 @@ int run_import(const std::vector<std::string>& args) {
   if (o.keypair) {
     // Straight into secure memory: the file holds the whole secret key.
     auto text = airlock::read_secret_file(*o.keypair, 4096);
-    if (!text.ok()) return report(text.error());
+    if (!text.ok()) {
+      return report(
+          Error(text.error().code(), "the keypair file (--keypair): " + text.error().message()));
+    }
     auto seed = airlock::offline::seed_from_solana_keypair_json(
         std::string_view(reinterpret_cast<const char*>(text->bytes().data()), text->size()));
     if (!seed.ok()) return report(seed.error());

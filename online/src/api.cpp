@@ -217,7 +217,8 @@ Result<ApiKey> ApiKey::load(const std::optional<std::string>& file) {
   if (file) {
     auto read = read_secret_file(*file, kMaxKeyFileBytes);
     if (!read.ok())
-      return Error(read.error().code(), "the API key file: " + read.error().message());
+      return Error(read.error().code(),
+                   "the API key file (--api-key-file): " + read.error().message());
     content = std::move(read).value();
     text =
         std::string_view(reinterpret_cast<const char*>(content->bytes().data()), content->size());

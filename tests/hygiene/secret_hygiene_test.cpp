@@ -311,7 +311,7 @@ TEST(SecretHygiene, AKeystoreWrittenAndOpenedLeavesNoCopyInFreedMemory) {
   EXPECT_EQ(watch.found(), 0) << "the seed or a passphrase was left in freed heap memory";
 }
 
-TEST(SecretHygiene, ASecretFileOverItsLimitIsRefusedWithoutQuotingIt) {
+TEST(SecretHygiene, ASecretFileIsRefusedWithoutQuotingItsContentOrItsName) {
   test::ScratchDir dir("airlock-hygiene");
   std::ofstream(dir.file("big")) << std::string(5000, 'k');
   auto text = read_secret_file(dir.file("big"), 4096);
@@ -321,7 +321,12 @@ TEST(SecretHygiene, ASecretFileOverItsLimitIsRefusedWithoutQuotingIt) {
   auto missing = read_secret_file(dir.file("absent"), 4096);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code(), ErrorCode::kIo);
-  EXPECT_THAT(missing.error().message(), HasSubstr("absent"));
+  EXPECT_THAT(missing.error().message(), HasSubstr("cannot open it"));
+  // A secret pasted where the file's name belongs is not printed back.
+  auto pasted = read_secret_file(dir.file("hv1_demo_0123456789abcdefghijklmnopqrstuv"), 4096);
+  ASSERT_FALSE(pasted.ok());
+  EXPECT_THAT(pasted.error().message(), Not(HasSubstr("0123456789abcdef")));
+  EXPECT_THAT(text.error().message(), Not(HasSubstr("big")));
 }
 
 }  // namespace

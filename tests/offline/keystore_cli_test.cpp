@@ -123,6 +123,12 @@ TEST_F(KeystoreCli, ImportsAKeypairFileAndAnotherPath) {
                          " --passphrase-fd 4 --kdf interactive 4<" + path("pass"));
   ASSERT_EQ(k.exit_code, 0) << k.output;
   EXPECT_THAT(k.output, HasSubstr("AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax"));
+  // The key pasted where the file's name belongs is not printed back.
+  const auto pasted = offline("import --keystore " + path("k3") + " --keypair '" + json +
+                              "' --passphrase-fd 4 --kdf interactive 4<" + path("pass"));
+  EXPECT_EQ(pasted.exit_code, 3) << pasted.output;
+  EXPECT_THAT(pasted.output, HasSubstr("the keypair file (--keypair): cannot open it"));
+  EXPECT_THAT(pasted.output, Not(HasSubstr(json.substr(0, 20))));
 }
 
 // init on a terminal: the words shown once, a few typed back, the key theirs (backup verify),

@@ -80,6 +80,18 @@ TEST_F(ReadsCli, BadArgumentsAreRefusedBeforeAnyRequest) {
   EXPECT_THAT(unknown_mint.output, HasSubstr("404"));
 }
 
+// Found by an independent review: the key pasted where its file's name belongs was printed
+// back in full ("cannot open 'hv1_…'").
+TEST_F(ReadsCli, AKeyGivenAsTheKeyFilesNameIsNotPrintedBack) {
+  const std::string pasted = "hv1_demo_" + std::string("s3cr3t") + std::string(32, 'q');
+  const auto r = airlock::test::run_command(
+      std::string(AIRLOCK_ONLINE_BIN) + " vaults --api http://127.0.0.1:" +
+      std::to_string(server_->port()) + std::string(kApiPrefix) + " --api-key-file " + pasted);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("the API key file (--api-key-file): cannot open it"));
+  EXPECT_THAT(r.output, Not(HasSubstr("s3cr3t")));
+}
+
 // The act and journal inputs: each bad one is refused by name and rule before anything is built.
 TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
   const std::string out = " --request-out " + dir.file("req.alreq") + " --response " +

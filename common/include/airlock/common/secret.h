@@ -38,8 +38,9 @@ class SecretBytes {
 
 // A small secret file (a keypair file, an API key file) read straight into secure memory: no
 // stream buffer or growable container ever holds its bytes. "-" reads standard input. Fails
-// with io.failed naming the path, or too_large when the file has more than `limit` bytes; the
-// error never quotes the content.
+// with io.failed, or too_large when the file has more than `limit` bytes. The error quotes
+// neither the content nor the path: a secret pasted where its file's name belongs would be
+// printed back. The caller names the file by its option.
 [[nodiscard]] Result<SecretBytes> read_secret_file(const std::string& path, std::size_t limit);
 
 // Starts libsodium once per process; safe to call from any thread, any number of times.
