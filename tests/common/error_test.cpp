@@ -1,7 +1,10 @@
 // The error style's own rules: a result read as what it does not hold aborts and says what it
 // held; codes map to the documented exit codes; an exception escaping a command is an internal
 // error with its own exit code.
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -31,6 +34,40 @@ TEST(ErrorDeathTest, TheErrorOfAValueAborts) {
 }
 
 // The exit code follows from the kind alone (docs/cli.md's table), whatever module owns the code.
+// The names std::expected gives them, with its meaning: an error passes through and_then and
+// transform untouched, and value_or falls back only on an error.
+TEST(ResultAsExpected, TheExpectedMembersKeepTheirMeaning) {
+  const Result<int> seven = 7;
+  EXPECT_TRUE(seven.has_value());
+  EXPECT_FALSE(failing().has_value());
+  EXPECT_EQ(seven.value_or(1), 7);
+  EXPECT_EQ(failing().value_or(1), 1);
+
+  const auto half = [](int v) -> Result<int> {
+    if (v % 2 != 0) return Error(ErrorCode::kUsage, "odd");
+    return v / 2;
+  };
+  EXPECT_EQ(Result<int>(8).and_then(half).value(), 4);
+  EXPECT_EQ(seven.and_then(half).error().message(), "odd");
+  EXPECT_EQ(failing().and_then(half).error().code(), ErrorCode::kTruncated)
+      << "the first error passes through, and f is not called";
+
+  const auto text = Result<int>(12).transform([](int v) { return std::to_string(v); });
+  static_assert(std::is_same_v<std::decay_t<decltype(text)>, Result<std::string>>);
+  EXPECT_EQ(text.value(), "12");
+  EXPECT_EQ(failing().transform([](int v) { return v + 1; }).error().message(),
+            "the input ends early");
+
+  // A move-only value moves out of a temporary.
+  auto owned =
+      Result<std::unique_ptr<int>>(std::make_unique<int>(3)).transform([](std::unique_ptr<int> p) {
+        return *p * 2;
+      });
+  EXPECT_EQ(owned.value(), 6);
+  EXPECT_TRUE(Status().has_value());
+  EXPECT_FALSE(Status(Error(ErrorCode::kUsage, "no")).has_value());
+}
+
 TEST(ErrorCodes, EachKindExitsWithItsDocumentedCode) {
   const struct {
     ErrorKind kind;

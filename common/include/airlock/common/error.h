@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -163,15 +165,60 @@ class Error {
 
 // A value or an Error. Accessing value() of an error result (or error() of a value) is a
 // programming error: it prints what the result held and aborts.
+//
+// The members are named as C++23's std::expected<T, Error> names them (has_value, value,
+// error, value_or, and_then, transform), so that moving to it is a matter of spelling: ok() is
+// has_value(), and `return Error(...)` becomes `return std::unexpected(Error(...))`.
 template <class T>
 class [[nodiscard]] Result {
  public:
+  using value_type = T;
+
   Result(T value)
       : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
   Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
 
   [[nodiscard]] bool ok() const noexcept { return state_.index() == 0; }
+  [[nodiscard]] bool has_value() const noexcept { return ok(); }
   explicit operator bool() const noexcept { return ok(); }
+
+  // The value, or `fallback` when this holds an error.
+  template <class U>
+  [[nodiscard]] T value_or(U&& fallback) const& {
+    return ok() ? std::get<0>(state_) : static_cast<T>(std::forward<U>(fallback));
+  }
+  template <class U>
+  [[nodiscard]] T value_or(U&& fallback) && {
+    return ok() ? std::get<0>(std::move(state_)) : static_cast<T>(std::forward<U>(fallback));
+  }
+
+  // f(value), itself a Result, or this error unchanged.
+  template <class F>
+  [[nodiscard]] auto and_then(F&& f) && {
+    using Next = std::invoke_result_t<F, T&&>;
+    if (!ok()) return Next(std::get<1>(std::move(state_)));
+    return std::invoke(std::forward<F>(f), std::get<0>(std::move(state_)));
+  }
+  template <class F>
+  [[nodiscard]] auto and_then(F&& f) const& {
+    using Next = std::invoke_result_t<F, const T&>;
+    if (!ok()) return Next(std::get<1>(state_));
+    return std::invoke(std::forward<F>(f), std::get<0>(state_));
+  }
+
+  // A Result of f(value), or this error unchanged.
+  template <class F>
+  [[nodiscard]] auto transform(F&& f) && {
+    using Next = Result<std::invoke_result_t<F, T&&>>;
+    if (!ok()) return Next(std::get<1>(std::move(state_)));
+    return Next(std::invoke(std::forward<F>(f), std::get<0>(std::move(state_))));
+  }
+  template <class F>
+  [[nodiscard]] auto transform(F&& f) const& {
+    using Next = Result<std::invoke_result_t<F, const T&>>;
+    if (!ok()) return Next(std::get<1>(state_));
+    return Next(std::invoke(std::forward<F>(f), std::get<0>(state_)));
+  }
 
   [[nodiscard]] T& value() & {
     check_value();
@@ -217,6 +264,7 @@ class [[nodiscard]] Status {
   Status(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT: implicit by design
 
   [[nodiscard]] bool ok() const noexcept { return !failed_; }
+  [[nodiscard]] bool has_value() const noexcept { return ok(); }  // as std::expected<void, E>
   explicit operator bool() const noexcept { return ok(); }
   [[nodiscard]] const Error& error() const& {
     if (!failed_) wrong_result_access("error()", nullptr);
