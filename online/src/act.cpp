@@ -60,7 +60,7 @@ class Run {
       }
     }
     // The operator's bound, not a failure of the run: it ends `stopped`, its work left planned.
-    return stop(Error(online::errors::kApi, "stopped after --max-rounds signing rounds"),
+    return stop(Error(online::errors::kStopped, "stopped after --max-rounds signing rounds"),
                 "stopped");
   }
 
@@ -114,8 +114,9 @@ class Run {
                                        (answer->refusal ? " (refused)" : " (signed)"),
                                    c_.clock()));
     if (answer->refusal) {
-      return Result<Next>(Error(online::errors::kApi, "the offline half refused: " +
-                                                          envelope::describe(*answer->refusal)));
+      return Result<Next>(
+          Error(online::errors::kOfflineRefused,
+                "the offline half refused: " + envelope::describe(*answer->refusal)));
     }
     auto steps =
         steps_of_round(run_id_, round_no, r, answer->signed_transactions, built_at, c_.clock());
@@ -173,7 +174,7 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
   // sends those whose tickets live) or may have landed.
   AIRLOCK_TRY(open_runs, c.journal.runs(true));
   if (!open_runs.empty()) {
-    return Error(online::errors::kApi,
+    return Error(online::errors::kUnfinished,
                  "run " + std::to_string(open_runs.front().id) + " (" + open_runs.front().action +
                      ") is unfinished in the journal; run airlock-online resume "
                      "before building anything");
@@ -182,10 +183,10 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
   AIRLOCK_TRY(unresolved, c.journal.unresolved());
   if (!unresolved.empty()) {
     const auto& st = unresolved.front();
-    return Error(online::errors::kApi, "run " + std::to_string(st.run_id) + " step " +
-                                           std::to_string(st.step) + " (" + st.action + ") is " +
-                                           st.status +
-                                           "; run airlock-online resume before building anything");
+    return Error(online::errors::kUnfinished,
+                 "run " + std::to_string(st.run_id) + " step " + std::to_string(st.step) + " (" +
+                     st.action + ") is " + st.status +
+                     "; run airlock-online resume before building anything");
   }
   int rounds_left = options.max_rounds;
   std::deque<Build> queue{{action, body}};

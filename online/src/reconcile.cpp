@@ -242,8 +242,8 @@ Result<std::string> receipt_status_of(const Reply& reply, const std::string& rec
   std::string status = json_fields::text(reply.body, "status");
   if (!step_status::is_receipt_status(status)) {
     // Quoted as it came: whatever prints the error escapes it.
-    return Error(online::errors::kApi, "status of receipt " + receipt + ": '" + status +
-                                           "' is not a receipt status the spec names");
+    return Error(online::errors::kHttp, "status of receipt " + receipt + ": '" + status +
+                                            "' is not a receipt status the spec names");
   }
   return status;
 }

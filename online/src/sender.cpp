@@ -91,8 +91,8 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
     if (reply.failure) return api_error("status of " + step_name(st, total), reply);
     std::string status = json_fields::text(reply.body, "status");
     if (!ss::is_receipt_status(status)) {
-      return Error(online::errors::kApi, "status of " + step_name(st, total) + ": '" + status +
-                                             "' is not a receipt status the spec names");
+      return Error(online::errors::kHttp, "status of " + step_name(st, total) + ": '" + status +
+                                              "' is not a receipt status the spec names");
     }
     std::string code = json_fields::text(reply.body, "code");
     std::string message = json_fields::text(reply.body, "message");
@@ -102,7 +102,7 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
       AIRLOCK_TRY(question, question_for(c, st));
       auto proof = c.prove(question);
       if (!proof.ok() || proof->outcome == ChainProof::Outcome::kMayLand) {
-        return Error(online::errors::kApi,
+        return Error(online::errors::kOutcomeUnknown,
                      "status of " + step_name(st, total) +
                          ": the API says expired, but the RPC node does not show that it can "
                          "never land (" +
@@ -124,9 +124,9 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
     }
     if (status == ss::kConfirmed || status == ss::kFailed || status == ss::kExpired) return {};
     if (c.clock() > give_up_at) {
-      return Error(online::errors::kApi, step_name(st, total) + " (receipt " + st.receipt +
-                                             ") is still " + status +
-                                             "; run airlock-online resume to keep polling it");
+      return Error(online::errors::kStillPending,
+                   step_name(st, total) + " (receipt " + st.receipt + ") is still " + status +
+                       "; run airlock-online resume to keep polling it");
     }
     c.sleep(std::chrono::seconds(2));
   }
@@ -141,7 +141,7 @@ Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total) {
                               ") but no receipt was recorded, and its ticket has "
                               "expired";
   if (!c.prove) {
-    return Error(online::errors::kApi,
+    return Error(online::errors::kOutcomeUnknown,
                  unknown +
                      "; nothing is built for this action until the chain "
                      "shows its outcome: run airlock-online resume --rpc URL");
@@ -149,8 +149,9 @@ Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total) {
   AIRLOCK_TRY(question, question_for(c, st));
   auto proof = c.prove(question);
   if (!proof.ok()) {
-    return Error(online::errors::kApi, unknown + "; the RPC node could not prove its outcome (" +
-                                           proof.error().message() + "), so it stays open");
+    return Error(online::errors::kOutcomeUnknown,
+                 unknown + "; the RPC node could not prove its outcome (" +
+                     proof.error().message() + "), so it stays open");
   }
   st.message = "the RPC node: " + proof->detail;
   switch (proof->outcome) {
@@ -166,23 +167,24 @@ Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total) {
       AIRLOCK_CHECK(record(c, st, ss::kFailed));
       AIRLOCK_CHECK(
           c.journal.event(st.run_id, "proof", step_name(st, total) + ": " + st.message, c.clock()));
-      return Error(online::errors::kApi, step_name(st, total) + " failed: " + st.message +
-                                             "; read the current state before building the rest");
+      return Error(online::errors::kStepFailed,
+                   step_name(st, total) + " failed: " + st.message +
+                       "; read the current state before building the rest");
     case ChainProof::Outcome::kNeverLands:
       st.code = "BlockhashExpired";
       AIRLOCK_CHECK(record(c, st, ss::kExpired));
       AIRLOCK_CHECK(
           c.journal.event(st.run_id, "proof", step_name(st, total) + ": " + st.message, c.clock()));
-      return Error(online::errors::kApi, step_name(st, total) +
-                                             " never landed and never can: " + st.message +
-                                             "; read the current state and build the "
-                                             "remaining work");
+      return Error(online::errors::kStepFailed, step_name(st, total) +
+                                                    " never landed and never can: " + st.message +
+                                                    "; read the current state and build the "
+                                                    "remaining work");
     case ChainProof::Outcome::kMayLand:
       break;
   }
-  return Error(online::errors::kApi, unknown + "; " + st.message +
-                                         ", so it may still land: run "
-                                         "airlock-online resume --rpc URL again later");
+  return Error(online::errors::kOutcomeUnknown, unknown + "; " + st.message +
+                                                    ", so it may still land: run "
+                                                    "airlock-online resume --rpc URL again later");
 }
 
 // What sending one step came to, when it did not end the round with an error.
@@ -233,7 +235,7 @@ Result<StepSend> settle_send(SendContext& c, JournalStep& st, std::size_t total,
   if (!sent.ok() || (sent->failure && (maybe_relayed || !refused_before_relay(*sent->failure)))) {
     // Stays `sending`: the journal keeps the intent blocked until a receipt, or the
     // blockhash's expiry, shows whether these bytes landed.
-    return Error(online::errors::kApi,
+    return Error(online::errors::kOutcomeUnknown,
                  "send " + step_name(st, total) + ": " +
                      (sent.ok() ? "HTTP " + std::to_string(sent->failure->status) + " " + st.code
                                 : st.message) +
@@ -251,18 +253,19 @@ Result<StepSend> settle_send(SendContext& c, JournalStep& st, std::size_t total,
             << ": the ticket is no longer valid and nothing was sent; building again\n";
       return StepSend::kRebuild;
     }
-    return Error(online::errors::kApi, "send " + step_name(st, total) + ": HTTP " +
-                                           std::to_string(sent->failure->status) + " " + st.code +
-                                           ": " + st.message +
-                                           " (refused before anything was sent)");
+    return Error(online::errors::kStepFailed, "send " + step_name(st, total) + ": HTTP " +
+                                                  std::to_string(sent->failure->status) + " " +
+                                                  st.code + ": " + st.message +
+                                                  " (refused before anything was sent)");
   }
   accepted = true;
   st.receipt = json_fields::text(sent->body, "receipt");
   const std::string status = json_fields::text(sent->body, "status");
   if (st.receipt.empty() || (status != ss::kPending && status != ss::kUnknown)) {
-    return Error(online::errors::kApi, "send " + step_name(st, total) +
-                                           ": the reply has no receipt or an unknown status '" +
-                                           status + "'; the step may have been sent");
+    return Error(online::errors::kOutcomeUnknown,
+                 "send " + step_name(st, total) +
+                     ": the reply has no receipt or an unknown status '" + status +
+                     "'; the step may have been sent");
   }
   if (st.sent_at == 0) st.sent_at = c.clock();
   AIRLOCK_CHECK(record(c, st, status == ss::kPending ? ss::kPending : ss::kUnknown));
@@ -282,16 +285,17 @@ Result<StepSend> send_step(SendContext& c, JournalStep& st, std::size_t total, b
   if (is(st, ss::kConfirmed) || is(st, ss::kPending) || is(st, ss::kUnknown))
     return StepSend::kOnItsWay;
   if (!is(st, ss::kSigned) && !is(st, ss::kSending)) {
-    return Error(online::errors::kApi, step_name(st, total) + " is already " + st.status +
-                                           (st.code.empty() ? "" : ": " + st.code) +
-                                           "; read the current state before building the rest");
+    return Error(online::errors::kStepFailed,
+                 step_name(st, total) + " is already " + st.status +
+                     (st.code.empty() ? "" : ": " + st.code) +
+                     "; read the current state before building the rest");
   }
   const std::int64_t left = st.built_at + kTicketSeconds - c.clock();
   if (left <= 0) {
     if (is(st, ss::kSigned)) {
       st.message = "its ticket expired before it was sent";
       AIRLOCK_CHECK(record(c, st, ss::kAbandoned));
-      return Error(online::errors::kApi,
+      return Error(online::errors::kStepFailed,
                    step_name(st, total) +
                        " was never sent and its ticket has expired, so nothing of it happened; "
                        "read the current state and build the remaining work");
@@ -321,7 +325,7 @@ Status follow_group(SendContext& c, std::span<JournalStep> group, std::size_t to
     if (!is(st, ss::kConfirmed)) {
       c.log << "airlock-online: " << step_name(st, total) << " " << st.status << "\n";
       if (!stopped) {
-        stopped = Error(online::errors::kApi,
+        stopped = Error(online::errors::kStepFailed,
                         step_name(st, total) + " " + st.status +
                             (st.code.empty() ? "" : ": " + st.code + ": " + st.message) +
                             "; read the current state before building the rest");

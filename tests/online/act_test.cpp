@@ -8,6 +8,7 @@
 #include <airlock/online/act.h>
 #include <airlock/online/api.h>
 #include <airlock/online/journal.h>
+#include <airlock/online/sender.h>
 
 #include "conformance_support.h"
 #include "support/helpers.h"
@@ -130,6 +131,7 @@ TEST_F(ActTest, NoAnswerAtAllIsBoundedByMaxRounds) {
   answer_ms = -1;
   auto s = act("vault/update", update_body(), 3);
   ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code(), online::errors::kStopped) << "the operator's bound, not the API's";
   EXPECT_EQ(builds(), 3U);
   EXPECT_EQ(requests, 3);
   // The bound is the operator's, not a failure: the run ends `stopped` (docs/journal.md).
@@ -145,6 +147,8 @@ TEST_F(ActTest, ARefusalStopsTheRunWithNothingSent) {
   auto s = act("vault/update", update_body());
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message(), HasSubstr("policy.test"));
+  EXPECT_EQ(s.error().code(), online::errors::kOfflineRefused)
+      << "the offline half's, not the API's";
   EXPECT_EQ(counters()["sends"], 0);
   EXPECT_EQ(journal->runs(false).value().front().state, "failed");
 }
@@ -154,6 +158,7 @@ TEST_F(ActTest, ASendWithoutReceiptLeavesTheRunOpenAndTheNextActBuildsNothing) {
   auto s = act("vault/update", update_body());
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message(), HasSubstr("may have relayed"));
+  EXPECT_EQ(s.error().code(), online::errors::kOutcomeUnknown);
   EXPECT_THAT(log.str(), HasSubstr("stays open"));
   faults({{"relayThenFail", json::array()}});
   advance(10'000);
@@ -161,6 +166,7 @@ TEST_F(ActTest, ASendWithoutReceiptLeavesTheRunOpenAndTheNextActBuildsNothing) {
   auto again = act("vault/update", update_body());
   ASSERT_FALSE(again.ok());
   EXPECT_THAT(again.error().message(), HasSubstr("run airlock-online resume"));
+  EXPECT_EQ(again.error().code(), online::errors::kUnfinished);
   EXPECT_EQ(builds(), 1U) << "nothing was built while a signature could land";
   EXPECT_EQ(landed(), 1U);
 }

@@ -154,6 +154,8 @@ TEST_F(SenderTest, ALandedFailureStopsTheBatch) {
   auto end = online::send_round(c, steps);
   ASSERT_FALSE(end.ok());
   EXPECT_THAT(end.error().message(), HasSubstr("read the current state"));
+  EXPECT_EQ(end.error().code(), online::errors::kStepFailed)
+      << "the chain's failure, not the API's";
   const auto s = statuses();
   EXPECT_EQ(s[0], ss::kFailed);
   EXPECT_EQ(s[1], ss::kSigned) << "nothing after a failure is sent";

@@ -20,6 +20,16 @@
 
 namespace airlock::online {
 
+// This module's error codes (their kinds and the exit codes: common/error.h).
+namespace errors {
+// The offline half answered with a refusal: nothing was signed, nothing is sent.
+inline constexpr ErrorCode kOfflineRefused{ErrorKind::kRefused, "act.offline_refused"};
+// --max-rounds signing rounds were spent: the run ends `stopped`, its work left planned.
+inline constexpr ErrorCode kStopped{ErrorKind::kRefused, "act.stopped"};
+// An earlier run or send is still open in the journal: resume before building anything.
+inline constexpr ErrorCode kUnfinished{ErrorKind::kRefused, "act.unfinished"};
+}  // namespace errors
+
 // The way to the offline half and back: shows or writes `request`, then waits for the response
 // that answers it. nullopt when the request's deadline passed first (the round is built
 // again); an error when the request could not be handed over at all.

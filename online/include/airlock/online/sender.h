@@ -16,6 +16,18 @@
 
 namespace airlock::online {
 
+// This module's error codes (their kinds and the exit codes: common/error.h). A send that ends
+// otherwise than confirmed is not the API's error: it says where the step stands.
+namespace errors {
+// The step may have been relayed and its outcome is not known yet: nothing is built for its
+// action until resume learns it (or the RPC node proves it).
+inline constexpr ErrorCode kOutcomeUnknown{ErrorKind::kRefused, "send.outcome_unknown"};
+// The step did not happen: refused before relay, failed on chain, expired or abandoned.
+inline constexpr ErrorCode kStepFailed{ErrorKind::kRefused, "send.step_failed"};
+// The step was sent and its receipt is still pending: resume keeps polling it.
+inline constexpr ErrorCode kStillPending{ErrorKind::kRefused, "send.pending"};
+}  // namespace errors
+
 struct SendContext {
   ApiClient& client;
   Journal& journal;
