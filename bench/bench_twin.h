@@ -3,6 +3,7 @@
 // IDLs, and the demo policy's fixed part. Setup failures end the program with the reason.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -62,8 +63,11 @@ class BenchTwin {
     server_ = std::make_unique<apisim::Server>(*service_);
     if (!server_->start("127.0.0.1", 0).ok()) fail("the twin did not start");
     base_ = "http://127.0.0.1:" + std::to_string(server_->port());
-    auto key =
-        must(online::ApiKey::parse("hv1_demo_demo_secret_0123456789abcdefghijklmnopqrstuv"), "key");
+    // The twin's demo key, copied into secure memory as a key file would be read.
+    constexpr std::string_view kDemoKey = "hv1_demo_demo_secret_0123456789abcdefghijklmnopqrstuv";
+    auto key_text = must(SecretBytes::allocate(kDemoKey.size()), "secure memory");
+    std::copy(kDemoKey.begin(), kDemoKey.end(), key_text.bytes().begin());
+    auto key = must(online::ApiKey::parse(key_text), "key");
     client_.emplace(
         must(online::ApiClient::create(base_ + "/api/external/v1", std::move(key)), "client"));
     manager_.emplace(must(Keypair::from_seed(must(from_hex(kManagerSeed, 32), "seed")), "keypair"));

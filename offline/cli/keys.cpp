@@ -187,9 +187,10 @@ class Screen {
       const std::string number = (i + 1 < 10 ? " " : "") + std::to_string(i + 1) + " ";
       std::memcpy(lines.bytes().data() + n, number.data(), number.size());
       n += number.size();
-      std::memcpy(lines.bytes().data() + n, words[i].data(), words[i].size());
-      n += words[i].size();
-      for (std::size_t pad = words[i].size(); pad < 11; ++pad) lines.bytes()[n++] = ' ';
+      const std::string_view word = words[i].view();
+      std::memcpy(lines.bytes().data() + n, word.data(), word.size());
+      n += word.size();
+      for (std::size_t pad = word.size(); pad < 11; ++pad) lines.bytes()[n++] = ' ';
       if (i % 4 == 3 || i + 1 == words.size()) lines.bytes()[n++] = '\n';
     }
     show(text_of(lines).substr(0, n));
@@ -248,7 +249,7 @@ Result<SecretBytes> key_from_typed_phrase(const KeyOptions& o,
   AIRLOCK_TRY(phrase,
               secret_line(o.mnemonic_fd, "BIP39 recovery phrase (words separated by spaces): "));
   AIRLOCK_TRY(passphrase, optional_passphrase(o.mnemonic_passphrase_fd));
-  return custody::key_from_phrase(text_of(phrase), text_of(passphrase), path);
+  return custody::key_from_phrase(phrase, passphrase, path);
 }
 
 // SLIP-0039 shares, one a line, until enough groups have enough members (or an empty line or
@@ -281,7 +282,7 @@ Result<SecretBytes> key_from_typed_shares(const KeyOptions& o,
     if (!read.ok()) return read.error();
     SecretBytes line = std::move(read).value();
     if (custody::words_of(line).empty()) break;
-    auto parsed = slip39::inspect(text_of(line));
+    auto parsed = slip39::inspect(line);
     if (!parsed.ok()) return parsed.error().in_field("share " + std::to_string(shares.size() + 1));
     const slip39::ShareInfo info = *parsed;
     if (fd < 0) {
@@ -319,7 +320,7 @@ Result<SecretBytes> key_from_typed_shares(const KeyOptions& o,
     shares.push_back(std::move(line));
   }
   // Exactly the threshold: the first complete groups, the first members of each.
-  std::vector<std::string_view> chosen;
+  std::vector<airlock::SecretText> chosen;
   std::size_t groups_taken = 0;
   for (const auto& [group, given] : members) {
     if (infos.empty() || groups_taken == infos.front().group_threshold) break;
@@ -330,16 +331,16 @@ Result<SecretBytes> key_from_typed_shares(const KeyOptions& o,
     std::set<int> used;
     for (std::size_t i = 0; i < infos.size() && taken < threshold; ++i) {
       if (infos[i].group_index != group || !used.insert(infos[i].member_index).second) continue;
-      chosen.push_back(text_of(shares[i]));
+      chosen.emplace_back(shares[i]);
       ++taken;
     }
     ++groups_taken;
   }
   if (chosen.empty()) {
-    for (const auto& s : shares) chosen.push_back(text_of(s));  // combine names what is missing
+    for (const auto& s : shares) chosen.emplace_back(s);  // combine names what is missing
   }
   AIRLOCK_TRY(passphrase, optional_passphrase(o.slip39_passphrase_fd));
-  AIRLOCK_TRY(master, slip39::combine(chosen, text_of(passphrase)));
+  AIRLOCK_TRY(master, slip39::combine(chosen, passphrase));
   return custody::key_from_master_secret(master, path);
 }
 
@@ -369,7 +370,7 @@ int init_phrase(const KeyOptions& o, const Screen& screen,
     return report(s.error());
   if (auto s = screen.confirm("the recovery phrase", *phrase, custody::kPhraseWordsAsked); !s.ok())
     return report(s.error());
-  auto key = custody::key_from_phrase(text_of(*phrase), "", path);
+  auto key = custody::key_from_phrase(*phrase, {}, path);
   if (!key.ok()) return report(key.error());
   return store(o, *key, {"bip39", path.to_string()}, std::move(passphrase));
 }
@@ -410,7 +411,7 @@ int init_shares(const KeyOptions& o, const Screen& screen,
   auto master = SecretBytes::allocate(static_cast<std::size_t>(o.strength / 8));
   if (!master.ok()) return report(master.error());
   randombytes_buf(master->bytes().data(), master->size());
-  auto groups = slip39::split(*master, "", split, [](std::span<std::uint8_t> out) {
+  auto groups = slip39::split(*master, {}, split, [](std::span<std::uint8_t> out) {
     randombytes_buf(out.data(), out.size());
   });
   if (!groups.ok()) return report(groups.error());
@@ -546,8 +547,7 @@ int run_import(const std::vector<std::string>& args) {
       return report(
           Error(text.error().code(), "the keypair file (--keypair): " + text.error().message()));
     }
-    auto seed = airlock::offline::seed_from_solana_keypair_json(
-        std::string_view(reinterpret_cast<const char*>(text->bytes().data()), text->size()));
+    auto seed = airlock::offline::seed_from_solana_keypair_json(*text);
     if (!seed.ok()) return report(seed.error());
     return store(o, *seed, {"solana-keypair-file", std::nullopt});
   }

@@ -20,14 +20,12 @@ std::vector<std::size_t> positions_to_confirm(std::size_t words, std::size_t cou
   return picked;
 }
 
-std::vector<std::string_view> words_of(const SecretBytes& text) {
-  return words_of_text(
-      std::string_view(reinterpret_cast<const char*>(text.bytes().data()), text.size()));
-}
+std::vector<SecretText> words_of(const SecretBytes& text) { return words_of_text(text); }
 
-bool typed_matches(std::string_view expected, const SecretBytes& typed) {
+bool typed_matches(SecretText expected_word, const SecretBytes& typed) {
   const auto words = words_of(typed);
-  const std::string_view got = words.size() == 1 ? words[0] : std::string_view();
+  const std::string_view got = words.size() == 1 ? words[0].view() : std::string_view();
+  const std::string_view expected = expected_word.view();
   // Every letter is looked at whatever differs first; only the lengths show early.
   unsigned diff = got.size() == expected.size() ? 0U : 1U;
   for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -46,7 +44,7 @@ Result<SecretBytes> new_phrase(std::size_t words) {
   return mnemonic_from_entropy(entropy);
 }
 
-Result<SecretBytes> key_from_phrase(std::string_view phrase, std::string_view passphrase,
+Result<SecretBytes> key_from_phrase(SecretText phrase, SecretText passphrase,
                                     const keystone::DerivationPath& path) {
   AIRLOCK_TRY(seed, mnemonic_to_seed(phrase, passphrase));
   return derive_ed25519(seed, path);

@@ -52,20 +52,21 @@ bool bit(std::span<const std::uint8_t> bytes, std::size_t i) {
 
 }  // namespace
 
-std::vector<std::string_view> words_of_text(std::string_view text) {
-  std::vector<std::string_view> words;
+std::vector<SecretText> words_of_text(SecretText secret) {
+  const std::string_view text = secret.view();
+  std::vector<SecretText> words;
   std::size_t i = 0;
   while (i < text.size()) {
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
     std::size_t j = i;
     while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j]))) ++j;
-    if (j > i) words.push_back(text.substr(i, j - i));
+    if (j > i) words.push_back(secret.substr(i, j - i));
     i = j;
   }
   return words;
 }
 
-Result<SecretBytes> mnemonic_entropy(std::string_view mnemonic) {
+Result<SecretBytes> mnemonic_entropy(SecretText mnemonic) {
   if (auto s = crypto_init(); !s.ok()) return s.error();
   const auto words = words_of_text(mnemonic);
   if (words.size() < 12 || words.size() > 24 || words.size() % 3 != 0) {
@@ -76,11 +77,12 @@ Result<SecretBytes> mnemonic_entropy(std::string_view mnemonic) {
   std::size_t at = 0;
   for (std::size_t w = 0; w < words.size(); ++w) {
     // Words as typed, in any case: looked up in lower case (no English word exceeds 8 letters).
+    const std::string_view word = words[w].view();
     char lower[9] = {};
-    const std::size_t length = std::min<std::size_t>(words[w].size(), 9);
+    const std::size_t length = std::min<std::size_t>(word.size(), 9);
     for (std::size_t i = 0; i < length; ++i)
-      lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(words[w][i])));
-    const int index = words[w].size() > 8 ? -1 : bip39_word_index(std::string_view(lower, length));
+      lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(word[i])));
+    const int index = word.size() > 8 ? -1 : bip39_word_index(std::string_view(lower, length));
     sodium_memzero(lower, sizeof lower);
     if (index < 0)
       return bad_mnemonic("word " + std::to_string(w + 1) + " is not in the BIP39 English list");
@@ -129,8 +131,9 @@ Result<SecretBytes> mnemonic_from_entropy(const SecretBytes& entropy) {
   return exact;
 }
 
-Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic, std::string_view passphrase) {
+Result<SecretBytes> mnemonic_to_seed(SecretText mnemonic, SecretText passphrase_text) {
   AIRLOCK_TRY(entropy, mnemonic_entropy(mnemonic));  // the words and their checksum
+  const std::string_view passphrase = passphrase_text.view();
   if (!std::all_of(passphrase.begin(), passphrase.end(),
                    [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
     return Error(offline::errors::kBackupInvalid,
@@ -143,7 +146,7 @@ Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic, std::string_view
   std::size_t n = 0;
   for (std::size_t w = 0; w < words.size(); ++w) {
     if (w != 0) joined.bytes()[n++] = ' ';
-    for (const char c : words[w])
+    for (const char c : words[w].view())
       joined.bytes()[n++] = static_cast<std::uint8_t>(std::tolower(static_cast<unsigned char>(c)));
   }
   AIRLOCK_TRY(salt, SecretBytes::allocate(8 + passphrase.size()));
@@ -181,7 +184,8 @@ Result<SecretBytes> derive_ed25519(const SecretBytes& seed, const keystone::Deri
   return key;
 }
 
-Result<SecretBytes> seed_from_solana_keypair_json(std::string_view text) {
+Result<SecretBytes> seed_from_solana_keypair_json(SecretText secret) {
+  const std::string_view text = secret.view();
   // [n0, n1, ..., n63]: parsed by hand so no copy of the secret lands in a JSON library's memory.
   AIRLOCK_TRY(bytes, SecretBytes::allocate(64));
   std::size_t count = 0, i = 0;

@@ -469,9 +469,10 @@ Status check_options(const SecretBytes& secret, const SplitOptions& o) {
 }  // namespace
 
 Result<std::vector<std::vector<SecretBytes>>> split(const SecretBytes& master_secret,
-                                                    std::string_view passphrase,
+                                                    SecretText passphrase_text,
                                                     const SplitOptions& options,
                                                     const RandomFill& random) {
+  const std::string_view passphrase = passphrase_text.view();
   AIRLOCK_CHECK(crypto_init());
   AIRLOCK_CHECK(check_options(master_secret, options));
   AIRLOCK_CHECK(check_passphrase(passphrase));
@@ -499,8 +500,8 @@ Result<std::vector<std::vector<SecretBytes>>> split(const SecretBytes& master_se
   return out;
 }
 
-Result<SecretBytes> combine(const std::vector<std::string_view>& mnemonics,
-                            std::string_view passphrase) {
+Result<SecretBytes> combine(const std::vector<SecretText>& mnemonics, SecretText passphrase_text) {
+  const std::string_view passphrase = passphrase_text.view();
   AIRLOCK_CHECK(crypto_init());
   AIRLOCK_CHECK(check_passphrase(passphrase));
   if (mnemonics.empty()) return bad("shares: none given");
@@ -509,7 +510,7 @@ Result<SecretBytes> combine(const std::vector<std::string_view>& mnemonics,
   }
   std::vector<Share> shares;
   for (std::size_t i = 0; i < mnemonics.size(); ++i) {
-    AIRLOCK_TRY(share, decode_share(mnemonics[i], share_name(i)));
+    AIRLOCK_TRY(share, decode_share(mnemonics[i].view(), share_name(i)));
     shares.push_back(std::move(share));
   }
   // Everything but the group and member fields must agree across the set.
@@ -575,8 +576,8 @@ Result<SecretBytes> combine(const std::vector<std::string_view>& mnemonics,
                  first.extendable, /*decrypt=*/true);
 }
 
-Result<ShareInfo> inspect(std::string_view mnemonic) {
-  AIRLOCK_TRY(share, decode_share(mnemonic, "share"));
+Result<ShareInfo> inspect(SecretText mnemonic) {
+  AIRLOCK_TRY(share, decode_share(mnemonic.view(), "share"));
   return share.info;
 }
 

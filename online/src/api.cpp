@@ -188,7 +188,8 @@ Result<Exchanged> exchange(const char* method, const std::string& url,
 
 }  // namespace
 
-Result<ApiKey> ApiKey::parse(std::string_view text) {
+Result<ApiKey> ApiKey::parse(SecretText key) {
+  const std::string_view text = key.view();
   const auto bad = [](const std::string& rule) {
     return Error(online::errors::kApiKeyInvalid, "API key: " + rule);
   };
@@ -213,25 +214,30 @@ Result<ApiKey> ApiKey::parse(std::string_view text) {
 Result<ApiKey> ApiKey::load(const std::optional<std::string>& file) {
   // The file is read straight into secure memory; the environment's copy is the process's own.
   std::optional<SecretBytes> content;
-  std::string_view text;
+  SecretText text;
   if (file) {
     auto read = read_secret_file(*file, kMaxKeyFileBytes);
     if (!read.ok())
       return Error(read.error().code(),
                    "the API key file (--api-key-file): " + read.error().message());
     content = std::move(read).value();
-    text =
-        std::string_view(reinterpret_cast<const char*>(content->bytes().data()), content->size());
-    text = text.substr(0, text.find('\n'));  // one line
+    text = SecretText(*content);
+    text = text.substr(0, text.view().find('\n'));  // one line
   } else {
     const char* env = std::getenv("AIRLOCK_API_KEY");
     if (env == nullptr)
       return Error(online::errors::kApiKeyInvalid,
                    "no API key: set AIRLOCK_API_KEY or give --api-key-file");
-    text = env;
+    // The environment is the process's own ordinary memory; the key is copied out of it into
+    // secure memory like a file's.
+    const std::string_view value(env);
+    AIRLOCK_TRY(copy, SecretBytes::allocate(value.size()));
+    std::copy(value.begin(), value.end(), copy.bytes().begin());
+    content = std::move(copy);
+    text = SecretText(*content);
   }
-  const auto first = text.find_first_not_of(" \t\r\n");
-  const auto last = text.find_last_not_of(" \t\r\n");
+  const auto first = text.view().find_first_not_of(" \t\r\n");
+  const auto last = text.view().find_last_not_of(" \t\r\n");
   if (first == std::string_view::npos) {
     return Error(online::errors::kApiKeyInvalid,
                  file ? "the API key file holds no key on its first line"

@@ -244,13 +244,20 @@ int receive(const std::uint8_t* data, std::size_t size) {
 // set is cheap to decrypt (PBKDF2 doubles with each exponent step).
 int slip39(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  std::vector<std::string_view> shares;
+  // Each line as a share arrives: in secure memory (a SecretBytes keeps its memory when moved,
+  // so the views stay good as the vector grows).
+  std::vector<SecretBytes> held;
+  std::vector<SecretText> shares;
   bool all_parse = true, cheap = true;
   for (std::size_t at = 0; at <= text.size() && shares.size() < 32;) {
     const std::size_t end = std::min(text.find('\n', at), text.size());
     const std::string_view line = text.substr(at, end - at);
-    shares.push_back(line);
-    auto info = offline::slip39::inspect(line);
+    auto copy = SecretBytes::allocate(line.size());
+    if (!copy.ok()) return 0;
+    std::copy(line.begin(), line.end(), copy->bytes().begin());
+    held.push_back(std::move(copy).value());
+    shares.emplace_back(held.back());
+    auto info = offline::slip39::inspect(shares.back());
     if (info.ok()) {
       require(info->words >= 20 && info->words <= 59);
       require(info->group_threshold >= 1 && info->group_threshold <= info->group_count);
@@ -264,7 +271,7 @@ int slip39(const std::uint8_t* data, std::size_t size) {
   }
   // Only sets that could get as far as decryption are combined, and only at low cost.
   if (all_parse && cheap) {
-    auto secret = offline::slip39::combine(shares, "");
+    auto secret = offline::slip39::combine(shares, {});
     if (secret.ok()) require(secret->size() >= 16 && secret->size() % 2 == 0);
   }
   return 0;

@@ -116,6 +116,9 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
 namespace airlock {
 namespace {
 
+// Vectors and test inputs as secrets, for the functions that take only SecretText.
+test::SecretArena as_secret;
+
 constexpr std::string_view kApiKey = "hv1_hygiene_S3cretS3cretS3cretS3cretS3cretS3cret";
 constexpr std::string_view kApiSecret = "S3cretS3cretS3cretS3cretS3cretS3cret";
 
@@ -174,7 +177,7 @@ TEST(SecretHygiene, ARequestLeavesNoCopyOfTheKeyInFreedMemory) {
       "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port)) + "/api/external/v1";
   Watch watch({kApiSecret});
   {
-    auto key = online::ApiKey::parse(kApiKey);
+    auto key = online::ApiKey::parse(as_secret(kApiKey));
     ASSERT_TRUE(key.ok());
     online::ClientOptions options;
     options.pace = false;
@@ -215,8 +218,7 @@ TEST(SecretHygiene, AKeypairFileLeavesNoCopyInFreedMemory) {
   {
     auto text = read_secret_file(dir.file("id.json"), 4096);
     ASSERT_TRUE(text.ok()) << text.error().to_string();
-    auto read = offline::seed_from_solana_keypair_json(
-        std::string_view(reinterpret_cast<const char*>(text->bytes().data()), text->size()));
+    auto read = offline::seed_from_solana_keypair_json(*text);
     ASSERT_TRUE(read.ok()) << read.error().to_string();
     EXPECT_EQ(std::memcmp(read->bytes().data(), seed.data(), 32), 0);
   }
@@ -242,20 +244,20 @@ TEST(SecretHygiene, ARecoveryPhraseItsSeedAndTheKeyLeaveNoCopyInFreedMemory) {
   auto path = keystone::DerivationPath::parse(offline::kDefaultDerivationPath);
   ASSERT_TRUE(path.ok());
   // The secrets each step makes, computed once before watching.
-  auto seed = offline::mnemonic_to_seed(kPhrase, "TREZOR");
+  auto seed = offline::mnemonic_to_seed(as_secret(kPhrase), as_secret("TREZOR"));
   ASSERT_TRUE(seed.ok());
   auto key = offline::derive_ed25519(*seed, *path);
   ASSERT_TRUE(key.ok());
-  auto entropy = offline::mnemonic_entropy(kPhrase);
+  auto entropy = offline::mnemonic_entropy(as_secret(kPhrase));
   ASSERT_TRUE(entropy.ok());
   Watch watch({kPhrase.substr(0, 40), view(*seed, 32), view(*key, 32), view(*entropy, 16)});
   {
-    auto again = offline::mnemonic_to_seed(kPhrase, "TREZOR");
+    auto again = offline::mnemonic_to_seed(as_secret(kPhrase), as_secret("TREZOR"));
     ASSERT_TRUE(again.ok());
     auto derived = offline::derive_ed25519(*again, *path);
     ASSERT_TRUE(derived.ok());
     EXPECT_EQ(std::memcmp(derived->bytes().data(), key->bytes().data(), 32), 0);
-    auto e = offline::mnemonic_entropy(kPhrase);
+    auto e = offline::mnemonic_entropy(as_secret(kPhrase));
     ASSERT_TRUE(e.ok());
     auto words = offline::mnemonic_from_entropy(*e);
     ASSERT_TRUE(words.ok());
@@ -273,14 +275,13 @@ TEST(SecretHygiene, Slip39SharesAndTheirSecretLeaveNoCopyInFreedMemory) {
   const auto fill = [](std::span<std::uint8_t> out) {
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::uint8_t>(i * 7 + 1);
   };
-  auto shares = offline::slip39::split(*master, "", options, fill);
+  auto shares = offline::slip39::split(*master, as_secret(""), options, fill);
   ASSERT_TRUE(shares.ok());
   Watch watch({view(*master, 32), view((*shares)[0][0], 60), view((*shares)[0][2], 60)});
   {
-    auto again = offline::slip39::split(*master, "", options, fill);
+    auto again = offline::slip39::split(*master, as_secret(""), options, fill);
     ASSERT_TRUE(again.ok());
-    auto back =
-        offline::slip39::combine({view((*again)[0][0], 1000), view((*again)[0][2], 1000)}, "");
+    auto back = offline::slip39::combine({(*again)[0][0], (*again)[0][2]}, {});
     ASSERT_TRUE(back.ok()) << back.error().to_string();
     EXPECT_EQ(view(*back, 32), view(*master, 32));
   }

@@ -14,6 +14,7 @@
 #include <airlock/offline/keystore.h>
 
 #include "../../offline/src/bip39_words.h"
+#include "support/helpers.h"
 #include "support/vectors.h"
 
 using ::testing::HasSubstr;
@@ -21,6 +22,9 @@ using ::testing::Not;
 
 namespace airlock::offline {
 namespace {
+
+// Vectors and test inputs as secrets, for the functions that take only SecretText.
+test::SecretArena as_secret;
 
 SecretBytes secret_of(std::string_view text) {
   auto s = SecretBytes::allocate(text.size());
@@ -42,7 +46,7 @@ TEST(Bip39, SeedsAndPathsMatchTheVectors) {
   ASSERT_GE(vectors.size(), 6U);
   for (const auto& v : vectors) {
     const std::string mnemonic = v.at("mnemonic"), passphrase = v.at("passphrase");
-    auto seed = mnemonic_to_seed(mnemonic, passphrase);
+    auto seed = mnemonic_to_seed(as_secret(mnemonic), as_secret(passphrase));
     ASSERT_TRUE(seed.ok()) << seed.error().to_string();
     EXPECT_EQ(to_hex(seed->bytes()), v.at("seed_hex").get<std::string>())
         << mnemonic.substr(0, 20) << " / " << passphrase;
@@ -66,7 +70,8 @@ TEST(Bip39, RefusesBadMnemonicsWithTheRule) {
   const std::string good =
       "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon "
       "about";
-  EXPECT_TRUE(mnemonic_to_seed("  " + good + "\n", "").ok()) << "surrounding whitespace is fine";
+  EXPECT_TRUE(mnemonic_to_seed(as_secret("  " + good + "\n"), as_secret("")).ok())
+      << "surrounding whitespace is fine";
   struct Case {
     std::string mnemonic, passphrase, message;
   };
@@ -84,13 +89,13 @@ TEST(Bip39, RefusesBadMnemonicsWithTheRule) {
       {good, "p\xc3\xa4ss", "ASCII"},
   };
   for (const auto& c : cases) {
-    auto seed = mnemonic_to_seed(c.mnemonic, c.passphrase);
+    auto seed = mnemonic_to_seed(as_secret(c.mnemonic), as_secret(c.passphrase));
     ASSERT_FALSE(seed.ok()) << c.mnemonic;
     EXPECT_THAT(seed.error().message(), HasSubstr(c.message));
     EXPECT_THAT(seed.error().message(), Not(HasSubstr("abandon")))
         << "no mnemonic word in an error";
   }
-  auto seed = mnemonic_to_seed(good, "");
+  auto seed = mnemonic_to_seed(as_secret(good), as_secret(""));
   auto unhardened = derive_ed25519(*seed, keystone::DerivationPath::parse("m/44'/501'/0").value());
   ASSERT_FALSE(unhardened.ok());
   EXPECT_THAT(unhardened.error().message(), HasSubstr("hardened"));
@@ -104,20 +109,20 @@ TEST(SolanaKeypairFile, ParsesAndChecksThePublicHalf) {
     json += std::to_string(i < 32 ? seed[i] : keypair->public_key().bytes[i - 32]) +
             (i < 63 ? "," : "]");
   }
-  auto parsed = seed_from_solana_keypair_json(json + "\n");
+  auto parsed = seed_from_solana_keypair_json(as_secret(json + "\n"));
   ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
   EXPECT_EQ(Bytes(parsed->bytes().begin(), parsed->bytes().end()), seed);
 
   std::string wrong_public = json;
   wrong_public.replace(wrong_public.rfind(','), std::string::npos, ",7]");
-  EXPECT_THAT(seed_from_solana_keypair_json(wrong_public).error().message(),
+  EXPECT_THAT(seed_from_solana_keypair_json(as_secret(wrong_public)).error().message(),
               HasSubstr("public half"));
   for (const char* bad : {"", "[]", "[1,2,3]", "{\"a\":1}", "[256,1]", "[1,,2]", "[-1]"}) {
-    auto r = seed_from_solana_keypair_json(bad);
+    auto r = seed_from_solana_keypair_json(as_secret(bad));
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_THAT(r.error().message(), HasSubstr("64 numbers"));
   }
-  EXPECT_FALSE(seed_from_solana_keypair_json(json + " [").ok()) << "trailing content";
+  EXPECT_FALSE(seed_from_solana_keypair_json(as_secret(json + " [")).ok()) << "trailing content";
 }
 
 class KeystoreFile : public ::testing::Test {
@@ -214,8 +219,8 @@ TEST(Bip39, WordsInAnyCaseGiveTheSameSeed) {
   const auto v = test::vector_list("solana-mnemonic-keys.json").at(0);
   std::string upper = v.at("mnemonic");
   for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  auto a = mnemonic_to_seed(v.at("mnemonic").get<std::string>(), "");
-  auto b = mnemonic_to_seed(upper, "");
+  auto a = mnemonic_to_seed(as_secret(v.at("mnemonic").get<std::string>()), as_secret(""));
+  auto b = mnemonic_to_seed(as_secret(upper), as_secret(""));
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(b.ok()) << b.error().to_string();
   EXPECT_TRUE(std::equal(a->bytes().begin(), a->bytes().end(), b->bytes().begin()));
@@ -224,7 +229,7 @@ TEST(Bip39, WordsInAnyCaseGiveTheSameSeed) {
 TEST(Bip39, EntropyAndPhraseRoundTripOnTheSharedVectors) {
   for (const auto& v : test::vector_list("solana-mnemonic-keys.json")) {
     const std::string phrase = v.at("mnemonic");
-    auto entropy = mnemonic_entropy(phrase);
+    auto entropy = mnemonic_entropy(as_secret(phrase));
     ASSERT_TRUE(entropy.ok()) << entropy.error().to_string();
     auto again = mnemonic_from_entropy(*entropy);
     ASSERT_TRUE(again.ok());
@@ -243,7 +248,7 @@ TEST(Bip39, EntropyAndPhraseRoundTripOnTheSharedVectors) {
                                 phrase->size());
     EXPECT_EQ(static_cast<std::size_t>(std::count(text.begin(), text.end(), ' ')) + 1,
               bytes * 3 / 4);
-    auto back = mnemonic_entropy(text);
+    auto back = mnemonic_entropy(as_secret(text));
     ASSERT_TRUE(back.ok()) << back.error().to_string();
     EXPECT_TRUE(std::equal(back->bytes().begin(), back->bytes().end(), entropy->bytes().begin()));
   }

@@ -29,6 +29,9 @@ using ::testing::Not;
 namespace airlock::offline::slip39 {
 namespace {
 
+// Vectors and test inputs as secrets, for the functions that take only SecretText.
+test::SecretArena as_secret;
+
 std::string_view text_of(const SecretBytes& s) {
   return {reinterpret_cast<const char*>(s.bytes().data()), s.size()};
 }
@@ -83,7 +86,7 @@ TEST(Slip39, EveryReferenceVectorCombinesOrFailsAsTheReferenceDoes) {
     std::vector<std::string> texts = v.at(1).get<std::vector<std::string>>();
     const std::vector<std::string_view> mnemonics(texts.begin(), texts.end());
     const std::string expected = v.at(2).get<std::string>();
-    auto result = combine(mnemonics, "TREZOR");
+    auto result = combine(as_secret(mnemonics), as_secret("TREZOR"));
     if (expected.empty()) {
       ASSERT_FALSE(result.ok()) << name;
       EXPECT_EQ(result.error().code(), offline::errors::kBackupInvalid) << name;
@@ -92,7 +95,7 @@ TEST(Slip39, EveryReferenceVectorCombinesOrFailsAsTheReferenceDoes) {
     } else {
       ASSERT_TRUE(result.ok()) << name << ": " << result.error().to_string();
       EXPECT_EQ(to_hex(result->bytes()), expected) << name;
-      for (const auto m : mnemonics) EXPECT_TRUE(inspect(m).ok()) << name;
+      for (const auto m : mnemonics) EXPECT_TRUE(inspect(as_secret(m)).ok()) << name;
       ++valid;
     }
   }
@@ -130,7 +133,8 @@ TEST(Slip39, ReferenceFailuresNameTheirRule) {
       if (v.at(0) != name) continue;
       found = true;
       std::vector<std::string> texts = v.at(1).get<std::vector<std::string>>();
-      auto result = combine(std::vector<std::string_view>(texts.begin(), texts.end()), "TREZOR");
+      auto result = combine(as_secret(std::vector<std::string_view>(texts.begin(), texts.end())),
+                            as_secret("TREZOR"));
       ASSERT_FALSE(result.ok()) << name;
       EXPECT_THAT(result.error().message(), HasSubstr(rule))
           << name << " -> " << result.error().message();
@@ -149,7 +153,7 @@ TEST(Slip39, WordsMayBeInAnyCaseWithAnyWhitespace) {
     std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
     messy += upper + " \t\r\n ";
   }
-  auto result = combine({messy}, "TREZOR");
+  auto result = combine({as_secret(messy)}, as_secret("TREZOR"));
   ASSERT_TRUE(result.ok()) << result.error().to_string();
   EXPECT_EQ(to_hex(result->bytes()), v.at(2).get<std::string>());
 }
@@ -158,7 +162,7 @@ TEST(Slip39, InspectReadsTheFields) {
   const nlohmann::json vectors = test::load_vectors("slip39-vectors.json");
   // "17. Threshold number of groups and members in each group (128 bits, case 1)"
   const std::string text = vectors.at(16).at(1).at(0).get<std::string>();
-  auto info = inspect(text);
+  auto info = inspect(as_secret(text));
   ASSERT_TRUE(info.ok()) << info.error().to_string();
   EXPECT_EQ(info->words, 20U);
   EXPECT_FALSE(info->extendable);
@@ -166,7 +170,7 @@ TEST(Slip39, InspectReadsTheFields) {
   EXPECT_GE(info->group_count, info->group_threshold);
   EXPECT_GE(info->member_threshold, 1);
   // The extendable vectors carry the flag.
-  auto extendable = inspect(vectors.at(41).at(1).at(0).get<std::string>());
+  auto extendable = inspect(as_secret(vectors.at(41).at(1).at(0).get<std::string>()));
   ASSERT_TRUE(extendable.ok());
   EXPECT_TRUE(extendable->extendable);
 }
@@ -253,7 +257,7 @@ TEST(Slip39, SplitThenCombineRoundTrips) {
     const auto& o = shape.options;
     const SecretBytes secret = secret_from(test::random_bytes(shape.secret_bytes, seed++));
     const std::string passphrase = "TREZOR ~ 42";
-    auto shares = split(secret, passphrase, o, fixed_random(seed++));
+    auto shares = split(secret, as_secret(passphrase), o, fixed_random(seed++));
     ASSERT_TRUE(shares.ok()) << shares.error().to_string();
     ASSERT_EQ(shares->size(), o.groups.size());
     const std::size_t expected_words = 4 + (shape.secret_bytes * 8 + 9) / 10 + 3;
@@ -261,7 +265,7 @@ TEST(Slip39, SplitThenCombineRoundTrips) {
     for (std::size_t g = 0; g < o.groups.size(); ++g) {
       ASSERT_EQ((*shares)[g].size(), o.groups[g].count);
       for (std::size_t m = 0; m < o.groups[g].count; ++m) {
-        auto info = inspect(text_of((*shares)[g][m]));
+        auto info = inspect(as_secret(text_of((*shares)[g][m])));
         ASSERT_TRUE(info.ok()) << info.error().to_string();
         EXPECT_EQ(info->words, expected_words);
         EXPECT_EQ(info->extendable, o.extendable);
@@ -279,13 +283,14 @@ TEST(Slip39, SplitThenCombineRoundTrips) {
     for (const bool last : {false, true}) {
       for (const auto& groups : {first_groups(o), last_groups(o)}) {
         const auto subset = pick(*shares, o, groups, last, seed++);
-        auto back = combine(subset, passphrase);
+        auto back = combine(as_secret(subset), as_secret(passphrase));
         ASSERT_TRUE(back.ok()) << back.error().to_string();
         EXPECT_EQ(to_hex(back->bytes()), to_hex(secret.bytes()));
       }
     }
     // Another passphrase gives another secret, without an error (there is nothing to check it by).
-    auto other = combine(pick(*shares, o, first_groups(o), false, seed++), "TREZOR ~ 43");
+    auto other = combine(as_secret(pick(*shares, o, first_groups(o), false, seed++)),
+                         as_secret("TREZOR ~ 43"));
     ASSERT_TRUE(other.ok());
     EXPECT_NE(to_hex(other->bytes()), to_hex(secret.bytes()));
   }
@@ -294,17 +299,19 @@ TEST(Slip39, SplitThenCombineRoundTrips) {
 TEST(Slip39, CombineRefusesWhatIsNotExactlyEnough) {
   const SecretBytes secret = secret_from(test::random_bytes(16, 7));
   const SplitOptions o{2, {{2, 3}, {1, 1}, {3, 5}}, 0, false};
-  auto shares = split(secret, "", o, fixed_random(8));
+  auto shares = split(secret, as_secret(""), o, fixed_random(8));
   ASSERT_TRUE(shares.ok());
   const auto& s = *shares;
   const auto fails_with = [](const std::vector<std::string_view>& set, const std::string& rule) {
-    auto r = combine(set, "");
+    auto r = combine(as_secret(set), as_secret(""));
     ASSERT_FALSE(r.ok()) << rule;
     EXPECT_THAT(r.error().message(), HasSubstr(rule));
     expect_no_words_in(r.error(), set);
   };
   // Enough: group 1 (2 of 3) and group 2 (1 of 1).
-  ASSERT_TRUE(combine({text_of(s[0][0]), text_of(s[0][2]), text_of(s[1][0])}, "").ok());
+  ASSERT_TRUE(
+      combine(as_secret({text_of(s[0][0]), text_of(s[0][2]), text_of(s[1][0])}), as_secret(""))
+          .ok());
   fails_with({text_of(s[0][0]), text_of(s[1][0])}, "shares: group 1 needs 2 shares, 1 given");
   fails_with({text_of(s[0][0]), text_of(s[0][1])}, "shares: 2 groups needed, 1 given");
   fails_with({text_of(s[2][0]), text_of(s[2][1]), text_of(s[1][0])},
@@ -319,20 +326,21 @@ TEST(Slip39, CombineRefusesWhatIsNotExactlyEnough) {
   fails_with({}, "shares: none given");
 
   // A share of another split of the same secret.
-  auto again = split(secret, "", o, fixed_random(9));
+  auto again = split(secret, as_secret(""), o, fixed_random(9));
   ASSERT_TRUE(again.ok());
   fails_with({text_of(s[0][0]), text_of((*again)[0][1]), text_of(s[1][0])},
              "identifiers differ (share 1 and share 2)");
   // Another split with the same identifier (the same random stream start) but other shares: the
   // digest catches it.
-  auto twin = split(secret, "", o,
+  auto twin = split(secret, as_secret(""), o,
                     [first = true, rng = std::mt19937(8),
                      alt = std::mt19937(99)](std::span<std::uint8_t> out) mutable {
                       for (auto& b : out) b = static_cast<std::uint8_t>(first ? rng() : alt());
                       first = false;
                     });
   ASSERT_TRUE(twin.ok());
-  ASSERT_EQ(inspect(text_of((*twin)[0][0]))->identifier, inspect(text_of(s[0][0]))->identifier);
+  ASSERT_EQ(inspect(as_secret(text_of((*twin)[0][0])))->identifier,
+            inspect(as_secret(text_of(s[0][0])))->identifier);
   fails_with({text_of(s[0][0]), text_of((*twin)[0][1]), text_of(s[1][0])},
              "shares: group 1 digest does not verify");
 
@@ -357,12 +365,13 @@ TEST(Slip39, ExtendableSetsAgreeUnderEveryPassphrase) {
   const SecretBytes secret = secret_from(test::random_bytes(32, 11));
   for (const bool extendable : {true, false}) {
     const SplitOptions o{1, {{1, 1}}, 0, extendable};
-    auto a = split(secret, "right", o, fixed_random(12));
-    auto b = split(secret, "right", o, fixed_random(13));
+    auto a = split(secret, as_secret("right"), o, fixed_random(12));
+    auto b = split(secret, as_secret("right"), o, fixed_random(13));
     ASSERT_TRUE(a.ok() && b.ok());
-    ASSERT_NE(inspect(text_of((*a)[0][0]))->identifier, inspect(text_of((*b)[0][0]))->identifier);
-    auto wrong_a = combine({text_of((*a)[0][0])}, "wrong");
-    auto wrong_b = combine({text_of((*b)[0][0])}, "wrong");
+    ASSERT_NE(inspect(as_secret(text_of((*a)[0][0])))->identifier,
+              inspect(as_secret(text_of((*b)[0][0])))->identifier);
+    auto wrong_a = combine({as_secret(text_of((*a)[0][0]))}, as_secret("wrong"));
+    auto wrong_b = combine({as_secret(text_of((*b)[0][0]))}, as_secret("wrong"));
     ASSERT_TRUE(wrong_a.ok() && wrong_b.ok());
     EXPECT_EQ(to_hex(wrong_a->bytes()) == to_hex(wrong_b->bytes()), extendable);
   }
@@ -372,7 +381,7 @@ TEST(Slip39, SplitRefusesOptionsOutsideTheSpec) {
   const auto refuses = [](std::size_t bytes, const SplitOptions& o, std::string_view passphrase,
                           const std::string& rule) {
     const SecretBytes secret = secret_from(test::random_bytes(bytes, 3));
-    auto r = split(secret, passphrase, o, fixed_random(4));
+    auto r = split(secret, as_secret(passphrase), o, fixed_random(4));
     ASSERT_FALSE(r.ok()) << rule;
     EXPECT_THAT(r.error().message(), HasSubstr(rule));
   };
@@ -394,7 +403,7 @@ TEST(Slip39, SplitRefusesOptionsOutsideTheSpec) {
 
   const nlohmann::json vectors = test::load_vectors("slip39-vectors.json");
   const std::string share = vectors.at(0).at(1).at(0).get<std::string>();
-  auto r = combine({share}, "TREZOR\x01");
+  auto r = combine({as_secret(share)}, as_secret("TREZOR\x01"));
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.error().message(), HasSubstr("passphrase:"));
 }
@@ -403,14 +412,14 @@ TEST(Slip39, SplitRefusesOptionsOutsideTheSpec) {
 TEST(Slip39, SixteenGroupsOfSixteen) {
   const SecretBytes secret = secret_from(test::random_bytes(16, 21));
   const SplitOptions o{16, std::vector<GroupSpec>(16, {16, 16}), 0, true};
-  auto shares = split(secret, "", o, fixed_random(22));
+  auto shares = split(secret, as_secret(""), o, fixed_random(22));
   ASSERT_TRUE(shares.ok()) << shares.error().to_string();
   std::vector<std::string_view> all;
   for (const auto& g : *shares)
     for (const auto& m : g) all.push_back(text_of(m));
   ASSERT_EQ(all.size(), 256U);
   std::shuffle(all.begin(), all.end(), std::mt19937(23));
-  auto back = combine(all, "");
+  auto back = combine(as_secret(all), as_secret(""));
   ASSERT_TRUE(back.ok()) << back.error().to_string();
   EXPECT_EQ(to_hex(back->bytes()), to_hex(secret.bytes()));
 }

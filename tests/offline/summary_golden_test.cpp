@@ -12,9 +12,13 @@
 #include <airlock/online/round.h>
 
 #include "conformance_support.h"
+#include "support/helpers.h"
 
 namespace airlock::apisim::test {
 namespace {
+
+// Keys and vectors as secrets, for the functions that take only SecretText.
+airlock::test::SecretArena as_secret;
 
 class SummaryGolden : public SigningTwin {
  protected:
@@ -34,7 +38,7 @@ class SummaryGolden : public SigningTwin {
     auto q = build(action, body);
     auto client = online::ApiClient::create(
         "http://127.0.0.1:" + std::to_string(server_->port()) + std::string(kApiPrefix),
-        online::ApiKey::parse(kDemoKey).value());
+        online::ApiKey::parse(as_secret(kDemoKey)).value());
     EXPECT_TRUE(client.ok());
     online::Round round;
     round.action = action;

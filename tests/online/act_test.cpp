@@ -18,6 +18,9 @@ using ::testing::HasSubstr;
 namespace airlock::apisim::test {
 namespace {
 
+// Keys and vectors as secrets, for the functions that take only SecretText.
+airlock::test::SecretArena as_secret;
+
 namespace ss = online::step_status;
 
 class ActTest : public Twin {
@@ -32,7 +35,8 @@ class ActTest : public Twin {
     options.now = [this] { return pacing_now; };
     client.emplace(online::ApiClient::create("http://127.0.0.1:" + std::to_string(server_->port()) +
                                                  std::string(kApiPrefix),
-                                             online::ApiKey::parse(kDemoKey).value(), options)
+                                             online::ApiKey::parse(as_secret(kDemoKey)).value(),
+                                             options)
                        .value());
     journal.emplace(online::Journal::open(dir.file("journal.sqlite")).value());
   }

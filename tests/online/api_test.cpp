@@ -16,10 +16,13 @@ using ::testing::Not;
 namespace airlock::online {
 namespace {
 
+// Keys and vectors as secrets, for the functions that take only SecretText.
+airlock::test::SecretArena as_secret;
+
 const std::string kSecret = "abcdefghijklmnopqrstuvwxyz012345";  // 32 characters
 
 TEST(ApiKey, AcceptsTheSpecFormatAndNamesTheRuleOtherwise) {
-  auto key = ApiKey::parse("hv1_bot-7_" + kSecret);
+  auto key = ApiKey::parse(as_secret("hv1_bot-7_" + kSecret));
   ASSERT_TRUE(key.ok()) << key.error().to_string();
   EXPECT_EQ(key->id(), "bot-7");
   auto header = key->header();
@@ -40,7 +43,7 @@ TEST(ApiKey, AcceptsTheSpecFormatAndNamesTheRuleOtherwise) {
       {"hv1_bot_" + kSecret.substr(1) + " ", "only A-Z"},
   };
   for (const auto& [text, rule] : bad) {
-    auto r = ApiKey::parse(text);
+    auto r = ApiKey::parse(as_secret(text));
     ASSERT_FALSE(r.ok()) << text;
     EXPECT_EQ(r.error().code(), online::errors::kApiKeyInvalid);
     EXPECT_THAT(r.error().message(), HasSubstr(rule));
@@ -92,7 +95,7 @@ TEST(Transport, HttpsEverywhereAndPlainHttpOnlyToThisMachine) {
     auto s = check_transport(url);
     EXPECT_FALSE(s.ok()) << url;
   }
-  auto key = ApiKey::parse("hv1_bot_" + kSecret);
+  auto key = ApiKey::parse(as_secret("hv1_bot_" + kSecret));
   ASSERT_TRUE(key.ok());
   auto client = ApiClient::create("http://api.example.com/api/external/v1", std::move(key).value());
   ASSERT_FALSE(client.ok());
@@ -100,7 +103,7 @@ TEST(Transport, HttpsEverywhereAndPlainHttpOnlyToThisMachine) {
 }
 
 TEST(Limits, OversizedBodiesAndPayersAreRefusedBeforeSending) {
-  auto key = ApiKey::parse("hv1_bot_" + kSecret);
+  auto key = ApiKey::parse(as_secret("hv1_bot_" + kSecret));
   ASSERT_TRUE(key.ok());
   // Port 9 on loopback: nothing is expected to listen; the checks must fail first anyway.
   auto client = ApiClient::create("http://127.0.0.1:9/api/external/v1", std::move(key).value());

@@ -13,11 +13,16 @@
 #include <airlock/online/api.h>
 #include <airlock/online/reads.h>
 
+#include "support/helpers.h"
+
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 namespace airlock::online {
 namespace {
+
+// Keys and vectors as secrets, for the functions that take only SecretText.
+airlock::test::SecretArena as_secret;
 
 constexpr const char* kKey = "hv1_demo_demo_secret_0123456789abcdefghijklmnopqrstuv";
 
@@ -80,7 +85,7 @@ class HostileServer : public ::testing::Test {
     options.pace = false;
     options.max_attempts = 1;
     return ApiClient::create("http://127.0.0.1:" + std::to_string(port_) + "/api/external/v1",
-                             ApiKey::parse(kKey).value(), options)
+                             ApiKey::parse(as_secret(kKey)).value(), options)
         .value();
   }
 
@@ -137,7 +142,7 @@ TEST_F(HostileServer, RetryAfterIsWaitedForAndALongOneEndsTheRetries) {
   options.first_delay = std::chrono::milliseconds(100);
   options.sleep = [&](std::chrono::milliseconds d) { waits.push_back(d); };
   auto c = ApiClient::create("http://127.0.0.1:" + std::to_string(port_) + "/api/external/v1",
-                             ApiKey::parse(kKey).value(), options)
+                             ApiKey::parse(as_secret(kKey)).value(), options)
                .value();
   auto r = c.get("/requests");
   ASSERT_TRUE(r.ok()) << r.error().to_string();
@@ -186,7 +191,7 @@ TEST_F(HostileServer, PlainHttpNeverGoesThroughAProxyFromTheEnvironment) {
 TEST(HostileUrl, UserInfoNeverReachesTheNetwork) {
   for (const char* url : {"http://localhost:80@127.0.0.2:9/api/external/v1",
                           "http://127.0.0.1:x@127.0.0.2:9/api/external/v1"}) {
-    auto c = ApiClient::create(url, ApiKey::parse(kKey).value());
+    auto c = ApiClient::create(url, ApiKey::parse(as_secret(kKey)).value());
     ASSERT_FALSE(c.ok()) << url;
     EXPECT_THAT(c.error().message(), HasSubstr("user name or password"));
   }

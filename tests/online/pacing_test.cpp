@@ -9,10 +9,13 @@
 namespace airlock::apisim::test {
 namespace {
 
+// Keys and vectors as secrets, for the functions that take only SecretText.
+airlock::test::SecretArena as_secret;
+
 class PacingTest : public Twin {
  protected:
   online::ApiClient client(bool pace, const std::string& pace_file = "") {
-    auto key = online::ApiKey::parse(kDemoKey);
+    auto key = online::ApiKey::parse(as_secret(kDemoKey));
     online::ClientOptions options;
     options.max_attempts = 1;  // a 429 is reported, not retried, so it can be counted
     options.pace = pace;

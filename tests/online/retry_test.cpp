@@ -4,14 +4,18 @@
 #include <airlock/online/api.h>
 
 #include "conformance_support.h"
+#include "support/helpers.h"
 
 namespace airlock::apisim::test {
 namespace {
 
+// Keys and vectors as secrets, for the functions that take only SecretText.
+airlock::test::SecretArena as_secret;
+
 class RetryTest : public Twin {
  protected:
   online::ApiClient client(std::function<void(int)> on_wait = {}) {
-    auto key = online::ApiKey::parse(kDemoKey);
+    auto key = online::ApiKey::parse(as_secret(kDemoKey));
     online::ClientOptions options;
     options.pace = false;  // the twin's limits, not the client's pacing, are under test
     options.sleep = [this, on_wait](std::chrono::milliseconds d) {

@@ -21,13 +21,16 @@ using ::testing::HasSubstr;
 namespace airlock::apisim::test {
 namespace {
 
+// Keys and vectors as secrets, for the functions that take only SecretText.
+airlock::test::SecretArena as_secret;
+
 namespace ss = online::step_status;
 
 class SenderTest : public Twin {
  protected:
   void SetUp() override {
     Twin::SetUp();
-    auto key = online::ApiKey::parse(kDemoKey);
+    auto key = online::ApiKey::parse(as_secret(kDemoKey));
     ASSERT_TRUE(key.ok());
     online::ClientOptions options;
     // The twin's clock and the client's pacing clock move together, only when the client waits.

@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -204,6 +205,27 @@ void expect_golden(const std::string& name, const std::string& text) {
     if (!more_w && !more_g) break;
     ASSERT_EQ(g, w) << name << " line " << line << "\nwhole text:\n" << text;
   }
+}
+
+SecretText SecretArena::operator()(std::string_view text) {
+  auto bytes = SecretBytes::allocate(text.size());
+  if (!bytes.ok()) {
+    std::fprintf(stderr, "SecretArena: %s\n", bytes.error().to_string().c_str());
+    std::abort();
+  }
+  std::copy(text.begin(), text.end(), bytes->bytes().begin());
+  held_.push_back(std::move(bytes).value());
+  return SecretText(held_.back());
+}
+
+std::vector<SecretText> SecretArena::operator()(const std::vector<std::string>& texts) {
+  return (*this)(std::vector<std::string_view>(texts.begin(), texts.end()));
+}
+
+std::vector<SecretText> SecretArena::operator()(const std::vector<std::string_view>& texts) {
+  std::vector<SecretText> out;
+  for (const auto t : texts) out.push_back((*this)(t));
+  return out;
 }
 
 }  // namespace airlock::test

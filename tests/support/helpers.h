@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <sys/types.h>
 
 #include <airlock/common/bytes.h>
+#include <airlock/common/secret.h>
 
 namespace airlock::test {
 
@@ -96,5 +98,18 @@ std::optional<int> wait_for_exit(pid_t pid, std::chrono::milliseconds timeout);
 // first line that differs and shows the whole text). With AIRLOCK_UPDATE_GOLDEN=1 the file is
 // rewritten instead, after a deliberate change; its diff is then reviewed like code.
 void expect_golden(const std::string& name, const std::string& text);
+
+// Test vectors as secrets: each text copied into its own SecretBytes, kept as long as the arena,
+// so that a test can hand a literal phrase, share or passphrase to a function that takes only
+// SecretText (common/secret.h). Aborts the test program when secure memory is exhausted.
+class SecretArena {
+ public:
+  SecretText operator()(std::string_view text);
+  std::vector<SecretText> operator()(const std::vector<std::string>& texts);
+  std::vector<SecretText> operator()(const std::vector<std::string_view>& texts);
+
+ private:
+  std::deque<SecretBytes> held_;
+};
 
 }  // namespace airlock::test

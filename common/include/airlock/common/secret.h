@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include <airlock/common/error.h>
 
@@ -34,6 +35,38 @@ class SecretBytes {
 
   std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
+};
+
+// Text held in secure memory, read only: a view of a SecretBytes, or of a part of one. It can
+// be made from nothing else, so a function that takes a SecretText (a phrase, a share, a
+// passphrase, a keypair file's text) cannot be handed a secret that sits in ordinary memory;
+// SecretTypes.* checks that every secret-bearing function takes and returns only SecretText
+// and SecretBytes. Like std::string_view it must not outlive what it views, so it cannot be
+// made from a temporary SecretBytes.
+class SecretText {
+ public:
+  // Empty: no secret (an absent passphrase). Every empty text views "" rather than null, so it
+  // can be handed to memcpy and the like.
+  constexpr SecretText() noexcept = default;
+  SecretText(const SecretBytes& bytes) noexcept  // NOLINT(google-explicit-constructor): by design
+      : text_(bytes.size() == 0
+                  ? std::string_view("")
+                  : std::string_view(reinterpret_cast<const char*>(bytes.bytes().data()),
+                                     bytes.size())) {}
+  SecretText(SecretBytes&&) = delete;
+
+  [[nodiscard]] std::string_view view() const noexcept { return text_; }
+  [[nodiscard]] std::size_t size() const noexcept { return text_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return text_.empty(); }
+  // A part of this text; `pos` past the end gives the empty text.
+  [[nodiscard]] SecretText substr(std::size_t pos,
+                                  std::size_t count = std::string_view::npos) const noexcept {
+    return pos >= text_.size() ? SecretText() : SecretText(text_.substr(pos, count));
+  }
+
+ private:
+  explicit SecretText(std::string_view within_secret) noexcept : text_(within_secret) {}
+  std::string_view text_{""};
 };
 
 // A small secret file (a keypair file, an API key file) read straight into secure memory: no

@@ -23,18 +23,17 @@ inline constexpr std::size_t kShareWordsAsked = 2;
 [[nodiscard]] std::vector<std::size_t> positions_to_confirm(std::size_t words, std::size_t count);
 
 // The words of space-separated text, as views into it.
-[[nodiscard]] std::vector<std::string_view> words_of(const SecretBytes& text);
+[[nodiscard]] std::vector<SecretText> words_of(const SecretBytes& text);
 
 // Whether what the operator typed is `expected`: surrounding whitespace and letter case aside,
 // compared without an early exit.
-[[nodiscard]] bool typed_matches(std::string_view expected, const SecretBytes& typed);
+[[nodiscard]] bool typed_matches(SecretText expected, const SecretBytes& typed);
 
 // A fresh BIP39 phrase of `words` words (12, 15, 18, 21 or 24) from the system's random source.
 [[nodiscard]] Result<SecretBytes> new_phrase(std::size_t words);
 
 // The key a BIP39 phrase gives at `path` (with the BIP39 passphrase, empty for none).
-[[nodiscard]] Result<SecretBytes> key_from_phrase(std::string_view phrase,
-                                                  std::string_view passphrase,
+[[nodiscard]] Result<SecretBytes> key_from_phrase(SecretText phrase, SecretText passphrase,
                                                   const keystone::DerivationPath& path);
 
 // The key a SLIP-0039 master secret gives at `path`: SLIP-0010 with the master secret as the

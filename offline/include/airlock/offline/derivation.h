@@ -27,14 +27,13 @@ inline constexpr unsigned kBip39Rounds = 2048;
 // with a valid checksum (single spaces or any whitespace between words). The passphrase is
 // taken as ASCII: non-ASCII would need Unicode NFKD normalisation, which this build does not
 // do, so it is refused rather than silently deriving a different key.
-[[nodiscard]] Result<SecretBytes> mnemonic_to_seed(std::string_view mnemonic,
-                                                   std::string_view passphrase);
+[[nodiscard]] Result<SecretBytes> mnemonic_to_seed(SecretText mnemonic, SecretText passphrase);
 
 // The words of text separated by any whitespace, as views into it.
-[[nodiscard]] std::vector<std::string_view> words_of_text(std::string_view text);
+[[nodiscard]] std::vector<SecretText> words_of_text(SecretText text);
 
 // The entropy a mnemonic encodes (16 to 32 bytes), after checking its words and checksum.
-[[nodiscard]] Result<SecretBytes> mnemonic_entropy(std::string_view mnemonic);
+[[nodiscard]] Result<SecretBytes> mnemonic_entropy(SecretText mnemonic);
 
 // The English BIP39 mnemonic of `entropy` (16, 20, 24, 28 or 32 bytes: 12 to 24 words), the
 // words joined by single spaces.
@@ -47,6 +46,6 @@ inline constexpr unsigned kBip39Rounds = 2048;
 
 // A Solana CLI keypair file: a JSON array of 64 numbers, secret seed then public key. The public
 // half must match the key the seed makes.
-[[nodiscard]] Result<SecretBytes> seed_from_solana_keypair_json(std::string_view json_text);
+[[nodiscard]] Result<SecretBytes> seed_from_solana_keypair_json(SecretText json_text);
 
 }  // namespace airlock::offline

@@ -49,7 +49,7 @@ using RandomFill = std::function<void(std::span<std::uint8_t>)>;
 // 32..126; may be empty). Returns groups[g][m]: the mnemonic of member m of group g, its words
 // joined by single spaces, in secure memory. Refuses options outside the limits above.
 [[nodiscard]] Result<std::vector<std::vector<SecretBytes>>> split(const SecretBytes& master_secret,
-                                                                  std::string_view passphrase,
+                                                                  SecretText passphrase,
                                                                   const SplitOptions& options,
                                                                   const RandomFill& random);
 
@@ -61,8 +61,8 @@ using RandomFill = std::function<void(std::span<std::uint8_t>)>;
 // iteration exponent, group threshold, group count, length or a group's member threshold, a
 // repeated member, too few or too many shares, or a digest that does not verify. A wrong passphrase
 // is not detectable: it yields a different secret, by design.
-[[nodiscard]] Result<SecretBytes> combine(const std::vector<std::string_view>& mnemonics,
-                                          std::string_view passphrase);
+[[nodiscard]] Result<SecretBytes> combine(const std::vector<SecretText>& mnemonics,
+                                          SecretText passphrase);
 
 // What one share says about itself. Indices are as encoded (from 0; show them +1 to people);
 // thresholds and counts are the real numbers (from 1).
@@ -80,7 +80,7 @@ struct ShareInfo {
 
 // Parses and checks one share without combining: for confirming a share typed back in and telling
 // the operator which group and member it is. The same checks as combine's per share.
-[[nodiscard]] Result<ShareInfo> inspect(std::string_view mnemonic);
+[[nodiscard]] Result<ShareInfo> inspect(SecretText mnemonic);
 
 // Whether `word` is in the SLIP-0039 list (any case).
 [[nodiscard]] bool is_word(std::string_view word);

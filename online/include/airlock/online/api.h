@@ -35,7 +35,7 @@ using json = nlohmann::json;
 // secret memory; only the id is ever printed.
 class ApiKey {
  public:
-  [[nodiscard]] static Result<ApiKey> parse(std::string_view text);
+  [[nodiscard]] static Result<ApiKey> parse(SecretText text);
   // From the file when given, else from the environment variable AIRLOCK_API_KEY. One line;
   // surrounding whitespace is ignored.
   [[nodiscard]] static Result<ApiKey> load(const std::optional<std::string>& file);
