@@ -106,8 +106,8 @@ TEST(DlmmOracle, EveryDepositPutsTheSameShareOfEachTokenInTheSameBins) {
     EXPECT_EQ(picture->x_stranded, v["amount_x"] != "0" && none(sdk_x));
     EXPECT_EQ(picture->y_stranded, v["amount_y"] != "0" && none(sdk_y));
     shapes.insert(v["shape"].get<std::string>());
-    active_outside += (active < first || active > last) ? 1 : 0;
-    stranded += (picture->x_stranded || picture->y_stranded) ? 1 : 0;
+    active_outside += (active < first || active > last) ? 1U : 0U;
+    stranded += (picture->x_stranded || picture->y_stranded) ? 1U : 0U;
   }
   EXPECT_EQ(shapes, (std::set<std::string>{"Spot", "Curve", "BidAsk"}));
   EXPECT_GE(all["vectors"].size(), 702U);
