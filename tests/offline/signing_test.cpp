@@ -571,7 +571,9 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
   const auto [declined, declined_screen] = airlock::test::run_on_terminal(command, {{"[y/N]", ""}});
   EXPECT_EQ(declined, 1) << declined_screen;
   EXPECT_THAT(declined_screen, HasSubstr("operator.declined"));
-  EXPECT_THAT(declined_screen, Not(HasSubstr("passphrase")));
+  // The prompt, not the word: the lock-down's note on RLIMIT_MEMLOCK mentions the passphrase
+  // where the limit is low.
+  EXPECT_THAT(declined_screen, Not(HasSubstr("Keystore passphrase:")));
 }
 
 TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr) {
