@@ -223,137 +223,166 @@ Outflows outflows_of(const Review& review) {
   return out;
 }
 
+namespace {
+
+void refuse(LimitsVerdict& v, std::string message) {
+  v.refusals.push_back({"policy.limit", std::move(message), std::nullopt});
+}
+
+// Why no window can be counted from this log at `now`, or nullopt when every window can.
+// Fail closed: with a clock behind the log, a closed log, or a log that does not hold every
+// signature over the longest window, nothing is counted.
+std::optional<std::string> why_uncountable(const Limits& limits, const std::vector<AuditEntry>& log,
+                                           std::int64_t now) {
+  // The latest time of any entry, not the last line's: an entry written while the clock was
+  // behind would otherwise move the check back with it (found by an independent review).
+  std::int64_t latest = std::numeric_limits<std::int64_t>::min();
+  for (const auto& e : log) latest = std::max(latest, e.time);
+  if (!log.empty() && now < latest) {
+    return "the offline clock reads " + std::to_string(now) +
+           ", earlier than the audit log's latest entry (" + std::to_string(latest) +
+           "): the windows cannot be placed; set the clock";
+  }
+  // A closed (or closing) log was continued in another: what was signed since is there.
+  if (!log.empty() && audit::ends_log(log.back())) {
+    return "the audit log was closed at " + std::to_string(log.back().time) +
+           " and continued in another log, which holds what was signed since: count from that "
+           "log";
+  }
+  // The windows must lie where the log holds every signature: a log begun without saying what
+  // came before it (or after losing the one before) would count an earlier day as empty.
+  const Window& longest = longest_window(limits);
+  if (const auto since = audit::complete_since(log, now); since && *since > now - longest.seconds) {
+    return "the last " + std::string(longest.name) +
+           " cannot be counted: this audit log holds every signature only since " +
+           std::to_string(*since) + " (" + why_incomplete(log) + "); it can from " +
+           std::to_string(saturating_add(*since, longest.seconds)) +
+           ", or start logs with `airlock-offline log start` (--first for a key that has never "
+           "signed, --continue-from OLD to carry the last day over)";
+  }
+  return std::nullopt;
+}
+
+// Signed here, or carried over from the log before this one, inside window `w` before `now`.
+bool signed_in(const AuditEntry& e, const Window& w, std::int64_t now) {
+  return (e.decision == audit::Decision::kSigned || e.decision == audit::Decision::kCarried) &&
+         e.time > now - w.seconds;
+}
+
+// Signed requests in each window `limit` caps: of any action (`action` null), or of one.
+// A Keystone request names no action and may carry any vault instruction: it counts against
+// every action's cap, as a request and in the log (over-counting, never under).
+void count_requests(LimitsVerdict& v, const WindowLimit& limit, const std::string& what,
+                    const std::string* action, const std::vector<AuditEntry>& log,
+                    std::int64_t now) {
+  for (const Window& w : kWindows) {
+    if (!(limit.*w.limit)) continue;
+    const std::uint64_t cap = *(limit.*w.limit);
+    const auto used =
+        static_cast<std::uint64_t>(std::count_if(log.begin(), log.end(), [&](const AuditEntry& e) {
+          return signed_in(e, w, now) &&
+                 (action == nullptr || e.action == *action || e.action == kKeystoneAction);
+        }));
+    v.lines.push_back(what + ", last " + w.name + ": " + std::to_string(used) + " of " +
+                      std::to_string(cap) + " (this request makes " + std::to_string(used + 1) +
+                      ")");
+    if (used + 1 > cap)
+      refuse(v, what + " in the last " + w.name + ": " + std::to_string(used) + " of " +
+                    std::to_string(cap) + " already signed; this request would be one more");
+  }
+}
+
+// What the log's entries in window `w` moved of `mint`; or, when an entry in it recorded no
+// amounts or an amount its bytes did not state, that entry (the window cannot be counted).
+struct TokenUse {
+  std::uint64_t used = 0;
+  const AuditEntry* unrecorded = nullptr;
+  const AuditEntry* unstated = nullptr;
+};
+
+TokenUse token_use(const PublicKey& mint, const Window& w, const std::vector<AuditEntry>& log,
+                   std::int64_t now) {
+  TokenUse use;
+  for (const auto& e : log) {
+    if (!signed_in(e, w, now)) continue;
+    if (!e.outflows) {
+      use.unrecorded = &e;
+      continue;
+    }
+    for (const auto& o : *e.outflows) {
+      if (!o.mint || (*o.mint == mint && !o.amount)) {
+        use.unstated = &e;
+      } else if (*o.mint == mint) {
+        use.used = saturating_add(use.used, *o.amount);
+      }
+    }
+  }
+  return use;
+}
+
+// One pinned token leaving the vault, in base units of its mint, in each window `limit` caps.
+void count_token(LimitsVerdict& v, const TokenLimit& limit, const Outflows& outflows,
+                 const std::vector<AuditEntry>& log, std::int64_t now) {
+  const PinnedToken& token = limit.token;
+  const auto amount_text = [&](std::uint64_t base) {
+    return whole_units(std::to_string(base), token.decimals) + " " + token.symbol;
+  };
+  const std::string what = token.symbol + " leaving the vault";
+  bool judged = true;
+  for (const auto& u : outflows.unknown) {
+    if (!u.mint || *u.mint == token.mint) {
+      refuse(v, what + " cannot be judged: step " + std::to_string(u.step + 1) + " is a " + u.what);
+      judged = false;
+    }
+  }
+  if (!judged) return;
+  std::uint64_t asked = 0;
+  for (const auto& o : outflows.known)
+    if (o.mint == token.mint) asked = saturating_add(asked, o.amount.value_or(0));
+  for (const Window& w : kWindows) {
+    if (!(limit.amount.*w.limit)) continue;
+    const std::uint64_t cap = *(limit.amount.*w.limit);
+    const TokenUse use = token_use(token.mint, w, log, now);
+    if (use.unrecorded != nullptr || use.unstated != nullptr) {
+      const AuditEntry& e = use.unrecorded != nullptr ? *use.unrecorded : *use.unstated;
+      refuse(v, what + " in the last " + w.name + " cannot be counted: audit entry " +
+                    std::to_string(e.seq) +
+                    (use.unrecorded != nullptr ? " was signed before amounts were recorded"
+                                               : " moved an amount its bytes did not state") +
+                    "; it leaves the window at " +
+                    std::to_string(saturating_add(e.time, w.seconds)));
+      continue;
+    }
+    v.lines.push_back(what + ", last " + w.name + ": " + amount_text(use.used) + " of " +
+                      amount_text(cap) + " (this request " + amount_text(asked) + ")");
+    if (saturating_add(use.used, asked) > cap)
+      refuse(v, what + " in the last " + w.name + ": " + amount_text(use.used) + " of " +
+                    amount_text(cap) + " already signed; this request moves " + amount_text(asked));
+  }
+}
+
+}  // namespace
+
 LimitsVerdict check_limits(const Policy& policy, const envelope::SignRequest& request,
                            const Outflows& outflows, const std::vector<AuditEntry>* log,
                            std::int64_t now) {
   LimitsVerdict v;
   const Limits& limits = policy.limits;
   if (!limits.any()) return v;
-  const auto refuse = [&](std::string message) {
-    v.refusals.push_back({"policy.limit", std::move(message), std::nullopt});
-  };
-  // Fail closed: without the log, or with a clock behind it, no window can be counted.
   if (log == nullptr) {
-    refuse("the policy sets limits, and there is no audit log to count them from");
+    refuse(v, "the policy sets limits, and there is no audit log to count them from");
     return v;
   }
-  // The latest time of any entry, not the last line's: an entry written while the clock was
-  // behind would otherwise move the check back with it (found by an independent review).
-  std::int64_t latest = std::numeric_limits<std::int64_t>::min();
-  for (const auto& e : *log) latest = std::max(latest, e.time);
-  if (!log->empty() && now < latest) {
-    refuse("the offline clock reads " + std::to_string(now) +
-           ", earlier than the audit log's latest entry (" + std::to_string(latest) +
-           "): the windows cannot be placed; set the clock");
+  if (auto why = why_uncountable(limits, *log, now)) {
+    refuse(v, std::move(*why));
     return v;
   }
-  // A closed (or closing) log was continued in another: what was signed since is there.
-  if (!log->empty() && audit::ends_log(log->back())) {
-    refuse("the audit log was closed at " + std::to_string(log->back().time) +
-           " and continued in another log, which holds what was signed since: count from that "
-           "log");
-    return v;
-  }
-  // The windows must lie where the log holds every signature: a log begun without saying what
-  // came before it (or after losing the one before) would count an earlier day as empty.
-  const Window& longest = longest_window(limits);
-  if (const auto since = audit::complete_since(*log, now);
-      since && *since > now - longest.seconds) {
-    refuse("the last " + std::string(longest.name) +
-           " cannot be counted: this audit log holds every signature only since " +
-           std::to_string(*since) + " (" + why_incomplete(*log) + "); it can from " +
-           std::to_string(saturating_add(*since, longest.seconds)) +
-           ", or start logs with `airlock-offline log start` (--first for a key that has never "
-           "signed, --continue-from OLD to carry the last day over)");
-    return v;
-  }
-  // Signed here, or carried over from the log before this one.
-  const auto signed_in = [&](const AuditEntry& e, const Window& w) {
-    return (e.decision == audit::Decision::kSigned || e.decision == audit::Decision::kCarried) &&
-           e.time > now - w.seconds;
-  };
-
-  // Signed requests: of any action, and of this one.
-  // A Keystone request names no action and may carry any vault instruction: it counts
-  // against every action's cap, as a request and in the log (over-counting, never under).
-  const auto count_rounds = [&](const WindowLimit& limit, const std::string& what,
-                                const std::string* action) {
-    for (const Window& w : kWindows) {
-      if (!(limit.*w.limit)) continue;
-      const std::uint64_t cap = *(limit.*w.limit);
-      const auto used = static_cast<std::uint64_t>(
-          std::count_if(log->begin(), log->end(), [&](const AuditEntry& e) {
-            return signed_in(e, w) &&
-                   (action == nullptr || e.action == *action || e.action == kKeystoneAction);
-          }));
-      v.lines.push_back(what + ", last " + w.name + ": " + std::to_string(used) + " of " +
-                        std::to_string(cap) + " (this request makes " + std::to_string(used + 1) +
-                        ")");
-      if (used + 1 > cap)
-        refuse(what + " in the last " + w.name + ": " + std::to_string(used) + " of " +
-               std::to_string(cap) + " already signed; this request would be one more");
-    }
-  };
-  count_rounds(limits.rounds, "signed requests", nullptr);
+  count_requests(v, limits.rounds, "signed requests", nullptr, *log, now);
   for (const auto& [action, limit] : limits.actions) {
     if (action == request.action || request.action == kKeystoneAction)
-      count_rounds(limit, "signed " + action + " requests", &action);
+      count_requests(v, limit, "signed " + action + " requests", &action, *log, now);
   }
-
-  // Tokens leaving the vault, in base units of the pinned mint.
-  for (const TokenLimit& limit : limits.tokens) {
-    const PinnedToken& token = limit.token;
-    const auto amount_text = [&](std::uint64_t base) {
-      return whole_units(std::to_string(base), token.decimals) + " " + token.symbol;
-    };
-    const std::string what = token.symbol + " leaving the vault";
-    bool judged = true;
-    for (const auto& u : outflows.unknown) {
-      if (!u.mint || *u.mint == token.mint) {
-        refuse(what + " cannot be judged: step " + std::to_string(u.step + 1) + " is a " + u.what);
-        judged = false;
-      }
-    }
-    if (!judged) continue;
-    std::uint64_t asked = 0;
-    for (const auto& o : outflows.known)
-      if (o.mint == token.mint) asked = saturating_add(asked, o.amount.value_or(0));
-    for (const Window& w : kWindows) {
-      if (!(limit.amount.*w.limit)) continue;
-      const std::uint64_t cap = *(limit.amount.*w.limit);
-      std::uint64_t used = 0;
-      const AuditEntry* unrecorded = nullptr;
-      const AuditEntry* unstated = nullptr;
-      for (const auto& e : *log) {
-        if (!signed_in(e, w)) continue;
-        if (!e.outflows) {
-          unrecorded = &e;
-          continue;
-        }
-        for (const auto& o : *e.outflows) {
-          if (!o.mint || (*o.mint == token.mint && !o.amount)) {
-            unstated = &e;
-          } else if (*o.mint == token.mint) {
-            used = saturating_add(used, *o.amount);
-          }
-        }
-      }
-      if (unrecorded != nullptr || unstated != nullptr) {
-        const AuditEntry& e = unrecorded != nullptr ? *unrecorded : *unstated;
-        refuse(what + " in the last " + w.name + " cannot be counted: audit entry " +
-               std::to_string(e.seq) +
-               (unrecorded != nullptr ? " was signed before amounts were recorded"
-                                      : " moved an amount its bytes did not state") +
-               "; it leaves the window at " + std::to_string(saturating_add(e.time, w.seconds)));
-        continue;
-      }
-      v.lines.push_back(what + ", last " + w.name + ": " + amount_text(used) + " of " +
-                        amount_text(cap) + " (this request " + amount_text(asked) + ")");
-      if (saturating_add(used, asked) > cap)
-        refuse(what + " in the last " + w.name + ": " + amount_text(used) + " of " +
-               amount_text(cap) + " already signed; this request moves " + amount_text(asked));
-    }
-  }
+  for (const TokenLimit& limit : limits.tokens) count_token(v, limit, outflows, *log, now);
   return v;
 }
 
