@@ -107,19 +107,15 @@ std::set<std::string> signers_of(const JournalStep& st) {
   return out;
 }
 
-}  // namespace
-
-Result<ReconcileReport> reconcile(std::string_view export_text, const std::string& export_name,
-                                  const Journal& journal, const ReconcileOptions& options,
-                                  std::int64_t now) {
-  return reconcile(std::vector<AuditExport>{{export_text, export_name}}, journal, options, now);
-}
-
-Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const Journal& journal,
-                                  const ReconcileOptions& options, std::int64_t now) {
-  // The logs of one chain, each continuing the one before, read as one.
+// The logs of one chain, each continuing the one before, read as one: every entry, and per
+// entry the name of the export that holds it.
+struct ChainedLog {
   std::vector<audit::Entry> entries;
-  std::vector<const std::string*> export_of;  // per entry, the name of the export holding it
+  std::vector<const std::string*> export_of;
+};
+
+Result<ChainedLog> read_chain(const std::vector<AuditExport>& exports) {
+  ChainedLog chain;
   std::vector<audit::Entry> before;
   for (const auto& file : exports) {
     AIRLOCK_TRY(log, audit::verify_lines(file.text, file.name));
@@ -129,11 +125,63 @@ Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const
                      "audit export " + file.name +
                          " does not continue the export before it: " + s.error().message());
     }
-    entries.insert(entries.end(), log.begin(), log.end());
-    export_of.insert(export_of.end(), log.size(), &file.name);
+    chain.entries.insert(chain.entries.end(), log.begin(), log.end());
+    chain.export_of.insert(chain.export_of.end(), log.size(), &file.name);
     before = std::move(log);
   }
-  const std::string export_name = exports.empty() ? std::string() : exports.back().name;
+  return chain;
+}
+
+// Every step the journal holds, by signature, and every audit head it was answered with.
+struct JournalRecord {
+  std::map<std::string, JournalStep> steps;
+  std::vector<std::string> heads;
+};
+
+Result<JournalRecord> read_journal(const Journal& journal) {
+  JournalRecord record;
+  AIRLOCK_TRY(runs, journal.runs(false));
+  for (const auto& run : runs) {
+    AIRLOCK_TRY(run_steps, journal.steps(run.id));
+    for (auto& st : run_steps) {
+      if (!st.signature.empty()) record.steps.emplace(st.signature, std::move(st));
+    }
+    AIRLOCK_TRY(events, journal.events(run.id));
+    for (const auto& e : events) {
+      constexpr std::string_view kPrefix = "audit head ";
+      if (e.kind == "response" && e.detail.rfind(kPrefix, 0) == 0)
+        record.heads.push_back(e.detail.substr(kPrefix.size(), 64));
+    }
+  }
+  return record;
+}
+
+// A signature the log holds and no journal step does: answered to Keystone, or sent by
+// someone else; the node says whether it is on chain.
+void account_unsent(const audit::Entry& e, const std::string& signature,
+                    const ReconcileOptions& options, SignatureAccount& a) {
+  const bool keystone = e.action == keystone::kSignRequestAction;
+  a.standing =
+      keystone && options.accept_keystone ? Standing::kOtherWallet : Standing::kNotSentHere;
+  a.detail = keystone ? "a Keystone request: answered to the wallet that asked"
+                      : "no journal step holds this signature: the answer went elsewhere";
+  if (!options.on_chain) return;
+  auto there = options.on_chain(signature);
+  if (!there.ok()) {
+    a.detail += "; the node could not be asked: " + there.error().message();
+  } else if (*there) {
+    a.landed_elsewhere = true;
+    a.detail += "; and it IS on chain: someone sent it";
+  } else {
+    a.detail += "; not on chain (yet)";
+  }
+}
+
+// Where the report starts: the entry count, the head, and the log this chain continues
+// (unless it begins it). Refused when the offline machine showed another head.
+Result<ReconcileReport> open_report(const std::vector<audit::Entry>& entries,
+                                    const std::string& export_name,
+                                    const ReconcileOptions& options) {
   ReconcileReport report;
   report.entries = entries.size();
   if (!entries.empty() && entries.front().start &&
@@ -154,23 +202,24 @@ Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const
                        "): entries were cut from its end, or it is another log");
     }
   }
+  return report;
+}
 
-  // Every step and every answered head the journal holds.
-  std::map<std::string, JournalStep> steps;  // by signature
-  std::vector<std::string> heads;
-  AIRLOCK_TRY(runs, journal.runs(false));
-  for (const auto& run : runs) {
-    AIRLOCK_TRY(run_steps, journal.steps(run.id));
-    for (auto& st : run_steps) {
-      if (!st.signature.empty()) steps.emplace(st.signature, std::move(st));
-    }
-    AIRLOCK_TRY(events, journal.events(run.id));
-    for (const auto& e : events) {
-      constexpr std::string_view kPrefix = "audit head ";
-      if (e.kind == "response" && e.detail.rfind(kPrefix, 0) == 0)
-        heads.push_back(e.detail.substr(kPrefix.size(), 64));
-    }
-  }
+}  // namespace
+
+Result<ReconcileReport> reconcile(std::string_view export_text, const std::string& export_name,
+                                  const Journal& journal, const ReconcileOptions& options,
+                                  std::int64_t now) {
+  return reconcile(std::vector<AuditExport>{{export_text, export_name}}, journal, options, now);
+}
+
+Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const Journal& journal,
+                                  const ReconcileOptions& options, std::int64_t now) {
+  AIRLOCK_TRY(chain, read_chain(exports));
+  const std::vector<audit::Entry>& entries = chain.entries;
+  const std::string export_name = exports.empty() ? std::string() : exports.back().name;
+  AIRLOCK_TRY(report, open_report(entries, export_name, options));
+  AIRLOCK_TRY(record, read_journal(journal));
 
   std::set<std::string> in_log, managers, log_heads;
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -186,49 +235,31 @@ Result<ReconcileReport> reconcile(const std::vector<AuditExport>& exports, const
       SignatureAccount a;
       a.signature = signature;
       a.entry = e.seq;
-      a.export_name = *export_of[i];
+      a.export_name = *chain.export_of[i];
       a.action = e.action;
       a.vault = to_base58(e.vault);
-      const auto step = steps.find(signature);
-      if (step == steps.end()) {
-        const bool keystone = e.action == keystone::kSignRequestAction;
-        a.standing =
-            keystone && options.accept_keystone ? Standing::kOtherWallet : Standing::kNotSentHere;
-        a.detail = keystone ? "a Keystone request: answered to the wallet that asked"
-                            : "no journal step holds this signature: the answer went elsewhere";
-        if (options.on_chain) {
-          auto there = options.on_chain(signature);
-          if (!there.ok()) {
-            a.detail += "; the node could not be asked: " + there.error().message();
-          } else if (*there) {
-            a.landed_elsewhere = true;
-            a.detail += "; and it IS on chain: someone sent it";
-          } else {
-            a.detail += "; not on chain (yet)";
-          }
-        }
-        report.signatures.push_back(std::move(a));
-        continue;
-      }
-      const JournalStep& st = step->second;
-      if (auto final = settled(st)) {
+      const auto step = record.steps.find(signature);
+      if (step == record.steps.end()) {
+        account_unsent(e, signature, options, a);
+      } else if (auto final = settled(step->second)) {
         a.standing = *final;
-        a.detail = "journal run " + std::to_string(st.run_id) + ": " + st.status;
+        a.detail =
+            "journal run " + std::to_string(step->second.run_id) + ": " + step->second.status;
       } else {
-        settle_open(st, options, now, a);
+        settle_open(step->second, options, now, a);
       }
       report.signatures.push_back(std::move(a));
     }
   }
   // The other way: the journal's steps by this log's managers that the log does not hold.
-  for (const auto& [signature, st] : steps) {
+  for (const auto& [signature, st] : record.steps) {
     if (in_log.count(signature)) continue;
     const auto signers = signers_of(st);
     if (std::any_of(signers.begin(), signers.end(),
                     [&](const std::string& s) { return managers.count(s) > 0; }))
       report.journal_only.push_back(signature);
   }
-  for (const auto& head : heads) {
+  for (const auto& head : record.heads) {
     if (!log_heads.count(head) &&
         std::find(report.missing_heads.begin(), report.missing_heads.end(), head) ==
             report.missing_heads.end())
