@@ -44,10 +44,6 @@ using airlock::SecretBytes;
 namespace custody = airlock::offline::custody;
 namespace slip39 = airlock::offline::slip39;
 
-std::string_view text_of(const SecretBytes& s) {
-  return {reinterpret_cast<const char*>(s.bytes().data()), s.size()};
-}
-
 // What the key commands take (init, import, pubkey, backup, passphrase), each bound to its
 // option; a command declares the options it accepts.
 struct KeyOptions {
@@ -193,7 +189,7 @@ class Screen {
       for (std::size_t pad = word.size(); pad < 11; ++pad) lines.bytes()[n++] = ' ';
       if (i % 4 == 3 || i + 1 == words.size()) lines.bytes()[n++] = '\n';
     }
-    show(text_of(lines).substr(0, n));
+    show(airlock::SecretText(lines).substr(0, n).view());
     show(
         "\nWrite them down on paper, in order. They are shown once: the screen is cleared next,\n"
         "and they are never written to a file.\n");
@@ -252,33 +248,103 @@ Result<SecretBytes> key_from_typed_phrase(const KeyOptions& o,
   return custody::key_from_phrase(phrase, passphrase, path);
 }
 
+// The SLIP-0039 shares given so far, each checked against those before it: the same set and
+// shape as the first, its group's member threshold, no member twice.
+class TypedShares {
+ public:
+  std::size_t size() const { return shares_.size(); }
+
+  // Whether enough groups have enough members to recover the secret.
+  bool enough() const {
+    if (infos_.empty()) return false;
+    std::size_t complete = 0;
+    for (const auto& [group, given] : members_)
+      if (given.size() >= threshold_of(group)) ++complete;
+    return complete >= infos_.front().group_threshold;
+  }
+
+  airlock::Status add(SecretBytes line, const slip39::ShareInfo& info) {
+    const std::string which = "share " + std::to_string(shares_.size() + 1);
+    if (!infos_.empty()) {
+      const slip39::ShareInfo& first = infos_.front();
+      if (info.identifier != first.identifier || info.extendable != first.extendable ||
+          info.iteration_exponent != first.iteration_exponent ||
+          info.group_threshold != first.group_threshold || info.group_count != first.group_count ||
+          info.words != first.words) {
+        return Error(airlock::offline::errors::kBackupInvalid,
+                     which + ": not from the same set as share 1 (identifier or shape differs)");
+      }
+      for (const auto& earlier : infos_) {
+        if (earlier.group_index != info.group_index) continue;
+        if (earlier.member_threshold != info.member_threshold) {
+          return Error(airlock::offline::errors::kBackupInvalid,
+                       which + ": its group's member threshold differs from an earlier share's");
+        }
+        if (earlier.member_index == info.member_index) {
+          return Error(airlock::offline::errors::kBackupInvalid,
+                       which + ": repeats group " + std::to_string(info.group_index + 1) +
+                           " member " + std::to_string(info.member_index + 1));
+        }
+      }
+    }
+    members_[info.group_index].insert(info.member_index);
+    infos_.push_back(info);
+    shares_.push_back(std::move(line));
+    return {};
+  }
+
+  // Exactly the threshold: the first complete groups, the first members of each. When no
+  // group is complete, every share, so that combining names what is missing.
+  std::vector<airlock::SecretText> chosen() const {
+    std::vector<airlock::SecretText> out;
+    std::size_t groups_taken = 0;
+    for (const auto& [group, given] : members_) {
+      if (groups_taken == infos_.front().group_threshold) break;
+      const std::size_t threshold = threshold_of(group);
+      if (given.size() < threshold) continue;
+      std::set<int> used;
+      std::size_t taken = 0;
+      for (std::size_t i = 0; i < infos_.size() && taken < threshold; ++i) {
+        if (infos_[i].group_index != group || !used.insert(infos_[i].member_index).second) continue;
+        out.emplace_back(shares_[i]);
+        ++taken;
+      }
+      ++groups_taken;
+    }
+    if (out.empty()) {
+      for (const auto& s : shares_) out.emplace_back(s);
+    }
+    return out;
+  }
+
+ private:
+  // Every share of a group states the same member threshold (add checks it).
+  std::size_t threshold_of(int group) const {
+    const auto it = std::find_if(infos_.begin(), infos_.end(),
+                                 [&](const auto& i) { return i.group_index == group; });
+    return it == infos_.end() ? 0 : it->member_threshold;
+  }
+
+  std::vector<SecretBytes> shares_;
+  std::vector<slip39::ShareInfo> infos_;
+  std::map<int, std::set<int>> members_;  // group -> members given
+};
+
 // SLIP-0039 shares, one a line, until enough groups have enough members (or an empty line or
 // the end of input); then the master secret they recover and the key it gives.
 Result<SecretBytes> key_from_typed_shares(const KeyOptions& o,
                                           const airlock::keystone::DerivationPath& path) {
   const int fd = o.shares_fd;
-  std::vector<SecretBytes> shares;
-  std::vector<slip39::ShareInfo> infos;
-  std::map<int, std::set<int>> members;  // group -> members given
-  const auto enough = [&] {
-    if (infos.empty()) return false;
-    std::size_t complete = 0;
-    for (const auto& [group_index, given] : members) {
-      const int group = group_index;  // a structured binding cannot be captured before C++20
-      const auto it = std::find_if(infos.begin(), infos.end(),
-                                   [&](const auto& i) { return i.group_index == group; });
-      if (given.size() >= it->member_threshold) ++complete;
-    }
-    return complete >= infos.front().group_threshold;
-  };
+  TypedShares shares;
   // From a descriptor every line is read, so a paper of another set or shape among them is
   // refused rather than skipped; on the terminal the asking stops once there are enough.
-  while ((fd >= 0 || !enough()) && shares.size() < slip39::kMaxGroups * slip39::kMaxMembers) {
+  while ((fd >= 0 || !shares.enough()) &&
+         shares.size() < slip39::kMaxGroups * slip39::kMaxMembers) {
     auto read = secret_line(fd, "Share " + std::to_string(shares.size() + 1) +
                                     " (words separated by spaces; empty when done): ");
     // An empty line or the end of the input ends the shares; combining then says what is
     // missing.
-    if (!read.ok() && !shares.empty()) break;
+    if (!read.ok() && shares.size() > 0) break;
     if (!read.ok()) return read.error();
     SecretBytes line = std::move(read).value();
     if (custody::words_of(line).empty()) break;
@@ -292,55 +358,10 @@ Result<SecretBytes> key_from_typed_shares(const KeyOptions& o,
                 << " of the group's shares and " << int{info.group_threshold}
                 << " group(s) recover the key)\n";
     }
-    const std::string which = "share " + std::to_string(shares.size() + 1);
-    if (!infos.empty()) {
-      const slip39::ShareInfo& first = infos.front();
-      if (info.identifier != first.identifier || info.extendable != first.extendable ||
-          info.iteration_exponent != first.iteration_exponent ||
-          info.group_threshold != first.group_threshold || info.group_count != first.group_count ||
-          info.words != first.words) {
-        return Error(airlock::offline::errors::kBackupInvalid,
-                     which + ": not from the same set as share 1 (identifier or shape differs)");
-      }
-      for (const auto& earlier : infos) {
-        if (earlier.group_index != info.group_index) continue;
-        if (earlier.member_threshold != info.member_threshold) {
-          return Error(airlock::offline::errors::kBackupInvalid,
-                       which + ": its group's member threshold differs from an earlier share's");
-        }
-        if (earlier.member_index == info.member_index) {
-          return Error(airlock::offline::errors::kBackupInvalid,
-                       which + ": repeats group " + std::to_string(info.group_index + 1) +
-                           " member " + std::to_string(info.member_index + 1));
-        }
-      }
-    }
-    members[info.group_index].insert(info.member_index);
-    infos.push_back(info);
-    shares.push_back(std::move(line));
-  }
-  // Exactly the threshold: the first complete groups, the first members of each.
-  std::vector<airlock::SecretText> chosen;
-  std::size_t groups_taken = 0;
-  for (const auto& [group, given] : members) {
-    if (infos.empty() || groups_taken == infos.front().group_threshold) break;
-    std::size_t taken = 0, threshold = 0;
-    for (std::size_t i = 0; i < infos.size(); ++i)
-      if (infos[i].group_index == group) threshold = infos[i].member_threshold;
-    if (given.size() < threshold) continue;
-    std::set<int> used;
-    for (std::size_t i = 0; i < infos.size() && taken < threshold; ++i) {
-      if (infos[i].group_index != group || !used.insert(infos[i].member_index).second) continue;
-      chosen.emplace_back(shares[i]);
-      ++taken;
-    }
-    ++groups_taken;
-  }
-  if (chosen.empty()) {
-    for (const auto& s : shares) chosen.emplace_back(s);  // combine names what is missing
+    AIRLOCK_CHECK(shares.add(std::move(line), info));
   }
   AIRLOCK_TRY(passphrase, optional_passphrase(o.slip39_passphrase_fd));
-  AIRLOCK_TRY(master, slip39::combine(chosen, passphrase));
+  AIRLOCK_TRY(master, slip39::combine(shares.chosen(), passphrase));
   return custody::key_from_master_secret(master, path);
 }
 
