@@ -323,6 +323,54 @@ class StrictDecoder {
     return {};
   }
 
+  // The `count` items of the array whose head is at `at`.
+  Result<Value> read_array(std::uint64_t count, std::size_t depth, std::size_t at) {
+    if (auto s = enter(depth, at); !s.ok()) return s.error();
+    // Every element takes at least one byte: refuse a count that cannot fit before reserving.
+    if (count > in_.size() - pos_) {
+      return Error(cbor::errors::kMalformed,
+                   "CBOR array at offset " + std::to_string(at) + " claims " +
+                       std::to_string(count) + " items but only " +
+                       std::to_string(in_.size() - pos_) + " bytes remain");
+    }
+    std::vector<Value> items;
+    items.reserve(count);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      auto item = read_value(depth + 1);
+      if (!item.ok()) return item;
+      items.push_back(std::move(item).value());
+    }
+    return Value::array(std::move(items));
+  }
+
+  // The `count` entries of the map whose head is at `at`; a key given twice is refused.
+  Result<Value> read_map(std::uint64_t count, std::size_t depth, std::size_t at) {
+    if (auto s = enter(depth, at); !s.ok()) return s.error();
+    if (count > (in_.size() - pos_) / 2) {
+      return Error(cbor::errors::kMalformed,
+                   "CBOR map at offset " + std::to_string(at) + " claims " + std::to_string(count) +
+                       " entries but only " + std::to_string(in_.size() - pos_) + " bytes remain");
+    }
+    std::vector<Value::Entry> entries;
+    entries.reserve(count);
+    std::set<Bytes> keys;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::size_t key_at = pos_;
+      auto key = read_value(depth + 1);
+      if (!key.ok()) return key;
+      if (!keys.insert(encode(*key)).second) {
+        return Error(cbor::errors::kDuplicateKey, "CBOR map at offset " + std::to_string(at) +
+                                                      " repeats a key (second occurrence at "
+                                                      "offset " +
+                                                      std::to_string(key_at) + ")");
+      }
+      auto value = read_value(depth + 1);
+      if (!value.ok()) return value;
+      entries.emplace_back(std::move(key).value(), std::move(value).value());
+    }
+    return Value::map(std::move(entries));
+  }
+
   Result<Value> read_value(std::size_t depth) {
     if (auto s = count_item(); !s.ok()) return s.error();
     const std::size_t at = pos_;
@@ -342,51 +390,10 @@ class StrictDecoder {
                        "CBOR text string at offset " + std::to_string(at) + " is not valid UTF-8");
         }
         return Value::text(std::string(reinterpret_cast<const char*>(e.data), e.length));
-      case Event::kArray: {
-        if (auto s = enter(depth, at); !s.ok()) return s.error();
-        // Every element takes at least one byte: refuse a count that cannot fit before reserving.
-        if (e.number > in_.size() - pos_) {
-          return Error(cbor::errors::kMalformed,
-                       "CBOR array at offset " + std::to_string(at) + " claims " +
-                           std::to_string(e.number) + " items but only " +
-                           std::to_string(in_.size() - pos_) + " bytes remain");
-        }
-        std::vector<Value> items;
-        items.reserve(e.number);
-        for (std::uint64_t i = 0; i < e.number; ++i) {
-          auto item = read_value(depth + 1);
-          if (!item.ok()) return item;
-          items.push_back(std::move(item).value());
-        }
-        return Value::array(std::move(items));
-      }
-      case Event::kMap: {
-        if (auto s = enter(depth, at); !s.ok()) return s.error();
-        if (e.number > (in_.size() - pos_) / 2) {
-          return Error(cbor::errors::kMalformed,
-                       "CBOR map at offset " + std::to_string(at) + " claims " +
-                           std::to_string(e.number) + " entries but only " +
-                           std::to_string(in_.size() - pos_) + " bytes remain");
-        }
-        std::vector<Value::Entry> entries;
-        entries.reserve(e.number);
-        std::set<Bytes> keys;
-        for (std::uint64_t i = 0; i < e.number; ++i) {
-          const std::size_t key_at = pos_;
-          auto key = read_value(depth + 1);
-          if (!key.ok()) return key;
-          if (!keys.insert(encode(*key)).second) {
-            return Error(cbor::errors::kDuplicateKey,
-                         "CBOR map at offset " + std::to_string(at) +
-                             " repeats a key (second occurrence at offset " +
-                             std::to_string(key_at) + ")");
-          }
-          auto value = read_value(depth + 1);
-          if (!value.ok()) return value;
-          entries.emplace_back(std::move(key).value(), std::move(value).value());
-        }
-        return Value::map(std::move(entries));
-      }
+      case Event::kArray:
+        return read_array(e.number, depth, at);
+      case Event::kMap:
+        return read_map(e.number, depth, at);
       case Event::kTag: {
         if (auto s = enter(depth, at); !s.ok()) return s.error();
         auto inner = read_value(depth + 1);
