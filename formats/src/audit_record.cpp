@@ -144,52 +144,36 @@ Status check_shape(std::string_view line) {
   return {};
 }
 
-Result<Entry> parse_line(std::string_view line) {
-  AIRLOCK_CHECK(check_shape(line));
-  const ojson j = ojson::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error(ErrorCode::kUsage, "not a JSON object");
+// An entry's fields are exactly its own, of the types they have.
+Status check_fields(const ojson& j) {
   static const char* const kKeys[] = {"seq",      "time",     "prev",       "request_id",
                                       "decision", "action",   "manager",    "vault",
                                       "codes",    "messages", "signatures", "hash"};
-  // "outflows" came later: an entry has it or (written before) not; "start" only a started one.
-  const bool has_outflows = j.contains("outflows");
-  const bool has_start = j.contains("start");
-  const bool has_successor = j.contains("successor");
-  const bool has_successor_file = j.contains("successor_file");
-  if (j.size() != std::size(kKeys) + (has_outflows ? 1 : 0) + (has_start ? 1 : 0) +
-                      (has_successor ? 1 : 0) + (has_successor_file ? 1 : 0))
+  // "outflows" came later: an entry has it or (written before) not; "start" only a started
+  // one; "successor" and "successor_file" only a closed one.
+  std::size_t optional = 0;
+  for (const char* k : {"outflows", "start", "successor", "successor_file"})
+    optional += j.contains(k) ? 1 : 0;
+  if (j.size() != std::size(kKeys) + optional)
     return Error(ErrorCode::kUsage, "has other fields than an entry's");
   for (const char* k : kKeys) {
     if (!j.contains(k)) return Error(ErrorCode::kUsage, std::string("lacks \"") + k + "\"");
   }
-  Entry e;
   if (!j["seq"].is_number_unsigned() || !j["time"].is_number_integer() ||
       !j["action"].is_string() || !j["codes"].is_array() || !j["messages"].is_array() ||
       !j["signatures"].is_array() || !j["decision"].is_string()) {
     return Error(ErrorCode::kUsage, "a field has the wrong type");
   }
-  e.seq = j["seq"].get<std::uint64_t>();
-  e.time = j["time"].get<std::int64_t>();
-  if (!plausible_time(e.time))
-    return Error(ErrorCode::kUsage, "time is not a unix time from 1970 to 9999");
-  AIRLOCK_TRY(prev, fixed_hex<32>(j["prev"]));
-  e.prev = prev;
-  AIRLOCK_TRY(id, fixed_hex<envelope::kRequestIdBytes>(j["request_id"]));
-  std::copy(id.bytes.begin(), id.bytes.end(), e.request_id.begin());
-  AIRLOCK_TRY(decision, decision_named(j["decision"].get<std::string>()));
-  e.decision = decision;
-  e.action = j["action"];
-  AIRLOCK_TRY(manager, public_key_from_base58(
-                           j["manager"].is_string() ? j["manager"].get<std::string>() : ""));
-  e.manager = manager;
-  AIRLOCK_TRY(vault,
-              public_key_from_base58(j["vault"].is_string() ? j["vault"].get<std::string>() : ""));
-  e.vault = vault;
-  // Bounded as the offline half writes them (one code per finding, a step's message and
-  // signature per step), so a crafted line of a million empty codes is refused, not held.
+  return {};
+}
+
+// The entry's codes, message hashes and signatures. Bounded as the offline half writes them
+// (one code per finding, a step's message and signature per step), so a crafted line of a
+// million empty codes is refused, not held.
+Status read_lists(const ojson& j, Entry& e) {
   if (j["codes"].size() > kMaxCodes || j["messages"].size() > envelope::kMaxSteps ||
       j["signatures"].size() > envelope::kMaxSteps ||
-      (has_outflows && j["outflows"].size() > kMaxCodes))
+      (j.contains("outflows") && j["outflows"].size() > kMaxCodes))
     return Error(ErrorCode::kUsage,
                  "holds more codes, messages, signatures or outflows than an "
                  "entry does");
@@ -208,25 +192,58 @@ Result<Entry> parse_line(std::string_view line) {
     AIRLOCK_TRY(sig, fixed_from_base58<64>(s.get<std::string>()));
     e.signatures.push_back(sig);
   }
-  if (has_outflows) {
+  return {};
+}
+
+// The fields only some entries have: outflows, how a log started, and what continues it.
+Status read_optional(const ojson& j, Entry& e) {
+  if (j.contains("outflows")) {
     AIRLOCK_TRY(outflows, parse_outflows(j["outflows"]));
     e.outflows = std::move(outflows);
   } else {
     e.outflows.reset();
   }
-  if (has_start) {
+  if (j.contains("start")) {
     AIRLOCK_TRY(start, parse_start(j["start"]));
     e.start = start;
   }
-  if (has_successor) {
+  if (j.contains("successor")) {
     AIRLOCK_TRY(successor, fixed_hex<32>(j["successor"]));
     e.successor = successor;
   }
-  if (has_successor_file) {
+  if (j.contains("successor_file")) {
     if (!j["successor_file"].is_string())
       return Error(ErrorCode::kUsage, "successor_file is not a string");
     e.successor_file = j["successor_file"].get<std::string>();
   }
+  return {};
+}
+
+Result<Entry> parse_line(std::string_view line) {
+  AIRLOCK_CHECK(check_shape(line));
+  const ojson j = ojson::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error(ErrorCode::kUsage, "not a JSON object");
+  AIRLOCK_CHECK(check_fields(j));
+  Entry e;
+  e.seq = j["seq"].get<std::uint64_t>();
+  e.time = j["time"].get<std::int64_t>();
+  if (!plausible_time(e.time))
+    return Error(ErrorCode::kUsage, "time is not a unix time from 1970 to 9999");
+  AIRLOCK_TRY(prev, fixed_hex<32>(j["prev"]));
+  e.prev = prev;
+  AIRLOCK_TRY(id, fixed_hex<envelope::kRequestIdBytes>(j["request_id"]));
+  std::copy(id.bytes.begin(), id.bytes.end(), e.request_id.begin());
+  AIRLOCK_TRY(decision, decision_named(j["decision"].get<std::string>()));
+  e.decision = decision;
+  e.action = j["action"];
+  AIRLOCK_TRY(manager, public_key_from_base58(
+                           j["manager"].is_string() ? j["manager"].get<std::string>() : ""));
+  e.manager = manager;
+  AIRLOCK_TRY(vault,
+              public_key_from_base58(j["vault"].is_string() ? j["vault"].get<std::string>() : ""));
+  e.vault = vault;
+  AIRLOCK_CHECK(read_lists(j, e));
+  AIRLOCK_CHECK(read_optional(j, e));
   AIRLOCK_TRY(hash, fixed_hex<32>(j["hash"]));
   e.hash = hash;
   return e;
