@@ -309,6 +309,79 @@ Result<Hash> AuditLog::write(AuditEntry entry, std::size_t bound) {
   return head_;
 }
 
+namespace {
+
+// The log to continue is closed already (a second run after a failure that was reported but had
+// not happened): finished, when the same new log is there as it was begun; else refused.
+Result<Started> already_continued(const AuditLog& previous, const std::string& file,
+                                  const std::string& path, const StartFrom& from) {
+  const auto& old = previous.entries();
+  const AuditEntry& closing = old[old.size() - 2];
+  if (file == *closing.successor_file && exists(path)) {
+    auto entries = verify_audit_log(path);
+    if (entries.ok() && !entries->empty() && entries->front().time == closing.time &&
+        audit::head_as_begun(*entries) == *closing.successor)
+      return Started{std::move(entries).value(), *closing.successor, true, true};
+  }
+  return Error(ErrorCode::kUsage,
+               "--continue-from " + from.previous_path + ": " + continued_in(old) +
+                   ". A log is continued once: continue from that log, or if it is gone, "
+                   "start with --previous-lost");
+}
+
+// Interrupted after the closing entry: only the same new file is taken up again, begun at the
+// closing entry's time exactly as then.
+Result<std::vector<AuditEntry>> resume_start(const AuditLog& previous, const AuditEntry& closing,
+                                             const std::string& file, const std::string& path,
+                                             const StartFrom& from) {
+  const auto& old = previous.entries();
+  if (file != *closing.successor_file)
+    return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path + ": " +
+                                        continued_in(old) +
+                                        ", a start that was interrupted: finish it with "
+                                        "--audit-log " +
+                                        *closing.successor_file);
+  const std::vector<AuditEntry> before(old.begin(), old.end() - 1);
+  return finish_new_log(
+      path, closing,
+      audit::begun_entries(audit::Start::Previous::kContinued, before, closing.time));
+}
+
+// The new log is written whole beside its name (a name too long, or a folder that cannot take
+// it, fails here, before anything changed); then the old log says where it goes on, so that
+// from here it decides nothing and is continued into no other file; then the new log is moved
+// to its name. Closing the old log is left to the caller.
+Result<std::vector<AuditEntry>> stage_start(AuditLog& previous, const std::string& file,
+                                            const std::string& path, const StartFrom& from,
+                                            std::int64_t now) {
+  const auto& old = previous.entries();
+  AIRLOCK_CHECK(check_new(path));
+  const std::string staging = staging_of(path);
+  AIRLOCK_CHECK(clear_staging(staging, previous));
+  AIRLOCK_TRY(entries, begin_entries(from, &previous, now));
+  AIRLOCK_CHECK(write_new_log(staging, entries));
+  if (auto begun = previous.begin_close(audit::head_as_begun(entries), file, now); !begun.ok()) {
+    // The staged log goes only if the closing entry is certainly not in the old log (its
+    // write was cut back): else the same command must find it to finish the start.
+    auto on_disk = verify_audit_log(from.previous_path);
+    const bool closing_written = !on_disk.ok() || on_disk->size() != old.size();
+    if (!closing_written) ::unlink(staging.c_str());
+    return Error(begun.error().code(),
+                 begun.error().message() +
+                     (closing_written ? "; " + from.previous_path +
+                                            " may hold the closing entry: run the same command "
+                                            "again to finish the start"
+                                      : ""));
+  }
+  if (auto moved = files::move_new(staging, path); !moved.ok())
+    return Error(moved.error().code(),
+                 moved.error().message() + "; " + from.previous_path +
+                     " records nothing more: run the same command again to finish the start");
+  return entries;
+}
+
+}  // namespace
+
 Result<Started> start_audit_log(const std::string& path, const StartFrom& from, std::int64_t now) {
   if (from.previous != audit::Start::Previous::kContinued) {
     AIRLOCK_CHECK(check_new(path));
@@ -325,67 +398,15 @@ Result<Started> start_audit_log(const std::string& path, const StartFrom& from, 
   // Held open, so locked, until it is closed.
   AIRLOCK_TRY(previous, AuditLog::open(from.previous_path, AuditLog::IfMissing::kRefuse));
   AIRLOCK_TRY(file, full_path(path));
-  const auto& old = previous.entries();
-  if (previous.closed()) {
-    // Finished already (a second run after a failure that was reported but had not happened):
-    // said so when the same new log is there as it was begun.
-    const AuditEntry& closing = old[old.size() - 2];
-    if (file == *closing.successor_file && exists(path)) {
-      auto entries = verify_audit_log(path);
-      if (entries.ok() && !entries->empty() && entries->front().time == closing.time &&
-          audit::head_as_begun(*entries) == *closing.successor)
-        return Started{std::move(entries).value(), *closing.successor, true, true};
-    }
-    return Error(ErrorCode::kUsage,
-                 "--continue-from " + from.previous_path + ": " + continued_in(old) +
-                     ". A log is continued once: continue from that log, or if it is gone, "
-                     "start with --previous-lost");
-  }
+  if (previous.closed()) return already_continued(previous, file, path, from);
   Started out;
   if (const AuditEntry* closing = previous.closing()) {
-    // Interrupted after the closing entry: only the same new file is taken up again, begun
-    // at the closing entry's time exactly as then.
-    if (file != *closing->successor_file)
-      return Error(ErrorCode::kUsage, "--continue-from " + from.previous_path + ": " +
-                                          continued_in(old) +
-                                          ", a start that was interrupted: finish it with "
-                                          "--audit-log " +
-                                          *closing->successor_file);
-    const std::vector<AuditEntry> before(old.begin(), old.end() - 1);
-    AIRLOCK_TRY(entries, finish_new_log(path, *closing,
-                                        audit::begun_entries(audit::Start::Previous::kContinued,
-                                                             before, closing->time)));
+    AIRLOCK_TRY(entries, resume_start(previous, *closing, file, path, from));
     out.entries = std::move(entries);
     out.resumed = true;
   } else {
-    AIRLOCK_CHECK(check_new(path));
-    const std::string staging = staging_of(path);
-    AIRLOCK_CHECK(clear_staging(staging, previous));
-    AIRLOCK_TRY(entries, begin_entries(from, &previous, now));
+    AIRLOCK_TRY(entries, stage_start(previous, file, path, from, now));
     out.entries = std::move(entries);
-    // The new log is written whole beside its name (a name too long, or a folder that cannot
-    // take it, fails here, before anything changed); then the old log says where it goes on,
-    // so that from here it decides nothing and is continued into no other file; then the new
-    // log is moved to its name; then the old one is closed.
-    AIRLOCK_CHECK(write_new_log(staging, out.entries));
-    if (auto begun = previous.begin_close(audit::head_as_begun(out.entries), file, now);
-        !begun.ok()) {
-      // The staged log goes only if the closing entry is certainly not in the old log (its
-      // write was cut back): else the same command must find it to finish the start.
-      auto on_disk = verify_audit_log(from.previous_path);
-      const bool closing_written = !on_disk.ok() || on_disk->size() != old.size();
-      if (!closing_written) ::unlink(staging.c_str());
-      return Error(begun.error().code(),
-                   begun.error().message() +
-                       (closing_written ? "; " + from.previous_path +
-                                              " may hold the closing entry: run the same command "
-                                              "again to finish the start"
-                                        : ""));
-    }
-    if (auto moved = files::move_new(staging, path); !moved.ok())
-      return Error(moved.error().code(),
-                   moved.error().message() + "; " + from.previous_path +
-                       " records nothing more: run the same command again to finish the start");
   }
   out.head = audit::head_as_begun(out.entries);
   if (auto closed = previous.close(now); !closed.ok())
