@@ -65,8 +65,7 @@ class BenchTwin {
     base_ = "http://127.0.0.1:" + std::to_string(server_->port());
     // The twin's demo key, copied into secure memory as a key file would be read.
     constexpr std::string_view kDemoKey = "hv1_demo_demo_secret_0123456789abcdefghijklmnopqrstuv";
-    auto key_text = must(SecretBytes::allocate(kDemoKey.size()), "secure memory");
-    std::copy(kDemoKey.begin(), kDemoKey.end(), key_text.bytes().begin());
+    auto key_text = must(SecretBytes::copy_of(kDemoKey), "secure memory");
     auto key = must(online::ApiKey::parse(key_text), "key");
     client_.emplace(
         must(online::ApiClient::create(base_ + "/api/external/v1", std::move(key)), "client"));

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -28,6 +29,16 @@ Result<SecretBytes> SecretBytes::allocate(std::size_t size) {
   }
   sodium_memzero(data, size);
   return SecretBytes(data, size);
+}
+
+Result<SecretBytes> SecretBytes::copy_of(std::span<const std::uint8_t> bytes) {
+  AIRLOCK_TRY(out, allocate(bytes.size()));
+  std::copy(bytes.begin(), bytes.end(), out.bytes().begin());
+  return out;
+}
+
+Result<SecretBytes> SecretBytes::copy_of(std::string_view text) {
+  return copy_of(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
 }
 
 SecretBytes::SecretBytes(SecretBytes&& other) noexcept : data_(other.data_), size_(other.size_) {

@@ -265,12 +265,6 @@ Result<SecretBytes> feistel(ByteView input, std::string_view passphrase, std::ui
 
 // --- One level of sharing
 
-Result<SecretBytes> copy_of(ByteView bytes) {
-  AIRLOCK_TRY(out, SecretBytes::allocate(bytes.size()));
-  std::memcpy(out.bytes().data(), bytes.data(), bytes.size());
-  return out;
-}
-
 // The spec's SplitSecret: shares for x = 0 .. count-1. With threshold t >= 2, t-2 shares are random
 // and the rest follow from them, the digest at 254 and the secret at 255.
 Result<std::vector<SecretBytes>> split_secret(std::uint8_t threshold, std::uint8_t count,
@@ -278,7 +272,7 @@ Result<std::vector<SecretBytes>> split_secret(std::uint8_t threshold, std::uint8
   std::vector<SecretBytes> shares;
   if (threshold == 1) {
     for (std::uint8_t i = 0; i < count; ++i) {
-      AIRLOCK_TRY(share, copy_of(secret));
+      AIRLOCK_TRY(share, SecretBytes::copy_of(secret));
       shares.push_back(std::move(share));
     }
     return shares;
@@ -307,7 +301,7 @@ Result<std::vector<SecretBytes>> split_secret(std::uint8_t threshold, std::uint8
 // The spec's RecoverSecret. `who` names the level in the error ("group 2", "groups'").
 Result<SecretBytes> recover_secret(std::uint8_t threshold, std::span<const Point> points,
                                    const std::string& who) {
-  if (threshold == 1) return copy_of(points.front().y);
+  if (threshold == 1) return SecretBytes::copy_of(points.front().y);
   const std::size_t n = points.front().y.size();
   AIRLOCK_TRY(secret, SecretBytes::allocate(n));
   AIRLOCK_TRY(digest, SecretBytes::allocate(n));
@@ -581,9 +575,10 @@ Result<ShareInfo> inspect(SecretText mnemonic) {
   return share.info;
 }
 
-bool is_word(std::string_view word) { return word_index(word) >= 0; }
+bool is_word(SecretText word) { return word_index(word.view()) >= 0; }
 
-std::vector<std::string_view> words_with_prefix(std::string_view prefix) {
+std::vector<std::string_view> words_with_prefix(SecretText typed) {
+  const std::string_view prefix = typed.view();
   std::vector<std::string_view> out;
   for (const auto* it = first_not_below(prefix); it != kWords.end(); ++it) {
     if (it->size() < prefix.size() || compare_typed(prefix, it->substr(0, prefix.size())) != 0)

@@ -206,8 +206,7 @@ Result<ApiKey> ApiKey::parse(SecretText key) {
   for (char c : rest) {
     if (!key_char(c)) return bad("only A-Z, a-z, 0-9, '-' and '_' are allowed");
   }
-  AIRLOCK_TRY(secret_bytes, SecretBytes::allocate(text.size()));
-  std::memcpy(secret_bytes.bytes().data(), text.data(), text.size());
+  AIRLOCK_TRY(secret_bytes, SecretBytes::copy_of(text));
   return ApiKey(std::move(secret_bytes), std::string(id));
 }
 
@@ -230,9 +229,7 @@ Result<ApiKey> ApiKey::load(const std::optional<std::string>& file) {
                    "no API key: set AIRLOCK_API_KEY or give --api-key-file");
     // The environment is the process's own ordinary memory; the key is copied out of it into
     // secure memory like a file's.
-    const std::string_view value(env);
-    AIRLOCK_TRY(copy, SecretBytes::allocate(value.size()));
-    std::copy(value.begin(), value.end(), copy.bytes().begin());
+    AIRLOCK_TRY(copy, SecretBytes::copy_of(std::string_view(env)));
     content = std::move(copy);
     text = SecretText(*content);
   }

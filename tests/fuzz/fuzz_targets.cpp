@@ -252,9 +252,8 @@ int slip39(const std::uint8_t* data, std::size_t size) {
   for (std::size_t at = 0; at <= text.size() && shares.size() < 32;) {
     const std::size_t end = std::min(text.find('\n', at), text.size());
     const std::string_view line = text.substr(at, end - at);
-    auto copy = SecretBytes::allocate(line.size());
+    auto copy = SecretBytes::copy_of(line);
     if (!copy.ok()) return 0;
-    std::copy(line.begin(), line.end(), copy->bytes().begin());
     held.push_back(std::move(copy).value());
     shares.emplace_back(held.back());
     auto info = offline::slip39::inspect(shares.back());

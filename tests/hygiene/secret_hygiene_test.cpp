@@ -231,11 +231,7 @@ std::string_view view(const SecretBytes& s, std::size_t n) {
   return {reinterpret_cast<const char*>(s.bytes().data()), std::min(n, s.size())};
 }
 
-Result<SecretBytes> secret_of(std::string_view text) {
-  AIRLOCK_TRY(out, SecretBytes::allocate(text.size()));
-  std::memcpy(out.bytes().data(), text.data(), text.size());
-  return out;
-}
+Result<SecretBytes> secret_of(std::string_view text) { return SecretBytes::copy_of(text); }
 
 constexpr std::string_view kPhrase =
     "legal winner thank year wave sausage worth useful legal winner thank yellow";

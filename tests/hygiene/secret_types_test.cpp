@@ -73,6 +73,13 @@ static_assert(has_signature<decltype(&offline::slip39::combine),
                             Result<SecretBytes> (*)(const std::vector<SecretText>&, SecretText)>);
 static_assert(has_signature<decltype(&offline::slip39::inspect),
                             Result<offline::slip39::ShareInfo> (*)(SecretText)>);
+static_assert(has_signature<decltype(&offline::slip39::is_word), bool (*)(SecretText)>);
+static_assert(has_signature<decltype(&offline::slip39::words_with_prefix),
+                            std::vector<std::string_view> (*)(SecretText)>);
+// Copied into secure memory from where a secret arrives in ordinary memory (the environment).
+static_assert(has_signature<decltype(static_cast<Result<SecretBytes> (*)(std::string_view)>(
+                                &SecretBytes::copy_of)),
+                            Result<SecretBytes> (*)(std::string_view)>);
 
 // The keystore: seeds and passphrases in secure memory.
 static_assert(has_signature<decltype(&offline::open_keystore_seed),

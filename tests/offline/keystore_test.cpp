@@ -26,11 +26,7 @@ namespace {
 // Vectors and test inputs as secrets, for the functions that take only SecretText.
 test::SecretArena as_secret;
 
-SecretBytes secret_of(std::string_view text) {
-  auto s = SecretBytes::allocate(text.size());
-  std::copy(text.begin(), text.end(), s->bytes().begin());
-  return std::move(s).value();
-}
+SecretBytes secret_of(std::string_view text) { return SecretBytes::copy_of(text).value(); }
 
 TEST(Bip39, WordListIsTheStandardOne) {
   std::string joined;

@@ -114,8 +114,7 @@ TEST(Slip39Oracle, OurSetsCombineInTheOracle) {
   std::uint32_t seed = 100;
   for (const auto& shape : shapes) {
     const Bytes bytes = test::random_bytes(shape.bytes, seed++);
-    auto secret = SecretBytes::allocate(bytes.size()).value();
-    std::copy(bytes.begin(), bytes.end(), secret.bytes().begin());
+    auto secret = SecretBytes::copy_of(bytes).value();
     std::mt19937 rng(seed++);
     auto shares = split(secret, as_secret(shape.passphrase), shape.options,
                         [&rng](std::span<std::uint8_t> out) {

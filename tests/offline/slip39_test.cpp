@@ -36,11 +36,7 @@ std::string_view text_of(const SecretBytes& s) {
   return {reinterpret_cast<const char*>(s.bytes().data()), s.size()};
 }
 
-SecretBytes secret_from(const Bytes& bytes) {
-  auto out = SecretBytes::allocate(bytes.size()).value();
-  std::copy(bytes.begin(), bytes.end(), out.bytes().begin());
-  return out;
-}
+SecretBytes secret_from(const Bytes& bytes) { return SecretBytes::copy_of(bytes).value(); }
 
 // A fixed stream per seed, so failures reproduce.
 RandomFill fixed_random(std::uint32_t seed) {
@@ -185,21 +181,21 @@ TEST(Slip39, WordListIsTheSpecsOne) {
 }
 
 TEST(Slip39, WordLookup) {
-  EXPECT_TRUE(is_word("academic"));
-  EXPECT_TRUE(is_word("ZERO"));
-  EXPECT_TRUE(is_word("Yoga"));
-  EXPECT_FALSE(is_word("academi"));
-  EXPECT_FALSE(is_word("academics"));
-  EXPECT_FALSE(is_word(""));
-  EXPECT_EQ(words_with_prefix("acad"), std::vector<std::string_view>{"academic"});
-  EXPECT_EQ(words_with_prefix("ACADEMIC"), std::vector<std::string_view>{"academic"});
-  EXPECT_EQ(words_with_prefix("").size(), 1024U);
-  EXPECT_TRUE(words_with_prefix("qqq").empty());
-  for (const auto w : words_with_prefix("ac")) EXPECT_EQ(w.substr(0, 2), "ac");
-  EXPECT_GE(words_with_prefix("ac").size(), 3U);
+  EXPECT_TRUE(is_word(as_secret("academic")));
+  EXPECT_TRUE(is_word(as_secret("ZERO")));
+  EXPECT_TRUE(is_word(as_secret("Yoga")));
+  EXPECT_FALSE(is_word(as_secret("academi")));
+  EXPECT_FALSE(is_word(as_secret("academics")));
+  EXPECT_FALSE(is_word(as_secret("")));
+  EXPECT_EQ(words_with_prefix(as_secret("acad")), std::vector<std::string_view>{"academic"});
+  EXPECT_EQ(words_with_prefix(as_secret("ACADEMIC")), std::vector<std::string_view>{"academic"});
+  EXPECT_EQ(words_with_prefix(as_secret("")).size(), 1024U);
+  EXPECT_TRUE(words_with_prefix(as_secret("qqq")).empty());
+  for (const auto w : words_with_prefix(as_secret("ac"))) EXPECT_EQ(w.substr(0, 2), "ac");
+  EXPECT_GE(words_with_prefix(as_secret("ac")).size(), 3U);
   // Every four-letter prefix names one word.
-  for (const auto w : words_with_prefix(""))
-    EXPECT_EQ(words_with_prefix(w.substr(0, 4)).size(), 1U);
+  for (const auto w : words_with_prefix(as_secret("")))
+    EXPECT_EQ(words_with_prefix(as_secret(w.substr(0, 4))).size(), 1U);
 }
 
 struct Shape {

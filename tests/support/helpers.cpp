@@ -208,12 +208,11 @@ void expect_golden(const std::string& name, const std::string& text) {
 }
 
 SecretText SecretArena::operator()(std::string_view text) {
-  auto bytes = SecretBytes::allocate(text.size());
+  auto bytes = SecretBytes::copy_of(text);
   if (!bytes.ok()) {
     std::fprintf(stderr, "SecretArena: %s\n", bytes.error().to_string().c_str());
     std::abort();
   }
-  std::copy(text.begin(), text.end(), bytes->bytes().begin());
   held_.push_back(std::move(bytes).value());
   return SecretText(held_.back());
 }

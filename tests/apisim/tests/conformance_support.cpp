@@ -13,9 +13,8 @@
 namespace airlock::apisim::test {
 
 SecretBytes secret_of(std::string_view text) {
-  auto s = SecretBytes::allocate(text.size());
+  auto s = SecretBytes::copy_of(text);
   EXPECT_TRUE(s.ok());
-  std::memcpy(s->bytes().data(), text.data(), text.size());
   return std::move(s).value();
 }
 

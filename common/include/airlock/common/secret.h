@@ -18,6 +18,11 @@ class SecretBytes {
   // Allocates `size` zeroed bytes of secure memory; kOutOfSecureMemory when none is left,
   // kCryptoUnavailable when libsodium cannot start.
   [[nodiscard]] static Result<SecretBytes> allocate(std::size_t size);
+  // A copy of `bytes` (or of `text`'s characters) in secure memory: for a secret that arrives in
+  // memory the process does not control (the environment, a test vector). The original is the
+  // caller's to wipe, when it can be.
+  [[nodiscard]] static Result<SecretBytes> copy_of(std::span<const std::uint8_t> bytes);
+  [[nodiscard]] static Result<SecretBytes> copy_of(std::string_view text);
 
   SecretBytes(SecretBytes&& other) noexcept;
   SecretBytes& operator=(SecretBytes&& other) noexcept;

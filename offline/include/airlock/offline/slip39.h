@@ -82,11 +82,13 @@ struct ShareInfo {
 // the operator which group and member it is. The same checks as combine's per share.
 [[nodiscard]] Result<ShareInfo> inspect(SecretText mnemonic);
 
-// Whether `word` is in the SLIP-0039 list (any case).
-[[nodiscard]] bool is_word(std::string_view word);
+// Whether `word` is in the SLIP-0039 list (any case). A word of a share is a part of a secret,
+// so it is taken only from secure memory, like the share.
+[[nodiscard]] bool is_word(SecretText word);
 
 // The words of the list that start with `prefix` (any case), for typing help. Every word is unique
 // in its first four letters, so a prefix of four or more letters gives at most one.
-[[nodiscard]] std::vector<std::string_view> words_with_prefix(std::string_view prefix);
+// The words returned are the public list's own.
+[[nodiscard]] std::vector<std::string_view> words_with_prefix(SecretText prefix);
 
 }  // namespace airlock::offline::slip39
