@@ -486,41 +486,49 @@ std::uint8_t shape_index(const std::string& shape) {
   return shape == "spot" ? 0 : shape == "curve" ? 1 : 2;
 }
 
-// Spreads amounts over bins: X at and above the active bin, Y at and below, shaped by `shape`.
+// Spreads amounts over bins as the Meteora SDK's strategies do: Y at and below the active bin,
+// X above it (and at it when no Y is added); a range beside the active bin holds only the token
+// of its side. Spot weighs every bin alike; curve rises from 1 at a side's far end towards the
+// active bin; bid-ask rises from 1 at its near end away from it.
 std::vector<Bin> distribute(const BinRange& r, int active, std::uint64_t x, std::uint64_t y,
                             const std::string& shape) {
   std::vector<Bin> bins;
-  std::vector<double> wx, wy;
-  for (int b = r.lower; b <= r.upper; ++b) {
-    const double d = std::abs(b - active) + 1.0;
-    const double w = shape == "spot" ? 1.0 : shape == "curve" ? 1.0 / d : d;
-    wx.push_back(b >= active ? w : 0);
-    wy.push_back(b <= active ? w : 0);
-    bins.push_back({b, 0, 0});
-  }
-  const auto spread = [&](const std::vector<double>& weights, std::uint64_t total, bool is_x) {
+  for (int b = r.lower; b <= r.upper; ++b) bins.push_back({b, 0, 0});
+  const int x_from = y > 0 ? active + 1 : active;  // the lowest bin that takes X
+  // One side's bins, [lo, hi] clipped to the range; `near` is the end beside the active bin.
+  const auto spread = [&](int lo, int hi, bool near_is_low, std::uint64_t total, bool is_x) {
+    lo = std::max(lo, r.lower);
+    hi = std::min(hi, r.upper);
+    if (total == 0 || lo > hi) return;
+    std::vector<double> weights;
     double sum = 0;
-    for (double w : weights) sum += w;
-    if (sum == 0) {  // no bin on that side: keep the amount in the nearest bin
-      (is_x ? bins.back().amount_x : bins.front().amount_y) += total;
-      return;
+    for (int b = lo; b <= hi; ++b) {
+      const double from_near = near_is_low ? b - lo : hi - b;  // 0 at the near end
+      const double count = hi - lo;
+      const double w = shape == "spot"    ? 1.0
+                       : shape == "curve" ? count - from_near + 1
+                                          : from_near + 1;
+      weights.push_back(w);
+      sum += w;
     }
     std::uint64_t given = 0;
-    for (std::size_t i = 0; i < bins.size(); ++i) {
+    for (int b = lo; b <= hi; ++b) {
+      const auto i = static_cast<std::size_t>(b - lo);
       const auto part = static_cast<std::uint64_t>(static_cast<double>(total) * weights[i] / sum);
-      (is_x ? bins[i].amount_x : bins[i].amount_y) += part;
+      Bin& bin = bins[static_cast<std::size_t>(b - r.lower)];
+      (is_x ? bin.amount_x : bin.amount_y) += part;
       given += part;
     }
-    for (std::size_t i = bins.size();
-         i-- > 0;) {  // the rounding remainder to the last weighted bin
-      if (weights[i] > 0) {
-        (is_x ? bins[i].amount_x : bins[i].amount_y) += total - given;
-        break;
-      }
-    }
+    // The rounding remainder to the near bin.
+    Bin& near_bin = bins[static_cast<std::size_t>((near_is_low ? lo : hi) - r.lower)];
+    (is_x ? near_bin.amount_x : near_bin.amount_y) += total - given;
   };
-  spread(wx, x, true);
-  spread(wy, y, false);
+  spread(x_from, r.upper, true, x, true);
+  spread(r.lower, active, false, y, false);
+  // An amount with no bin on its side (X into a range wholly below the active bin, or Y into
+  // one wholly above) stays in the range's nearest bin, as before.
+  if (x > 0 && x_from > r.upper) bins.back().amount_x += x;
+  if (y > 0 && active < r.lower) bins.front().amount_y += y;
   return bins;
 }
 

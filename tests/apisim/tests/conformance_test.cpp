@@ -1,5 +1,7 @@
 // HTTP-level conformance of airlock-apisim to manager-bot-api.md. Each test names the section
 // it checks.
+#include <map>
+
 #include <gmock/gmock.h>
 
 #include <airlock/common/accounts.h>
@@ -401,6 +403,63 @@ TEST_F(Twin, Section4_6_OpenWiderThan70BinsIsABatchOfPreSignedPositions) {
                                                 {"shape", "spot"},
                                                 {"maxActiveBinSlippage", 5}}),
                400, "Validation", "upperBinId");
+}
+
+// Where a deposit lands in the twin's world follows the real service (Meteora's SDK, which the
+// offline half's pictures are checked against): Y at and below the active bin (5000), X above
+// it; spot alike, curve highest beside the active bin, bid-ask lowest there.
+TEST_F(Twin, Section4_5_ADepositPutsYAtAndBelowTheActiveBinAndXAboveItShaped) {
+  for (const std::string shape : {"spot", "curve", "bidAsk"}) {
+    const Reply built = post("/transactions/dlmm/open", {{"vault", kVault},
+                                                         {"lbPair", kSolUsdcPool},
+                                                         {"lowerBinId", 4996},
+                                                         {"upperBinId", 5005},
+                                                         {"amountX", "9000000"},
+                                                         {"amountY", "5000000"},
+                                                         {"shape", shape},
+                                                         {"maxActiveBinSlippage", 5}});
+    ASSERT_EQ(built.status, 200) << built.body.dump();
+    const auto steps = steps_of(built.body);
+    ASSERT_EQ(steps.size(), 1U);
+    ASSERT_EQ(send_and_confirm(steps[0]), "confirmed");
+    const Reply holdings = get(std::string("/vaults/") + kVault + "/holdings");
+    std::map<int, std::pair<std::uint64_t, std::uint64_t>> bins;  // id -> (x, y)
+    ASSERT_EQ(holdings.status, 200);
+    for (const auto& p : holdings.body["data"]["positions"]) {
+      if (p.value("position", "") != steps[0]["position"]) continue;
+      for (const auto& b : p["bins"])
+        bins[b["binId"].get<int>()] = {std::stoull(b["amountX"].get<std::string>()),
+                                       std::stoull(b["amountY"].get<std::string>())};
+    }
+    ASSERT_EQ(bins.size(), 9U) << shape << ": bins 4996 to 5004";
+    std::uint64_t x = 0, y = 0;
+    std::vector<std::uint64_t> ys, xs;  // from the active bin outwards
+    for (const auto& [id, amounts] : bins) {
+      x += amounts.first;
+      y += amounts.second;
+      if (id <= 5000) {
+        EXPECT_EQ(amounts.first, 0U) << shape << ": X in bin " << id;
+        ys.insert(ys.begin(), amounts.second);
+      } else {
+        EXPECT_EQ(amounts.second, 0U) << shape << ": Y in bin " << id;
+        xs.push_back(amounts.first);
+      }
+    }
+    EXPECT_EQ(x, 9000000U) << shape;
+    EXPECT_EQ(y, 5000000U) << shape;
+    for (const auto* side : {&xs, &ys}) {
+      for (std::size_t i = 1; i < side->size(); ++i) {
+        const std::uint64_t nearer = (*side)[i - 1], farther = (*side)[i];
+        if (shape == "spot") {
+          EXPECT_NEAR(static_cast<double>(nearer), static_cast<double>(farther), 1.0) << shape;
+        } else if (shape == "curve") {
+          EXPECT_GT(nearer, farther) << shape << " step " << i;
+        } else {
+          EXPECT_LT(nearer, farther) << shape << " step " << i;
+        }
+      }
+    }
+  }
 }
 
 // cursorBinId (spec 4.10): the same body resumed at a range's first bin builds exactly the
