@@ -153,7 +153,7 @@ Status check_fields(const ojson& j) {
   // one; "successor" and "successor_file" only a closed one.
   std::size_t optional = 0;
   for (const char* k : {"outflows", "start", "successor", "successor_file"})
-    optional += j.contains(k) ? 1 : 0;
+    if (j.contains(k)) ++optional;
   if (j.size() != std::size(kKeys) + optional)
     return Error(ErrorCode::kUsage, "has other fields than an entry's");
   for (const char* k : kKeys) {
