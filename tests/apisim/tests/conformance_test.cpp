@@ -494,8 +494,11 @@ TEST_F(Twin, Section4_6_AWideDepositKeepsEachTokenOnItsSideInEveryPosition) {
         const int id = b["binId"];
         const std::uint64_t bx = std::stoull(b["amountX"].get<std::string>());
         const std::uint64_t by = std::stoull(b["amountY"].get<std::string>());
-        if (id <= 5000) EXPECT_EQ(bx, 0U) << lower << ".." << upper << ": X in bin " << id;
-        if (id > 5000) EXPECT_EQ(by, 0U) << lower << ".." << upper << ": Y in bin " << id;
+        if (id <= 5000) {
+          EXPECT_EQ(bx, 0U) << lower << ".." << upper << ": X in bin " << id;
+        } else {
+          EXPECT_EQ(by, 0U) << lower << ".." << upper << ": Y in bin " << id;
+        }
         x += bx;
         y += by;
         ++bins;
