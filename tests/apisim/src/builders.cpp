@@ -591,48 +591,24 @@ struct Chunk {
   std::uint64_t x = 0, y = 0;
 };
 
-// Transaction-sized chunks of a range, each with its part of the amounts: X split over the
-// chunks by how many of their bins take X (above the active bin, or at it when no Y is added),
-// Y by how many take Y (at and below it), as distribute places them. A token with no bin of its
-// side in the range is split by bin count. The last chunk that takes a token also takes its
-// rounding remainder, so the chunks add up to the totals exactly.
-std::vector<Chunk> split_amounts(const BinRange& whole, int active, std::uint64_t x,
-                                 std::uint64_t y) {
-  const auto ranges = chunks(whole);
-  const int x_from = y > 0 ? active + 1 : active;
-  // How many bins of `r` lie in [lo, hi].
-  const auto overlap = [](const BinRange& r, int lo, int hi) -> std::uint64_t {
-    const int from = std::max(r.lower, lo), to = std::min(r.upper, hi);
-    return from > to ? 0 : static_cast<std::uint64_t>(to - from + 1);
+// Transaction-sized chunks of a range with the amounts split by bin count; the last chunk takes
+// the rounding remainder, so the chunks add up to the totals exactly.
+std::vector<Chunk> split_amounts(const BinRange& whole, std::uint64_t x, std::uint64_t y) {
+  const auto share = [&](std::uint64_t total, const BinRange& r) {
+    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(total) * r.count() /
+                                      whole.count());
   };
   std::vector<Chunk> out;
-  for (const auto& r : ranges) out.push_back({r, 0, 0});
-  const auto split = [&](std::uint64_t total, int lo, int hi, std::uint64_t Chunk::*amount) {
-    std::vector<std::uint64_t> weights;
-    std::uint64_t sum = 0;
-    for (const auto& r : ranges) {
-      weights.push_back(overlap(r, lo, hi));
-      sum += weights.back();
-    }
-    if (sum == 0) {  // no bin of this side: by bin count
-      weights.clear();
-      for (const auto& r : ranges) weights.push_back(r.count());
-      sum = whole.count();
-    }
-    std::uint64_t left = total;
-    std::size_t last = 0;
-    for (std::size_t i = 0; i < ranges.size(); ++i) {
-      if (weights[i] == 0) continue;
-      last = i;
-      const auto part =
-          static_cast<std::uint64_t>(static_cast<unsigned __int128>(total) * weights[i] / sum);
-      out[i].*amount = part;
-      left -= part;
-    }
-    out[last].*amount += left;
-  };
-  split(x, x_from, whole.upper, &Chunk::x);
-  split(y, whole.lower, active, &Chunk::y);
+  std::uint64_t x_left = x, y_left = y;
+  const auto ranges = chunks(whole);
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const bool last = i + 1 == ranges.size();
+    const std::uint64_t cx = last ? x_left : share(x, ranges[i]);
+    const std::uint64_t cy = last ? y_left : share(y, ranges[i]);
+    x_left -= cx;
+    y_left -= cy;
+    out.push_back({ranges[i], cx, cy});
+  }
   return out;
 }
 
@@ -701,7 +677,7 @@ ApiResult<std::vector<Chunk>> funded_chunks(const json& body, Vault& v, const Po
   TRY_API(x, req_amount(body, "amountX"));
   TRY_API(y, req_amount(body, "amountY"));
   if (x == 0 && y == 0) return validation("amountX", "amountX and amountY cannot both be 0");
-  TRY_API(parts, resume_at_cursor(body, split_amounts(whole, pool.active_bin_id, x, y)));
+  TRY_API(parts, resume_at_cursor(body, split_amounts(whole, x, y)));
   std::uint64_t deposit_x = 0, deposit_y = 0;
   for (const Chunk& c : parts) {
     deposit_x += c.x;
@@ -836,7 +812,7 @@ Steps build_dlmm_remove(BuildContext& ctx, Vault& v) {
   if (whole.lower < s->lower_bin || whole.upper > s->upper_bin) {
     return validation("lowerBinId", "the range must lie inside the position");
   }
-  TRY_API(parts, resume_at_cursor(ctx.body, split_amounts(whole, 0, 0, 0)));
+  TRY_API(parts, resume_at_cursor(ctx.body, split_amounts(whole, 0, 0)));
   std::vector<BuiltStep> steps;
   for (const Chunk& chunk : parts) {
     const BinRange r = chunk.range;

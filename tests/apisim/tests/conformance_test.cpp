@@ -1,7 +1,6 @@
 // HTTP-level conformance of airlock-apisim to manager-bot-api.md. Each test names the section
 // it checks.
 #include <map>
-#include <set>
 
 #include <gmock/gmock.h>
 
@@ -460,53 +459,6 @@ TEST_F(Twin, Section4_5_ADepositPutsYAtAndBelowTheActiveBinAndXAboveItShaped) {
         }
       }
     }
-  }
-}
-
-// A deposit wider than one transaction (spec 4.6) is split so that each position's part keeps
-// each token on its side of the active bin (5000): no X at or below it, no Y above it, and the
-// parts add up to the amounts asked for.
-TEST_F(Twin, Section4_6_AWideDepositKeepsEachTokenOnItsSideInEveryPosition) {
-  for (const auto& [lower, upper] : {std::pair{4931, 5071}, std::pair{4950, 5160}}) {
-    const Reply built = post("/transactions/dlmm/open", {{"vault", kVault},
-                                                         {"lbPair", kSolUsdcPool},
-                                                         {"lowerBinId", lower},
-                                                         {"upperBinId", upper},
-                                                         {"amountX", "9000001"},
-                                                         {"amountY", "5000003"},
-                                                         {"shape", "spot"},
-                                                         {"maxActiveBinSlippage", 5}});
-    ASSERT_EQ(built.status, 200) << built.body.dump();
-    const auto steps = steps_of(built.body);
-    ASSERT_GE(steps.size(), 2U);
-    std::set<std::string> positions;
-    for (const auto& step : steps) {
-      ASSERT_EQ(send_and_confirm(step), "confirmed");
-      positions.insert(step["position"].get<std::string>());
-    }
-    const Reply holdings = get(std::string("/vaults/") + kVault + "/holdings");
-    ASSERT_EQ(holdings.status, 200);
-    std::uint64_t x = 0, y = 0;
-    std::size_t bins = 0;
-    for (const auto& p : holdings.body["data"]["positions"]) {
-      if (!positions.count(p.value("position", ""))) continue;
-      for (const auto& b : p["bins"]) {
-        const int id = b["binId"];
-        const std::uint64_t bx = std::stoull(b["amountX"].get<std::string>());
-        const std::uint64_t by = std::stoull(b["amountY"].get<std::string>());
-        if (id <= 5000) {
-          EXPECT_EQ(bx, 0U) << lower << ".." << upper << ": X in bin " << id;
-        } else {
-          EXPECT_EQ(by, 0U) << lower << ".." << upper << ": Y in bin " << id;
-        }
-        x += bx;
-        y += by;
-        ++bins;
-      }
-    }
-    EXPECT_EQ(bins, static_cast<std::size_t>(upper - lower));
-    EXPECT_EQ(x, 9000001U);
-    EXPECT_EQ(y, 5000003U);
   }
 }
 
