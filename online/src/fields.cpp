@@ -48,14 +48,23 @@ Field max_active_slip() {
                  "bins the pool's active bin may move before the transaction fails");
 }
 
-const std::map<std::string, std::vector<Field>, std::less<>>& table() {
-  static const std::map<std::string, std::vector<Field>, std::less<>> t = {
+using Table = std::map<std::string, std::vector<Field>, std::less<>>;
+
+// The swap aggregator's actions.
+void add_aggregator_fields(Table& t) {
+  t.insert({
       {"aggregator/initialize", {vault(), key("mint", "the token the new strategy holds")}},
       {"aggregator/swap",
        {vault(), key("sourceMint", "the token sold"),
         key("destinationMint", "the token bought (not the source)"),
         amount("amount", "base units of the source token to sell"), slippage()}},
       {"aggregator/sweep", {vault(), key("mint", "the token swept back"), slippage()}},
+  });
+}
+
+// The liquidity-pool actions: positions and limit orders.
+void add_pool_fields(Table& t) {
+  t.insert({
       {"dlmm/initialize",
        {vault(), key("lbPair", "the liquidity pool"), bin("lowerBinId", "first bin"),
         bin("upperBinId", "bin after the last (exclusive)")}},
@@ -103,6 +112,12 @@ const std::map<std::string, std::vector<Field>, std::less<>>& table() {
         of("bins", FieldType::kJson,
            "JSON: 1 to 70 of {\"binId\": N, \"amount\": \"base units\"}")}},
       {"dlmm/limit-order/cancel", {vault(), key("limitOrder", "the order to cancel")}},
+  });
+}
+
+// The perpetuals actions.
+void add_perp_fields(Table& t) {
+  t.insert({
       {"perp/initialize", {vault()}},
       {"perp/onboard", {vault()}},
       {"perp/deposit", {vault(), amount("amount", "base units of the deposit token")}},
@@ -120,6 +135,12 @@ const std::map<std::string, std::vector<Field>, std::less<>>& table() {
            "all, or JSON: up to 20 of {\"priceInTicks\", \"orderSequenceNumber\"} from the perp "
            "read")}},
       {"perp/sweep", {vault()}},
+  });
+}
+
+// The vault's own actions, and closing a strategy.
+void add_vault_fields(Table& t) {
+  t.insert({
       {"vault/initialize",
        {key("depositMint", "the token depositors bring"),
         amount("depositCap", "the most the vault accepts, base units"),
@@ -137,7 +158,18 @@ const std::map<std::string, std::vector<Field>, std::less<>>& table() {
       {"vault/claim-fee", {vault()}},
       {"vault/close", {vault()}},
       {"strategy/close", {vault(), key("strategy", "a strategy with nothing left in it")}},
-  };
+  });
+}
+
+const Table& table() {
+  static const Table t = [] {
+    Table all;
+    add_aggregator_fields(all);
+    add_pool_fields(all);
+    add_perp_fields(all);
+    add_vault_fields(all);
+    return all;
+  }();
   return t;
 }
 
