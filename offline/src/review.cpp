@@ -251,6 +251,22 @@ class Reviewer {
       return;
     }
     s.tx = std::move(tx).value();
+    message_checks(s, index);
+    const std::uint64_t price = decode_instructions(s, index);
+    priority_fee_check(s, price, index);
+    if (action_ && !s.roles.empty()) {
+      TemplateFindings found;
+      bind_step(template_input(), s, found);
+      take(found);
+    }
+    presignature_checks(s, index);
+    vault_checks(s, index);
+    review_.steps.push_back(std::move(s));
+  }
+
+  // The message as a whole: its version, fee payer and signer slots, a durable nonce, and the
+  // accounts its lookup tables give (the step's roles).
+  void message_checks(StepReview& s, std::size_t index) {
     const Message& m = s.tx.message;
     if (m.version != MessageVersion::kV0)
       refuse("policy.unparsable", "only version-0 messages are signed", index);
@@ -282,6 +298,12 @@ class Reviewer {
     } else {
       s.roles = std::move(roles).value();
     }
+  }
+
+  // Each instruction: its program allowed, decoded, the compute budget read, and the checks
+  // on dangerous instructions and on the manager's accounts. Returns the compute unit price.
+  std::uint64_t decode_instructions(StepReview& s, std::size_t index) {
+    const Message& m = s.tx.message;
     std::uint64_t price = 0;
     for (std::size_t i = 0; i < m.instructions.size(); ++i) {
       const auto& ix = m.instructions[i];
@@ -311,6 +333,12 @@ class Reviewer {
       manager_outside_vault(m, d, ix, i, index);
       s.instructions.emplace_back(std::move(decoded).value());
     }
+    return price;
+  }
+
+  // The most the step can pay as a priority fee, against the policy's ceiling.
+  void priority_fee_check(StepReview& s, std::uint64_t price, std::size_t index) {
+    const Message& m = s.tx.message;
     const std::uint64_t limit = s.compute_unit_limit == 0
                                     ? 200'000 * std::max<std::size_t>(1, m.instructions.size())
                                     : s.compute_unit_limit;
@@ -323,13 +351,11 @@ class Reviewer {
                  std::to_string(policy_.max_priority_fee_lamports),
              index);
     }
-    if (action_ && !s.roles.empty()) {
-      TemplateFindings found;
-      bind_step(template_input(), s, found);
-      take(found);
-    }
-    // Signatures already present (new position, vault or order accounts) must be valid; the
-    // one empty slot allowed is the perp venue's, at the venue account of its onboarding.
+  }
+
+  // Signatures already present (new position, vault or order accounts) must be valid; the
+  // one empty slot allowed is the perp venue's, at the venue account of its onboarding.
+  void presignature_checks(const StepReview& s, std::size_t index) {
     const auto checks = check_signatures(s.tx);
     for (std::size_t i = 1; i < checks.size(); ++i) {
       if (checks[i].state == SignatureState::kInvalid) {
@@ -348,8 +374,6 @@ class Reviewer {
                index);
       }
     }
-    vault_checks(s, index);
-    review_.steps.push_back(std::move(s));
   }
 
   TemplateInput template_input() const {
@@ -547,7 +571,25 @@ class Reviewer {
              index);
   }
 
+  // The request's own fields against the step's decoded arguments, by the instruction's family.
+  // An instruction none of them names has no fields of the request to match.
   void per_step_intent(const Decoded& d, std::size_t index) {
+    const std::string& name = d.instruction;
+    if (name.rfind("aggregator_", 0) == 0 || name == "dlmm_zap_out_swap") {
+      swap_intent(d, index);
+    } else if (name == "dlmm_limit_order_place") {
+      limit_order_intent(d, index);
+    } else if (name.rfind("dlmm_", 0) == 0) {
+      position_intent(d, index);
+    } else if (name.rfind("perp_", 0) == 0) {
+      perp_intent(d, index);
+    } else if (name.rfind("vault_", 0) == 0) {
+      vault_intent(d, index);
+    }
+  }
+
+  // A swap or sweep, and the zap-out's swap: mints, amounts, slippage and the route.
+  void swap_intent(const Decoded& d, std::size_t index) {
     const ojson& a = d.args;
     const std::string& action = q_.action;
     if (d.instruction == "aggregator_swap") {
@@ -582,7 +624,13 @@ class Reviewer {
         refuse("intent.flag", "closeWhenEmpty differs from the request", index);
       expect_slippage(a["slippage_bps"], index);
       route_intent(d, index, std::nullopt);
-    } else if (d.instruction == "dlmm_flip") {
+    }
+  }
+
+  // A liquidity position: its bins, shares, shapes and slippage.
+  void position_intent(const Decoded& d, std::size_t index) {
+    const ojson& a = d.args;
+    if (d.instruction == "dlmm_flip") {
       for (const auto& [arg, field] : std::vector<std::pair<const char*, const char*>>{
                {"from_bin_id", "lowerBinId"},
                {"to_bin_id", "upperBinId"},
@@ -650,7 +698,13 @@ class Reviewer {
       if (!upper || last > *upper)
         refuse("intent.bins",
                "extends to bin " + std::to_string(last) + ", past the requested upperBinId", index);
-    } else if (d.instruction == "dlmm_limit_order_place") {
+    }
+  }
+
+  // A limit order: its side, and each bin (its price) and amount.
+  void limit_order_intent(const Decoded& d, std::size_t index) {
+    const ojson& a = d.args;
+    if (d.instruction == "dlmm_limit_order_place") {
       const std::string side = text("side");
       if ((a["side"]["variant"] == "Bid") != (side == "bid"))
         refuse("intent.side", "the order side differs from the request", index);
@@ -669,7 +723,13 @@ class Reviewer {
                        a["bins"][i]["amount"], bins[i].value("amount", ""), index);
         }
       }
-    } else if (d.instruction == "perp_deposit" || d.instruction == "perp_withdraw") {
+    }
+  }
+
+  // Perpetuals: amounts, and an order's or a cancel's fields.
+  void perp_intent(const Decoded& d, std::size_t index) {
+    const ojson& a = d.args;
+    if (d.instruction == "perp_deposit" || d.instruction == "perp_withdraw") {
       expect_equal("intent.amount", "amount", a["amount"], text("amount"), index);
     } else if (d.instruction == "perp_order") {
       const ojson& o = a["order"];
@@ -704,7 +764,13 @@ class Reviewer {
       } else if (!all) {
         refuse("intent.orders", "the cancelled orders differ from the request", index);
       }
-    } else if (d.instruction == "vault_update") {
+    }
+  }
+
+  // The vault's own settings.
+  void vault_intent(const Decoded& d, std::size_t index) {
+    const ojson& a = d.args;
+    if (d.instruction == "vault_update") {
       const ojson& u = a["update"];
       struct Field {
         const char *arg, *field, *code;
