@@ -823,8 +823,7 @@ class StepBinder {
                       const std::string& where) {
     const std::string role(rule.role);
     const auto mismatch = [&](const std::string& want) {
-      refuse("intent.account", where + ": " + role + " is " + short_key(key) + ", not " + want);
-      return AccountBinding{role, "refused", "not " + want};
+      return refuse_account(role, key, where, want);
     };
     if (rule.src != Src::kManager && key == in_.policy.manager) {
       refuse("intent.account",
@@ -838,17 +837,8 @@ class StepBinder {
       case Src::kManager:
         if (key != in_.policy.manager) return mismatch("the manager");
         return {role, "manager", "this machine's key"};
-      case Src::kProgram: {
-        const PublicKey& want = programs::key(rule.arg);
-        const auto name = programs::well_known_name(want);
-        const std::string label = name                     ? std::string(*name)
-                                  : rule.arg == kJupiter   ? "Jupiter v6"
-                                  : rule.arg == kDlmm      ? "Meteora DLMM"
-                                  : rule.arg == kPerpVenue ? "the perp venue (Phoenix)"
-                                                           : std::string(rule.arg);
-        if (key != want) return mismatch(label);
-        return {role, "program", label};
-      }
+      case Src::kProgram:
+        return bind_program(rule, key, where);
       case Src::kTokenProgram:
         if (key != programs::key(programs::kToken) && key != programs::key(programs::kToken2022))
           return mismatch("SPL Token or Token-2022");
@@ -870,55 +860,13 @@ class StepBinder {
         return {role, "derived", std::string(rule.arg) + ", computed here"};
       }
       case Src::kNewSigner:
-      case Src::kNewVault: {
-        if (account >= m_.header.num_required_signatures)
-          return mismatch("a new account signed by the builder");
-        if (key == in_.request.vault && rule.src == Src::kNewSigner)
-          return mismatch("a new account (it is the vault)");
-        if (rule.src == Src::kNewVault && key != in_.request.vault)
-          return mismatch("the new vault the request names");
-        new_signers_.insert(key);
-        return {role, "new signer",
-                rule.src == Src::kNewVault ? "the new vault, signed by the builder"
-                                           : "a new account, signed by the builder"};
-      }
+      case Src::kNewVault:
+        return bind_new_account(rule, key, account, where);
       case Src::kChecked:
-        if (role == "lb_pair") {
-          // Which pool a position is in is chain state. The online half names it (the pool
-          // hint, read from the vault's strategies): a pool it did not name is refused, and
-          // without a hint the account is shown unbound and never auto-approved.
-          const auto& pools = in_.request.hints.pools;
-          if (pools.empty()) {
-            warn("warn.unbound_account",
-                 where + ": lb_pair " + short_key(key) +
-                     " is not named by a pool hint; which pool the position is in is known "
-                     "only on chain");
-            return {role, "unbound", std::string(rule.arg) + "; no pool hint names it"};
-          }
-          if (std::none_of(pools.begin(), pools.end(),
-                           [&](const envelope::PoolHint& h) { return h.pool == key; }))
-            return mismatch("the pool the online half names for this position");
-          return {role, "checked on chain",
-                  std::string(rule.arg) + "; the online half's pool hint names it"};
-        }
+        if (role == "lb_pair") return bind_pool(rule, key, where);
         return {role, "checked on chain", std::string(rule.arg)};
-      case Src::kMarket: {
-        const std::string symbol = in_.intent.is_object() && in_.intent.contains("symbol") &&
-                                           in_.intent["symbol"].is_string()
-                                       ? in_.intent["symbol"].get<std::string>()
-                                       : std::string();
-        if (const PinnedMarket* pinned = in_.policy.market(symbol)) {
-          if (key != pinned->address)
-            return mismatch("the market the policy pins for " + pinned->symbol + " (" +
-                            short_key(pinned->address) + ")");
-          return {role, "policy", "market " + pinned->symbol + ", pinned by the policy"};
-        }
-        warn("warn.unbound_account",
-             where + ": market " + short_key(key) +
-                 " is the online half's choice; the policy pins no market for this symbol "
-                 "([[markets]] in the policy binds it)");
-        return {role, "unbound", "the online half's market; not pinned by the policy"};
-      }
+      case Src::kMarket:
+        return bind_market(rule, key, where);
       case Src::kVenue:
         if (account >= m_.header.num_required_signatures)
           return mismatch("the venue's co-signer (a signer)");
@@ -926,6 +874,86 @@ class StepBinder {
         return {role, "checked on chain", std::string(rule.arg)};
     }
     return mismatch("anything the template names");
+  }
+
+  // Refuses an account, naming what the template wanted in its place.
+  AccountBinding refuse_account(const std::string& role, const PublicKey& key,
+                                const std::string& where, const std::string& want) {
+    refuse("intent.account", where + ": " + role + " is " + short_key(key) + ", not " + want);
+    return AccountBinding{role, "refused", "not " + want};
+  }
+
+  // A fixed program, named as the operator knows it.
+  AccountBinding bind_program(const Spec& rule, const PublicKey& key, const std::string& where) {
+    const std::string role(rule.role);
+    const PublicKey& want = programs::key(rule.arg);
+    const auto name = programs::well_known_name(want);
+    const std::string label = name                     ? std::string(*name)
+                              : rule.arg == kJupiter   ? "Jupiter v6"
+                              : rule.arg == kDlmm      ? "Meteora DLMM"
+                              : rule.arg == kPerpVenue ? "the perp venue (Phoenix)"
+                                                       : std::string(rule.arg);
+    if (key != want) return refuse_account(role, key, where, label);
+    return {role, "program", label};
+  }
+
+  // A new account the builder signs for (a position, an order, a new vault): a signer, and
+  // never the vault unless it is the new vault the request names.
+  AccountBinding bind_new_account(const Spec& rule, const PublicKey& key, std::uint8_t account,
+                                  const std::string& where) {
+    const std::string role(rule.role);
+    if (account >= m_.header.num_required_signatures)
+      return refuse_account(role, key, where, "a new account signed by the builder");
+    if (key == in_.request.vault && rule.src == Src::kNewSigner)
+      return refuse_account(role, key, where, "a new account (it is the vault)");
+    if (rule.src == Src::kNewVault && key != in_.request.vault)
+      return refuse_account(role, key, where, "the new vault the request names");
+    new_signers_.insert(key);
+    return {role, "new signer",
+            rule.src == Src::kNewVault ? "the new vault, signed by the builder"
+                                       : "a new account, signed by the builder"};
+  }
+
+  // The pool a position is in.
+  AccountBinding bind_pool(const Spec& rule, const PublicKey& key, const std::string& where) {
+    const std::string role(rule.role);
+    // Which pool a position is in is chain state. The online half names it (the pool
+    // hint, read from the vault's strategies): a pool it did not name is refused, and
+    // without a hint the account is shown unbound and never auto-approved.
+    const auto& pools = in_.request.hints.pools;
+    if (pools.empty()) {
+      warn("warn.unbound_account",
+           where + ": lb_pair " + short_key(key) +
+               " is not named by a pool hint; which pool the position is in is known "
+               "only on chain");
+      return {role, "unbound", std::string(rule.arg) + "; no pool hint names it"};
+    }
+    if (std::none_of(pools.begin(), pools.end(),
+                     [&](const envelope::PoolHint& h) { return h.pool == key; }))
+      return refuse_account(role, key, where, "the pool the online half names for this position");
+    return {role, "checked on chain",
+            std::string(rule.arg) + "; the online half's pool hint names it"};
+  }
+
+  // A perp market: the one the policy pins for the request's symbol, or shown unbound.
+  AccountBinding bind_market(const Spec& rule, const PublicKey& key, const std::string& where) {
+    const std::string role(rule.role);
+    const std::string symbol =
+        in_.intent.is_object() && in_.intent.contains("symbol") && in_.intent["symbol"].is_string()
+            ? in_.intent["symbol"].get<std::string>()
+            : std::string();
+    if (const PinnedMarket* pinned = in_.policy.market(symbol)) {
+      if (key != pinned->address)
+        return refuse_account(role, key, where,
+                              "the market the policy pins for " + pinned->symbol + " (" +
+                                  short_key(pinned->address) + ")");
+      return {role, "policy", "market " + pinned->symbol + ", pinned by the policy"};
+    }
+    warn("warn.unbound_account",
+         where + ": market " + short_key(key) +
+             " is the online half's choice; the policy pins no market for this symbol "
+             "([[markets]] in the policy binds it)");
+    return {role, "unbound", "the online half's market; not pinned by the policy"};
   }
 
   // Jupiter's remaining accounts: the pools and vaults each hop passes through. The router
@@ -1284,140 +1312,187 @@ void bind_step(const TemplateInput& in, StepReview& step, TemplateFindings& out)
   StepBinder(in, step, out).run();
 }
 
+namespace {
+
+// The checks across a request's steps: how many there are and what follows them, each new
+// account made once, and for ranged batches the bins and amounts of each step.
+class BatchBinder {
+ public:
+  BatchBinder(const TemplateInput& in, const std::vector<StepReview>& steps, TemplateFindings& out)
+      : in_(in), steps_(steps), out_(out), action_(action_name(in.action)) {}
+
+  void run() {
+    check_steps();
+    check_new_accounts();
+    if (!ranged(in_.action)) return;
+    // Ranged batches: each step one run of bins, the runs in order without gap or overlap.
+    auto ranges = step_ranges();
+    if (!ranges || !contiguous(*ranges) || ranges->empty()) return;
+    auto lo = body_int(in_.intent, "lowerBinId"), hi = body_int(in_.intent, "upperBinId");
+    if (hi && in_.action == Action::kDlmmOpen) *hi -= 1;  // exclusive in dlmm/open's body
+    if (const auto cursor = body_int(in_.intent, "cursorBinId")) lo = cursor;
+    if (in_.action == Action::kDlmmRemove) {
+      if (lo && hi && (ranges->front().lower != *lo || ranges->back().upper != *hi)) {
+        refuse("intent.bins", "the removals do not cover exactly bins " + std::to_string(*lo) +
+                                  " to " + std::to_string(*hi));
+      }
+      return;
+    }
+    // Resumed builds are checked against the amounts left by review.cpp.
+    if (body_int(in_.intent, "cursorBinId")) return;
+    check_shares(*ranges, lo ? *lo : ranges->front().lower, hi ? *hi : ranges->back().upper);
+  }
+
+ private:
+  void refuse(std::string code, std::string message,
+              std::optional<std::size_t> step = std::nullopt) {
+    out_.refusals.push_back({std::move(code), std::move(message), step});
+  }
+
+  // The number of steps, and the follow-ups they announce: only by the last step, and only
+  // actions this one may need.
+  void check_steps() {
+    if (!ranged(in_.action) && steps_.size() != 1) {
+      refuse("intent.steps", action_ + " builds exactly one step; the request has " +
+                                 std::to_string(steps_.size()));
+    }
+    const auto allowed_next = follow_ups(in_.action);
+    for (std::size_t i = 0; i < in_.request.steps.size(); ++i) {
+      const auto& next = in_.request.steps[i].next_action;
+      if (!next) continue;
+      if (std::find(allowed_next.begin(), allowed_next.end(), *next) == allowed_next.end()) {
+        refuse("intent.steps",
+               "step " + std::to_string(i + 1) + " announces a follow-up " + *next + ", which " +
+                   action_ + " never needs",
+               i);
+      } else if (i + 1 != in_.request.steps.size()) {
+        refuse("intent.steps", "only the last step may announce a follow-up", i);
+      }
+    }
+  }
+
+  // A new account (position, order, vault) is made by one step only.
+  void check_new_accounts() {
+    std::map<PublicKey, std::size_t> made;
+    for (const auto& s : steps_) {
+      for (std::size_t i = 0;
+           i < s.tx.message.header.num_required_signatures && i < s.tx.message.static_keys.size();
+           ++i) {
+        const PublicKey& k = s.tx.message.static_keys[i];
+        if (k == in_.policy.manager) continue;
+        const auto [it, fresh] = made.emplace(k, s.index);
+        if (!fresh && it->second != s.index) {
+          refuse("intent.signer", "steps " + std::to_string(it->second + 1) + " and " +
+                                      std::to_string(s.index + 1) + " both make account " +
+                                      to_base58(k));
+        }
+      }
+    }
+  }
+
+  // Each step's run of bins and amounts; nullopt when one cannot be read (refused per step
+  // already) or covers no bins or more than a step may.
+  std::optional<std::vector<Range>> step_ranges() {
+    std::vector<Range> ranges;
+    for (const auto& s : steps_) {
+      const Decoded* d = main_of(in_, s);
+      if (d == nullptr) return std::nullopt;
+      const ojson& a = d->args;
+      Range r;
+      r.step = s.index;
+      std::optional<std::int64_t> lo, hi;
+      if (in_.action == Action::kDlmmRemove) {
+        lo = arg_int(a, {"from_bin_id"});
+        hi = arg_int(a, {"to_bin_id"});
+      } else {
+        lo = arg_int(a, {"strategy", "min_bin_id"});
+        hi = arg_int(a, {"strategy", "max_bin_id"});
+        r.x = a.contains("amount_x") ? integer_arg(a["amount_x"]) : std::nullopt;
+        r.y = a.contains("amount_y") ? integer_arg(a["amount_y"]) : std::nullopt;
+      }
+      if (!lo || !hi) return std::nullopt;
+      r.lower = *lo;
+      r.upper = *hi;
+      if (r.upper < r.lower ||
+          static_cast<std::uint64_t>(r.upper - r.lower) + 1 > kMaxBinsPerStep) {
+        refuse("intent.bins",
+               "step " + std::to_string(s.index + 1) + " covers bins " + std::to_string(r.lower) +
+                   " to " + std::to_string(r.upper) + "; a step covers 1 to 70 bins",
+               s.index);
+        return std::nullopt;
+      }
+      ranges.push_back(r);
+    }
+    return ranges;
+  }
+
+  // Sorts the runs by their first bin; refuses an overlap or a gap between them.
+  bool contiguous(std::vector<Range>& ranges) {
+    std::sort(ranges.begin(), ranges.end(),
+              [](const Range& a, const Range& b) { return a.lower < b.lower; });
+    for (std::size_t i = 1; i < ranges.size(); ++i) {
+      if (ranges[i].lower <= ranges[i - 1].upper) {
+        refuse("intent.bins", "steps " + std::to_string(ranges[i - 1].step + 1) + " and " +
+                                  std::to_string(ranges[i].step + 1) + " overlap at bin " +
+                                  std::to_string(ranges[i].lower) +
+                                  ": the same bins would be funded or removed twice");
+        return false;
+      }
+      if (ranges[i].lower != ranges[i - 1].upper + 1) {
+        refuse("intent.bins",
+               "the steps' bins leave a gap before bin " + std::to_string(ranges[i].lower));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Each step deposits its bins' share of the batch over bins first to last (by bin count,
+  // rounded up, plus one base unit per step for the builder's rounding): the totals alone would
+  // let one position take everything.
+  void check_shares(const std::vector<Range>& ranges, std::int64_t first, std::int64_t last) {
+    if (last < first) return;
+    const std::int64_t span = last - first + 1;  // bin ids are bounded: no overflow
+    const auto width = static_cast<unsigned __int128>(span);
+    for (const auto& [field, pick] :
+         {std::pair<const char*, std::optional<std::uint64_t> Range::*>{"amountX", &Range::x},
+          std::pair<const char*, std::optional<std::uint64_t> Range::*>{"amountY", &Range::y}}) {
+      const auto total = body_amount(in_.intent, field);
+      if (!total) continue;  // refused by the totals check
+      for (const auto& r : ranges) {
+        const std::int64_t range_bins = r.upper - r.lower + 1;
+        const auto bins = static_cast<unsigned __int128>(range_bins);
+        const auto share = static_cast<std::uint64_t>(
+            (static_cast<unsigned __int128>(*total) * bins + width - 1) / width + ranges.size());
+        const std::optional<std::uint64_t>& deposit = r.*pick;
+        if (!deposit) {
+          refuse("intent.amount",
+                 "step " + std::to_string(r.step + 1) + "'s " + field +
+                     " deposit is not an unsigned integer",
+                 r.step);
+        } else if (*deposit > share) {
+          refuse("intent.amount",
+                 "step " + std::to_string(r.step + 1) + " deposits " + std::to_string(*deposit) +
+                     " of " + field + " into " + std::to_string(r.upper - r.lower + 1) +
+                     " bins; their share of " + std::to_string(*total) + " over " +
+                     std::to_string(last - first + 1) + " bins is at most " + std::to_string(share),
+                 r.step);
+        }
+      }
+    }
+  }
+
+  const TemplateInput& in_;
+  const std::vector<StepReview>& steps_;
+  TemplateFindings& out_;
+  const std::string action_;
+};
+
+}  // namespace
+
 void bind_steps(const TemplateInput& in, const std::vector<StepReview>& steps,
                 TemplateFindings& out) {
-  const std::string action(action_name(in.action));
-  const auto refuse = [&](std::string code, std::string message,
-                          std::optional<std::size_t> step = std::nullopt) {
-    out.refusals.push_back({std::move(code), std::move(message), step});
-  };
-  if (!ranged(in.action) && steps.size() != 1) {
-    refuse("intent.steps",
-           action + " builds exactly one step; the request has " + std::to_string(steps.size()));
-  }
-  const auto allowed_next = follow_ups(in.action);
-  for (std::size_t i = 0; i < in.request.steps.size(); ++i) {
-    const auto& next = in.request.steps[i].next_action;
-    if (!next) continue;
-    if (std::find(allowed_next.begin(), allowed_next.end(), *next) == allowed_next.end()) {
-      refuse("intent.steps",
-             "step " + std::to_string(i + 1) + " announces a follow-up " + *next + ", which " +
-                 action + " never needs",
-             i);
-    } else if (i + 1 != in.request.steps.size()) {
-      refuse("intent.steps", "only the last step may announce a follow-up", i);
-    }
-  }
-  // A new account (position, order, vault) is made by one step only.
-  std::map<PublicKey, std::size_t> made;
-  for (const auto& s : steps) {
-    for (std::size_t i = 0;
-         i < s.tx.message.header.num_required_signatures && i < s.tx.message.static_keys.size();
-         ++i) {
-      const PublicKey& k = s.tx.message.static_keys[i];
-      if (k == in.policy.manager) continue;
-      const auto [it, fresh] = made.emplace(k, s.index);
-      if (!fresh && it->second != s.index) {
-        refuse("intent.signer", "steps " + std::to_string(it->second + 1) + " and " +
-                                    std::to_string(s.index + 1) + " both make account " +
-                                    to_base58(k));
-      }
-    }
-  }
-  if (!ranged(in.action)) return;
-
-  // Ranged batches: each step one run of bins, the runs in order without gap or overlap.
-  std::vector<Range> ranges;
-  for (const auto& s : steps) {
-    const Decoded* d = main_of(in, s);
-    if (d == nullptr) return;  // refused per step already
-    const ojson& a = d->args;
-    Range r;
-    r.step = s.index;
-    std::optional<std::int64_t> lo, hi;
-    if (in.action == Action::kDlmmRemove) {
-      lo = arg_int(a, {"from_bin_id"});
-      hi = arg_int(a, {"to_bin_id"});
-    } else {
-      lo = arg_int(a, {"strategy", "min_bin_id"});
-      hi = arg_int(a, {"strategy", "max_bin_id"});
-      r.x = a.contains("amount_x") ? integer_arg(a["amount_x"]) : std::nullopt;
-      r.y = a.contains("amount_y") ? integer_arg(a["amount_y"]) : std::nullopt;
-    }
-    if (!lo || !hi) return;
-    r.lower = *lo;
-    r.upper = *hi;
-    if (r.upper < r.lower || static_cast<std::uint64_t>(r.upper - r.lower) + 1 > kMaxBinsPerStep) {
-      refuse("intent.bins",
-             "step " + std::to_string(s.index + 1) + " covers bins " + std::to_string(r.lower) +
-                 " to " + std::to_string(r.upper) + "; a step covers 1 to 70 bins",
-             s.index);
-      return;
-    }
-    ranges.push_back(r);
-  }
-  std::sort(ranges.begin(), ranges.end(),
-            [](const Range& a, const Range& b) { return a.lower < b.lower; });
-  for (std::size_t i = 1; i < ranges.size(); ++i) {
-    if (ranges[i].lower <= ranges[i - 1].upper) {
-      refuse("intent.bins", "steps " + std::to_string(ranges[i - 1].step + 1) + " and " +
-                                std::to_string(ranges[i].step + 1) + " overlap at bin " +
-                                std::to_string(ranges[i].lower) +
-                                ": the same bins would be funded or removed twice");
-      return;
-    }
-    if (ranges[i].lower != ranges[i - 1].upper + 1) {
-      refuse("intent.bins",
-             "the steps' bins leave a gap before bin " + std::to_string(ranges[i].lower));
-      return;
-    }
-  }
-  if (ranges.empty()) return;
-  auto lo = body_int(in.intent, "lowerBinId"), hi = body_int(in.intent, "upperBinId");
-  if (hi && in.action == Action::kDlmmOpen) *hi -= 1;  // exclusive in dlmm/open's body
-  if (const auto cursor = body_int(in.intent, "cursorBinId")) lo = cursor;
-  if (in.action == Action::kDlmmRemove && lo && hi &&
-      (ranges.front().lower != *lo || ranges.back().upper != *hi)) {
-    refuse("intent.bins", "the removals do not cover exactly bins " + std::to_string(*lo) + " to " +
-                              std::to_string(*hi));
-  }
-  if (in.action == Action::kDlmmRemove) return;
-
-  // Each step deposits its bins' share of the batch (by bin count, rounded up, plus one base
-  // unit per step for the builder's rounding): the totals alone would let one position take
-  // everything. Resumed builds are checked against the amounts left by review.cpp.
-  if (body_int(in.intent, "cursorBinId")) return;
-  const std::int64_t first = lo ? *lo : ranges.front().lower;
-  const std::int64_t last = hi ? *hi : ranges.back().upper;
-  if (last < first) return;
-  const std::int64_t span = last - first + 1;  // bin ids are bounded: no overflow
-  const auto width = static_cast<unsigned __int128>(span);
-  for (const auto& [field, pick] :
-       {std::pair<const char*, std::optional<std::uint64_t> Range::*>{"amountX", &Range::x},
-        std::pair<const char*, std::optional<std::uint64_t> Range::*>{"amountY", &Range::y}}) {
-    const auto total = body_amount(in.intent, field);
-    if (!total) continue;  // refused by the totals check
-    for (const auto& r : ranges) {
-      const std::int64_t range_bins = r.upper - r.lower + 1;
-      const auto bins = static_cast<unsigned __int128>(range_bins);
-      const auto share = static_cast<std::uint64_t>(
-          (static_cast<unsigned __int128>(*total) * bins + width - 1) / width + ranges.size());
-      const std::optional<std::uint64_t>& deposit = r.*pick;
-      if (!deposit) {
-        refuse("intent.amount",
-               "step " + std::to_string(r.step + 1) + "'s " + field +
-                   " deposit is not an unsigned integer",
-               r.step);
-      } else if (*deposit > share) {
-        refuse("intent.amount",
-               "step " + std::to_string(r.step + 1) + " deposits " + std::to_string(*deposit) +
-                   " of " + field + " into " + std::to_string(r.upper - r.lower + 1) +
-                   " bins; their share of " + std::to_string(*total) + " over " +
-                   std::to_string(last - first + 1) + " bins is at most " + std::to_string(share),
-               r.step);
-      }
-    }
-  }
+  BatchBinder(in, steps, out).run();
 }
 
 }  // namespace airlock::offline
