@@ -75,6 +75,68 @@ std::optional<BlockhashLife> blockhash_life(const std::string& rpc_url, const Ha
   return BlockhashLife{seconds, last};
 }
 
+// A build step's optional fields (sendConcurrently, simulation, next) into `s`. Every field is
+// type-checked: a reply of the wrong shape is refused by rule, never thrown (found by the
+// api_response fuzz target).
+Status read_step_fields(const json& step, const std::string& where, envelope::Step& s) {
+  if (step.contains("sendConcurrently")) {
+    if (!step["sendConcurrently"].is_boolean())
+      return Error(online::errors::kHttp, where + "sendConcurrently must be true or false");
+    s.send_concurrently = step["sendConcurrently"].get<bool>();
+  }
+  if (step.contains("simulation")) {
+    const json& simulation = step["simulation"];
+    if (!simulation.is_object())
+      return Error(online::errors::kHttp, where + "simulation must be an object");
+    if (simulation.contains("deferred")) {
+      if (!simulation["deferred"].is_boolean())
+        return Error(online::errors::kHttp, where + "simulation.deferred must be true or false");
+      s.deferred = simulation["deferred"].get<bool>();
+    }
+    if (simulation.contains("unitsConsumed") && simulation["unitsConsumed"].is_number_unsigned())
+      s.units_consumed = simulation["unitsConsumed"].get<std::uint64_t>();
+  }
+  if (step.contains("next")) {
+    const json& next = step["next"];
+    if (!next.is_object() || !next.contains("path") || !next["path"].is_string() ||
+        !next.contains("body") || !next["body"].is_object()) {
+      return Error(online::errors::kHttp, where + "next must be {path: string, body: object}");
+    }
+    s.next_action = next["path"].get<std::string>();
+  }
+  return {};
+}
+
+// The vault is the manager's, from the body they wrote: a reply naming another vault is the API
+// steering the signature elsewhere, and is refused. Only vault/initialize, whose body names no
+// vault, takes the new vault from the reply.
+Result<PublicKey> vault_of(const std::string& action, const json& body, const json& build_reply) {
+  const auto vault_in = [](const json& source,
+                           const char* what) -> Result<std::optional<PublicKey>> {
+    if (!source.is_object() || !source.contains("vault")) return std::optional<PublicKey>();
+    if (!source["vault"].is_string())
+      return Error(online::errors::kHttp, std::string(what) + ": vault must be a base58 string");
+    auto key = public_key_from_base58(source["vault"].get<std::string>());
+    if (!key.ok())
+      return Error(online::errors::kHttp, std::string(what) + ": vault: " + key.error().message());
+    return std::optional<PublicKey>(*key);
+  };
+  AIRLOCK_TRY(asked, vault_in(body, "build request"));
+  AIRLOCK_TRY(replied, vault_in(build_reply, "build reply"));
+  if (action == "vault/initialize") {
+    if (!replied)
+      return Error(online::errors::kHttp, "build reply: vault/initialize names no vault");
+    return *replied;
+  }
+  if (!asked) return Error(ErrorCode::kUsage, "the build request body names no vault");
+  if (replied && *replied != *asked) {
+    return Error(online::errors::kHttp, "build reply: vault " + to_base58(*replied) +
+                                            " is not the vault the request names (" +
+                                            to_base58(*asked) + "); nothing is signed for it");
+  }
+  return *asked;
+}
+
 }  // namespace
 
 Result<Round> prepare_round(const std::string& action, const json& body, const json& build_reply,
@@ -107,65 +169,13 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
     if (i == 0) q.manager = tx.message.fee_payer();
     envelope::Step s;
     s.transaction = std::move(wire);
-    // Every field is type-checked: a reply of the wrong shape is refused by rule, never thrown
-    // (found by the api_response fuzz target).
     const std::string where = "build step " + std::to_string(i + 1) + ": ";
-    if (step.contains("sendConcurrently")) {
-      if (!step["sendConcurrently"].is_boolean())
-        return Error(online::errors::kHttp, where + "sendConcurrently must be true or false");
-      s.send_concurrently = step["sendConcurrently"].get<bool>();
-    }
-    if (step.contains("simulation")) {
-      const json& simulation = step["simulation"];
-      if (!simulation.is_object())
-        return Error(online::errors::kHttp, where + "simulation must be an object");
-      if (simulation.contains("deferred")) {
-        if (!simulation["deferred"].is_boolean())
-          return Error(online::errors::kHttp, where + "simulation.deferred must be true or false");
-        s.deferred = simulation["deferred"].get<bool>();
-      }
-      if (simulation.contains("unitsConsumed") && simulation["unitsConsumed"].is_number_unsigned())
-        s.units_consumed = simulation["unitsConsumed"].get<std::uint64_t>();
-    }
-    if (step.contains("next")) {
-      const json& next = step["next"];
-      if (!next.is_object() || !next.contains("path") || !next["path"].is_string() ||
-          !next.contains("body") || !next["body"].is_object()) {
-        return Error(online::errors::kHttp, where + "next must be {path: string, body: object}");
-      }
-      s.next_action = next["path"].get<std::string>();
-    }
+    AIRLOCK_CHECK(read_step_fields(step, where, s));
     q.steps.push_back(std::move(s));
     round.transactions.push_back(std::move(tx));
   }
-  // The vault is the manager's, from the body they wrote: a reply naming another vault is the
-  // API steering the signature elsewhere, and is refused. Only vault/initialize, whose body
-  // names no vault, takes the new vault from the reply.
-  const auto vault_in = [](const json& source,
-                           const char* what) -> Result<std::optional<PublicKey>> {
-    if (!source.is_object() || !source.contains("vault")) return std::optional<PublicKey>();
-    if (!source["vault"].is_string())
-      return Error(online::errors::kHttp, std::string(what) + ": vault must be a base58 string");
-    auto key = public_key_from_base58(source["vault"].get<std::string>());
-    if (!key.ok())
-      return Error(online::errors::kHttp, std::string(what) + ": vault: " + key.error().message());
-    return std::optional<PublicKey>(*key);
-  };
-  AIRLOCK_TRY(asked, vault_in(body, "build request"));
-  AIRLOCK_TRY(replied, vault_in(build_reply, "build reply"));
-  if (action == "vault/initialize") {
-    if (!replied)
-      return Error(online::errors::kHttp, "build reply: vault/initialize names no vault");
-    q.vault = *replied;
-  } else {
-    if (!asked) return Error(ErrorCode::kUsage, "the build request body names no vault");
-    if (replied && *replied != *asked) {
-      return Error(online::errors::kHttp, "build reply: vault " + to_base58(*replied) +
-                                              " is not the vault the request names (" +
-                                              to_base58(*asked) + "); nothing is signed for it");
-    }
-    q.vault = *asked;
-  }
+  AIRLOCK_TRY(vault, vault_of(action, body, build_reply));
+  q.vault = vault;
   if (rpc_url) {
     AIRLOCK_TRY(hints, table_hints(round.transactions, *rpc_url));
     q.hints.lookup_tables = std::move(hints);
