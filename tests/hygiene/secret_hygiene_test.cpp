@@ -231,8 +231,6 @@ std::string_view view(const SecretBytes& s, std::size_t n) {
   return {reinterpret_cast<const char*>(s.bytes().data()), std::min(n, s.size())};
 }
 
-Result<SecretBytes> secret_of(std::string_view text) { return SecretBytes::copy_of(text); }
-
 constexpr std::string_view kPhrase =
     "legal winner thank year wave sausage worth useful legal winner thank yellow";
 
@@ -263,7 +261,7 @@ TEST(SecretHygiene, ARecoveryPhraseItsSeedAndTheKeyLeaveNoCopyInFreedMemory) {
 }
 
 TEST(SecretHygiene, Slip39SharesAndTheirSecretLeaveNoCopyInFreedMemory) {
-  auto master = secret_of("0123456789abcdef0123456789abcdef");
+  auto master = SecretBytes::copy_of("0123456789abcdef0123456789abcdef");
   ASSERT_TRUE(master.ok());
   offline::slip39::SplitOptions options;
   options.groups = {{2, 3}};
@@ -286,9 +284,9 @@ TEST(SecretHygiene, Slip39SharesAndTheirSecretLeaveNoCopyInFreedMemory) {
 
 TEST(SecretHygiene, AKeystoreWrittenAndOpenedLeavesNoCopyInFreedMemory) {
   test::ScratchDir dir("airlock-hygiene");
-  auto seed = secret_of("seed seed seed seed seed seed 32");
-  auto passphrase = secret_of("a hygiene passphrase");
-  auto next = secret_of("the next hygiene passphrase");
+  auto seed = SecretBytes::copy_of("seed seed seed seed seed seed 32");
+  auto passphrase = SecretBytes::copy_of("a hygiene passphrase");
+  auto next = SecretBytes::copy_of("the next hygiene passphrase");
   ASSERT_TRUE(seed.ok() && passphrase.ok() && next.ok());
   Watch watch({view(*seed, 32), view(*passphrase, 100), view(*next, 100)});
   {

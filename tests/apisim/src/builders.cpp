@@ -502,11 +502,11 @@ std::vector<Bin> distribute(const BinRange& r, int active, std::uint64_t x, std:
     if (total == 0 || lo > hi) return;
     std::vector<double> weights;
     double sum = 0;
+    const double far = hi - lo;  // the far end's distance from the near end
     for (int b = lo; b <= hi; ++b) {
       const double from_near = near_is_low ? b - lo : hi - b;  // 0 at the near end
-      const double count = hi - lo;
       const double w = shape == "spot"    ? 1.0
-                       : shape == "curve" ? count - from_near + 1
+                       : shape == "curve" ? far - from_near + 1
                                           : from_near + 1;
       weights.push_back(w);
       sum += w;

@@ -221,9 +221,9 @@ void SigningTwin::SetUp() {
 void Twin::write_manager_keystore(const std::string& path, std::string_view passphrase) {
   auto seed = from_hex(kManagerSeed, 32);
   ASSERT_TRUE(seed.ok());
-  const SecretBytes secret =
-      secret_of(std::string_view(reinterpret_cast<const char*>(seed->data()), seed->size()));
-  ASSERT_TRUE(offline::write_keystore(path, secret, secret_of(passphrase),
+  auto secret = SecretBytes::copy_of(*seed);
+  ASSERT_TRUE(secret.ok());
+  ASSERT_TRUE(offline::write_keystore(path, *secret, secret_of(passphrase),
                                       {"generated", std::nullopt}, offline::minimum_kdf_limits())
                   .ok());
 }
