@@ -110,6 +110,20 @@ Result<std::vector<AccountRole>> account_roles(const Message& m,
       }
     }
   }
+  // The runtime refuses a transaction that loads one account twice (AccountLoadedTwice): a
+  // table entry that repeats a static key or another loaded key would give one account two
+  // sets of flags here.
+  for (std::size_t i = m.static_keys.size(); i < roles.size(); ++i) {
+    if (!roles[i].key) continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (roles[j].key != roles[i].key) continue;
+      return Error(ErrorCode::kMessageDuplicateAccount,
+                   "lookups[" + std::to_string(roles[i].lookup) + "]: index " +
+                       std::to_string(roles[i].table_index) + " loads " + to_base58(*roles[i].key) +
+                       ", which the message already lists as account " + std::to_string(j) +
+                       "; the runtime refuses an account loaded twice");
+    }
+  }
   const PublicKey& upgradeable = programs::key(programs::kBpfLoaderUpgradeable);
   const bool upgradeable_present = std::any_of(
       roles.begin(), roles.end(), [&](const AccountRole& r) { return r.key == upgradeable; });

@@ -106,6 +106,28 @@ TEST(AccountRoles, SuppliedTablesResolveLoadedKeys) {
   EXPECT_THAT(error.error().message(), HasSubstr("lookups[0]"));
 }
 
+// The runtime refuses an account loaded twice (AccountLoadedTwice): a table entry that repeats a
+// static key, or another table's entry, would give one account two sets of flags.
+TEST(AccountRoles, AnAccountLoadedTwiceIsRefused) {
+  Message m = simple_message();
+  m.lookups.push_back({numbered_key(50), {0}, {1}});
+  const PublicKey static_key = m.static_keys.at(1);
+  for (const auto& [entries, repeats] : std::vector<std::pair<std::vector<PublicKey>, std::string>>{
+           {{static_key, numbered_key(52)}, "account 1"},
+           {{numbered_key(51), static_key}, "account 1"},
+           {{numbered_key(51), numbered_key(51)},
+            "account " + std::to_string(m.static_keys.size())}}) {
+    const LoadedTable tables[] = {LoadedTable{numbered_key(50), entries}};
+    auto roles = account_roles(m, tables);
+    ASSERT_FALSE(roles.ok());
+    EXPECT_EQ(roles.error().code(), ErrorCode::kMessageDuplicateAccount);
+    EXPECT_THAT(roles.error().message(), HasSubstr("already lists as " + repeats));
+  }
+  const LoadedTable distinct[] = {
+      LoadedTable{numbered_key(50), {numbered_key(51), numbered_key(52)}}};
+  EXPECT_TRUE(account_roles(m, distinct).ok());
+}
+
 TEST(DurableNonce, DetectedExactlyAsTheRuntimeDoes) {
   auto nonce = durable_nonce(nonce_message());
   ASSERT_TRUE(nonce.has_value());
