@@ -151,6 +151,7 @@ std::optional<BinPicture> flip(const Decoded& d) {
   p.first_bin = *first;
   p.last_bin = *last;
   p.active_bin = *active;
+  p.active_bound = true;  // activeBinId of the request (review.cpp, position_intent)
   // The shape is bid-ask over the range by distance from the active bin. Which token the bins
   // hold afterwards is the program's doing: the picture shows where and how, not which.
   p.out.reserve(static_cast<std::size_t>(*last - *first + 1));
@@ -238,6 +239,11 @@ std::vector<std::uint64_t> heights(const std::vector<std::uint64_t>& w, std::uin
   return h;
 }
 
+// A deposit's active bin comes from the online half's reading of the pool; no field of the
+// build request names it, so the picture says where it stands is not checked.
+constexpr std::string_view kUnboundActiveBin =
+    "the active bin is the online half's reading of the pool: unbound";
+
 std::string bins_label(const BinPicture& p, const Columns& c) {
   std::string s = "bins " + std::to_string(p.first_bin) + " to " + std::to_string(p.last_bin) +
                   " (" + std::to_string(p.last_bin - p.first_bin + 1) + ")";
@@ -283,6 +289,7 @@ std::string draw_bins_text(const BinPicture& p, const std::string& indent,
   };
   std::ostringstream text;
   text << indent << bins_label(p, c) << "\n";
+  if (p.active_bin && !p.active_bound) text << indent << kUnboundActiveBin << "\n";
   std::istringstream caption(p.caption);
   for (std::string line; std::getline(caption, line);) text << indent << line << "\n";
   const auto rows = [&](const std::string& name, const std::vector<std::uint64_t>& w,
@@ -346,7 +353,10 @@ std::string draw_bins_svg(const BinPicture& p, const std::string& x_name,
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\" aria-label=\""
-      << xml_escape(bins_label(p, c)) << "\">\n";
+      << xml_escape(bins_label(p, c) + (p.active_bin && !p.active_bound
+                                            ? "; " + std::string(kUnboundActiveBin)
+                                            : std::string()))
+      << "\">\n";
   const auto pane = [&](int index, const std::string& name, const std::vector<std::uint64_t>& w,
                         const char* colour, bool stranded) {
     const int base = kTop + index * (kPane + kGap) + kPane;

@@ -400,6 +400,39 @@ Result<std::vector<PinnedMarket>> read_markets(const toml::table& t) {
   return out;
 }
 
+// An action rule's slippage ceilings, each only where the action carries that slippage: a
+// ceiling that applied to nothing would read as a rule and hold none.
+Status read_ceilings(const toml::table& entry, const std::string& name, const std::string& where,
+                     ActionRule& rule) {
+  const SlippageKind kind = slippage_kind(name);
+  if (const toml::node* slip = entry.get("max_slippage_bps")) {
+    if (!slip->is_integer() || slip->as_integer()->get() < 0 || slip->as_integer()->get() > 10000) {
+      return bad(where + "max_slippage_bps", "must be 0 to 10000");
+    }
+    if (kind == SlippageKind::kBins) {
+      return bad(where + "max_slippage_bps",
+                 name +
+                     " counts its slippage in bins, whose width in basis points is the pool's "
+                     "and unknown here: set max_active_bin_slippage instead");
+    }
+    if (kind == SlippageKind::kNone)
+      return bad(where + "max_slippage_bps", name + " carries no slippage for it to cap");
+    rule.max_slippage_bps = static_cast<std::uint16_t>(slip->as_integer()->get());
+  }
+  if (const toml::node* bins = entry.get("max_active_bin_slippage")) {
+    if (!bins->is_integer() || bins->as_integer()->get() < 0 || bins->as_integer()->get() > 1000) {
+      return bad(where + "max_active_bin_slippage", "must be 0 to 1000 bins");
+    }
+    if (kind != SlippageKind::kBins) {
+      return bad(where + "max_active_bin_slippage",
+                 name + " moves no liquidity through bins" +
+                     (kind == SlippageKind::kBps ? "; its slippage is max_slippage_bps" : ""));
+    }
+    rule.max_active_bin_slippage = static_cast<std::uint16_t>(bins->as_integer()->get());
+  }
+  return {};
+}
+
 // [actions."name"]: each action's rule; a name that is not an action is refused.
 Result<std::map<std::string, ActionRule, std::less<>>> read_actions(const toml::table& t) {
   std::map<std::string, ActionRule, std::less<>> out;
@@ -412,7 +445,8 @@ Result<std::map<std::string, ActionRule, std::less<>>> read_actions(const toml::
     const std::string where = section.where + ".";
     for (const auto& [k, v] : *entry) {
       const std::string key(k.str());
-      if (key != "allowed" && key != "auto_approve" && key != "max_slippage_bps")
+      if (key != "allowed" && key != "auto_approve" && key != "max_slippage_bps" &&
+          key != "max_active_bin_slippage")
         return bad(where + key, "unknown setting");
     }
     ActionRule rule;
@@ -424,19 +458,25 @@ Result<std::map<std::string, ActionRule, std::less<>>> read_actions(const toml::
       return bad(where + "auto_approve",
                  "a Keystone request carries no intent and is never signed without asking");
     }
-    if (const toml::node* slip = entry->get("max_slippage_bps")) {
-      if (!slip->is_integer() || slip->as_integer()->get() < 0 ||
-          slip->as_integer()->get() > 10000) {
-        return bad(where + "max_slippage_bps", "must be 0 to 10000");
-      }
-      rule.max_slippage_bps = static_cast<std::uint16_t>(slip->as_integer()->get());
-    }
+    AIRLOCK_CHECK(read_ceilings(*entry, name, where, rule));
     out.emplace(name, rule);
   }
   return out;
 }
 
 }  // namespace
+
+SlippageKind slippage_kind(std::string_view action) {
+  static constexpr std::string_view kBps[] = {"aggregator/swap", "aggregator/sweep", "dlmm/zap-out",
+                                              "dlmm/zap-out/swap"};
+  static constexpr std::string_view kBins[] = {"dlmm/open", "dlmm/add", "dlmm/add-range",
+                                               "dlmm/flip"};
+  if (std::find(std::begin(kBps), std::end(kBps), action) != std::end(kBps))
+    return SlippageKind::kBps;
+  if (std::find(std::begin(kBins), std::end(kBins), action) != std::end(kBins))
+    return SlippageKind::kBins;
+  return SlippageKind::kNone;
+}
 
 Result<Policy> parse_policy(std::string_view text) {
   toml::table t;
@@ -603,6 +643,10 @@ std::string policy_toml(const Policy& p) {
       toml::table entry{{"allowed", rule.allowed}, {"auto_approve", rule.auto_approve}};
       if (rule.max_slippage_bps)
         entry.insert("max_slippage_bps", static_cast<std::int64_t>(*rule.max_slippage_bps));
+      if (rule.max_active_bin_slippage) {
+        entry.insert("max_active_bin_slippage",
+                     static_cast<std::int64_t>(*rule.max_active_bin_slippage));
+      }
       actions.insert(name, std::move(entry));
     }
     t.insert("actions", std::move(actions));

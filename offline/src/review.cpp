@@ -10,6 +10,7 @@
 #include <airlock/formats/json_fields.h>
 #include <airlock/offline/review.h>
 #include <airlock/offline/templates.h>
+#include <airlock/offline/vault_addresses.h>
 
 namespace airlock::offline {
 namespace {
@@ -29,6 +30,7 @@ class Reviewer {
     if (intent_.is_discarded()) intent_ = json();
     action_ = parse_action(q.action);
     keystone_ = q.action == kKeystoneAction;
+    known_own_addresses(own_);
   }
 
   Review run() {
@@ -258,6 +260,8 @@ class Reviewer {
       TemplateFindings found;
       bind_step(template_input(), s, found);
       take(found);
+    } else if (keystone_ && !s.roles.empty()) {
+      keystone_binding(s, index);
     }
     presignature_checks(s, index);
     vault_checks(s, index);
@@ -294,7 +298,10 @@ class Reviewer {
     const auto tables = tables_for(m, index);
     auto roles = account_roles(m, tables);
     if (!roles.ok()) {
-      refuse("policy.lookup_table_mismatch", roles.error().message(), index);
+      refuse(roles.error().code() == ErrorCode::kMessageDuplicateAccount
+                 ? "policy.unparsable"
+                 : "policy.lookup_table_mismatch",
+             roles.error().message(), index);
     } else {
       s.roles = std::move(roles).value();
     }
@@ -325,9 +332,10 @@ class Reviewer {
         continue;
       }
       const Decoded& d = *decoded;
-      if (d.program == "Compute Budget Program") {
+      if (program == programs::key(programs::kComputeBudget)) {
         if (d.instruction == "set_compute_unit_limit") s.compute_unit_limit = u64(d.args["units"]);
         if (d.instruction == "set_compute_unit_price") price = u64(d.args["micro_lamports"]);
+        if (d.instruction == "request_units") deprecated_fee(s, d, i, index);
       }
       dangerous(s, d, ix, index);
       manager_outside_vault(m, d, ix, i, index);
@@ -336,14 +344,29 @@ class Reviewer {
     return price;
   }
 
+  // The deprecated request_units instruction carries a fee of its own (additional_fee, in
+  // lamports) beside the compute-unit price: it counts in the fee shown and capped, and since no
+  // builder writes it and the runtime treats it apart from the price, it is refused.
+  void deprecated_fee(StepReview& s, const Decoded& d, std::size_t i, std::size_t index) {
+    const std::uint64_t fee = u64(d.args["additional_fee"]);
+    s.additional_fee_lamports += fee;  // at most 2^32 - 1 per instruction, never wraps here
+    refuse("policy.priority_fee",
+           "instruction " + std::to_string(i + 1) +
+               " is the deprecated compute budget request_units, which pays an additional fee of " +
+               std::to_string(fee) +
+               " lamports outside the compute-unit price; no builder writes it",
+           index);
+  }
+
   // The most the step can pay as a priority fee, against the policy's ceiling.
   void priority_fee_check(StepReview& s, std::uint64_t price, std::size_t index) {
     const Message& m = s.tx.message;
     const std::uint64_t limit = s.compute_unit_limit == 0
                                     ? 200'000 * std::max<std::size_t>(1, m.instructions.size())
                                     : s.compute_unit_limit;
-    s.priority_fee_lamports = static_cast<std::uint64_t>(
-        (static_cast<unsigned __int128>(price) * limit + 999'999) / 1'000'000);
+    const auto fee = (static_cast<unsigned __int128>(price) * limit + 999'999) / 1'000'000 +
+                     s.additional_fee_lamports;
+    s.priority_fee_lamports = fee > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(fee);
     if (s.priority_fee_lamports > policy_.max_priority_fee_lamports) {
       refuse("policy.priority_fee",
              "the priority fee of up to " + std::to_string(s.priority_fee_lamports) +
@@ -376,8 +399,75 @@ class Reviewer {
     }
   }
 
-  TemplateInput template_input() const {
-    return TemplateInput{*action_, q_, intent_, policy_, decoders_};
+  TemplateInput template_input() {
+    return TemplateInput{*action_, q_, intent_, policy_, decoders_, derivations_, own_};
+  }
+
+  // The mints and holdings this machine knows of for the vault, from the policy, the hints and
+  // the body: their token accounts, strategies and positions are the vault's own, and no
+  // account another party chooses may be one of them (templates.cpp, not_own).
+  void known_own_addresses(VaultAddresses& own) const {
+    for (const auto& t : policy_.tokens) own.add_mint(t.mint);
+    for (const auto& p : policy_.pools) {
+      own.add_mint(p.token_x);
+      own.add_mint(p.token_y);
+    }
+    for (const auto& t : q_.hints.tokens) own.add_mint(t.mint);
+    for (const auto& p : q_.hints.pools) {
+      own.add_mint(p.token_x);
+      own.add_mint(p.token_y);
+    }
+    body_keys(own, intent_, "");
+  }
+
+  // Every key the body names: under a field called "…Mint" or "mint" a mint, under "position",
+  // "limitOrder" or "strategy" a holding of the vault.
+  static void body_keys(VaultAddresses& own, const json& v, std::string_view field) {
+    if (v.is_object()) {
+      for (const auto& [name, value] : v.items()) body_keys(own, value, name);
+    } else if (v.is_array()) {
+      for (const auto& item : v) body_keys(own, item, field);
+    } else if (v.is_string()) {
+      const auto key = public_key_from_base58(v.get_ref<const std::string&>());
+      if (!key.ok()) return;
+      const bool mint =
+          field == "mint" || (field.size() > 4 && field.substr(field.size() - 4) == "Mint");
+      if (mint) own.add_mint(*key);
+      if (field == "position" || field == "limitOrder" || field == "strategy")
+        own.add_holding(*key);
+    }
+  }
+
+  // A Keystone request names no action and no vault: the step is bound to the template of the
+  // action its vault instruction belongs to, for the vault that instruction names (one of the
+  // policy's, or vault_checks refuses it), as far as the instruction alone allows: fixed
+  // programs, the manager, the vault and what derives from it, the decoded route; accounts a
+  // body would name are tied to the instruction's own arguments or shown unbound.
+  void keystone_binding(StepReview& s, std::size_t index) {
+    const Message& m = s.tx.message;
+    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
+      if (!s.instructions[i]) continue;
+      const auto& ix = m.instructions[i];
+      const auto action =
+          action_of_instruction(m.static_keys[ix.program_index], *s.instructions[i]);
+      if (!action) continue;
+      if (ix.accounts.empty() || ix.accounts[0] >= m.static_keys.size() ||
+          policy_.vaults.count(m.static_keys[ix.accounts[0]]) == 0)
+        return;  // refused by vault_checks
+      envelope::SignRequest for_vault = q_;
+      for_vault.vault = m.static_keys[ix.accounts[0]];
+      VaultAddresses own(for_vault.vault, derivations_);
+      known_own_addresses(own);
+      TemplateFindings found;
+      bind_step({*action, for_vault, intent_, policy_, decoders_, derivations_, own, true}, s,
+                found);
+      take(found);
+      return;
+    }
+    refuse("intent.instruction",
+           "no instruction of the step is a builder action's vault instruction: a Keystone "
+           "request is bound to the template of the action its vault instruction belongs to",
+           index);
   }
   void take(TemplateFindings& found) {
     for (auto& f : found.refusals) review_.refusals.push_back(std::move(f));
@@ -639,6 +729,7 @@ class Reviewer {
         if (!integer(field) || a[arg].get<std::int64_t>() != *integer(field))
           refuse("intent.bins", std::string(field) + " differs from the request", index);
       }
+      bin_slippage_ceiling(a, index);
     } else if (d.instruction == "dlmm_remove") {
       if (!integer("bpsToRemove") ||
           a["bps_to_remove"].get<std::int64_t>() != *integer("bpsToRemove"))
@@ -817,19 +908,56 @@ class Reviewer {
       refuse("intent.amount",
              "the route spends " + r["in_amount"].get<std::string>() + ", not " + *amount, index);
     if (r.contains("slippage_bps")) expect_slippage(r["slippage_bps"], index);
-    // The floor on what the vault receives must follow from the quote and the slippage; a lower
-    // one would let the swap be sandwiched. (The quote itself comes from the online half: this
-    // machine holds no prices.)
-    if (d.args.contains("minimum_out") && r.contains("quoted_out_amount")) {
-      const auto quoted = static_cast<unsigned __int128>(u64(r["quoted_out_amount"]));
-      const std::uint64_t bps = std::min<std::uint64_t>(u64(d.args["slippage_bps"]), 10'000);
-      const auto floor = static_cast<std::uint64_t>(quoted * (10'000 - bps) / 10'000);
-      if (u64(d.args["minimum_out"]) < floor) {
-        refuse("intent.minimum_out",
-               "minimum_out " + std::to_string(u64(d.args["minimum_out"])) + " is below " +
-                   std::to_string(floor) + ", the route's quote less the slippage",
-               index);
-      }
+    route_floor(d, r, index);
+  }
+
+  // The floor on what the vault receives. This machine holds no prices, so the quote comes
+  // from the online half; but a floor must be a floor: the route states a quote of at least one
+  // base unit, the quote less the slippage leaves at least one, the slippage itself is worth at
+  // least one (a quote smaller than that makes the request's slippage meaningless), and the
+  // vault instruction's own minimum follows from the quote. A lower one would let the swap be
+  // sandwiched down to nothing.
+  void route_floor(const Decoded& d, const ojson& r, std::size_t index) {
+    if (!r.contains("quoted_out_amount")) {
+      refuse("intent.minimum_out", "the route states no quote, so nothing bounds what it returns",
+             index);
+      return;
+    }
+    const std::uint64_t quoted = u64(r["quoted_out_amount"]);
+    const std::uint64_t bps = std::min<std::uint64_t>(
+        r.contains("slippage_bps") ? u64(r["slippage_bps"]) : 10'000, 10'000);
+    const auto slack =
+        static_cast<std::uint64_t>(static_cast<unsigned __int128>(quoted) * bps / 10'000);
+    if (quoted == 0 || quoted - slack == 0) {
+      refuse("intent.minimum_out",
+             "the route quotes " + std::to_string(quoted) + " base units out at " +
+                 std::to_string(bps) +
+                 " bps of slippage: a floor of zero lets the swap return "
+                 "nothing",
+             index);
+      return;
+    }
+    if (bps > 0 && slack == 0) {
+      refuse("intent.minimum_out",
+             "the route quotes only " + std::to_string(quoted) +
+                 " base units out: " + std::to_string(bps) +
+                 " bps of it is less than one base unit, so the quote "
+                 "makes the request's slippage meaningless",
+             index);
+      return;
+    }
+    if (!d.args.contains("minimum_out")) return;  // the route's own floor is the swap's
+    const std::uint64_t minimum = u64(d.args["minimum_out"]);
+    const std::uint64_t vault_bps = std::min<std::uint64_t>(u64(d.args["slippage_bps"]), 10'000);
+    const auto floor = static_cast<std::uint64_t>(static_cast<unsigned __int128>(quoted) *
+                                                  (10'000 - vault_bps) / 10'000);
+    if (minimum == 0 || minimum < floor) {
+      refuse("intent.minimum_out",
+             "minimum_out " + std::to_string(minimum) + " is below " +
+                 std::to_string(std::max<std::uint64_t>(floor, 1)) +
+                 ", the route's quote less the slippage" +
+                 (minimum == 0 ? " (a floor of zero lets the swap return nothing)" : ""),
+             index);
     }
   }
 
@@ -842,6 +970,20 @@ class Reviewer {
     if (!integer("maxActiveBinSlippage") ||
         a["max_active_bin_slippage"].get<std::int64_t>() != *integer("maxActiveBinSlippage")) {
       refuse("intent.bins", "maxActiveBinSlippage differs from the request", index);
+    }
+    bin_slippage_ceiling(a, index);
+  }
+
+  // The policy's ceiling on how far the pool's active bin may move (max_active_bin_slippage):
+  // the request's own value is bound above, and may not be above the policy's.
+  void bin_slippage_ceiling(const ojson& a, std::size_t index) {
+    const auto ceiling = policy_.rule(q_.action).max_active_bin_slippage;
+    const std::int64_t bins = a["max_active_bin_slippage"].get<std::int64_t>();
+    if (ceiling && (bins < 0 || bins > *ceiling)) {
+      refuse("intent.slippage",
+             "an active-bin slippage of " + std::to_string(bins) + " bins is above the " +
+                 std::to_string(*ceiling) + " bins the policy allows " + q_.action,
+             index);
     }
   }
 
@@ -861,8 +1003,13 @@ class Reviewer {
     std::uint64_t x = 0, y = 0;
     std::sort(range_sums_.begin(), range_sums_.end());
     for (std::size_t i = 0; i < range_sums_.size(); ++i) {
-      x += range_sums_[i].x;
-      y += range_sums_[i].y;
+      // Checked: a sum that wrapped past 2^64 could equal the request's total.
+      if (__builtin_add_overflow(x, range_sums_[i].x, &x) ||
+          __builtin_add_overflow(y, range_sums_[i].y, &y)) {
+        refuse("intent.amount",
+               "the steps' deposits add up to more than 2^64 - 1 base units; no request asks that");
+        return;
+      }
       if (i > 0 && range_sums_[i].lower != range_sums_[i - 1].upper + 1)
         refuse("intent.bins", "the steps' bin ranges leave a gap or overlap");
     }
@@ -937,6 +1084,8 @@ class Reviewer {
   PublicKey signer_;
   std::int64_t now_;
   json intent_;
+  Derivations derivations_;
+  VaultAddresses own_{q_.vault, derivations_};
   std::optional<Action> action_;
   bool keystone_ = false;  // a Keystone sol-sign-request: no intent to bind to
   std::vector<RangeSum> range_sums_;

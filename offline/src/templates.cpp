@@ -6,6 +6,7 @@
 #include <airlock/common/programs.h>
 #include <airlock/common/units.h>
 #include <airlock/offline/templates.h>
+#include <airlock/offline/vault_addresses.h>
 
 namespace airlock::offline {
 namespace {
@@ -49,6 +50,7 @@ struct Bound {
   const Decoded& d;
   const std::vector<std::optional<PublicKey>>& keys;
   const PublicKey& vault;
+  Derivations& derive;
 
   std::optional<PublicKey> key(std::string_view role) const {
     for (std::size_t i = 0; i < d.account_names.size() && i < keys.size(); ++i) {
@@ -72,34 +74,34 @@ struct Spec {
 
 // ---- derivations (docs/apisim.md: the vault program's addresses) ---------------------------
 
-std::vector<PublicKey> vault_pda(const std::vector<Bytes>& seeds) {
-  auto found = find_program_address(seeds, programs::key(kVaultProgram));
+std::vector<PublicKey> vault_pda(const Bound& b, const std::vector<Bytes>& seeds) {
+  auto found = b.derive.vault_pda(seeds);
   if (!found) return {};
-  return {found->first};
+  return {*found};
 }
 
 std::vector<PublicKey> aggregator_strategy(const Bound& b, std::string_view mint_role) {
   const auto mint = b.key(mint_role);
   if (!mint) return {};
-  return vault_pda({seed("aggregator"), seed(b.vault), seed(*mint)});
+  return vault_pda(b, {seed("aggregator"), seed(b.vault), seed(*mint)});
 }
 
 std::vector<PublicKey> associated(const Bound& b, std::string_view mint_role) {
   const auto mint = b.key(mint_role), program = b.key("token_program");
   if (!mint || !program) return {};
-  return {associated_token_address(b.vault, *mint, *program)};
+  return {b.derive.associated(b.vault, *mint, *program)};
 }
 
 std::vector<PublicKey> strategy_of(const Bound& b, std::string_view kind, std::string_view role) {
   const auto account = b.key(role);
   if (!account) return {};
-  return vault_pda({seed(kind), seed(b.vault), seed(*account)});
+  return vault_pda(b, {seed(kind), seed(b.vault), seed(*account)});
 }
 
 std::vector<PublicKey> bin_array(const Bound& b, std::optional<std::int64_t> bin) {
   const auto pool = b.key("lb_pair");
   if (!pool || !bin) return {};
-  return {bin_array_address(*pool, *bin, programs::key(kDlmm))};
+  return {b.derive.bin_array(*pool, *bin)};
 }
 
 std::vector<PublicKey> d_target_strategy(const Bound& b) {
@@ -123,13 +125,13 @@ std::vector<PublicKey> d_order_strategy(const Bound& b) {
   return strategy_of(b, "limit_order", "limit_order");
 }
 std::vector<PublicKey> d_perp_strategy(const Bound& b) {
-  return vault_pda({seed("perp"), seed(b.vault)});
+  return vault_pda(b, {seed("perp"), seed(b.vault)});
 }
 std::vector<PublicKey> d_trader(const Bound& b) {
-  return vault_pda({seed("trader"), seed(b.vault)});
+  return vault_pda(b, {seed("trader"), seed(b.vault)});
 }
 std::vector<PublicKey> d_manager_shares(const Bound& b) {
-  return vault_pda({seed("manager_shares"), seed(b.vault)});
+  return vault_pda(b, {seed("manager_shares"), seed(b.vault)});
 }
 std::vector<PublicKey> d_source_account(const Bound& b) { return associated(b, "source_mint"); }
 std::vector<PublicKey> d_destination_account(const Bound& b) {
@@ -766,7 +768,7 @@ class StepBinder {
     const auto spec = specs(kind);
     const std::string where = "instruction " + std::to_string(i + 1) + " (" + d.instruction + ")";
     auto& bindings = s_.bindings[i];
-    const Bound b{d, keys, in_.request.vault};
+    const Bound b{d, keys, in_.request.vault, in_.derivations};
     for (std::size_t p = 0; p < ix.accounts.size(); ++p) {
       const std::uint8_t account = ix.accounts[p];
       const std::optional<PublicKey>& key = keys[p];
@@ -794,7 +796,10 @@ class StepBinder {
         continue;  // refused where the table is checked
       }
       bindings.push_back(bind(rule, *key, account, b, where));
-      if (rule.role.find("mint") != std::string_view::npos) step_mints.push_back(*key);
+      if (rule.role.find("mint") != std::string_view::npos) {
+        step_mints.push_back(*key);
+        in_.own.add_mint(*key);
+      }
     }
     distinct_roles(spec, keys, where);
     if (carries_route(kind)) route(d, keys, where);
@@ -845,6 +850,7 @@ class StepBinder {
         return {role, "program",
                 key == programs::key(programs::kToken) ? "SPL Token" : "Token-2022"};
       case Src::kRequest: {
+        if (in_.no_intent) return bind_without_intent(role, key, b, where);
         const auto want = request_key(rule.arg);
         const std::string field(rule.arg.substr(1, rule.arg.find('|') - 1));
         if (!want) return mismatch("a key the build request gives (" + field + " is missing)");
@@ -863,17 +869,49 @@ class StepBinder {
       case Src::kNewVault:
         return bind_new_account(rule, key, account, where);
       case Src::kChecked:
-        if (role == "lb_pair") return bind_pool(rule, key, where);
-        return {role, "checked on chain", std::string(rule.arg)};
+        if (role == "lb_pair") return not_own(bind_pool(rule, key, where), key, where);
+        return not_own({role, "checked on chain", std::string(rule.arg)}, key, where);
       case Src::kMarket:
-        return bind_market(rule, key, where);
+        return not_own(bind_market(rule, key, where), key, where);
       case Src::kVenue:
         if (account >= m_.header.num_required_signatures)
           return mismatch("the venue's co-signer (a signer)");
         s_.venue_cosigner = key;
-        return {role, "checked on chain", std::string(rule.arg)};
+        return not_own({role, "checked on chain", std::string(rule.arg)}, key, where);
     }
     return mismatch("anything the template names");
+  }
+
+  // With no build request, an account a body field would name is bound to the instruction's
+  // own argument of the same name (a swap's source_mint account to its source_mint argument:
+  // what the limits count is then what the accounts move), or shown unbound and warned.
+  AccountBinding bind_without_intent(const std::string& role, const PublicKey& key, const Bound& b,
+                                     const std::string& where) {
+    if (b.d.args.is_object() && b.d.args.contains(role) && b.d.args[role].is_string()) {
+      const auto named = public_key_from_base58(b.d.args[role].get<std::string>());
+      if (!named.ok() || *named != key)
+        return refuse_account(role, key, where, "the instruction's own " + role + " argument");
+      return {role, "instruction",
+              "the instruction's own " + role + " argument (no build request)"};
+    }
+    warn("warn.unbound_account", where + ": " + role + " " + short_key(key) +
+                                     " would be named by the build request, and none came with "
+                                     "this request");
+    return not_own({role, "unbound", "no build request names it"}, key, where);
+  }
+
+  // An account whose value another party chooses (the chain checks it, the online half names
+  // it, or nothing binds it) is never one of the vault's own addresses: its token accounts, its
+  // strategies, its trader account or its positions would then pass as someone else's.
+  AccountBinding not_own(AccountBinding binding, const PublicKey& key, const std::string& where) {
+    if (binding.source == "refused") return binding;
+    if (const auto own = in_.own.what(key)) {
+      refuse("intent.account", where + ": " + binding.role + " " + short_key(key) + " is " + *own +
+                                   "; an account the template does not bind to its source may "
+                                   "not be one of the vault's own");
+      return {binding.role, "refused", "the vault's own account (" + *own + ")"};
+    }
+    return binding;
   }
 
   // Refuses an account, naming what the template wanted in its place.
@@ -909,6 +947,7 @@ class StepBinder {
     if (rule.src == Src::kNewVault && key != in_.request.vault)
       return refuse_account(role, key, where, "the new vault the request names");
     new_signers_.insert(key);
+    if (rule.src == Src::kNewSigner) in_.own.add_holding(key);
     return {role, "new signer",
             rule.src == Src::kNewVault ? "the new vault, signed by the builder"
                                        : "a new account, signed by the builder"};
@@ -971,7 +1010,8 @@ class StepBinder {
       bindings.push_back({role, "refused", "a route account may not sign"});
       return;
     }
-    bindings.push_back({role, "route", "the router's choice of pool; the minimum out bounds it"});
+    AccountBinding binding{role, "route", "the router's choice of pool; the minimum out bounds it"};
+    bindings.push_back(key ? not_own(std::move(binding), *key, where) : std::move(binding));
   }
 
   // The route is decoded only as the program in the instruction's jupiter_program account
@@ -1088,7 +1128,7 @@ class StepBinder {
     if (payer != in_.policy.manager || owner != in_.request.vault ||
         std::find(mints.begin(), mints.end(), mint) == mints.end() ||
         system != programs::key(programs::kSystem) || !token_ok ||
-        ata != associated_token_address(owner, mint, token)) {
+        ata != in_.derivations.associated(owner, mint, token)) {
       refuse("intent.account",
              where + " creates " + short_key(ata) + " for owner " + short_key(owner) +
                  "; the template allows only the vault's own token account for a mint of the "
@@ -1237,6 +1277,17 @@ std::optional<Action> parse_action(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<Action> action_of_instruction(const PublicKey& program, const Decoded& d) {
+  const auto kind = kind_of(program, d);
+  if (!kind) return std::nullopt;
+  for (int i = 0; i < kActionCount; ++i) {
+    const auto action = static_cast<Action>(i);
+    const auto kinds = main_kinds(action);
+    if (!kinds.empty() && kinds.front() == *kind) return action;
+  }
+  return std::nullopt;
+}
+
 std::string_view instruction_name(InstructionKind kind) {
   using K = InstructionKind;
   switch (kind) {
@@ -1328,7 +1379,8 @@ class BatchBinder {
     // Ranged batches: each step one run of bins, the runs in order without gap or overlap.
     auto ranges = step_ranges();
     if (!ranges || !contiguous(*ranges) || ranges->empty()) return;
-    auto lo = body_int(in_.intent, "lowerBinId"), hi = body_int(in_.intent, "upperBinId");
+    const auto requested_lo = body_int(in_.intent, "lowerBinId");
+    auto lo = requested_lo, hi = body_int(in_.intent, "upperBinId");
     if (hi && in_.action == Action::kDlmmOpen) *hi -= 1;  // exclusive in dlmm/open's body
     if (const auto cursor = body_int(in_.intent, "cursorBinId")) lo = cursor;
     if (in_.action == Action::kDlmmRemove) {
@@ -1338,9 +1390,12 @@ class BatchBinder {
       }
       return;
     }
-    // Resumed builds are checked against the amounts left by review.cpp.
-    if (body_int(in_.intent, "cursorBinId")) return;
-    check_shares(*ranges, lo ? *lo : ranges->front().lower, hi ? *hi : ranges->back().upper);
+    // Each step's share is its bins' share of the whole requested range, resumed or not: a
+    // build resumed at cursorBinId is held to the same rate per bin as the first build, so one
+    // of its steps cannot take what the others leave (the remainder's total is checked in
+    // review.cpp, resumed_amounts).
+    check_shares(*ranges, requested_lo ? *requested_lo : ranges->front().lower,
+                 hi ? *hi : ranges->back().upper);
   }
 
  private:

@@ -14,6 +14,7 @@
 #include <airlock/common/programs.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/keystone.h>
+#include <airlock/formats/ur.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/policy.h>
 #include <airlock/offline/signing.h>
@@ -79,6 +80,15 @@ class Adversarial : public SigningTwin {
                                       {"amountY", "30000000"},
                                       {"shape", "spot"},
                                       {"maxActiveBinSlippage", 5}});
+    h.dlmm_open_resumed = build("dlmm/open", {{"vault", kVault},
+                                              {"lbPair", kSolUsdcPool},
+                                              {"lowerBinId", 4930},
+                                              {"upperBinId", 5140},
+                                              {"cursorBinId", 5000},
+                                              {"amountX", "300000000"},
+                                              {"amountY", "45000000"},
+                                              {"shape", "spot"},
+                                              {"maxActiveBinSlippage", 5}});
     h.limit_order = build(
         "dlmm/limit-order/place",
         {{"vault", kVault},
@@ -135,9 +145,9 @@ class Adversarial : public SigningTwin {
     // The twin's clock moved on while the later starting points were set up (positions opened
     // and confirmed): each request's deadline is the one a build made now would carry, so the
     // hostile cases are judged for what they change, not for the time the setup took.
-    for (auto* q :
-         {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
-          &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.strategy_close}) {
+    for (auto* q : {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order,
+                    &h.perp_onboard, &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove,
+                    &h.strategy_close, &h.dlmm_open_resumed}) {
       q->deadline = std::max<std::uint64_t>(
           q->deadline, static_cast<std::uint64_t>(h.now + online::kBlockhashSeconds -
                                                   online::kSendMarginSeconds));
@@ -173,12 +183,46 @@ class Adversarial : public SigningTwin {
   }
 };
 
+// A request with no intent (Keystone's sol-sign-request) is bound as far as its bytes allow: the
+// template of the action its vault instruction belongs to, fixed programs verified, the vault's
+// derived accounts computed, the mints tied to the instruction's own arguments, the route
+// decoded as Jupiter (issue 30).
+TEST_F(Adversarial, AKeystoneRequestIsBoundAsFarAsItsBytesAllow) {
+  const auto swap = build("aggregator/swap", {{"vault", kVault},
+                                              {"sourceMint", kUsdc},
+                                              {"destinationMint", kJup},
+                                              {"amount", "5000000"},
+                                              {"slippageBps", 50}});
+  auto policy = policy_for(swap);  // pins the route's table, as a Keystone request has no hints
+  const auto q = adversarial::as_keystone(swap);
+  const auto r = offline::review_request(q, policy, decoders, manager_->public_key(), now_s());
+  ASSERT_FALSE(r.refused()) << listed(r);
+  EXPECT_TRUE(has(r.warnings, "warn.no_intent"));
+  EXPECT_FALSE(r.auto_approvable);
+  ASSERT_EQ(r.steps.size(), 1U);
+  const auto& s = r.steps[0];
+  const std::size_t main = s.instructions.size() - 1;
+  ASSERT_TRUE(s.instructions[main].has_value());
+  EXPECT_EQ(s.instructions[main]->nested.count("route"), 1U) << "the route is decoded as Jupiter";
+  std::map<std::string, std::string> sources;
+  for (const auto& b : s.bindings.at(main)) sources[b.role] = b.source;
+  EXPECT_EQ(sources["vault"], "vault");
+  EXPECT_EQ(sources["manager"], "manager");
+  EXPECT_EQ(sources["source_mint"], "instruction");
+  EXPECT_EQ(sources["destination_mint"], "instruction");
+  EXPECT_EQ(sources["vault_source_account"], "derived");
+  EXPECT_EQ(sources["strategy"], "derived");
+  EXPECT_EQ(sources["jupiter_program"], "program");
+  EXPECT_EQ(sources["route account 1"], "route");
+  for (const auto& [role, source] : sources) EXPECT_NE(source, "refused") << role;
+}
+
 TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
   const auto h = honest();
   // The starting points are honest: each passes the review it is generated under.
-  for (const auto* q :
-       {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
-        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.strategy_close}) {
+  for (const auto* q : {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order,
+                        &h.perp_onboard, &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove,
+                        &h.strategy_close, &h.dlmm_open_resumed}) {
     const auto r =
         offline::review_request(*q, policy_for(*q), decoders, manager_->public_key(), now_s());
     ASSERT_FALSE(r.refused()) << q->action << " is not an honest starting point:\n" << listed(r);
@@ -228,6 +272,19 @@ TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
   EXPECT_GE(flagged, 7U);
 }
 
+// `q` (one step, made by adversarial::as_keystone) as the ur:sol-sign-request Keystone's
+// software would show: the message, the manager as the signer, the request id as its UUID.
+Bytes as_keystone_ur(const envelope::SignRequest& q) {
+  keystone::SolSignRequest k;
+  std::copy(q.request_id.begin(), q.request_id.end(), k.request_id.begin());
+  k.sign_data = serialize_message(parse_transaction(q.steps.at(0).transaction).value().message);
+  k.path = keystone::DerivationPath::parse("m/44'/501'/0'/0'").value();
+  k.address = Bytes(q.manager.bytes.begin(), q.manager.bytes.end());
+  const std::string text = ur::encode_single(
+      {std::string(keystone::kSignRequestType), keystone::encode_sign_request(k)});
+  return Bytes(text.begin(), text.end());
+}
+
 // An auditor's `airlock-offline review` reaches the verdict sign reaches, case by case: every
 // honest starting point and every hostile request, its policy written out as the file the
 // command reads, reviewed by the executable without the key; sign's outcome from the signing
@@ -248,16 +305,22 @@ TEST_F(Adversarial, ReviewWithoutTheKeyAgreesWithSignOnEveryCase) {
     Run run = sign(c.request, c.policy);
     ASSERT_TRUE(run.outcome.ok()) << run.outcome.error().to_string();
     const auto& outcome = *run.outcome;
-    const std::string request_file = dir.file("review.alreq");
-    ASSERT_TRUE(files::write_atomically(request_file,
-                                        files::wrap_envelope(files::EnvelopeKind::kRequest,
+    // A request with no intent crosses as Keystone's ur:sol-sign-request, as it would arrive.
+    const bool keystone_case = c.request.action == keystone::kSignRequestAction;
+    const std::string request_file = dir.file(keystone_case ? "review.ur" : "review.alreq");
+    ASSERT_TRUE(files::write_atomically(
+                    request_file, keystone_case
+                                      ? as_keystone_ur(c.request)
+                                      : files::wrap_envelope(files::EnvelopeKind::kRequest,
                                                              envelope::encode_request(c.request)))
                     .ok());
     std::ofstream(dir.file("review-policy.toml")) << policy_text;
     const std::string command = std::string(AIRLOCK_OFFLINE_BIN) + " review " + request_file +
                                 " --policy " + dir.file("review-policy.toml") + " --keystore " +
                                 keystore + " --at " + std::to_string(at);
-    const auto text = airlock::test::run_command(command + " 2>/dev/null");
+    // Braces, so the command's own 2>/dev/null holds against run_command's 2>&1: the JSON form
+    // must be all of standard output.
+    const auto text = airlock::test::run_command("{ " + command + " 2>/dev/null; }");
     const bool refused = outcome.decision == offline::Decision::kRefused;
     EXPECT_EQ(text.exit_code, refused ? 1 : 0) << text.output;
     EXPECT_THAT(text.output, HasSubstr(outcome.summary))
@@ -271,7 +334,7 @@ TEST_F(Adversarial, ReviewWithoutTheKeyAgreesWithSignOnEveryCase) {
     // The JSON form for every honest case and every fourth hostile one (each run of the
     // executable costs half a second under the sanitizers).
     if (!c.code.empty() && compared % 4 != 0) continue;
-    const auto as_json = airlock::test::run_command(command + " --json 2>/dev/null");
+    const auto as_json = airlock::test::run_command("{ " + command + " --json 2>/dev/null; }");
     EXPECT_EQ(as_json.exit_code, text.exit_code);
     const json reviewed = json::parse(as_json.output, nullptr, false);
     ASSERT_TRUE(reviewed.is_object()) << as_json.output;

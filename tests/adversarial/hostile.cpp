@@ -12,6 +12,7 @@
 #include <airlock/common/pda.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/transaction.h>
+#include <airlock/formats/keystone.h>
 #include <airlock/offline/templates.h>
 
 #include "conformance_support.h"
@@ -135,13 +136,259 @@ Bytes route_of(const envelope::SignRequest& swap) {
   return Bytes(data.begin() + kRouteAt, data.end());
 }
 
+// A little-endian u64 inside instruction data, read and written.
+std::uint64_t u64_at(const Bytes& d, std::size_t at) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | d[at + static_cast<std::size_t>(i)];
+  return v;
+}
+void put_u64(Bytes& d, std::size_t at, std::uint64_t v) {
+  for (std::size_t i = 0; i < 8; ++i) d[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+// Step `step`'s main instruction data, rewritten.
+envelope::SignRequest with_step_data(const envelope::SignRequest& q, std::size_t step,
+                                     const std::function<void(Bytes&)>& change) {
+  Transaction tx = parse_transaction(q.steps.at(step).transaction).value();
+  change(tx.message.instructions[main_instruction(tx.message)].data);
+  auto out = q;
+  out.steps[step].transaction = serialize_transaction(tx);
+  return out;
+}
+
 Bytes anchor_discriminator(std::string_view name) {
   const std::string preimage = "global:" + std::string(name);
   const Hash h = sha256(Bytes(preimage.begin(), preimage.end()));
   return Bytes(h.bytes.begin(), h.bytes.begin() + 8);
 }
 
+using Add =
+    std::function<void(std::string, envelope::SignRequest, offline::Policy, std::string, Expect)>;
+
+// `q` with entry `index` of its first lookup table hint replaced by `key`: an attacker's table
+// on chain holds it there (the policy pins the table as it is).
+envelope::SignRequest with_table_entry(const envelope::SignRequest& q, std::uint8_t index,
+                                       const PublicKey& key) {
+  auto out = q;
+  for (auto& [i, address] : out.hints.lookup_tables.at(0).entries) {
+    if (i == index) address = key;
+  }
+  return out;
+}
+
+// Issue 30's edges, each closed by a rule of the binder and tried here on several accounts,
+// amounts and actions: accounts another party chooses that are the vault's own, floors that
+// are no floor, resumed batches, wrapping sums, ceilings, runtime rules and requests with no
+// intent.
+void edge_cases(const HonestBuilds& h, const Add& add) {
+  const envelope::SignRequest& swap = h.swap;
+  const PublicKey vault = swap.vault;
+  const PublicKey sol = key_of("So11111111111111111111111111111111111111112");
+  const PublicKey jup = key_of("JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN");
+  const PublicKey& vault_program = key_of("AirLockVau1t1111111111111111111111111111111");
+  const auto pda = [&](std::vector<Bytes> seeds) {
+    return find_program_address(seeds, vault_program)->first;
+  };
+  // The policy each case runs under: the action auto-approved (so only a rule stops it), the
+  // tables pinned as the request carries them, and SOL pinned as a token of the vault's.
+  const auto permissive = [&](const envelope::SignRequest& q) {
+    auto p = h.policy_for(q);
+    p.actions[q.action].auto_approve = true;
+    p.tokens.push_back({sol, "SOL", 9});
+    return p;
+  };
+
+  // 1. The router's choice that is the vault's own.
+  for (const auto& [what, key] : std::vector<std::pair<std::string, PublicKey>>{
+           {"the vault's token account for another mint (SOL)",
+            associated_token_address(vault, sol, key_of(programs::kToken))},
+           {"the vault's Token-2022 account for the swap's destination mint",
+            associated_token_address(vault, jup, key_of(programs::kToken2022))},
+           {"the vault's aggregator strategy for another mint",
+            pda({seed("aggregator"), seed(vault), seed(sol)})},
+           {"the vault's perp trader account", pda({seed("trader"), seed(vault)})},
+           {"the vault's perp strategy", pda({seed("perp"), seed(vault)})},
+           {"the manager's fee-share account", pda({seed("manager_shares"), seed(vault)})}}) {
+    for (const std::uint8_t index : {std::uint8_t{0}, std::uint8_t{2}}) {
+      const auto q = with_table_entry(swap, index, key);
+      add("a swap route account " + std::to_string(index + 1) + " that is " + what, q,
+          permissive(q), "intent.account", Expect::kRefused);
+    }
+  }
+  {
+    // A market nothing pins, which is one of the vault's own accounts.
+    for (const auto& [what, own_key] : std::vector<std::pair<std::string, PublicKey>>{
+             {"perp strategy", pda({seed("perp"), seed(vault)})},
+             {"USDC token account",
+              associated_token_address(vault,
+                                       key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"),
+                                       key_of(programs::kToken))}}) {
+      // Put in the market's own place, flags and all, so nothing else about the step changes.
+      const PublicKey own = own_key;
+      const Transaction tx = first_tx(h.perp_order);
+      const auto& ix = tx.message.instructions[main_instruction(tx.message)];
+      const PublicKey market =
+          tx.message.static_keys.at(ix.accounts.at(position_of(h.perp_order, "market")));
+      auto q = rewritten(h.perp_order, [&](Message& m) {
+        for (auto& k : m.static_keys) {
+          if (k == market) k = own;
+        }
+      });
+      auto p = permissive(q);
+      p.markets.clear();
+      p.tokens.push_back({key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"), "USDC", 6});
+      add("a perp order whose unpinned market is the vault's " + what, q, p, "intent.account",
+          Expect::kRefused);
+    }
+  }
+
+  // 2. A floor that is no floor. The swap's minimum_out sits after the two mints and the
+  // amount; the route ends with its in-amount, quoted out-amount, slippage and platform fee.
+  constexpr std::size_t kMinimumOut = 8 + 32 + 32 + 8;
+  const Bytes route = route_of(swap);
+  const std::size_t quoted_at = route.size() - (8 + 2 + 1);
+  for (const auto& [quote, floor] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {0, 0}, {1, 1}, {1, 0}, {150, 150}, {199, 199}}) {
+    const std::uint64_t minimum = floor;
+    Bytes r = route;
+    put_u64(r, quoted_at, quote);
+    const auto q =
+        with_data(with_route(swap, r), [&](Bytes& d) { put_u64(d, kMinimumOut, minimum); });
+    add("a swap whose route quotes " + std::to_string(quote) + " out with a minimum of " +
+            std::to_string(minimum),
+        q, permissive(q), "intent.minimum_out", Expect::kRefused);
+  }
+  {
+    const auto q = with_data(swap, [&](Bytes& d) { put_u64(d, kMinimumOut, 0); });
+    add("a swap whose minimum out is zero under an honest quote", q, permissive(q),
+        "intent.minimum_out", Expect::kRefused);
+  }
+  {
+    // A request that allows all of 10000 bps leaves the quote less the slippage at zero: the
+    // minimum may still not be zero.
+    constexpr std::size_t kSlippage = kMinimumOut + 8;
+    auto q = with_data(swap, [&](Bytes& d) {
+      put_u64(d, kMinimumOut, 0);
+      d[kSlippage] = 10'000 & 0xff;
+      d[kSlippage + 1] = 10'000 >> 8;
+    });
+    q = with_intent(q, [](json& b) { b["slippageBps"] = 10'000; });
+    add("a swap allowing 10000 bps whose minimum out is zero", q, permissive(q),
+        "intent.minimum_out", Expect::kRefused);
+  }
+
+  // 3 and 4. A resumed batch: each step's share, and sums that wrap.
+  {
+    const auto& resumed = h.dlmm_open_resumed;
+    constexpr std::size_t kX = 8 + 4 + 4;  // after lower_bin_id and width
+    const auto data = [&](std::size_t step) {
+      const auto tx = parse_transaction(resumed.steps.at(step).transaction).value();
+      return tx.message.instructions.back().data;
+    };
+    const Bytes d1 = data(0), d2 = data(1);
+    for (const std::size_t field : {kX, kX + 8}) {
+      const std::uint64_t both = u64_at(d1, field) + u64_at(d2, field);
+      auto q = with_step_data(resumed, 0, [&](Bytes& d) { put_u64(d, field, both); });
+      q = with_step_data(q, 1, [&](Bytes& d) { put_u64(d, field, 0); });
+      add(std::string("a resumed batch with all of its ") + (field == kX ? "X" : "Y") +
+              " in one step, the remainder's total unchanged",
+          q, permissive(q), "intent.amount", Expect::kRefused);
+      // 2^64 - 1 in one step and the rest plus one in the other: the plain sum wraps to the
+      // remainder's total.
+      const std::uint64_t huge = UINT64_MAX;
+      auto wrap = with_step_data(resumed, 0, [&](Bytes& d) { put_u64(d, field, huge); });
+      wrap = with_step_data(wrap, 1, [&](Bytes& d) { put_u64(d, field, both + 1); });
+      add(std::string("a resumed batch whose ") + (field == kX ? "X" : "Y") +
+              " amounts wrap past 2^64 to the remainder's total",
+          wrap, permissive(wrap), "intent.amount", Expect::kRefused);
+    }
+    {
+      const auto open_data = [&](std::size_t step) {
+        const auto tx = parse_transaction(h.dlmm_open.steps.at(step).transaction).value();
+        return tx.message.instructions.back().data;
+      };
+      const std::uint64_t x = u64_at(open_data(0), kX) + u64_at(open_data(1), kX);
+      auto wrap = with_step_data(h.dlmm_open, 0, [&](Bytes& d) { put_u64(d, kX, UINT64_MAX); });
+      wrap = with_step_data(wrap, 1, [&](Bytes& d) { put_u64(d, kX, x + 1); });
+      add("a batch whose X amounts wrap past 2^64", wrap, permissive(wrap), "intent.amount",
+          Expect::kRefused);
+    }
+  }
+
+  // 5. Ceilings on every slippage an action carries.
+  for (const std::uint16_t ceiling : {std::uint16_t{0}, std::uint16_t{4}}) {
+    for (const auto* q : {&h.dlmm_open, &h.dlmm_open_resumed}) {
+      auto p = permissive(*q);
+      p.actions[q->action].max_active_bin_slippage = ceiling;
+      add("a deposit allowing 5 bins of slippage under a policy ceiling of " +
+              std::to_string(ceiling) + (q == &h.dlmm_open ? "" : " (resumed)"),
+          *q, p, "intent.slippage", Expect::kRefused);
+    }
+  }
+
+  // 6. Runtime rules: an account loaded twice, and a compute budget instruction with a fee of
+  // its own.
+  {
+    const Transaction tx = first_tx(swap);
+    const PublicKey jupiter = key_of("JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4");
+    for (const auto& [what, key] : std::vector<std::pair<std::string, PublicKey>>{
+             {"the Jupiter program", jupiter}, {"the manager", h.manager}}) {
+      const auto q = with_table_entry(swap, 1, key);
+      add("a lookup table that loads " + what + ", already a static key", q, permissive(q),
+          "policy.unparsable", Expect::kRefused);
+    }
+    const auto ixs = decompile(first_tx(h.vault_update).message);
+    for (const std::uint32_t fee : {0U, 1U, 4'000'000'000U}) {
+      auto with_fee = ixs;
+      Bytes data = {0};
+      for (const std::uint32_t v : {200'000U, fee})
+        for (int i = 0; i < 4; ++i) data.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+      with_fee.insert(with_fee.begin(),
+                      Instruction{key_of(programs::kComputeBudget), {}, std::move(data)});
+      const auto q = recompiled(h.vault_update, with_fee, h.manager);
+      add("a deprecated request_units with an additional fee of " + std::to_string(fee), q,
+          permissive(q), "policy.priority_fee", Expect::kRefused);
+    }
+    (void)tx;
+  }
+
+  // 7. No intent: a Keystone request is bound as far as its bytes allow.
+  {
+    // A Keystone request carries no hints: its tables are the ones the policy pins.
+    const auto keystone_policy = [&](const envelope::SignRequest& built) {
+      auto p = permissive(built);
+      p.actions.erase(std::string(keystone::kSignRequestAction));  // allowed, always asked
+      return p;
+    };
+    for (const auto& [role, key] : std::vector<std::pair<std::string, PublicKey>>{
+             {"vault_source_account",
+              associated_token_address(vault, sol, key_of(programs::kToken))},
+             {"vault_destination_account", h.stranger},
+             {"strategy", pda({seed("aggregator"), seed(vault), seed(sol)})},
+             {"source_mint", sol},
+             {"jupiter_program", h.stranger},
+             {"token_program", h.stranger}}) {
+      const auto q = with_account(swap, role, key);
+      add("a Keystone swap whose " + role + " is another", as_keystone(q), keystone_policy(q),
+          "intent.account", Expect::kRefused);
+    }
+    const auto trader = with_table_entry(swap, 0, pda({seed("trader"), seed(vault)}));
+    add("a Keystone swap whose route holds the vault's trader account", as_keystone(trader),
+        keystone_policy(trader), "intent.account", Expect::kRefused);
+  }
+}
+
 }  // namespace
+
+envelope::SignRequest as_keystone(const envelope::SignRequest& q) {
+  auto out = q;
+  out.action = std::string(keystone::kSignRequestAction);
+  out.intent_json = "{}";
+  out.vault = PublicKey{};
+  out.deadline = static_cast<std::uint64_t>(INT64_MAX);
+  out.hints = {};
+  return out;
+}
 
 std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
   std::vector<HostileCase> cases;
@@ -465,14 +712,8 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
     auto lopsided = h.dlmm_open;
     const Transaction first = parse_transaction(lopsided.steps[0].transaction).value();
     const Transaction second = parse_transaction(lopsided.steps[1].transaction).value();
-    const auto amount_at = [](const Bytes& d, std::size_t at) {
-      std::uint64_t v = 0;
-      for (int i = 7; i >= 0; --i) v = (v << 8) | d[at + static_cast<std::size_t>(i)];
-      return v;
-    };
-    const auto put = [](Bytes& d, std::size_t at, std::uint64_t v) {
-      for (std::size_t i = 0; i < 8; ++i) d[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
-    };
+    const auto amount_at = u64_at;
+    const auto put = put_u64;
     constexpr std::size_t kX = 8 + 4 + 4;  // after lower_bin_id and width
     const Bytes& d1 = first.message.instructions.back().data;
     const Bytes& d2 = second.message.instructions.back().data;
@@ -622,6 +863,7 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
     add("a header that makes the source mint writable against the IDL", q, permissive(swap),
         "intent.account");
   }
+  edge_cases(h, add);
   return cases;
 }
 

@@ -39,11 +39,17 @@ struct HonestBuilds {
   envelope::SignRequest dlmm_initialize;
   envelope::SignRequest dlmm_remove;     // one step over a confirmed position
   envelope::SignRequest strategy_close;  // an empty aggregator strategy
+  // dlmm/open over 210 bins resumed at cursorBinId after its first 70: two steps of 70
+  envelope::SignRequest dlmm_open_resumed;
   std::function<offline::Policy(const envelope::SignRequest&)> policy_for;
   PublicKey manager;
   PublicKey stranger;  // a key the offline half holds nothing for
   std::int64_t now = 0;
 };
+
+// `q` as a Keystone sol-sign-request would arrive: the same bytes, no action, no build request,
+// no vault named, no hints, no deadline (offline/src/signing.cpp makes the same of one).
+envelope::SignRequest as_keystone(const envelope::SignRequest& q);
 
 // Every transaction-level, intent, deadline and hint attack of the threat model.
 std::vector<HostileCase> hostile_cases(const HonestBuilds& honest);

@@ -89,6 +89,7 @@ TEST(Policy, WrittenOutItReadsBackTheSame) {
       EXPECT_EQ(back->rule(name).allowed, rule.allowed) << name;
       EXPECT_EQ(back->rule(name).auto_approve, rule.auto_approve) << name;
       EXPECT_EQ(back->rule(name).max_slippage_bps, rule.max_slippage_bps) << name;
+      EXPECT_EQ(back->rule(name).max_active_bin_slippage, rule.max_active_bin_slippage) << name;
     }
     EXPECT_EQ(back->max_priority_fee_lamports, p.max_priority_fee_lamports);
   }
@@ -198,6 +199,22 @@ TEST(Policy, MistakesNameTheKeyAndTheRule) {
       {head + "alow_durable_nonce = true", "alow_durable_nonce: unknown setting"},
       {head + "[actions.\"aggregator/swap\"]\nmax_slippage_bps = 10001",
        "max_slippage_bps: must be 0 to 10000"},
+      // A ceiling applies to every action that takes it, and to no other: one set where the
+      // action carries no such slippage would read as a rule and hold none (issue 30).
+      {head + "[actions.\"dlmm/open\"]\nmax_slippage_bps = 50",
+       "max_slippage_bps: dlmm/open counts its slippage in bins"},
+      {head + "[actions.\"dlmm/flip\"]\nmax_slippage_bps = 50", "set max_active_bin_slippage"},
+      {head + "[actions.\"vault/update\"]\nmax_slippage_bps = 50",
+       "vault/update carries no slippage for it to cap"},
+      {head + "[actions.\"perp/order\"]\nmax_slippage_bps = 50", "carries no slippage"},
+      {head + "[actions.\"aggregator/swap\"]\nmax_active_bin_slippage = 5",
+       "moves no liquidity through bins; its slippage is max_slippage_bps"},
+      {head + "[actions.\"vault/close\"]\nmax_active_bin_slippage = 5",
+       "vault/close moves no liquidity through bins"},
+      {head + "[actions.\"dlmm/add\"]\nmax_active_bin_slippage = 1001",
+       "max_active_bin_slippage: must be 0 to 1000 bins"},
+      {head + "[actions.\"dlmm/add\"]\nmax_active_bin_slippage = \"5\"",
+       "max_active_bin_slippage: must be 0 to 1000 bins"},
       {head + "[actions.\"aggregator/swap\"]\nauto_aprove = true", "auto_aprove: unknown setting"},
       {head + "[[lookup_tables]]\naddress = " + vault + "\naddresses = []",
        "lookup_tables[0].addresses"},

@@ -29,6 +29,10 @@ struct BinPicture {
   std::string caption;  // what the bars mean, in words (lines of at most 80 characters)
   std::int64_t first_bin = 0, last_bin = 0;
   std::optional<std::int64_t> active_bin;  // when the instruction names it
+  // Whether the build request binds the active bin (dlmm/flip's activeBinId, which the review
+  // holds the instruction to). A deposit's active bin is the online half's reading of the
+  // pool, which nothing here can check: the label says so.
+  bool active_bound = false;
   // One weight per bin from first_bin to last_bin, for each token: X (sold above the price),
   // Y (below). A removal has only `out`: the basis points of each bin that leave; a flip only
   // `out`: the bid-ask weights it re-adds with.

@@ -26,7 +26,15 @@ struct ActionRule {
   bool allowed = true;
   bool auto_approve = false;                      // sign without asking, when nothing warns
   std::optional<std::uint16_t> max_slippage_bps;  // a ceiling stricter than the request's own
+  // The most bins a liquidity action's pool may move before it fails (maxActiveBinSlippage).
+  std::optional<std::uint16_t> max_active_bin_slippage;
 };
+
+// How an action's slippage is counted, which says which ceiling of an [actions] rule applies to
+// it: a ceiling on an action that carries no slippage of that kind is refused when the policy
+// loads, so every ceiling the policy accepts is enforced.
+enum class SlippageKind { kNone, kBps, kBins };
+[[nodiscard]] SlippageKind slippage_kind(std::string_view action);
 
 // A token whose symbol and decimals this machine knows for itself. The online half's token
 // hints are checked against these and never override them.

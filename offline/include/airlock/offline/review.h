@@ -49,7 +49,8 @@ struct StepReview {
   std::vector<std::vector<AccountBinding>> bindings;
   std::optional<PublicKey> venue_cosigner;  // perp/onboard: the one slot left for the venue
   std::optional<DurableNonceUse> nonce;
-  std::uint64_t priority_fee_lamports = 0;  // compute-unit price x limit
+  std::uint64_t priority_fee_lamports = 0;    // compute-unit price x limit, plus any additional fee
+  std::uint64_t additional_fee_lamports = 0;  // the deprecated request_units' own fee
   std::uint64_t compute_unit_limit = 0;
 };
 

@@ -96,13 +96,28 @@ inline constexpr int kInstructionKindCount = 29;
 [[nodiscard]] std::string_view instruction_name(InstructionKind kind);
 [[nodiscard]] std::vector<std::string_view> template_accounts(InstructionKind kind);
 
+class Derivations;     // airlock/offline/vault_addresses.h
+class VaultAddresses;  // the same
+
 struct TemplateInput {
   Action action;
   const envelope::SignRequest& request;
   const nlohmann::ordered_json& intent;  // the manager's build request body
   const Policy& policy;
   const DecoderRegistry& decoders;
+  Derivations& derivations;  // every address derived once per request
+  VaultAddresses& own;       // what the vault's own addresses are, for the unconstrained roles
+  // A request with no build request (Keystone's sol-sign-request): the accounts a body field
+  // would name are bound to the instruction's own argument of that name where it has one, or
+  // shown unbound; everything else binds as for any request.
+  bool no_intent = false;
 };
+
+// The action a step whose main instruction is `d` (of `program`) belongs to: how a request with
+// no intent finds the template it is bound to. A vault set-up that a swap may also do alone
+// (aggregator_initialize) is taken as its own action.
+[[nodiscard]] std::optional<Action> action_of_instruction(const PublicKey& program,
+                                                          const Decoded& d);
 
 struct TemplateFindings {
   std::vector<Finding> refusals;

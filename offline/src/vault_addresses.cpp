@@ -1,0 +1,94 @@
+#include <airlock/common/display.h>
+#include <airlock/common/pda.h>
+#include <airlock/common/programs.h>
+#include <airlock/offline/review.h>
+#include <airlock/offline/vault_addresses.h>
+
+namespace airlock::offline {
+namespace {
+
+constexpr std::string_view kDlmm = "LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo";
+
+}  // namespace
+
+std::optional<PublicKey> Derivations::pda(const std::vector<Bytes>& seeds,
+                                          const PublicKey& program) {
+  Bytes key;
+  for (const auto& s : seeds) {
+    key.push_back(static_cast<std::uint8_t>(s.size()));  // a seed is at most 32 bytes
+    key.insert(key.end(), s.begin(), s.end());
+  }
+  key.insert(key.end(), program.bytes.begin(), program.bytes.end());
+  if (const auto it = memo_.find(key); it != memo_.end()) return it->second;
+  const auto found = find_program_address(seeds, program);
+  std::optional<PublicKey> address;
+  if (found) address = found->first;
+  memo_.emplace(std::move(key), address);
+  return address;
+}
+
+std::optional<PublicKey> Derivations::vault_pda(const std::vector<Bytes>& seeds) {
+  return pda(seeds, programs::key(kVaultProgram));
+}
+
+PublicKey Derivations::associated(const PublicKey& owner, const PublicKey& mint,
+                                  const PublicKey& token_program) {
+  // Three 32-byte seeds always find an address; an all-zero key never matches a real one.
+  return pda({seed(owner), seed(token_program), seed(mint)},
+             programs::key(programs::kAssociatedToken))
+      .value_or(PublicKey{});
+}
+
+PublicKey Derivations::bin_array(const PublicKey& pool, std::int64_t bin) {
+  const auto index = static_cast<std::uint64_t>(bin_array_index(bin));
+  Bytes le;
+  for (int i = 0; i < 8; ++i) le.push_back(static_cast<std::uint8_t>(index >> (8 * i)));
+  return pda({seed("bin_array"), seed(pool), le}, programs::key(kDlmm)).value_or(PublicKey{});
+}
+
+VaultAddresses::VaultAddresses(const PublicKey& vault, Derivations& derivations)
+    : vault_(vault), derive_(derivations) {}
+
+void VaultAddresses::add_mint(const PublicKey& mint) { pending_mints_.push_back(mint); }
+void VaultAddresses::add_holding(const PublicKey& account) { pending_holdings_.push_back(account); }
+
+std::optional<std::string> VaultAddresses::what(const PublicKey& key) {
+  compute_pending();
+  if (const auto it = own_.find(key); it != own_.end()) return it->second;
+  return std::nullopt;
+}
+
+void VaultAddresses::compute_pending() {
+  const auto note = [&](const std::optional<PublicKey>& address, std::string what) {
+    if (address) own_.emplace(*address, std::move(what));
+  };
+  if (!fixed_done_) {
+    fixed_done_ = true;
+    note(vault_, "the vault");
+    note(derive_.vault_pda({seed("perp"), seed(vault_)}), "the vault's perp strategy");
+    note(derive_.vault_pda({seed("trader"), seed(vault_)}), "the vault's perp trader account");
+    note(derive_.vault_pda({seed("manager_shares"), seed(vault_)}),
+         "the manager's fee-share account of the vault");
+  }
+  for (const auto& mint : pending_mints_) {
+    const std::string m = to_base58(mint);
+    for (const auto program : {programs::kToken, programs::kToken2022}) {
+      note(derive_.associated(vault_, mint, programs::key(program)),
+           "the vault's token account for mint " + m);
+    }
+    note(derive_.vault_pda({seed("aggregator"), seed(vault_), seed(mint)}),
+         "the vault's aggregator strategy for mint " + m);
+  }
+  pending_mints_.clear();
+  for (const auto& holding : pending_holdings_) {
+    const std::string h = to_base58(holding);
+    note(holding, "the vault's position or order " + h);
+    note(derive_.vault_pda({seed("dlmm"), seed(vault_), seed(holding)}),
+         "the vault's strategy for position " + h);
+    note(derive_.vault_pda({seed("limit_order"), seed(vault_), seed(holding)}),
+         "the vault's strategy for limit order " + h);
+  }
+  pending_holdings_.clear();
+}
+
+}  // namespace airlock::offline
