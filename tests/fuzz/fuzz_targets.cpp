@@ -8,6 +8,7 @@
 #include <airlock/common/accounts.h>
 #include <airlock/common/shortvec.h>
 #include <airlock/common/transaction.h>
+#include <airlock/formats/actions.h>
 #include <airlock/formats/audit_record.h>
 #include <airlock/formats/cbor.h>
 #include <airlock/formats/dense.h>
@@ -20,7 +21,9 @@
 #include <airlock/offline/inspect.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/policy.h>
+#include <airlock/offline/review.h>
 #include <airlock/offline/slip39.h>
+#include <airlock/offline/summary.h>
 #include <airlock/online/round.h>
 
 namespace airlock::fuzz {
@@ -296,6 +299,87 @@ int audit_export(const std::uint8_t* data, std::size_t size) {
     again += audit::line_of(e) + "\n";
   }
   require(again == text);
+  return 0;
+}
+
+}  // namespace airlock::fuzz
+
+namespace airlock::fuzz {
+namespace {
+
+// The twin's demo world as a policy that allows all of it and auto-approves every action, so
+// that "auto-approvable" means the binder found nothing to refuse or warn about.
+const offline::Policy& review_policy() {
+  static const offline::Policy policy = [] {
+    std::string toml =
+        "version = 1\nmanager = \"AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax\"\n"
+        "vaults = [\"CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT\"]\n"
+        "programs = [\"AirLockVau1t1111111111111111111111111111111\", "
+        "\"ComputeBudget111111111111111111111111111111\", "
+        "\"PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY\", "
+        "\"ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL\"]\n"
+        "max_priority_fee_lamports = 100000\nallow_unverified_lookup_tables = true\n"
+        "allow_vault_initialize = true\n";
+    for (const auto action : kBuilderActions)
+      toml += "[actions.\"" + std::string(action) + "\"]\nauto_approve = true\n";
+    return offline::parse_policy(toml).value();
+  }();
+  return policy;
+}
+
+const offline::DecoderRegistry& review_decoders() {
+  static const offline::DecoderRegistry decoders = [] {
+    offline::DecoderRegistry d;
+    require(d.add_idl_folder(AIRLOCK_FUZZ_IDL_DIR).ok());
+    return d;
+  }();
+  return decoders;
+}
+
+// Every account of every instruction of every step has a binding, and none is refused or
+// unbound: what an auto-approvable review must hold.
+bool fully_bound(const offline::Review& r) {
+  for (const auto& s : r.steps) {
+    const auto& m = s.tx.message;
+    if (s.bindings.size() != m.instructions.size()) return false;
+    for (std::size_t i = 0; i < m.instructions.size(); ++i) {
+      if (s.bindings[i].size() != m.instructions[i].accounts.size()) return false;
+      for (const auto& b : s.bindings[i]) {
+        if (b.source == "refused" || b.source == "unbound") return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> codes(const std::vector<offline::Finding>& findings) {
+  std::vector<std::string> out;
+  out.reserve(findings.size());
+  for (const auto& f : findings) out.push_back(f.code + ": " + f.message);
+  return out;
+}
+
+}  // namespace
+
+// Input: a sign request envelope (CBOR), reviewed whole (decoding, binding, intent, policy) as
+// the signing path reviews it, at the request's own creation time. No exception escapes; the
+// verdict is the same when reviewed again; an auto-approvable review holds no refusal and no
+// warning and binds every account; the summary renders either way.
+int review_request(const std::uint8_t* data, std::size_t size) {
+  auto request = envelope::decode_request(view(data, size));
+  if (!request.ok()) return 0;
+  const offline::Policy& policy = review_policy();
+  const auto now =
+      static_cast<std::int64_t>(std::min<std::uint64_t>(request->created_at, INT64_MAX));
+  const auto r = offline::review_request(*request, policy, review_decoders(), policy.manager, now);
+  if (r.auto_approvable) require(!r.refused() && r.warnings.empty() && fully_bound(r));
+  require(r.refused() == !r.refusals.empty());
+  const auto again =
+      offline::review_request(*request, policy, review_decoders(), policy.manager, now);
+  require(codes(again.refusals) == codes(r.refusals) &&
+          codes(again.warnings) == codes(r.warnings) && again.auto_approvable == r.auto_approvable);
+  require(!offline::render_summary(*request, r, now).empty());
+  require(!offline::summary_json(*request, r).dump().empty());
   return 0;
 }
 

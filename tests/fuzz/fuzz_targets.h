@@ -37,6 +37,7 @@ int lookup_table_account(const std::uint8_t* data, std::size_t size);
 int receive(const std::uint8_t* data, std::size_t size);
 int slip39(const std::uint8_t* data, std::size_t size);
 int audit_export(const std::uint8_t* data, std::size_t size);
+int review_request(const std::uint8_t* data, std::size_t size);
 
 // Test names print the target's name, not its bytes.
 inline void PrintTo(const NamedTarget& target, std::ostream* os) { *os << target.name; }
@@ -62,6 +63,7 @@ inline constexpr NamedTarget kTargets[] = {
     {"receive", receive},
     {"slip39", slip39},
     {"audit_export", audit_export},
+    {"review_request", review_request},
 };
 
 }  // namespace airlock::fuzz

@@ -1,6 +1,8 @@
 // Every one of the 28 builder actions, in an order that makes each valid, through the real
 // HTTP API: each step is checked against the vault program's IDL, signed, sent and confirmed,
 // and the world changes as the reads then show.
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 
@@ -44,6 +46,19 @@ std::string instruction_name(std::string action) {
   return action;
 }
 
+// AIRLOCK_REVIEW_SEEDS=FOLDER writes each honest request built here as an envelope: the seeds
+// of the review_request fuzz target (tests/fuzz/corpus/review_request), real twin builds of
+// every action.
+void write_review_seed(const std::string& action, const envelope::SignRequest& request) {
+  const char* folder = std::getenv("AIRLOCK_REVIEW_SEEDS");
+  if (folder == nullptr) return;
+  std::string name = "seed-" + action;
+  std::replace(name.begin(), name.end(), '/', '-');
+  const Bytes cbor = envelope::encode_request(request);
+  std::ofstream(std::string(folder) + "/" + name, std::ios::binary)
+      .write(reinterpret_cast<const char*>(cbor.data()), static_cast<std::streamsize>(cbor.size()));
+}
+
 class AllActions : public Twin {
  protected:
   // Builds `action`, checks every step against the IDL, sends and confirms each; returns steps.
@@ -73,6 +88,7 @@ class AllActions : public Twin {
     policy.vaults.insert(request.vault);
     const auto review =
         offline::review_request(request, policy, decoders, manager_->public_key(), now_s());
+    write_review_seed(action, request);
     for (const auto& refusal : review.refusals)
       ADD_FAILURE() << action << ": " << refusal.code << ": " << refusal.message;
     if (!review.refused()) reviewed.insert(action);
