@@ -226,7 +226,7 @@ Outflows outflows_of(const Review& review) {
 namespace {
 
 void refuse(LimitsVerdict& v, std::string message) {
-  v.refusals.push_back({"policy.limit", std::move(message), std::nullopt});
+  v.refusals.emplace_back(FindingCode::kPolicyLimit, std::move(message));
 }
 
 // Why no window can be counted from this log at `now`, or nullopt when every window can.

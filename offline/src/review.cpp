@@ -47,7 +47,7 @@ class Reviewer {
       try {
         intent_across_steps();
       } catch (const std::exception& e) {
-        refuse("intent.unreadable",
+        refuse(FindingCode::kIntentUnreadable,
                std::string("the build request's totals cannot be read: ") + e.what());
       }
     }
@@ -58,62 +58,67 @@ class Reviewer {
   }
 
  private:
-  void refuse(std::string code, std::string message,
+  void refuse(FindingCode code, std::string message,
               std::optional<std::size_t> step = std::nullopt) {
-    review_.refusals.push_back({std::move(code), std::move(message), step});
+    review_.refusals.emplace_back(code, std::move(message), step);
   }
-  void warn(std::string code, std::string message, std::optional<std::size_t> step = std::nullopt) {
+  void warn(FindingCode code, std::string message, std::optional<std::size_t> step = std::nullopt) {
+    add_warning(Finding(code, std::move(message), step));
+  }
+  // A warning once, however many steps or rules find it.
+  void add_warning(Finding f) {
     for (const auto& w : review_.warnings) {
-      if (w.code == code && w.message == message) return;
+      if (w.code == f.code && w.message == f.message) return;
     }
-    review_.warnings.push_back({std::move(code), std::move(message), step});
+    review_.warnings.push_back(std::move(f));
   }
 
   void request_checks() {
     if (q_.manager != policy_.manager)
-      refuse("policy.manager", "the request is for manager " + to_base58(q_.manager) +
-                                   ", not this policy's " + to_base58(policy_.manager));
+      refuse(FindingCode::kPolicyManager, "the request is for manager " + to_base58(q_.manager) +
+                                              ", not this policy's " + to_base58(policy_.manager));
     if (signer_ != policy_.manager)
-      refuse("policy.manager",
+      refuse(FindingCode::kPolicyManager,
              "the keystore's key " + to_base58(signer_) + " is not the policy's manager");
     if (keystone_) {
       // No build request, no deadline: the bytes are all there is. The policy's rules on
       // programs, fee payer, signers and vaults still apply to every instruction.
       if (!policy_.rule(q_.action).allowed)
-        refuse("policy.action_not_allowed", "the policy does not allow Keystone sol-sign-requests");
-      warn("warn.no_intent",
+        refuse(FindingCode::kPolicyActionNotAllowed,
+               "the policy does not allow Keystone sol-sign-requests");
+      warn(FindingCode::kWarnNoIntent,
            "a Keystone sol-sign-request carries no build request: nothing binds its accounts, "
            "programs or amounts to what the manager asked for. Read every instruction below; "
            "it is never signed without asking");
       return;
     }
     if (!action_)
-      refuse("policy.action_unknown",
+      refuse(FindingCode::kPolicyActionUnknown,
              "action '" + q_.action + "' is not a builder action this version knows");
     if (!policy_.rule(q_.action).allowed)
-      refuse("policy.action_not_allowed", "the policy does not allow " + q_.action);
+      refuse(FindingCode::kPolicyActionNotAllowed, "the policy does not allow " + q_.action);
     if (q_.action == "vault/initialize") {
       if (!policy_.allow_vault_initialize)
-        refuse("policy.vault_not_allowed", "the policy does not allow creating vaults");
+        refuse(FindingCode::kPolicyVaultNotAllowed, "the policy does not allow creating vaults");
     } else if (policy_.vaults.count(q_.vault) == 0) {
-      refuse("policy.vault_not_allowed",
+      refuse(FindingCode::kPolicyVaultNotAllowed,
              "vault " + to_base58(q_.vault) + " is not in the policy's vaults");
     }
     if (now_ > static_cast<std::int64_t>(q_.deadline)) {
-      refuse("policy.deadline_passed",
+      refuse(FindingCode::kPolicyDeadlinePassed,
              "the deadline passed " +
                  std::to_string(now_ - static_cast<std::int64_t>(q_.deadline)) +
                  " s ago by this machine's clock; the tickets are dead");
     }
     if (!intent_.is_object()) {
-      refuse("intent.unreadable", "the build request body is not a JSON object");
+      refuse(FindingCode::kIntentUnreadable, "the build request body is not a JSON object");
     } else if (q_.action != "vault/initialize") {
       // The envelope's vault is what the transactions are checked against; it must be the one
       // the manager's body names, or a two-vault policy could be steered to the other vault.
       const bool named = intent_.contains("vault") && intent_["vault"].is_string() &&
                          intent_["vault"].get<std::string>() == to_base58(q_.vault);
       if (!named)
-        refuse("intent.vault",
+        refuse(FindingCode::kIntentVault,
                "the request is for vault " + to_base58(q_.vault) +
                    ", but the build request body names " +
                    (intent_.contains("vault") ? intent_["vault"].dump() : std::string("no vault")));
@@ -130,18 +135,18 @@ class Reviewer {
       const std::string mint = to_base58(hint.mint);
       if (!is_printable(hint.symbol) || (hint.name && !is_printable(*hint.name))) {
         // Shown escaped; a symbol that needs escaping is itself a warning sign.
-        warn("warn.misleading_hint", "the online half's symbol or name for mint " + mint +
-                                         " holds characters a screen does not show as "
-                                         "themselves: '" +
-                                         printable(hint.symbol) + "'");
+        warn(FindingCode::kWarnMisleadingHint, "the online half's symbol or name for mint " + mint +
+                                                   " holds characters a screen does not show as "
+                                                   "themselves: '" +
+                                                   printable(hint.symbol) + "'");
         continue;
       }
       if (const PinnedToken* pinned = policy_.token(hint.mint)) {
         if (hint.symbol != pinned->symbol || hint.decimals != pinned->decimals) {
-          warn("warn.misleading_hint", "the online half calls mint " + mint + " '" + hint.symbol +
-                                           "' with " + std::to_string(hint.decimals) +
-                                           " decimals; the policy pins it as " + pinned->symbol +
-                                           " with " + std::to_string(pinned->decimals));
+          warn(FindingCode::kWarnMisleadingHint,
+               "the online half calls mint " + mint + " '" + hint.symbol + "' with " +
+                   std::to_string(hint.decimals) + " decimals; the policy pins it as " +
+                   pinned->symbol + " with " + std::to_string(pinned->decimals));
         }
         continue;
       }
@@ -149,9 +154,9 @@ class Reviewer {
           std::find_if(policy_.tokens.begin(), policy_.tokens.end(),
                        [&](const PinnedToken& t) { return same_symbol(t.symbol, hint.symbol); });
       if (impersonated != policy_.tokens.end()) {
-        warn("warn.misleading_hint", "the online half calls mint " + mint + " '" + hint.symbol +
-                                         "', a symbol the policy pins to " +
-                                         to_base58(impersonated->mint));
+        warn(FindingCode::kWarnMisleadingHint, "the online half calls mint " + mint + " '" +
+                                                   hint.symbol + "', a symbol the policy pins to " +
+                                                   to_base58(impersonated->mint));
         continue;
       }
       review_.tokens.push_back({hint.mint, hint.symbol, hint.decimals, false});
@@ -168,7 +173,7 @@ class Reviewer {
     for (const auto& hint : q_.hints.pools) {
       if (const PinnedPool* pinned = policy_.pool(hint.pool)) {
         if (hint.token_x != pinned->token_x || hint.token_y != pinned->token_y) {
-          refuse("policy.pool_mismatch",
+          refuse(FindingCode::kPolicyPoolMismatch,
                  "the online half says pool " + to_base58(hint.pool) + " holds " +
                      to_base58(hint.token_x) + " (X) and " + to_base58(hint.token_y) +
                      " (Y); the policy pins it to " + to_base58(pinned->token_x) + " (X) and " +
@@ -195,7 +200,7 @@ class Reviewer {
         if (hint != nullptr) {
           for (const auto& [i, address] : hint->entries) {
             if (i >= pinned->addresses.size() || pinned->addresses[i] != address) {
-              refuse("policy.lookup_table_mismatch",
+              refuse(FindingCode::kPolicyLookupTableMismatch,
                      "the hint for table " + to_base58(lookup.table) + " index " +
                          std::to_string(i) + " contradicts the pinned contents",
                      index);
@@ -207,11 +212,11 @@ class Reviewer {
         continue;
       }
       if (!policy_.allow_unverified_lookup_tables) {
-        refuse("policy.lookup_table_unpinned",
+        refuse(FindingCode::kPolicyLookupTableUnpinned,
                "lookup table " + to_base58(lookup.table) + " is not pinned in the policy", index);
         continue;
       }
-      warn("warn.unverified_lookup_table",
+      warn(FindingCode::kWarnUnverifiedLookupTable,
            "accounts of table " + to_base58(lookup.table) +
                " are known only from the online half's hints",
            index);
@@ -224,7 +229,7 @@ class Reviewer {
           std::all_of(lookup.writable_indexes.begin(), lookup.writable_indexes.end(), hinted) &&
           std::all_of(lookup.readonly_indexes.begin(), lookup.readonly_indexes.end(), hinted);
       if (!complete) {
-        refuse("policy.lookup_hint_incomplete",
+        refuse(FindingCode::kPolicyLookupHintIncomplete,
                "the accounts loaded from table " + to_base58(lookup.table) +
                    " are not all named by the request's hints",
                index);
@@ -247,7 +252,7 @@ class Reviewer {
     s.index = index;
     auto tx = parse_transaction(q_.steps[index].transaction);
     if (!tx.ok()) {
-      refuse("policy.unparsable",
+      refuse(FindingCode::kPolicyUnparsable,
              "step " + std::to_string(index + 1) + ": " + tx.error().to_string(), index);
       review_.steps.push_back(std::move(s));
       return;
@@ -273,25 +278,25 @@ class Reviewer {
   void message_checks(StepReview& s, std::size_t index) {
     const Message& m = s.tx.message;
     if (m.version != MessageVersion::kV0)
-      refuse("policy.unparsable", "only version-0 messages are signed", index);
+      refuse(FindingCode::kPolicyUnparsable, "only version-0 messages are signed", index);
     s.message_hash = sha256(serialize_message(m));
     if (m.fee_payer() != policy_.manager) {
-      refuse("policy.fee_payer",
+      refuse(FindingCode::kPolicyFeePayer,
              "the fee payer is " + to_base58(m.fee_payer()) + ", not the manager", index);
     }
     for (std::size_t i = 1; i < m.header.num_required_signatures; ++i) {
       if (m.static_keys[i] == policy_.manager)
-        refuse("policy.signer_slot",
+        refuse(FindingCode::kPolicySignerSlot,
                "the manager would sign in slot " + std::to_string(i) + ", not as fee payer", index);
     }
     s.nonce = durable_nonce(m);
     if (s.nonce) {
       if (policy_.allow_durable_nonce) {
-        warn("warn.durable_nonce",
+        warn(FindingCode::kWarnDurableNonce,
              "uses durable nonce " + to_base58(s.nonce->nonce_account) + ": it never expires",
              index);
       } else {
-        refuse("policy.durable_nonce",
+        refuse(FindingCode::kPolicyDurableNonce,
                "uses a durable nonce (it would never expire); the policy refuses them", index);
       }
     }
@@ -299,8 +304,8 @@ class Reviewer {
     auto roles = account_roles(m, tables);
     if (!roles.ok()) {
       refuse(roles.error().code() == ErrorCode::kMessageDuplicateAccount
-                 ? "policy.unparsable"
-                 : "policy.lookup_table_mismatch",
+                 ? FindingCode::kPolicyUnparsable
+                 : FindingCode::kPolicyLookupTableMismatch,
              roles.error().message(), index);
     } else {
       s.roles = std::move(roles).value();
@@ -316,7 +321,7 @@ class Reviewer {
       const auto& ix = m.instructions[i];
       const PublicKey& program = m.static_keys[ix.program_index];
       if (policy_.programs.count(program) == 0) {
-        refuse("policy.program_not_allowed",
+        refuse(FindingCode::kPolicyProgramNotAllowed,
                "instruction " + std::to_string(i + 1) + " calls " + to_base58(program) +
                    (programs::well_known_name(program)
                         ? " (" + std::string(*programs::well_known_name(program)) + ")"
@@ -326,7 +331,7 @@ class Reviewer {
       }
       auto decoded = decoders_.decode(program, ix.data, ix.accounts.size());
       if (!decoded.ok()) {
-        refuse("policy.undecodable",
+        refuse(FindingCode::kPolicyUndecodable,
                "instruction " + std::to_string(i + 1) + ": " + decoded.error().message(), index);
         s.instructions.emplace_back(std::nullopt);
         continue;
@@ -350,7 +355,7 @@ class Reviewer {
   void deprecated_fee(StepReview& s, const Decoded& d, std::size_t i, std::size_t index) {
     const std::uint64_t fee = u64(d.args["additional_fee"]);
     s.additional_fee_lamports += fee;  // at most 2^32 - 1 per instruction, never wraps here
-    refuse("policy.priority_fee",
+    refuse(FindingCode::kPolicyPriorityFee,
            "instruction " + std::to_string(i + 1) +
                " is the deprecated compute budget request_units, which pays an additional fee of " +
                std::to_string(fee) +
@@ -368,7 +373,7 @@ class Reviewer {
                      s.additional_fee_lamports;
     s.priority_fee_lamports = fee > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(fee);
     if (s.priority_fee_lamports > policy_.max_priority_fee_lamports) {
-      refuse("policy.priority_fee",
+      refuse(FindingCode::kPolicyPriorityFee,
              "the priority fee of up to " + std::to_string(s.priority_fee_lamports) +
                  " lamports is over the policy's " +
                  std::to_string(policy_.max_priority_fee_lamports),
@@ -382,17 +387,17 @@ class Reviewer {
     const auto checks = check_signatures(s.tx);
     for (std::size_t i = 1; i < checks.size(); ++i) {
       if (checks[i].state == SignatureState::kInvalid) {
-        refuse("policy.invalid_presignature",
+        refuse(FindingCode::kPolicyInvalidPresignature,
                "the signature of " + to_base58(checks[i].signer) + " does not verify", index);
       } else if (checks[i].state == SignatureState::kEmpty &&
                  !(s.venue_cosigner && checks[i].signer == *s.venue_cosigner)) {
         refuse(
-            "policy.missing_signature",
+            FindingCode::kPolicyMissingSignature,
             to_base58(checks[i].signer) + " must sign too, and this machine does not hold its key",
             index);
       } else if (checks[i].state == SignatureState::kValid && s.venue_cosigner &&
                  checks[i].signer == *s.venue_cosigner) {
-        refuse("policy.invalid_presignature",
+        refuse(FindingCode::kPolicyInvalidPresignature,
                "the venue's slot is already signed: the venue signs only when the API submits",
                index);
       }
@@ -464,14 +469,14 @@ class Reviewer {
       take(found);
       return;
     }
-    refuse("intent.instruction",
+    refuse(FindingCode::kIntentInstruction,
            "no instruction of the step is a builder action's vault instruction: a Keystone "
            "request is bound to the template of the action its vault instruction belongs to",
            index);
   }
   void take(TemplateFindings& found) {
     for (auto& f : found.refusals) review_.refusals.push_back(std::move(f));
-    for (auto& f : found.warnings) warn(std::move(f.code), std::move(f.message), f.step);
+    for (auto& f : found.warnings) add_warning(std::move(f));
   }
 
   std::optional<PublicKey> account_key(const StepReview& s, const CompiledInstruction& ix,
@@ -500,7 +505,7 @@ class Reviewer {
     for (const auto account : ix.accounts) {
       if (account < m.header.num_required_signatures && account < m.static_keys.size() &&
           m.static_keys[account] == policy_.manager) {
-        refuse("policy.manager_outside_vault",
+        refuse(FindingCode::kPolicyManagerOutsideVault,
                "instruction " + std::to_string(position + 1) + " (" + d.program + " " +
                    d.instruction +
                    ") needs the manager's signature; the manager signs only for the vault "
@@ -522,22 +527,22 @@ class Reviewer {
     };
     const bool token = d.program == "SPL Token Program" || d.program == "SPL Token-2022 Program";
     if (token && d.instruction == "set_authority")
-      warn("warn.authority_change",
+      warn(FindingCode::kWarnAuthorityChange,
            "token set_authority moves " + d.args["authority_type"].dump() + " authority", index);
     if (token && (d.instruction == "approve" || d.instruction == "approve_checked"))
-      warn("warn.approval",
+      warn(FindingCode::kWarnApproval,
            "token approve lets a delegate spend " + d.args["amount"].get<std::string>() +
                " base units",
            index);
     if (token && d.instruction == "close_account")
-      warn("warn.close", "token close_account closes an account", index);
+      warn(FindingCode::kWarnClose, "token close_account closes an account", index);
     // A *_checked instruction states the mint's decimals, and the token program refuses it if
     // they are wrong: a hint that disagrees is misleading.
     if (token && d.args.contains("decimals") && d.args["decimals"].is_number_unsigned()) {
       if (const auto mint = named("mint")) {
         for (const auto& hint : q_.hints.tokens) {
           if (hint.mint == *mint && hint.decimals != d.args["decimals"].get<unsigned>()) {
-            warn("warn.misleading_hint",
+            warn(FindingCode::kWarnMisleadingHint,
                  "the online half says mint " + to_base58(*mint) + " has " +
                      std::to_string(hint.decimals) + " decimals; the " + d.instruction +
                      " instruction says " + d.args["decimals"].dump() + ", which the chain checks",
@@ -548,24 +553,24 @@ class Reviewer {
     }
     if (token && (d.instruction == "transfer" || d.instruction == "transfer_checked") &&
         named("owner") == policy_.manager) {
-      warn("warn.transfer_from_manager", "a token transfer spends from the manager's own account",
-           index);
+      warn(FindingCode::kWarnTransferFromManager,
+           "a token transfer spends from the manager's own account", index);
     }
     if (d.program == "System Program") {
       if ((d.instruction == "transfer" || d.instruction == "transfer_with_seed") &&
           named("from") == policy_.manager) {
         warn(
-            "warn.transfer_from_manager",
+            FindingCode::kWarnTransferFromManager,
             "a transfer of " + d.args["lamports"].get<std::string>() + " lamports from the manager",
             index);
       }
       if (d.instruction == "assign" || d.instruction == "assign_with_seed" ||
           d.instruction == "authorize_nonce_account") {
-        warn("warn.authority_change",
+        warn(FindingCode::kWarnAuthorityChange,
              "System " + d.instruction + " changes an account's owner or authority", index);
       }
       if (d.instruction == "withdraw_nonce_account")
-        warn("warn.transfer_from_manager", "withdraws from a nonce account", index);
+        warn(FindingCode::kWarnTransferFromManager, "withdraws from a nonce account", index);
     }
   }
 
@@ -581,7 +586,7 @@ class Reviewer {
         if (m.static_keys[ix.program_index] != vault_program) continue;
         if (ix.accounts.empty() || ix.accounts[0] >= m.static_keys.size() ||
             policy_.vaults.count(m.static_keys[ix.accounts[0]]) == 0) {
-          refuse("policy.vault_not_allowed",
+          refuse(FindingCode::kPolicyVaultNotAllowed,
                  "a vault instruction's vault is not a static key in the policy's vaults", index);
         }
       }
@@ -599,7 +604,7 @@ class Reviewer {
       if (q_.action != "vault/initialize") {
         if (ix.accounts.empty() || ix.accounts[0] >= m.static_keys.size() ||
             m.static_keys[ix.accounts[0]] != q_.vault) {
-          refuse("policy.vault_not_static",
+          refuse(FindingCode::kPolicyVaultNotStatic,
                  "the vault instruction's vault account is not the request's vault as a static key",
                  index);
         }
@@ -611,13 +616,13 @@ class Reviewer {
       try {
         per_step_intent(d, index);
       } catch (const std::exception& e) {
-        refuse("intent.unreadable",
+        refuse(FindingCode::kIntentUnreadable,
                std::string("the build request does not match the instruction's shape: ") + e.what(),
                index);
       }
     }
     if (vault_ixs != 1)
-      refuse("intent.instruction",
+      refuse(FindingCode::kIntentInstruction,
              "a step must hold exactly one vault-program instruction, not " +
                  std::to_string(vault_ixs),
              index);
@@ -642,7 +647,7 @@ class Reviewer {
     return *value;
   }
 
-  void expect_equal(const std::string& code, const std::string& what, const std::string& got,
+  void expect_equal(FindingCode code, const std::string& what, const std::string& got,
                     const std::string& want, std::size_t index) {
     if (got != want)
       refuse(code, what + ": the transaction has " + got + ", the request asked for " + want,
@@ -655,7 +660,7 @@ class Reviewer {
     if (const auto rule = policy_.rule(q_.action).max_slippage_bps)
       ceiling = std::min<std::uint64_t>(ceiling, *rule);
     if (u64(bps) > ceiling)
-      refuse("intent.slippage",
+      refuse(FindingCode::kIntentSlippage,
              "slippage of " + std::to_string(u64(bps)) + " bps is above the " +
                  std::to_string(ceiling) + " bps allowed",
              index);
@@ -683,23 +688,24 @@ class Reviewer {
     const ojson& a = d.args;
     const std::string& action = q_.action;
     if (d.instruction == "aggregator_swap") {
-      expect_equal("intent.mint", "source mint", a["source_mint"], text("sourceMint"), index);
-      expect_equal("intent.mint", "destination mint", a["destination_mint"],
+      expect_equal(FindingCode::kIntentMint, "source mint", a["source_mint"], text("sourceMint"),
+                   index);
+      expect_equal(FindingCode::kIntentMint, "destination mint", a["destination_mint"],
                    text("destinationMint"), index);
-      expect_equal("intent.amount", "amount", a["amount"], text("amount"), index);
+      expect_equal(FindingCode::kIntentAmount, "amount", a["amount"], text("amount"), index);
       expect_slippage(a["slippage_bps"], index);
       route_intent(d, index, text("amount"));
     } else if (d.instruction == "aggregator_initialize") {
-      expect_equal("intent.mint", "strategy token", a["target_mint"],
+      expect_equal(FindingCode::kIntentMint, "strategy token", a["target_mint"],
                    action == "aggregator/swap" ? text("destinationMint") : text("mint"), index);
       if (action == "aggregator/swap" &&
           (!q_.steps[index].next_action || *q_.steps[index].next_action != "aggregator/swap")) {
-        refuse("intent.instruction",
+        refuse(FindingCode::kIntentInstruction,
                "a swap step that only sets up a strategy must be followed by the swap itself",
                index);
       }
     } else if (d.instruction == "aggregator_sweep") {
-      expect_equal("intent.mint", "mint", a["mint"], text("mint"), index);
+      expect_equal(FindingCode::kIntentMint, "mint", a["mint"], text("mint"), index);
       expect_slippage(a["slippage_bps"], index);
       route_intent(d, index, a["amount"]);
     } else if (d.instruction == "dlmm_zap_out_swap") {
@@ -707,11 +713,12 @@ class Reviewer {
                                   !intent_["sources"].empty()
                               ? intent_["sources"][0]
                               : json::object();
-      expect_equal("intent.mint", "source mint", a["source_mint"], source.value("mint", ""), index);
-      expect_equal("intent.amount", "balance before", a["balance_before"],
+      expect_equal(FindingCode::kIntentMint, "source mint", a["source_mint"],
+                   source.value("mint", ""), index);
+      expect_equal(FindingCode::kIntentAmount, "balance before", a["balance_before"],
                    source.value("balanceBefore", ""), index);
       if (a["close_when_empty"] != source.value("closeWhenEmpty", false))
-        refuse("intent.flag", "closeWhenEmpty differs from the request", index);
+        refuse(FindingCode::kIntentFlag, "closeWhenEmpty differs from the request", index);
       expect_slippage(a["slippage_bps"], index);
       route_intent(d, index, std::nullopt);
     }
@@ -727,18 +734,18 @@ class Reviewer {
                {"active_id", "activeBinId"},
                {"max_active_bin_slippage", "maxActiveBinSlippage"}}) {
         if (!integer(field) || a[arg].get<std::int64_t>() != *integer(field))
-          refuse("intent.bins", std::string(field) + " differs from the request", index);
+          refuse(FindingCode::kIntentBins, std::string(field) + " differs from the request", index);
       }
       bin_slippage_ceiling(a, index);
     } else if (d.instruction == "dlmm_remove") {
       if (!integer("bpsToRemove") ||
           a["bps_to_remove"].get<std::int64_t>() != *integer("bpsToRemove"))
-        refuse("intent.amount", "bpsToRemove differs from the request", index);
+        refuse(FindingCode::kIntentAmount, "bpsToRemove differs from the request", index);
       inside_subrange(a["from_bin_id"].get<std::int64_t>(), a["to_bin_id"].get<std::int64_t>(),
                       index);
       if (const auto cursor = integer("cursorBinId");
           cursor && a["from_bin_id"].get<std::int64_t>() < *cursor) {
-        refuse("intent.bins",
+        refuse(FindingCode::kIntentBins,
                "removes from bin " + std::to_string(a["from_bin_id"].get<std::int64_t>()) +
                    ", before cursorBinId " + std::to_string(*cursor) + " (ranges already done)",
                index);
@@ -748,7 +755,7 @@ class Reviewer {
       const auto lower = integer("lowerBinId"), upper = integer("upperBinId");
       if (!lower || !upper || a["lower_bin_id"].get<std::int64_t>() != *lower ||
           a["width"].get<std::int64_t>() != *upper - *lower) {
-        refuse("intent.bins",
+        refuse(FindingCode::kIntentBins,
                "the position spans bins " + std::to_string(a["lower_bin_id"].get<std::int64_t>()) +
                    " +" + std::to_string(a["width"].get<std::int64_t>()) +
                    ", not the requested lowerBinId to upperBinId",
@@ -764,7 +771,7 @@ class Reviewer {
             width >= 1 && a["strategy"]["min_bin_id"].get<std::int64_t>() == lower &&
             a["strategy"]["max_bin_id"].get<std::int64_t>() == lower + width - 1;
         if (!spans_position) {
-          refuse("intent.bins",
+          refuse(FindingCode::kIntentBins,
                  "the step's liquidity spans bins " +
                      std::to_string(a["strategy"]["min_bin_id"].get<std::int64_t>()) + " to " +
                      std::to_string(a["strategy"]["max_bin_id"].get<std::int64_t>()) +
@@ -787,7 +794,7 @@ class Reviewer {
       const std::int64_t last =
           a["lower_bin_id"].get<std::int64_t>() + a["width"].get<std::int64_t>() - 1;
       if (!upper || last > *upper)
-        refuse("intent.bins",
+        refuse(FindingCode::kIntentBins,
                "extends to bin " + std::to_string(last) + ", past the requested upperBinId", index);
     }
   }
@@ -798,19 +805,19 @@ class Reviewer {
     if (d.instruction == "dlmm_limit_order_place") {
       const std::string side = text("side");
       if ((a["side"]["variant"] == "Bid") != (side == "bid"))
-        refuse("intent.side", "the order side differs from the request", index);
+        refuse(FindingCode::kIntentSide, "the order side differs from the request", index);
       const json bins = intent_.value("bins", json::array());
       if (!bins.is_array() || bins.size() != a["bins"].size()) {
-        refuse("intent.bins", "the order's bins differ from the request", index);
+        refuse(FindingCode::kIntentBins, "the order's bins differ from the request", index);
       } else {
         for (std::size_t i = 0; i < bins.size(); ++i) {
           // The bin is the order's price; the amount its size.
           if (a["bins"][i]["bin_id"].get<std::int64_t>() != bins[i].value("binId", INT64_MIN)) {
-            refuse("intent.bins",
+            refuse(FindingCode::kIntentBins,
                    "order bin " + std::to_string(i) + " (its price) differs from the request",
                    index);
           }
-          expect_equal("intent.amount", "order bin " + std::to_string(i) + " amount",
+          expect_equal(FindingCode::kIntentAmount, "order bin " + std::to_string(i) + " amount",
                        a["bins"][i]["amount"], bins[i].value("amount", ""), index);
         }
       }
@@ -821,20 +828,20 @@ class Reviewer {
   void perp_intent(const Decoded& d, std::size_t index) {
     const ojson& a = d.args;
     if (d.instruction == "perp_deposit" || d.instruction == "perp_withdraw") {
-      expect_equal("intent.amount", "amount", a["amount"], text("amount"), index);
+      expect_equal(FindingCode::kIntentAmount, "amount", a["amount"], text("amount"), index);
     } else if (d.instruction == "perp_order") {
       const ojson& o = a["order"];
       if ((o["side"]["variant"] == "Long") != (text("side") == "long"))
-        refuse("intent.side", "the order side differs from the request", index);
+        refuse(FindingCode::kIntentSide, "the order side differs from the request", index);
       if (!intent_.contains("reduceOnly") || o["reduce_only"] != intent_["reduceOnly"])
-        refuse("intent.flag", "reduceOnly differs from the request", index);
+        refuse(FindingCode::kIntentFlag, "reduceOnly differs from the request", index);
       const json order = intent_.value("order", json::object());
       const std::string want = order.value("type", "") == "market" ? "ImmediateOrCancel"
                                : order.value("postOnly", false)    ? "PostOnly"
                                                                    : "Limit";
       if (o["order_type"]["variant"] != want)
-        refuse("intent.order_type", "the order type differs from the request", index);
-      warn("warn.unverifiable",
+        refuse(FindingCode::kIntentOrderType, "the order type differs from the request", index);
+      warn(FindingCode::kWarnUnverifiable,
            "the order's size in base lots and price in ticks follow market parameters this machine "
            "cannot check",
            index);
@@ -842,18 +849,18 @@ class Reviewer {
       const json orders = intent_.value("orders", json());
       const bool all = orders.is_string() && orders.get<std::string>() == "all";
       if (all != a["orders"].empty())
-        refuse("intent.orders", "the cancelled orders differ from the request", index);
+        refuse(FindingCode::kIntentOrders, "the cancelled orders differ from the request", index);
       if (!all && orders.is_array() && orders.size() == a["orders"].size()) {
         for (std::size_t i = 0; i < orders.size(); ++i) {
           if (a["orders"][i]["price_in_ticks"] != orders[i].value("priceInTicks", "") ||
               a["orders"][i]["order_sequence_number"] !=
                   orders[i].value("orderSequenceNumber", "")) {
-            refuse("intent.orders", "order " + std::to_string(i) + " differs from the request",
-                   index);
+            refuse(FindingCode::kIntentOrders,
+                   "order " + std::to_string(i) + " differs from the request", index);
           }
         }
       } else if (!all) {
-        refuse("intent.orders", "the cancelled orders differ from the request", index);
+        refuse(FindingCode::kIntentOrders, "the cancelled orders differ from the request", index);
       }
     }
   }
@@ -864,21 +871,23 @@ class Reviewer {
     if (d.instruction == "vault_update") {
       const ojson& u = a["update"];
       struct Field {
-        const char *arg, *field, *code;
+        const char *arg, *field;
+        FindingCode code;
       };
-      for (const Field& f : {Field{"deposit_cap", "depositCap", "intent.amount"},
-                             Field{"min_deposit", "minDeposit", "intent.amount"},
-                             Field{"min_withdrawal_shares", "minWithdrawalShares", "intent.amount"},
-                             Field{"paused", "paused", "intent.flag"},
-                             Field{"management_fee_bps", "managementFeeBps", "intent.fee"},
-                             Field{"performance_fee_bps", "performanceFeeBps", "intent.fee"}}) {
+      for (const Field& f :
+           {Field{"deposit_cap", "depositCap", FindingCode::kIntentAmount},
+            Field{"min_deposit", "minDeposit", FindingCode::kIntentAmount},
+            Field{"min_withdrawal_shares", "minWithdrawalShares", FindingCode::kIntentAmount},
+            Field{"paused", "paused", FindingCode::kIntentFlag},
+            Field{"management_fee_bps", "managementFeeBps", FindingCode::kIntentFee},
+            Field{"performance_fee_bps", "performanceFeeBps", FindingCode::kIntentFee}}) {
         // An option the request leaves out must stay None; one it sets must carry its value.
         const bool asked = intent_.contains(f.field);
         if (asked != !u[f.arg].is_null() || (asked && u[f.arg] != intent_[f.field]))
           refuse(f.code, std::string(f.field) + " differs from the request", index);
       }
       if (!u["paused"].is_null() && !u["paused"].get<bool>())
-        warn("warn.unpause", "lifts the vault's pause", index);
+        warn(FindingCode::kWarnUnpause, "lifts the vault's pause", index);
     } else if (d.instruction == "vault_initialize") {
       const ojson& p = a["params"];
       for (const auto& [arg, field] : std::vector<std::pair<const char*, const char*>>{
@@ -886,11 +895,12 @@ class Reviewer {
                {"min_deposit", "minDeposit"},
                {"min_withdrawal_shares", "minWithdrawalShares"}}) {
         if (p[arg] != intent_.value(field, json()))
-          refuse("intent.amount", std::string(field) + " differs from the request", index);
+          refuse(FindingCode::kIntentAmount, std::string(field) + " differs from the request",
+                 index);
       }
       if (p["management_fee_bps"] != intent_.value("managementFeeBps", json()) ||
           p["performance_fee_bps"] != intent_.value("performanceFeeBps", json())) {
-        refuse("intent.fee", "the fees differ from the request", index);
+        refuse(FindingCode::kIntentFee, "the fees differ from the request", index);
       }
     }
   }
@@ -899,13 +909,13 @@ class Reviewer {
   void route_intent(const Decoded& d, std::size_t index, const std::optional<std::string>& amount) {
     auto it = d.nested.find("route");
     if (it == d.nested.end()) {
-      refuse("policy.undecodable",
+      refuse(FindingCode::kPolicyUndecodable,
              "the swap's route is not a Jupiter route this machine can decode", index);
       return;
     }
     const ojson& r = it->second.args;
     if (amount && r.contains("in_amount") && r["in_amount"] != *amount)
-      refuse("intent.amount",
+      refuse(FindingCode::kIntentAmount,
              "the route spends " + r["in_amount"].get<std::string>() + ", not " + *amount, index);
     if (r.contains("slippage_bps")) expect_slippage(r["slippage_bps"], index);
     route_floor(d, r, index);
@@ -919,8 +929,8 @@ class Reviewer {
   // sandwiched down to nothing.
   void route_floor(const Decoded& d, const ojson& r, std::size_t index) {
     if (!r.contains("quoted_out_amount")) {
-      refuse("intent.minimum_out", "the route states no quote, so nothing bounds what it returns",
-             index);
+      refuse(FindingCode::kIntentMinimumOut,
+             "the route states no quote, so nothing bounds what it returns", index);
       return;
     }
     const std::uint64_t quoted = u64(r["quoted_out_amount"]);
@@ -929,7 +939,7 @@ class Reviewer {
     const auto slack =
         static_cast<std::uint64_t>(static_cast<unsigned __int128>(quoted) * bps / 10'000);
     if (quoted == 0 || quoted - slack == 0) {
-      refuse("intent.minimum_out",
+      refuse(FindingCode::kIntentMinimumOut,
              "the route quotes " + std::to_string(quoted) + " base units out at " +
                  std::to_string(bps) +
                  " bps of slippage: a floor of zero lets the swap return "
@@ -938,7 +948,7 @@ class Reviewer {
       return;
     }
     if (bps > 0 && slack == 0) {
-      refuse("intent.minimum_out",
+      refuse(FindingCode::kIntentMinimumOut,
              "the route quotes only " + std::to_string(quoted) +
                  " base units out: " + std::to_string(bps) +
                  " bps of it is less than one base unit, so the quote "
@@ -952,7 +962,7 @@ class Reviewer {
     const auto floor = static_cast<std::uint64_t>(static_cast<unsigned __int128>(quoted) *
                                                   (10'000 - vault_bps) / 10'000);
     if (minimum == 0 || minimum < floor) {
-      refuse("intent.minimum_out",
+      refuse(FindingCode::kIntentMinimumOut,
              "minimum_out " + std::to_string(minimum) + " is below " +
                  std::to_string(std::max<std::uint64_t>(floor, 1)) +
                  ", the route's quote less the slippage" +
@@ -966,10 +976,10 @@ class Reviewer {
         {"spot", "Spot"}, {"curve", "Curve"}, {"bidAsk", "BidAsk"}};
     auto shape = kShapes.find(text("shape"));
     if (shape == kShapes.end() || a["strategy"]["shape"]["variant"] != shape->second)
-      refuse("intent.shape", "the liquidity shape differs from the request", index);
+      refuse(FindingCode::kIntentShape, "the liquidity shape differs from the request", index);
     if (!integer("maxActiveBinSlippage") ||
         a["max_active_bin_slippage"].get<std::int64_t>() != *integer("maxActiveBinSlippage")) {
-      refuse("intent.bins", "maxActiveBinSlippage differs from the request", index);
+      refuse(FindingCode::kIntentBins, "maxActiveBinSlippage differs from the request", index);
     }
     bin_slippage_ceiling(a, index);
   }
@@ -980,7 +990,7 @@ class Reviewer {
     const auto ceiling = policy_.rule(q_.action).max_active_bin_slippage;
     const std::int64_t bins = a["max_active_bin_slippage"].get<std::int64_t>();
     if (ceiling && (bins < 0 || bins > *ceiling)) {
-      refuse("intent.slippage",
+      refuse(FindingCode::kIntentSlippage,
              "an active-bin slippage of " + std::to_string(bins) + " bins is above the " +
                  std::to_string(*ceiling) + " bins the policy allows " + q_.action,
              index);
@@ -990,7 +1000,7 @@ class Reviewer {
   void inside_subrange(std::int64_t lower, std::int64_t upper, std::size_t index) {
     const auto lo = integer("lowerBinId"), hi = integer("upperBinId");
     if (lo && hi && (lower < *lo || upper > *hi))
-      refuse("intent.bins",
+      refuse(FindingCode::kIntentBins,
              "bins " + std::to_string(lower) + "-" + std::to_string(upper) +
                  " lie outside the requested range",
              index);
@@ -1006,12 +1016,12 @@ class Reviewer {
       // Checked: a sum that wrapped past 2^64 could equal the request's total.
       if (__builtin_add_overflow(x, range_sums_[i].x, &x) ||
           __builtin_add_overflow(y, range_sums_[i].y, &y)) {
-        refuse("intent.amount",
+        refuse(FindingCode::kIntentAmount,
                "the steps' deposits add up to more than 2^64 - 1 base units; no request asks that");
         return;
       }
       if (i > 0 && range_sums_[i].lower != range_sums_[i - 1].upper + 1)
-        refuse("intent.bins", "the steps' bin ranges leave a gap or overlap");
+        refuse(FindingCode::kIntentBins, "the steps' bin ranges leave a gap or overlap");
     }
     const auto lo = integer("lowerBinId");
     auto hi = integer("upperBinId");
@@ -1020,11 +1030,13 @@ class Reviewer {
       resumed_amounts(*cursor, lo, hi, x, y);
       return;
     }
-    expect_equal("intent.amount", "total amountX", std::to_string(x), text("amountX"), 0);
-    expect_equal("intent.amount", "total amountY", std::to_string(y), text("amountY"), 0);
+    expect_equal(FindingCode::kIntentAmount, "total amountX", std::to_string(x), text("amountX"),
+                 0);
+    expect_equal(FindingCode::kIntentAmount, "total amountY", std::to_string(y), text("amountY"),
+                 0);
     if (q_.action == "dlmm/open" &&
         (!lo || !hi || range_sums_.front().lower != *lo || range_sums_.back().upper != *hi)) {
-      refuse("intent.bins", "the positions do not cover exactly the requested bins");
+      refuse(FindingCode::kIntentBins, "the positions do not cover exactly the requested bins");
     }
   }
 
@@ -1035,19 +1047,19 @@ class Reviewer {
   void resumed_amounts(std::int64_t cursor, std::optional<std::int64_t> lo,
                        std::optional<std::int64_t> hi, std::uint64_t x, std::uint64_t y) {
     if (!lo || !hi) {
-      refuse("intent.bins",
+      refuse(FindingCode::kIntentBins,
              "cursorBinId needs lowerBinId and upperBinId in the request, so the share of the "
              "amounts left can be checked");
       return;
     }
     if (cursor <= *lo || cursor > *hi) {
-      refuse("intent.bins", "cursorBinId " + std::to_string(cursor) +
-                                " lies outside the requested bins after the first");
+      refuse(FindingCode::kIntentBins, "cursorBinId " + std::to_string(cursor) +
+                                           " lies outside the requested bins after the first");
       return;
     }
     if (range_sums_.front().lower != cursor || range_sums_.back().upper != *hi) {
-      refuse("intent.bins", "the steps do not cover exactly the bins from cursorBinId " +
-                                std::to_string(cursor) + " to " + std::to_string(*hi));
+      refuse(FindingCode::kIntentBins, "the steps do not cover exactly the bins from cursorBinId " +
+                                           std::to_string(cursor) + " to " + std::to_string(*hi));
     }
     const std::int64_t span = *hi - *lo + 1;  // bin ids are bounded: no overflow
     const auto width = static_cast<unsigned __int128>(span);
@@ -1058,16 +1070,16 @@ class Reviewer {
       const std::string asked = text(field);
       const auto asked_units = parse_base_units(asked);
       if (!asked_units) {
-        refuse("intent.amount", std::string(field) + " is not a base-unit amount");
+        refuse(FindingCode::kIntentAmount, std::string(field) + " is not a base-unit amount");
         continue;
       }
       const auto total = static_cast<unsigned __int128>(*asked_units);
       const auto share = static_cast<std::uint64_t>((total * left + width - 1) / width) + skipped;
       if (got > share) {
-        refuse("intent.amount", std::string(field) + ": the resumed steps deposit " +
-                                    std::to_string(got) + ", more than the " +
-                                    std::to_string(share) + " left of " + asked + " for bins " +
-                                    std::to_string(cursor) + " to " + std::to_string(*hi));
+        refuse(FindingCode::kIntentAmount,
+               std::string(field) + ": the resumed steps deposit " + std::to_string(got) +
+                   ", more than the " + std::to_string(share) + " left of " + asked + " for bins " +
+                   std::to_string(cursor) + " to " + std::to_string(*hi));
       }
     }
   }

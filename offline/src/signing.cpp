@@ -58,7 +58,8 @@ Result<std::vector<Signature>> sign_steps(const Review& review, SigningContext& 
 
 envelope::Refusal refusal_of(const std::vector<Finding>& refusals) {
   envelope::Refusal r;
-  r.code = refusals.empty() ? "policy.refused" : refusals.front().code;
+  r.code =
+      refusals.empty() ? std::string(FindingCode::kPolicyRefused.name()) : refusals.front().code;
   for (const auto& f : refusals) {
     std::string part =
         f.code + (f.step ? " (step " + std::to_string(*f.step + 1) + ")" : "") + ": " + f.message;
@@ -80,8 +81,9 @@ Replay check_replay(const std::vector<AuditEntry>& entries, const envelope::Sign
 }
 
 envelope::Refusal replay_refusal(const AuditEntry& earlier) {
-  return {"policy.replay", "request id already signed (audit entry " + std::to_string(earlier.seq) +
-                               ") for other transactions"};
+  return {std::string(FindingCode::kPolicyReplay.name()),
+          "request id already signed (audit entry " + std::to_string(earlier.seq) +
+              ") for other transactions"};
 }
 
 Examination examine(const envelope::SignRequest& request, const Policy& policy,
@@ -130,7 +132,7 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
       return finish(std::move(e), replay.earlier->signatures);
     }
     AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
-    e.codes = {"policy.replay"};
+    e.codes = {std::string(FindingCode::kPolicyReplay.name())};
     return finish(std::move(e), replay_refusal(*replay.earlier));
   }
 
@@ -154,9 +156,9 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   // Time passes while a person reads: the deadline is checked again.
   if (c.clock() > static_cast<std::int64_t>(q.deadline)) {
     AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
-    e.codes = {"policy.deadline_passed"};
+    e.codes = {std::string(FindingCode::kPolicyDeadlinePassed.name())};
     return finish(std::move(e),
-                  envelope::Refusal{"policy.deadline_passed",
+                  envelope::Refusal{std::string(FindingCode::kPolicyDeadlinePassed.name()),
                                     "the deadline passed while waiting for the answer"});
   }
 

@@ -677,9 +677,9 @@ class StepBinder {
       if (kind && std::find(allowed.begin(), allowed.end(), *kind) != allowed.end()) continue;
       if (program == programs::key(programs::kComputeBudget)) {
         if (!ix.accounts.empty() || !budget_seen.insert(d.instruction).second) {
-          refuse("intent.instruction", "instruction " + std::to_string(i + 1) +
-                                           " (compute budget " + d.instruction +
-                                           ") is repeated or names accounts");
+          refuse(FindingCode::kIntentInstruction, "instruction " + std::to_string(i + 1) +
+                                                      " (compute budget " + d.instruction +
+                                                      ") is repeated or names accounts");
         }
         continue;
       }
@@ -687,7 +687,7 @@ class StepBinder {
         // The runtime treats only a first-instruction advance as a durable nonce; the nonce
         // rules of the policy apply to it (policy.durable_nonce).
         if (i != 0)
-          refuse("intent.instruction",
+          refuse(FindingCode::kIntentInstruction,
                  "instruction " + std::to_string(i + 1) +
                      " advances a nonce account; a nonce advance may only come first");
         bind_nonce(i);
@@ -698,24 +698,24 @@ class StepBinder {
         bind_ata_creation(i, step_mints);
         continue;
       }
-      refuse("intent.instruction", "instruction " + std::to_string(i + 1) + " (" + d.program + " " +
-                                       d.instruction + ") is not part of " +
-                                       std::string(action_name(in_.action)) + "'s template");
+      refuse(FindingCode::kIntentInstruction,
+             "instruction " + std::to_string(i + 1) + " (" + d.program + " " + d.instruction +
+                 ") is not part of " + std::string(action_name(in_.action)) + "'s template");
     }
     if (mains != 1) {
-      refuse("intent.instruction", "a step of " + std::string(action_name(in_.action)) +
-                                       " holds exactly one of its instructions (" + main_names() +
-                                       "), not " + std::to_string(mains));
+      refuse(FindingCode::kIntentInstruction, "a step of " + std::string(action_name(in_.action)) +
+                                                  " holds exactly one of its instructions (" +
+                                                  main_names() + "), not " + std::to_string(mains));
     }
     compare_flags();
   }
 
  private:
-  void refuse(std::string code, std::string message) {
-    out_.refusals.push_back({std::move(code), std::move(message), s_.index});
+  void refuse(FindingCode code, std::string message) {
+    out_.refusals.emplace_back(code, std::move(message), s_.index);
   }
-  void warn(std::string code, std::string message) {
-    out_.warnings.push_back({std::move(code), std::move(message), s_.index});
+  void warn(FindingCode code, std::string message) {
+    out_.warnings.emplace_back(code, std::move(message), s_.index);
   }
 
   std::string main_names() const {
@@ -774,9 +774,9 @@ class StepBinder {
       const std::optional<PublicKey>& key = keys[p];
       if (p >= spec.size()) {
         if (!carries_route(kind)) {
-          refuse("intent.account", where + " passes " + std::to_string(ix.accounts.size()) +
-                                       " accounts; its template names " +
-                                       std::to_string(spec.size()));
+          refuse(FindingCode::kIntentAccount,
+                 where + " passes " + std::to_string(ix.accounts.size()) +
+                     " accounts; its template names " + std::to_string(spec.size()));
           return;
         }
         route_account(p - spec.size(), account, key, where, bindings);
@@ -784,9 +784,9 @@ class StepBinder {
       }
       const Spec& rule = spec[p];
       if (p >= d.account_names.size() || d.account_names[p] != rule.role) {
-        refuse("intent.account", where + ": account " + std::to_string(p + 1) +
-                                     " is not the template's " + std::string(rule.role) +
-                                     " (the IDL and the template disagree)");
+        refuse(FindingCode::kIntentAccount, where + ": account " + std::to_string(p + 1) +
+                                                " is not the template's " + std::string(rule.role) +
+                                                " (the IDL and the template disagree)");
         return;
       }
       use(account, p < d.account_writable.size() && d.account_writable[p],
@@ -817,9 +817,9 @@ class StepBinder {
       for (std::size_t b = a + 1; b < spec.size() && b < keys.size(); ++b) {
         if (!keys[a] || !keys[b] || *keys[a] != *keys[b]) continue;
         if (bin_array_role(spec[a].role) && bin_array_role(spec[b].role)) continue;
-        refuse("intent.account", where + ": " + short_key(*keys[a]) + " stands as both " +
-                                     std::string(spec[a].role) + " and " +
-                                     std::string(spec[b].role));
+        refuse(FindingCode::kIntentAccount, where + ": " + short_key(*keys[a]) +
+                                                " stands as both " + std::string(spec[a].role) +
+                                                " and " + std::string(spec[b].role));
       }
     }
   }
@@ -831,7 +831,7 @@ class StepBinder {
       return refuse_account(role, key, where, want);
     };
     if (rule.src != Src::kManager && key == in_.policy.manager) {
-      refuse("intent.account",
+      refuse(FindingCode::kIntentAccount,
              where + ": " + role + " is the manager's key, which signs only as the manager");
       return AccountBinding{role, "refused", "the manager's key in another role"};
     }
@@ -894,9 +894,10 @@ class StepBinder {
       return {role, "instruction",
               "the instruction's own " + role + " argument (no build request)"};
     }
-    warn("warn.unbound_account", where + ": " + role + " " + short_key(key) +
-                                     " would be named by the build request, and none came with "
-                                     "this request");
+    warn(FindingCode::kWarnUnboundAccount,
+         where + ": " + role + " " + short_key(key) +
+             " would be named by the build request, and none came with "
+             "this request");
     return not_own({role, "unbound", "no build request names it"}, key, where);
   }
 
@@ -906,9 +907,10 @@ class StepBinder {
   AccountBinding not_own(AccountBinding binding, const PublicKey& key, const std::string& where) {
     if (binding.source == "refused") return binding;
     if (const auto own = in_.own.what(key)) {
-      refuse("intent.account", where + ": " + binding.role + " " + short_key(key) + " is " + *own +
-                                   "; an account the template does not bind to its source may "
-                                   "not be one of the vault's own");
+      refuse(FindingCode::kIntentAccount,
+             where + ": " + binding.role + " " + short_key(key) + " is " + *own +
+                 "; an account the template does not bind to its source may "
+                 "not be one of the vault's own");
       return {binding.role, "refused", "the vault's own account (" + *own + ")"};
     }
     return binding;
@@ -917,7 +919,8 @@ class StepBinder {
   // Refuses an account, naming what the template wanted in its place.
   AccountBinding refuse_account(const std::string& role, const PublicKey& key,
                                 const std::string& where, const std::string& want) {
-    refuse("intent.account", where + ": " + role + " is " + short_key(key) + ", not " + want);
+    refuse(FindingCode::kIntentAccount,
+           where + ": " + role + " is " + short_key(key) + ", not " + want);
     return AccountBinding{role, "refused", "not " + want};
   }
 
@@ -961,7 +964,7 @@ class StepBinder {
     // without a hint the account is shown unbound and never auto-approved.
     const auto& pools = in_.request.hints.pools;
     if (pools.empty()) {
-      warn("warn.unbound_account",
+      warn(FindingCode::kWarnUnboundAccount,
            where + ": lb_pair " + short_key(key) +
                " is not named by a pool hint; which pool the position is in is known "
                "only on chain");
@@ -988,7 +991,7 @@ class StepBinder {
                                   short_key(pinned->address) + ")");
       return {role, "policy", "market " + pinned->symbol + ", pinned by the policy"};
     }
-    warn("warn.unbound_account",
+    warn(FindingCode::kWarnUnboundAccount,
          where + ": market " + short_key(key) +
              " is the online half's choice; the policy pins no market for this symbol "
              "([[markets]] in the policy binds it)");
@@ -1004,9 +1007,10 @@ class StepBinder {
     const std::string role = "route account " + std::to_string(n + 1);
     if (account < m_.header.num_required_signatures || (key && *key == in_.policy.manager) ||
         (key && *key == in_.request.vault)) {
-      refuse("intent.account", where + ": " + role +
-                                   " is a signer, the manager or the vault; route accounts are "
-                                   "the pools the route passes through");
+      refuse(FindingCode::kIntentAccount,
+             where + ": " + role +
+                 " is a signer, the manager or the vault; route accounts are "
+                 "the pools the route passes through");
       bindings.push_back({role, "refused", "a route account may not sign"});
       return;
     }
@@ -1019,28 +1023,30 @@ class StepBinder {
   void route(Decoded& d, const std::vector<std::optional<PublicKey>>& keys,
              const std::string& where) {
     if (auto decoded = in_.decoders.decode_cpi_arguments(d, keys); !decoded.ok()) {
-      refuse("policy.undecodable", where + ": " + decoded.error().message());
+      refuse(FindingCode::kPolicyUndecodable, where + ": " + decoded.error().message());
       return;
     }
     const auto it = d.nested.find("route");
     if (it == d.nested.end()) {
-      refuse("policy.undecodable", where + ": the route is missing");
+      refuse(FindingCode::kPolicyUndecodable, where + ": the route is missing");
       return;
     }
     const Decoded& r = it->second;
     if (r.instruction != "route" && r.instruction != "shared_accounts_route") {
-      refuse("intent.route", where + ": the route is Jupiter's " + r.instruction +
-                                 "; only exact-in routes (route, shared_accounts_route) state "
-                                 "the amount they spend");
+      refuse(FindingCode::kIntentRoute,
+             where + ": the route is Jupiter's " + r.instruction +
+                 "; only exact-in routes (route, shared_accounts_route) state "
+                 "the amount they spend");
       return;
     }
     const ojson& a = r.args;
     if (!a.contains("platform_fee_bps") || !a["platform_fee_bps"].is_number_unsigned() ||
         a["platform_fee_bps"].get<std::uint64_t>() != 0) {
-      refuse("intent.fee", where + ": the route takes a platform fee of " +
-                               (a.contains("platform_fee_bps") ? a["platform_fee_bps"].dump()
-                                                               : std::string("?")) +
-                               " bps; a vault swap pays none");
+      refuse(
+          FindingCode::kIntentFee,
+          where + ": the route takes a platform fee of " +
+              (a.contains("platform_fee_bps") ? a["platform_fee_bps"].dump() : std::string("?")) +
+              " bps; a vault swap pays none");
     }
     route_plan(a, where);
   }
@@ -1049,7 +1055,7 @@ class StepBinder {
   // leaving each index add up to 100%, and every hop leads to the one final output.
   void route_plan(const ojson& a, const std::string& where) {
     if (!a.contains("route_plan") || !a["route_plan"].is_array() || a["route_plan"].empty()) {
-      refuse("intent.route", where + ": the route has no hops");
+      refuse(FindingCode::kIntentRoute, where + ": the route has no hops");
       return;
     }
     std::map<std::uint64_t, std::uint64_t> share_out;
@@ -1065,9 +1071,9 @@ class StepBinder {
                  output = field("output_index");
       if (!percent || !input || !output || *percent == 0 || *percent > 100 || *output <= *input ||
           produced.count(*input) == 0) {
-        refuse("intent.route", where +
-                                   ": a hop of the route does not follow from the one "
-                                   "before it (shares and indexes)");
+        refuse(FindingCode::kIntentRoute, where +
+                                              ": a hop of the route does not follow from the one "
+                                              "before it (shares and indexes)");
         return;
       }
       share_out[*input] += *percent;
@@ -1077,14 +1083,16 @@ class StepBinder {
     }
     for (const auto& [index, share] : share_out) {
       if (share != 100) {
-        refuse("intent.route", where + ": the route splits token " + std::to_string(index) +
-                                   " into shares adding up to " + std::to_string(share) + "%");
+        refuse(FindingCode::kIntentRoute, where + ": the route splits token " +
+                                              std::to_string(index) + " into shares adding up to " +
+                                              std::to_string(share) + "%");
         return;
       }
     }
     for (const auto index : produced) {
       if (index != last && consumed.count(index) == 0) {
-        refuse("intent.route", where + ": the route leaves an intermediate token unswapped");
+        refuse(FindingCode::kIntentRoute,
+               where + ": the route leaves an intermediate token unswapped");
         return;
       }
     }
@@ -1102,7 +1110,8 @@ class StepBinder {
                           "the durable-nonce rule of the policy applies (policy.durable_nonce)"});
     }
     if (ix.accounts.size() != 3)
-      refuse("intent.instruction", "the nonce advance must name exactly its three accounts");
+      refuse(FindingCode::kIntentInstruction,
+             "the nonce advance must name exactly its three accounts");
   }
 
   // The vault's own associated token accounts, paid by the manager, for a mint the step's
@@ -1115,7 +1124,7 @@ class StepBinder {
     auto& bindings = s_.bindings[i];
     if (ix.accounts.size() != 6 ||
         std::any_of(keys.begin(), keys.end(), [](const auto& k) { return !k.has_value(); })) {
-      refuse("intent.instruction", where + " must name its six accounts as static keys");
+      refuse(FindingCode::kIntentInstruction, where + " must name its six accounts as static keys");
       return;
     }
     const bool flags[][2] = {{true, true},   {true, false},  {false, false},
@@ -1129,7 +1138,7 @@ class StepBinder {
         std::find(mints.begin(), mints.end(), mint) == mints.end() ||
         system != programs::key(programs::kSystem) || !token_ok ||
         ata != in_.derivations.associated(owner, mint, token)) {
-      refuse("intent.account",
+      refuse(FindingCode::kIntentAccount,
              where + " creates " + short_key(ata) + " for owner " + short_key(owner) +
                  "; the template allows only the vault's own token account for a mint of the "
                  "step, paid by the manager");
@@ -1151,16 +1160,16 @@ class StepBinder {
       if (!role.key) continue;
       const std::string name = short_key(*role.key);
       if (!free_flags_[j] && role.writable_requested != want_writable_[j]) {
-        refuse("intent.account", "account " + name + " is " +
-                                     (role.writable_requested ? "writable" : "read-only") +
-                                     " in the header; the instructions' interfaces make it " +
-                                     (want_writable_[j] ? "writable" : "read-only"));
+        refuse(FindingCode::kIntentAccount,
+               "account " + name + " is " + (role.writable_requested ? "writable" : "read-only") +
+                   " in the header; the instructions' interfaces make it " +
+                   (want_writable_[j] ? "writable" : "read-only"));
       }
       if (role.signer && !want_signer_[j]) {
-        refuse("intent.signer",
+        refuse(FindingCode::kIntentSigner,
                "account " + name + " must sign, but no instruction of the template asks it to");
       } else if (!role.signer && want_signer_[j]) {
-        refuse("intent.signer",
+        refuse(FindingCode::kIntentSigner,
                "account " + name + " must sign per its instruction, but the header does not ask");
       }
     }
@@ -1385,8 +1394,8 @@ class BatchBinder {
     if (const auto cursor = body_int(in_.intent, "cursorBinId")) lo = cursor;
     if (in_.action == Action::kDlmmRemove) {
       if (lo && hi && (ranges->front().lower != *lo || ranges->back().upper != *hi)) {
-        refuse("intent.bins", "the removals do not cover exactly bins " + std::to_string(*lo) +
-                                  " to " + std::to_string(*hi));
+        refuse(FindingCode::kIntentBins, "the removals do not cover exactly bins " +
+                                             std::to_string(*lo) + " to " + std::to_string(*hi));
       }
       return;
     }
@@ -1399,29 +1408,29 @@ class BatchBinder {
   }
 
  private:
-  void refuse(std::string code, std::string message,
+  void refuse(FindingCode code, std::string message,
               std::optional<std::size_t> step = std::nullopt) {
-    out_.refusals.push_back({std::move(code), std::move(message), step});
+    out_.refusals.emplace_back(code, std::move(message), step);
   }
 
   // The number of steps, and the follow-ups they announce: only by the last step, and only
   // actions this one may need.
   void check_steps() {
     if (!ranged(in_.action) && steps_.size() != 1) {
-      refuse("intent.steps", action_ + " builds exactly one step; the request has " +
-                                 std::to_string(steps_.size()));
+      refuse(FindingCode::kIntentSteps, action_ + " builds exactly one step; the request has " +
+                                            std::to_string(steps_.size()));
     }
     const auto allowed_next = follow_ups(in_.action);
     for (std::size_t i = 0; i < in_.request.steps.size(); ++i) {
       const auto& next = in_.request.steps[i].next_action;
       if (!next) continue;
       if (std::find(allowed_next.begin(), allowed_next.end(), *next) == allowed_next.end()) {
-        refuse("intent.steps",
+        refuse(FindingCode::kIntentSteps,
                "step " + std::to_string(i + 1) + " announces a follow-up " + *next + ", which " +
                    action_ + " never needs",
                i);
       } else if (i + 1 != in_.request.steps.size()) {
-        refuse("intent.steps", "only the last step may announce a follow-up", i);
+        refuse(FindingCode::kIntentSteps, "only the last step may announce a follow-up", i);
       }
     }
   }
@@ -1437,9 +1446,9 @@ class BatchBinder {
         if (k == in_.policy.manager) continue;
         const auto [it, fresh] = made.emplace(k, s.index);
         if (!fresh && it->second != s.index) {
-          refuse("intent.signer", "steps " + std::to_string(it->second + 1) + " and " +
-                                      std::to_string(s.index + 1) + " both make account " +
-                                      to_base58(k));
+          refuse(FindingCode::kIntentSigner, "steps " + std::to_string(it->second + 1) + " and " +
+                                                 std::to_string(s.index + 1) +
+                                                 " both make account " + to_base58(k));
         }
       }
     }
@@ -1470,7 +1479,7 @@ class BatchBinder {
       r.upper = *hi;
       if (r.upper < r.lower ||
           static_cast<std::uint64_t>(r.upper - r.lower) + 1 > kMaxBinsPerStep) {
-        refuse("intent.bins",
+        refuse(FindingCode::kIntentBins,
                "step " + std::to_string(s.index + 1) + " covers bins " + std::to_string(r.lower) +
                    " to " + std::to_string(r.upper) + "; a step covers 1 to 70 bins",
                s.index);
@@ -1487,14 +1496,14 @@ class BatchBinder {
               [](const Range& a, const Range& b) { return a.lower < b.lower; });
     for (std::size_t i = 1; i < ranges.size(); ++i) {
       if (ranges[i].lower <= ranges[i - 1].upper) {
-        refuse("intent.bins", "steps " + std::to_string(ranges[i - 1].step + 1) + " and " +
-                                  std::to_string(ranges[i].step + 1) + " overlap at bin " +
-                                  std::to_string(ranges[i].lower) +
-                                  ": the same bins would be funded or removed twice");
+        refuse(FindingCode::kIntentBins, "steps " + std::to_string(ranges[i - 1].step + 1) +
+                                             " and " + std::to_string(ranges[i].step + 1) +
+                                             " overlap at bin " + std::to_string(ranges[i].lower) +
+                                             ": the same bins would be funded or removed twice");
         return false;
       }
       if (ranges[i].lower != ranges[i - 1].upper + 1) {
-        refuse("intent.bins",
+        refuse(FindingCode::kIntentBins,
                "the steps' bins leave a gap before bin " + std::to_string(ranges[i].lower));
         return false;
       }
@@ -1521,12 +1530,12 @@ class BatchBinder {
             (static_cast<unsigned __int128>(*total) * bins + width - 1) / width + ranges.size());
         const std::optional<std::uint64_t>& deposit = r.*pick;
         if (!deposit) {
-          refuse("intent.amount",
+          refuse(FindingCode::kIntentAmount,
                  "step " + std::to_string(r.step + 1) + "'s " + field +
                      " deposit is not an unsigned integer",
                  r.step);
         } else if (*deposit > share) {
-          refuse("intent.amount",
+          refuse(FindingCode::kIntentAmount,
                  "step " + std::to_string(r.step + 1) + " deposits " + std::to_string(*deposit) +
                      " of " + field + " into " + std::to_string(r.upper - r.lower + 1) +
                      " bins; their share of " + std::to_string(*total) + " over " +

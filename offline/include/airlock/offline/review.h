@@ -16,6 +16,7 @@
 #include <airlock/formats/envelope.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/offline/decode.h>
+#include <airlock/offline/findings.h>
 #include <airlock/offline/policy.h>
 
 namespace airlock::offline {
@@ -23,8 +24,11 @@ namespace airlock::offline {
 // The vault program every manager instruction goes through.
 inline constexpr std::string_view kVaultProgram = "AirLockVau1t1111111111111111111111111111111";
 
-// A reason to refuse (code "policy.*" or "intent.*") or to warn ("warn.*").
+// A reason to refuse (code "policy.*" or "intent.*") or to warn ("warn.*"). Made only from a
+// FindingCode (findings.h); the code is kept as its name for the log, the answer and the JSON.
 struct Finding {
+  Finding(FindingCode finding, std::string why, std::optional<std::size_t> at = std::nullopt)
+      : code(finding.name()), message(std::move(why)), step(at) {}
   std::string code;
   std::string message;
   std::optional<std::size_t> step;
