@@ -97,7 +97,7 @@ class Reviewer {
              "action '" + q_.action + "' is not a builder action this version knows");
     if (!policy_.rule(q_.action).allowed)
       refuse(FindingCode::kPolicyActionNotAllowed, "the policy does not allow " + q_.action);
-    if (q_.action == "vault/initialize") {
+    if (action_ == Action::kVaultInitialize) {
       if (!policy_.allow_vault_initialize)
         refuse(FindingCode::kPolicyVaultNotAllowed, "the policy does not allow creating vaults");
     } else if (policy_.vaults.count(q_.vault) == 0) {
@@ -112,7 +112,7 @@ class Reviewer {
     }
     if (!intent_.is_object()) {
       refuse(FindingCode::kIntentUnreadable, "the build request body is not a JSON object");
-    } else if (q_.action != "vault/initialize") {
+    } else if (action_ != Action::kVaultInitialize) {
       // The envelope's vault is what the transactions are checked against; it must be the one
       // the manager's body names, or a two-vault policy could be steered to the other vault.
       const bool named = intent_.contains("vault") && intent_["vault"].is_string() &&
@@ -496,12 +496,11 @@ class Reviewer {
                              std::size_t position, std::size_t index) {
     const PublicKey& program = m.static_keys[ix.program_index];
     if (program == programs::key(kVaultProgram)) return;
-    if (q_.action == "perp/onboard" &&
-        program == programs::key("PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY"))
+    if (action_ == Action::kPerpOnboard && program == programs::key(kPerpVenue)) return;
+    if (program == programs::key(programs::kAssociatedToken) && d.instruction != "recover_nested")
       return;
-    if (d.program == "Associated Token Account Program" && d.instruction != "recover_nested")
+    if (program == programs::key(programs::kSystem) && d.instruction == "advance_nonce_account")
       return;
-    if (d.program == "System Program" && d.instruction == "advance_nonce_account") return;
     for (const auto account : ix.accounts) {
       if (account < m.header.num_required_signatures && account < m.static_keys.size() &&
           m.static_keys[account] == policy_.manager) {
@@ -525,7 +524,9 @@ class Reviewer {
       }
       return std::nullopt;
     };
-    const bool token = d.program == "SPL Token Program" || d.program == "SPL Token-2022 Program";
+    const PublicKey& program = s.tx.message.static_keys[ix.program_index];
+    const bool token = program == programs::key(programs::kToken) ||
+                       program == programs::key(programs::kToken2022);
     if (token && d.instruction == "set_authority")
       warn(FindingCode::kWarnAuthorityChange,
            "token set_authority moves " + d.args["authority_type"].dump() + " authority", index);
@@ -556,7 +557,7 @@ class Reviewer {
       warn(FindingCode::kWarnTransferFromManager,
            "a token transfer spends from the manager's own account", index);
     }
-    if (d.program == "System Program") {
+    if (program == programs::key(programs::kSystem)) {
       if ((d.instruction == "transfer" || d.instruction == "transfer_with_seed") &&
           named("from") == policy_.manager) {
         warn(
@@ -597,11 +598,10 @@ class Reviewer {
       const auto& ix = m.instructions[i];
       const PublicKey& program = m.static_keys[ix.program_index];
       const bool perp_onboard =
-          q_.action == "perp/onboard" &&
-          program == programs::key("PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY");
+          action_ == Action::kPerpOnboard && program == programs::key(kPerpVenue);
       if (program != vault_program && !perp_onboard) continue;
       ++vault_ixs;
-      if (q_.action != "vault/initialize") {
+      if (action_ != Action::kVaultInitialize) {
         if (ix.accounts.empty() || ix.accounts[0] >= m.static_keys.size() ||
             m.static_keys[ix.accounts[0]] != q_.vault) {
           refuse(FindingCode::kPolicyVaultNotStatic,
@@ -686,7 +686,6 @@ class Reviewer {
   // A swap or sweep, and the zap-out's swap: mints, amounts, slippage and the route.
   void swap_intent(const Decoded& d, std::size_t index) {
     const ojson& a = d.args;
-    const std::string& action = q_.action;
     if (d.instruction == "aggregator_swap") {
       expect_equal(FindingCode::kIntentMint, "source mint", a["source_mint"], text("sourceMint"),
                    index);
@@ -697,9 +696,11 @@ class Reviewer {
       route_intent(d, index, text("amount"));
     } else if (d.instruction == "aggregator_initialize") {
       expect_equal(FindingCode::kIntentMint, "strategy token", a["target_mint"],
-                   action == "aggregator/swap" ? text("destinationMint") : text("mint"), index);
-      if (action == "aggregator/swap" &&
-          (!q_.steps[index].next_action || *q_.steps[index].next_action != "aggregator/swap")) {
+                   action_ == Action::kAggregatorSwap ? text("destinationMint") : text("mint"),
+                   index);
+      if (action_ == Action::kAggregatorSwap &&
+          (!q_.steps[index].next_action ||
+           *q_.steps[index].next_action != action_name(Action::kAggregatorSwap))) {
         refuse(FindingCode::kIntentInstruction,
                "a swap step that only sets up a strategy must be followed by the swap itself",
                index);
@@ -1025,7 +1026,7 @@ class Reviewer {
     }
     const auto lo = integer("lowerBinId");
     auto hi = integer("upperBinId");
-    if (hi && q_.action == "dlmm/open") *hi -= 1;  // exclusive in dlmm/open's body
+    if (hi && action_ == Action::kDlmmOpen) *hi -= 1;  // exclusive in dlmm/open's body
     if (const auto cursor = integer("cursorBinId")) {
       resumed_amounts(*cursor, lo, hi, x, y);
       return;
@@ -1034,7 +1035,7 @@ class Reviewer {
                  0);
     expect_equal(FindingCode::kIntentAmount, "total amountY", std::to_string(y), text("amountY"),
                  0);
-    if (q_.action == "dlmm/open" &&
+    if (action_ == Action::kDlmmOpen &&
         (!lo || !hi || range_sums_.front().lower != *lo || range_sums_.back().upper != *hi)) {
       refuse(FindingCode::kIntentBins, "the positions do not cover exactly the requested bins");
     }

@@ -5,6 +5,7 @@
 #include <airlock/common/pda.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/units.h>
+#include <airlock/formats/actions.h>
 #include <airlock/offline/templates.h>
 #include <airlock/offline/vault_addresses.h>
 
@@ -13,10 +14,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr std::string_view kVaultProgram = "AirLockVau1t1111111111111111111111111111111";
-constexpr std::string_view kJupiter = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
-constexpr std::string_view kDlmm = "LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo";
-constexpr std::string_view kPerpVenue = "PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY";
 constexpr std::size_t kMaxBinsPerStep = 70;  // one DLMM bin array's worth per transaction
 
 // ---- where an account comes from ----------------------------------------------------------
@@ -1217,66 +1214,12 @@ struct Range {
 
 }  // namespace
 
+// The enum follows the spec's order, as the one list of names does (formats/actions.h).
+static_assert(kBuilderActions.size() == kActionCount);
+
 std::string_view action_name(Action action) {
-  switch (action) {
-    case Action::kAggregatorInitialize:
-      return "aggregator/initialize";
-    case Action::kAggregatorSwap:
-      return "aggregator/swap";
-    case Action::kAggregatorSweep:
-      return "aggregator/sweep";
-    case Action::kDlmmInitialize:
-      return "dlmm/initialize";
-    case Action::kDlmmOpen:
-      return "dlmm/open";
-    case Action::kDlmmAdd:
-      return "dlmm/add";
-    case Action::kDlmmRemove:
-      return "dlmm/remove";
-    case Action::kDlmmFlip:
-      return "dlmm/flip";
-    case Action::kDlmmClaimFee:
-      return "dlmm/claim-fee";
-    case Action::kDlmmZapOut:
-      return "dlmm/zap-out";
-    case Action::kDlmmClose:
-      return "dlmm/close";
-    case Action::kDlmmExtend:
-      return "dlmm/extend";
-    case Action::kDlmmAddRange:
-      return "dlmm/add-range";
-    case Action::kDlmmZapOutSwap:
-      return "dlmm/zap-out/swap";
-    case Action::kDlmmLimitOrderPlace:
-      return "dlmm/limit-order/place";
-    case Action::kDlmmLimitOrderCancel:
-      return "dlmm/limit-order/cancel";
-    case Action::kPerpInitialize:
-      return "perp/initialize";
-    case Action::kPerpOnboard:
-      return "perp/onboard";
-    case Action::kPerpDeposit:
-      return "perp/deposit";
-    case Action::kPerpWithdraw:
-      return "perp/withdraw";
-    case Action::kPerpOrder:
-      return "perp/order";
-    case Action::kPerpCancel:
-      return "perp/cancel";
-    case Action::kPerpSweep:
-      return "perp/sweep";
-    case Action::kVaultInitialize:
-      return "vault/initialize";
-    case Action::kVaultUpdate:
-      return "vault/update";
-    case Action::kVaultClaimFee:
-      return "vault/claim-fee";
-    case Action::kVaultClose:
-      return "vault/close";
-    case Action::kStrategyClose:
-      return "strategy/close";
-  }
-  return "";
+  const auto i = static_cast<std::size_t>(action);
+  return i < kBuilderActions.size() ? kBuilderActions[i] : std::string_view();
 }
 
 std::optional<Action> parse_action(std::string_view name) {

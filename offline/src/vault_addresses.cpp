@@ -2,15 +2,10 @@
 #include <airlock/common/pda.h>
 #include <airlock/common/programs.h>
 #include <airlock/offline/review.h>
+#include <airlock/offline/templates.h>
 #include <airlock/offline/vault_addresses.h>
 
 namespace airlock::offline {
-namespace {
-
-constexpr std::string_view kDlmm = "LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo";
-
-}  // namespace
-
 std::optional<PublicKey> Derivations::pda(const std::vector<Bytes>& seeds,
                                           const PublicKey& program) {
   Bytes key;

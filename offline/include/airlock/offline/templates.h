@@ -53,6 +53,12 @@ enum class Action {
 };
 inline constexpr int kActionCount = 28;
 
+// The programs the vault program calls, fixed by its templates (kVaultProgram: review.h). The
+// perp venue's is also perp/onboard's one instruction's own.
+inline constexpr std::string_view kJupiter = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
+inline constexpr std::string_view kDlmm = "LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo";
+inline constexpr std::string_view kPerpVenue = "PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY";
+
 [[nodiscard]] std::string_view action_name(Action action);
 [[nodiscard]] std::optional<Action> parse_action(std::string_view name);
 
