@@ -49,39 +49,57 @@ void VaultAddresses::add_holding(const PublicKey& account) { pending_holdings_.p
 
 std::optional<std::string> VaultAddresses::what(const PublicKey& key) {
   compute_pending();
-  if (const auto it = own_.find(key); it != own_.end()) return it->second;
+  const auto it = own_.find(key);
+  if (it == own_.end()) return std::nullopt;
+  const std::string subject = to_base58(it->second.subject);
+  switch (it->second.kind) {
+    case Kind::kVault:
+      return "the vault";
+    case Kind::kPerpStrategy:
+      return "the vault's perp strategy";
+    case Kind::kTrader:
+      return "the vault's perp trader account";
+    case Kind::kManagerShares:
+      return "the manager's fee-share account of the vault";
+    case Kind::kTokenAccount:
+      return "the vault's token account for mint " + subject;
+    case Kind::kAggregatorStrategy:
+      return "the vault's aggregator strategy for mint " + subject;
+    case Kind::kHolding:
+      return "the vault's position or order " + subject;
+    case Kind::kPositionStrategy:
+      return "the vault's strategy for position " + subject;
+    case Kind::kOrderStrategy:
+      return "the vault's strategy for limit order " + subject;
+  }
   return std::nullopt;
 }
 
 void VaultAddresses::compute_pending() {
-  const auto note = [&](const std::optional<PublicKey>& address, std::string what) {
-    if (address) own_.emplace(*address, std::move(what));
+  const auto note = [&](const std::optional<PublicKey>& address, Kind kind,
+                        const PublicKey& subject) {
+    if (address) own_.emplace(*address, Own{kind, subject});
   };
   if (!fixed_done_) {
     fixed_done_ = true;
-    note(vault_, "the vault");
-    note(derive_.vault_pda({seed("perp"), seed(vault_)}), "the vault's perp strategy");
-    note(derive_.vault_pda({seed("trader"), seed(vault_)}), "the vault's perp trader account");
-    note(derive_.vault_pda({seed("manager_shares"), seed(vault_)}),
-         "the manager's fee-share account of the vault");
+    note(vault_, Kind::kVault, vault_);
+    note(derive_.vault_pda({seed("perp"), seed(vault_)}), Kind::kPerpStrategy, vault_);
+    note(derive_.vault_pda({seed("trader"), seed(vault_)}), Kind::kTrader, vault_);
+    note(derive_.vault_pda({seed("manager_shares"), seed(vault_)}), Kind::kManagerShares, vault_);
   }
   for (const auto& mint : pending_mints_) {
-    const std::string m = to_base58(mint);
-    for (const auto program : {programs::kToken, programs::kToken2022}) {
-      note(derive_.associated(vault_, mint, programs::key(program)),
-           "the vault's token account for mint " + m);
-    }
+    for (const auto program : {programs::kToken, programs::kToken2022})
+      note(derive_.associated(vault_, mint, programs::key(program)), Kind::kTokenAccount, mint);
     note(derive_.vault_pda({seed("aggregator"), seed(vault_), seed(mint)}),
-         "the vault's aggregator strategy for mint " + m);
+         Kind::kAggregatorStrategy, mint);
   }
   pending_mints_.clear();
   for (const auto& holding : pending_holdings_) {
-    const std::string h = to_base58(holding);
-    note(holding, "the vault's position or order " + h);
-    note(derive_.vault_pda({seed("dlmm"), seed(vault_), seed(holding)}),
-         "the vault's strategy for position " + h);
+    note(holding, Kind::kHolding, holding);
+    note(derive_.vault_pda({seed("dlmm"), seed(vault_), seed(holding)}), Kind::kPositionStrategy,
+         holding);
     note(derive_.vault_pda({seed("limit_order"), seed(vault_), seed(holding)}),
-         "the vault's strategy for limit order " + h);
+         Kind::kOrderStrategy, holding);
   }
   pending_holdings_.clear();
 }

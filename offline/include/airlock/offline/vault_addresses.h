@@ -49,12 +49,28 @@ class VaultAddresses {
   [[nodiscard]] std::optional<std::string> what(const PublicKey& key);
 
  private:
+  // What an address is, worded only when one is asked about (most never are).
+  enum class Kind {
+    kVault,
+    kPerpStrategy,
+    kTrader,
+    kManagerShares,
+    kTokenAccount,
+    kAggregatorStrategy,
+    kHolding,
+    kPositionStrategy,
+    kOrderStrategy
+  };
+  struct Own {
+    Kind kind;
+    PublicKey subject;  // the mint or holding it is for, where it is for one
+  };
   void compute_pending();
 
   PublicKey vault_;
   Derivations& derive_;
   std::vector<PublicKey> pending_mints_, pending_holdings_;
-  std::map<PublicKey, std::string> own_;
+  std::map<PublicKey, Own> own_;
   bool fixed_done_ = false;
 };
 
