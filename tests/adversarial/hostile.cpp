@@ -264,6 +264,17 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
         "intent.minimum_out", Expect::kRefused);
   }
   {
+    // The route allows all of its quote to slip (10000 bps, as the request does): the route's
+    // own floor is zero, whatever the vault instruction's minimum says.
+    Bytes r = route;
+    r[quoted_at + 8] = 10'000 & 0xff;
+    r[quoted_at + 9] = 10'000 >> 8;
+    auto q = with_route(swap, r);
+    q = with_intent(q, [](json& b) { b["slippageBps"] = 10'000; });
+    add("a swap whose route may slip all 10000 bps of its quote", q, permissive(q),
+        "intent.minimum_out", Expect::kRefused);
+  }
+  {
     // A request that allows all of 10000 bps leaves the quote less the slippage at zero: the
     // minimum may still not be zero.
     constexpr std::size_t kSlippage = kMinimumOut + 8;
@@ -371,6 +382,24 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
       const auto q = with_account(swap, role, key);
       add("a Keystone swap whose " + role + " is another", as_keystone(q), keystone_policy(q),
           "intent.account", Expect::kRefused);
+    }
+    {
+      // The source mint account and the token account it pays from both SOL's, in place, so
+      // every derivation holds; only the instruction's source_mint argument still says USDC,
+      // the token the limits would count.
+      const PublicKey usdc = key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
+      const PublicKey& token = key_of(programs::kToken);
+      const PublicKey usdc_account = associated_token_address(vault, usdc, token);
+      const PublicKey sol_account = associated_token_address(vault, sol, token);
+      const auto q = rewritten(swap, [&](Message& m) {
+        for (auto& k : m.static_keys) {
+          if (k == usdc) k = sol;
+          if (k == usdc_account) k = sol_account;
+        }
+      });
+      add("a Keystone swap whose source_mint account is not its source_mint argument, its "
+          "token account derived from the account",
+          as_keystone(q), keystone_policy(q), "intent.account", Expect::kRefused);
     }
     const auto trader = with_table_entry(swap, 0, pda({seed("trader"), seed(vault)}));
     add("a Keystone swap whose route holds the vault's trader account", as_keystone(trader),
