@@ -112,7 +112,10 @@ class Reviewer {
     }
     if (!intent_.is_object()) {
       refuse(FindingCode::kIntentUnreadable, "the build request body is not a JSON object");
-    } else if (action_ != Action::kVaultInitialize) {
+      return;
+    }
+    body_ranges();
+    if (action_ != Action::kVaultInitialize) {
       // The envelope's vault is what the transactions are checked against; it must be the one
       // the manager's body names, or a two-vault policy could be steered to the other vault.
       const bool named = intent_.contains("vault") && intent_["vault"].is_string() &&
@@ -122,6 +125,19 @@ class Reviewer {
                "the request is for vault " + to_base58(q_.vault) +
                    ", but the build request body names " +
                    (intent_.contains("vault") ? intent_["vault"].dump() : std::string("no vault")));
+    }
+  }
+
+  // The body's integer fields within the ranges the API states: a slippage of -1 would read as a
+  // ceiling of 2^64 - 1, and bin ids near 2^63 would overflow the arithmetic on bins.
+  void body_ranges() {
+    for (const auto& [name, value] : intent_.items()) {
+      const auto range = body_integer_range(name);
+      if (!range || body_integer(intent_, name)) continue;
+      refuse(FindingCode::kIntentUnreadable,
+             "the build request's " + name + " is " + printable(value.dump()) +
+                 "; the API takes an integer from " + std::to_string(range->min) + " to " +
+                 std::to_string(range->max));
     }
   }
 
@@ -634,10 +650,9 @@ class Reviewer {
     return intent_.contains(field) && intent_[field].is_string() ? intent_[field].get<std::string>()
                                                                  : std::string();
   }
+  // An integer field of the body, within the range the API states for it (body_integer).
   std::optional<std::int64_t> integer(const char* field) const {
-    if (intent_.contains(field) && intent_[field].is_number_integer())
-      return intent_[field].get<std::int64_t>();
-    return std::nullopt;
+    return body_integer(intent_, field);
   }
   // A decoded integer argument. The decoders write every integer field as one, so anything
   // else is a fault here, not a reading of zero.

@@ -1201,9 +1201,7 @@ std::optional<std::uint64_t> body_amount(const ojson& intent, const char* name) 
 }
 
 std::optional<std::int64_t> body_int(const ojson& intent, const char* name) {
-  if (!intent.is_object() || !intent.contains(name) || !intent[name].is_number_integer())
-    return std::nullopt;
-  return intent[name].get<std::int64_t>();
+  return body_integer(intent, name);
 }
 
 struct Range {
@@ -1227,6 +1225,35 @@ std::optional<Action> parse_action(std::string_view name) {
     if (action_name(static_cast<Action>(i)) == name) return static_cast<Action>(i);
   }
   return std::nullopt;
+}
+
+std::optional<IntegerRange> body_integer_range(std::string_view field) {
+  // DLMM bin ids lie within +-443636; an exclusive upper bound may be one past it.
+  constexpr std::int64_t kBin = 443636;
+  static constexpr std::pair<std::string_view, IntegerRange> kRanges[] = {
+      {"lowerBinId", {-kBin, kBin + 1}},    {"upperBinId", {-kBin, kBin + 1}},
+      {"cursorBinId", {-kBin, kBin + 1}},   {"activeBinId", {-kBin, kBin + 1}},
+      {"fromBinId", {-kBin, kBin + 1}},     {"slippageBps", {1, 10'000}},
+      {"maxActiveBinSlippage", {0, 1'000}}, {"bpsToRemove", {1, 10'000}},
+      {"managementFeeBps", {0, 10'000}},    {"performanceFeeBps", {0, 10'000}}};
+  for (const auto& [name, range] : kRanges) {
+    if (name == field) return range;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> body_integer(const ojson& body, std::string_view field) {
+  const std::string name(field);
+  if (!body.is_object() || !body.contains(name) || !body[name].is_number_integer())
+    return std::nullopt;
+  // An unsigned value past INT64_MAX reads as negative here; the range check refuses it.
+  const auto value = body[name].is_number_unsigned() &&
+                             body[name].get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)
+                         ? std::optional<std::int64_t>()
+                         : std::optional(body[name].get<std::int64_t>());
+  const auto range = body_integer_range(field);
+  if (!value || (range && (*value < range->min || *value > range->max))) return std::nullopt;
+  return value;
 }
 
 std::optional<Action> action_of_instruction(const PublicKey& program, const Decoded& d) {

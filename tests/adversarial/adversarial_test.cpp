@@ -19,6 +19,8 @@
 #include <airlock/offline/policy.h>
 #include <airlock/offline/signing.h>
 #include <airlock/offline/summary.h>
+#include <airlock/offline/templates.h>
+#include <airlock/online/fields.h>
 #include <airlock/online/round.h>
 
 #include "conformance_support.h"
@@ -182,6 +184,23 @@ class Adversarial : public SigningTwin {
     return run;
   }
 };
+
+// The ranges the offline half holds a body's integers to are the ones the online half's field
+// table checks before building (spec part 4): one integer field, one range.
+TEST(BodyRanges, TheOfflineRangesAreTheOnlineFieldTables) {
+  std::size_t compared = 0;
+  for (const auto& action : online::builder_actions()) {
+    for (const auto& field : *online::action_fields(action)) {
+      if (field.type != online::FieldType::kInteger) continue;
+      const auto range = offline::body_integer_range(field.name);
+      ASSERT_TRUE(range.has_value()) << action << " " << field.name;
+      EXPECT_EQ(range->min, field.min) << action << " " << field.name;
+      EXPECT_EQ(range->max, field.max) << action << " " << field.name;
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 20U);
+}
 
 // A request with no intent (Keystone's sol-sign-request) is bound as far as its bytes allow: the
 // template of the action its vault instruction belongs to, fixed programs verified, the vault's

@@ -1,6 +1,7 @@
 #include "hostile.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -324,6 +325,26 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
       add("a batch whose X amounts wrap past 2^64", wrap, permissive(wrap), "intent.amount",
           Expect::kRefused);
     }
+  }
+
+  // 4b. Integers of the body outside the API's ranges: a slippage of -1 read as a ceiling of
+  // 2^64 - 1, bin ids whose differences overflow.
+  for (const auto& [what, base, field, value] :
+       std::vector<std::tuple<std::string, const envelope::SignRequest*, std::string, json>>{
+           {"a swap", &swap, "slippageBps", -1},
+           {"a swap", &swap, "slippageBps", 10'001},
+           {"a batch", &h.dlmm_open, "lowerBinId", INT64_MIN},
+           {"a batch", &h.dlmm_open, "upperBinId", INT64_MAX},
+           {"a batch", &h.dlmm_open, "maxActiveBinSlippage", 1'001},
+           {"a resumed batch", &h.dlmm_open_resumed, "cursorBinId", UINT64_MAX},
+           {"a resumed batch", &h.dlmm_open_resumed, "lowerBinId", -443'637},
+           {"a removal", &h.dlmm_remove, "bpsToRemove", 0},
+           {"a removal", &h.dlmm_remove, "upperBinId", 1e9}}) {
+    const json v = value;
+    const std::string f = field;
+    const auto q = with_intent(*base, [&](json& b) { b[f] = v; });
+    add(what + " whose body's " + field + " is " + value.dump() + ", outside the API's range", q,
+        permissive(q), "intent.unreadable", Expect::kRefused);
   }
 
   // 5. Ceilings on every slippage an action carries.

@@ -119,6 +119,19 @@ struct TemplateInput {
   bool no_intent = false;
 };
 
+// The range the API states for an integer field of a build request body (spec part 4: bin ids,
+// slippages, basis points), or nullopt for a field that is not one of them. A body outside it
+// is no request the API would build, and arithmetic on it could overflow.
+struct IntegerRange {
+  std::int64_t min = 0, max = 0;  // inclusive
+};
+[[nodiscard]] std::optional<IntegerRange> body_integer_range(std::string_view field);
+
+// Integer `field` of the body when it is an integer within its range; nullopt otherwise (absent,
+// of another type, or out of range: the review refuses the last two as intent.unreadable).
+[[nodiscard]] std::optional<std::int64_t> body_integer(const nlohmann::ordered_json& body,
+                                                       std::string_view field);
+
 // The action a step whose main instruction is `d` (of `program`) belongs to: how a request with
 // no intent finds the template it is bound to. A vault set-up that a swap may also do alone
 // (aggregator_initialize) is taken as its own action.
