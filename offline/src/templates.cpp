@@ -1155,19 +1155,20 @@ class StepBinder {
     for (std::size_t j = 0; j < s_.roles.size(); ++j) {
       const AccountRole& role = s_.roles[j];
       if (!role.key) continue;
-      const std::string name = short_key(*role.key);
+      // Worded only for a refusal: base58 text for every account was a sixth of a swap's review.
+      const auto name = [&] { return short_key(*role.key); };
       if (!free_flags_[j] && role.writable_requested != want_writable_[j]) {
         refuse(FindingCode::kIntentAccount,
-               "account " + name + " is " + (role.writable_requested ? "writable" : "read-only") +
+               "account " + name() + " is " + (role.writable_requested ? "writable" : "read-only") +
                    " in the header; the instructions' interfaces make it " +
                    (want_writable_[j] ? "writable" : "read-only"));
       }
       if (role.signer && !want_signer_[j]) {
         refuse(FindingCode::kIntentSigner,
-               "account " + name + " must sign, but no instruction of the template asks it to");
+               "account " + name() + " must sign, but no instruction of the template asks it to");
       } else if (!role.signer && want_signer_[j]) {
         refuse(FindingCode::kIntentSigner,
-               "account " + name + " must sign per its instruction, but the header does not ask");
+               "account " + name() + " must sign per its instruction, but the header does not ask");
       }
     }
   }
