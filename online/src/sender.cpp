@@ -258,6 +258,21 @@ Result<StepSend> settle_send(SendContext& c, JournalStep& st, std::size_t total,
                                                   st.code + ": " + st.message +
                                                   " (refused before anything was sent)");
   }
+  // A reply is about this step or it is no reply: the signature it names must be the one
+  // computed here from the signed bytes, or its receipt and status are another transaction's
+  // and say nothing of whether these bytes landed (the step stays `sending`).
+  const std::string named = json_fields::text(sent->body, "signature");
+  if (named != st.signature) {
+    st.code = "ReplyAboutAnother";
+    st.message =
+        "the send was answered with signature '" + printable(named) + "', not " + st.signature;
+    AIRLOCK_CHECK(record(c, st, ss::kSending));
+    return Error(online::errors::kOutcomeUnknown,
+                 "send " + step_name(st, total) + ": " + st.message +
+                     ": the reply is about another transaction, and these bytes may have been "
+                     "relayed, so the outcome is unknown: nothing is built for this action until "
+                     "airlock-online resume --rpc URL learns it from the chain");
+  }
   accepted = true;
   st.receipt = json_fields::text(sent->body, "receipt");
   const std::string status = json_fields::text(sent->body, "status");

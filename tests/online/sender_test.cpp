@@ -470,3 +470,30 @@ TEST_F(AtMostOnce, AnInvalidTicketOnAResendIsNoProofThatNothingWasSent) {
 
 }  // namespace
 }  // namespace airlock::apisim::test
+
+namespace airlock::apisim::test {
+namespace {
+
+namespace ss = online::step_status;
+
+// Issue 31: a send answered 200 with another transaction's signature and receipt is no answer
+// about this step. Before, the step took the other receipt and showed its status; now it stays
+// `sending`, no receipt recorded, and nothing is built again while its own bytes may land.
+TEST_F(SenderTest, ASendAnsweredWithAnotherTransactionsSignatureIsNoAnswer) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"replyAboutAnother", 1}});
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok()) << log.str();
+  EXPECT_EQ(end.error().code(), online::errors::kOutcomeUnknown);
+  EXPECT_THAT(end.error().message(), HasSubstr("another transaction"));
+  const auto step = journal->steps(run_id).value().front();
+  EXPECT_EQ(step.status, ss::kSending) << "the step's own bytes may have been relayed";
+  EXPECT_TRUE(step.receipt.empty()) << "another transaction's receipt was kept: " << step.receipt;
+  EXPECT_EQ(step.code, "ReplyAboutAnother");
+  EXPECT_FALSE(journal->unresolved().value().empty()) << "act refuses to build until resolved";
+  EXPECT_EQ(counters()["builds"], 1);
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test

@@ -111,6 +111,9 @@ struct Faults {
   // Perp onboarding submits: the venue took the transaction but its answer failed in flight
   // (spec 3.1): the submit answers `unknown` with a receipt; it lands as unknown_lands says.
   bool venue_mid_submit = false;
+  // The next sends are relayed (stored, and they land) but answered 200 with another
+  // transaction's signature and receipt: a proxy or cache that mixes up replies. One per entry.
+  int reply_about_another = 0;
 };
 
 struct Counters {

@@ -539,6 +539,16 @@ class Api {
     r.send_status = status;
     Receipt& stored = e_.add_receipt(std::move(r));
     if (auto failed = relay_fault()) return *failed;
+    if (e_.faults.reply_about_another > 0) {
+      --e_.faults.reply_about_another;
+      // Another transaction's reply: a signature and receipt that are not this one's.
+      const Hash other = sha256(Bytes(stored.id.begin(), stored.id.end()));
+      Bytes other_signature(other.bytes.begin(), other.bytes.end());
+      other_signature.insert(other_signature.end(), other.bytes.begin(), other.bytes.end());
+      return json_response(200, {{"signature", to_base58(other_signature)},
+                                 {"receipt", "rcpt-another-" + stored.id},
+                                 {"status", status}});
+    }
     return json_response(
         200,
         {{"signature", to_base58(stored.signature)}, {"receipt", stored.id}, {"status", status}});
@@ -640,6 +650,7 @@ Response sim_control(Engine& e, const Request& q) {
     if (body.contains("venueMidSubmit"))
       f.venue_mid_submit =
           body["venueMidSubmit"].is_boolean() && body["venueMidSubmit"].get<bool>();
+    if (body.contains("replyAboutAnother")) f.reply_about_another = body["replyAboutAnother"];
     if (body.contains("relayThenFail")) {
       f.relay_then_fail.clear();
       for (const auto& status : body["relayThenFail"]) f.relay_then_fail.push_back(status);
