@@ -351,7 +351,7 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
 }
 
 Result<Reply> ApiClient::with_retries(const char* method, const std::string& path,
-                                      const std::string* body) {
+                                      const std::string* body, std::chrono::milliseconds floor) {
   std::chrono::milliseconds delay = options_.first_delay;
   for (int attempt = 1;; ++attempt) {
     AIRLOCK_TRY(reply, once(method, path, body));
@@ -361,7 +361,7 @@ Result<Reply> ApiClient::with_retries(const char* method, const std::string& pat
     // service's Retry-After, and no wait longer than kMaxRetryAfter (the reply is returned).
     const auto jitter = std::chrono::milliseconds(
         randombytes_uniform(static_cast<std::uint32_t>(delay.count() / 2 + 1)));
-    auto wait = delay + jitter;
+    auto wait = std::max(delay + jitter, floor);
     if (reply.retry_after) {
       if (*reply.retry_after > kMaxRetryAfter) return reply;
       wait = std::max<std::chrono::milliseconds>(wait, *reply.retry_after);
@@ -395,7 +395,7 @@ Result<Reply> ApiClient::status(const std::string& receipt) {
   const std::string query = escaped ? escaped : "";
   curl_free(escaped);
   curl_easy_cleanup(curl);
-  return with_retries("GET", "/transactions/status?receipt=" + query, nullptr);
+  return with_retries("GET", "/transactions/status?receipt=" + query, nullptr, kStatusPollGap);
 }
 
 Result<json> rpc_call(const std::string& rpc_url, const std::string& method, const json& params,

@@ -70,6 +70,10 @@ struct Reply {
 // The longest Retry-After waited for; a longer one ends the retries with the reply.
 inline constexpr std::chrono::seconds kMaxRetryAfter{60};
 
+// Spec 4.14: poll a receipt every 2 seconds or slower. The status call's own retries (on 429 and
+// 503) wait at least this long too, so no retry underneath polls faster than the spec allows.
+inline constexpr std::chrono::seconds kStatusPollGap{2};
+
 struct ClientOptions {
   std::chrono::milliseconds timeout{20'000};
   int max_attempts = 5;  // reads and builds on 429/503
@@ -99,7 +103,8 @@ class ApiClient {
   // Send or perp onboarding submit: never retried here (an unanswered send may have landed).
   [[nodiscard]] Result<Reply> send(const std::string& transaction_base64, const std::string& ticket,
                                    bool perp_onboard_submit);
-  // GET /transactions/status for a receipt.
+  // GET /transactions/status for a receipt; retried on 429 and 503, never sooner than
+  // kStatusPollGap after the attempt before.
   [[nodiscard]] Result<Reply> status(const std::string& receipt);
 
   [[nodiscard]] const std::string& base_url() const noexcept { return base_url_; }
@@ -113,7 +118,9 @@ class ApiClient {
         limiter_(std::make_unique<RateLimiter>()),
         shared_(std::move(shared)) {}
   Result<Reply> once(const char* method, const std::string& path, const std::string* body);
-  Result<Reply> with_retries(const char* method, const std::string& path, const std::string* body);
+  // `floor`: the least wait between two attempts, whatever the backoff says.
+  Result<Reply> with_retries(const char* method, const std::string& path, const std::string* body,
+                             std::chrono::milliseconds floor = std::chrono::milliseconds(0));
 
   std::string base_url_;
   ApiKey key_;
