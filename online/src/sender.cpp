@@ -206,6 +206,18 @@ Result<Reply> send_identical_bytes(SendContext& c, JournalStep& st, std::size_t 
     // The rate limit is waited out with the identical bytes; other refusals of a first
     // attempt end it.
     if (before_relay && !maybe_relayed && http != 429) break;
+    // After an attempt that may have been relayed, the API's word that the ticket is dead ends
+    // the resends, whatever this clock says of the ticket: the identical bytes cannot go through
+    // it again, and the step stays `sending` for the chain to settle.
+    if (maybe_relayed && sent.ok() && sent->failure->code == "InvalidTicket") {
+      st.code = sent->failure->code;
+      st.message = sent->failure->message;
+      AIRLOCK_CHECK(record(c, st, ss::kSending));
+      c.log << "airlock-online: " << step_name(st, total) << ": HTTP " << http
+            << " InvalidTicket to the identical bytes: the ticket is dead, so no more are sent; "
+               "an earlier attempt may have been relayed\n";
+      break;
+    }
     if (!before_relay) maybe_relayed = true;
     st.code = sent.ok() ? sent->failure->code : "NoAnswer";
     st.message = sent.ok() ? sent->failure->message : sent.error().message();

@@ -497,3 +497,38 @@ TEST_F(SenderTest, ASendAnsweredWithAnotherTransactionsSignatureIsNoAnswer) {
 
 }  // namespace
 }  // namespace airlock::apisim::test
+
+namespace airlock::apisim::test {
+namespace {
+
+// Issue 31: with this machine's clock set back after the build, a resend after a relayed
+// attempt met InvalidTicket again and again, every 2 s, until this clock thought the ticket dead.
+// The API's InvalidTicket on a resend ends the resends; the step stays `sending` (the first
+// attempt may have been relayed) and nothing is built again.
+TEST_F(SenderTest, AnInvalidTicketOnAResendEndsTheResendsWhateverThisClockSays) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"relayThenFail", {504}}});
+  auto c = context();
+  // This clock set back a minute after the build (as by a time sync): the ticket it recorded
+  // seems to live a minute longer than it does.
+  c.clock = [this] { return now_s() - 60; };
+  bool moved = false;
+  c.sleep = [&](std::chrono::milliseconds d) {
+    if (!moved) advance(91'000);  // the ticket dies at the API before the first resend
+    moved = true;
+    advance(d.count());
+  };
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok());
+  EXPECT_EQ(end.error().code(), online::errors::kOutcomeUnknown) << end.error().to_string();
+  std::size_t resends = 0;
+  for (std::size_t at = log.str().find("sending the identical bytes again");
+       at != std::string::npos; at = log.str().find("sending the identical bytes again", at + 1))
+    ++resends;
+  EXPECT_EQ(resends, 1U) << log.str();
+  EXPECT_EQ(journal->steps(run_id).value().front().status, ss::kSending);
+  EXPECT_EQ(counters()["builds"], 1);
+}
+
+}  // namespace
+}  // namespace airlock::apisim::test
