@@ -319,6 +319,12 @@ Result<StepSend> send_step(SendContext& c, JournalStep& st, std::size_t total, b
   }
   const std::int64_t left = st.built_at + kTicketSeconds - c.clock();
   if (left <= 0) {
+    if (is(st, ss::kSigned) && c.resumed) {
+      // Left `signed` by a process that is gone: the `sending` mark written before its send
+      // may be what a crash or a lying disk lost. Maybe sent, until the chain says otherwise.
+      st.message = "left signed by a process that is gone: it may have been sent";
+      AIRLOCK_CHECK(record(c, st, ss::kSending));
+    }
     if (is(st, ss::kSigned)) {
       st.message = "its ticket expired before it was sent";
       AIRLOCK_CHECK(record(c, st, ss::kAbandoned));
@@ -424,7 +430,9 @@ Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps) {
   return RoundEnd::kDone;
 }
 
-Result<ResumeOutcome> resume_run(SendContext& c, const JournalRun& run) {
+Result<ResumeOutcome> resume_run(SendContext& context, const JournalRun& run) {
+  SendContext c = context;
+  c.resumed = true;
   AIRLOCK_TRY(steps, c.journal.steps(run.id));
   ResumeOutcome out;
   const auto close = [&](std::string state, std::string note) -> Result<ResumeOutcome> {

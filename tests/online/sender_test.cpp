@@ -241,14 +241,39 @@ TEST_F(SenderTest, AfterAResumedBatchFailsTheJournalPlansOnlyTheRangesLeft) {
   EXPECT_EQ(steps_of(rest.body)[0]["lowerBinId"], 5000);
 }
 
-TEST_F(SenderTest, ResumeAbandonsWhatWasNeverSentOnceItsTicketDied) {
+// Issue 31: a step another process left `signed` may have been sent in a commit the disk lost
+// (the `sending` mark). Once its ticket has died, resume takes it as maybe sent: open until the
+// chain proves how it ended, never "nothing of it happened" on the journal's word alone.
+TEST_F(SenderTest, ResumeTakesAStepLeftSignedAsMaybeSentOnceItsTicketDied) {
   auto steps = signed_round("vault/update", update_body());
   advance(91'000);
   auto c = context();
   auto outcome = online::resume_run(c, journal->runs(true).value().front());
   ASSERT_TRUE(outcome.ok());
-  EXPECT_EQ(outcome->state, "failed");
-  EXPECT_THAT(outcome->note, HasSubstr("nothing of it happened"));
+  EXPECT_EQ(outcome->state, "open") << outcome->note;
+  EXPECT_THAT(outcome->note, HasSubstr("resume --rpc"));
+  EXPECT_EQ(statuses().front(), ss::kSending);
+  EXPECT_FALSE(journal->unresolved().value().empty()) << "act refuses to build until resolved";
+  EXPECT_EQ(counters()["sends"], 0);
+  // With a node that proves the blockhash dead and the signature absent, it never landed.
+  c.prove = [](const online::ChainQuestion&) -> Result<online::ChainProof> {
+    return online::ChainProof{online::ChainProof::Outcome::kNeverLands, "proven dead"};
+  };
+  outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome->state, "failed") << outcome->note;
+  EXPECT_EQ(statuses().front(), ss::kExpired);
+  EXPECT_TRUE(journal->unresolved().value().empty());
+}
+
+// In the process that signed it, a step still `signed` was never sent: it knows.
+TEST_F(SenderTest, AStepThisProcessNeverSentIsAbandonedOnceItsTicketDied) {
+  auto steps = signed_round("vault/update", update_body());
+  advance(91'000);
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok());
+  EXPECT_THAT(end.error().message(), HasSubstr("nothing of it happened"));
   EXPECT_EQ(statuses().front(), ss::kAbandoned);
   EXPECT_EQ(counters()["sends"], 0);
 }

@@ -37,6 +37,10 @@ struct SendContext {
   // Proves from the chain whether a step that may have been sent can still land (--rpc);
   // without it, such a step stays `sending` once its ticket has expired.
   ChainProver prove = {};
+  // The steps come from a journal another process wrote (resume): a step it left `signed` may
+  // have been sent in a commit the disk acknowledged and then lost, so once its ticket has
+  // died it is taken as maybe sent (`sending`), not as never sent, until the chain proves it.
+  bool resumed = false;
 };
 
 // The journal rows for a round's signed transactions, in the API's order, status `signed`.
