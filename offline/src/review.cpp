@@ -459,6 +459,31 @@ class Reviewer {
     }
   }
 
+  // The rules of the policy and of a floor that need no build request, for a request that has
+  // none: the floor a route states, and every slippage within the ceilings the policy sets for
+  // the action the instruction belongs to.
+  void rules_without_intent(const Decoded& d, Action action, std::size_t index) {
+    const ActionRule rule = policy_.rule(action_name(action));
+    const auto within = [&](const char* arg, std::optional<std::uint16_t> ceiling,
+                            const std::string& unit, const ojson& args) {
+      if (!ceiling || !args.contains(arg)) return;
+      const auto value = integer_arg(args[arg]);
+      if (!value || *value > *ceiling) {
+        refuse(FindingCode::kIntentSlippage,
+               std::string(arg) + " " + args[arg].dump() + " is above the " +
+                   std::to_string(*ceiling) + " " + unit + " the policy allows " +
+                   std::string(action_name(action)),
+               index);
+      }
+    };
+    within("slippage_bps", rule.max_slippage_bps, "bps", d.args);
+    within("max_active_bin_slippage", rule.max_active_bin_slippage, "bins", d.args);
+    if (const auto route = d.nested.find("route"); route != d.nested.end()) {
+      within("slippage_bps", rule.max_slippage_bps, "bps", route->second.args);
+      route_floor(d, route->second.args, index);
+    }
+  }
+
   // A Keystone request names no action and no vault: the step is bound to the template of the
   // action its vault instruction belongs to, for the vault that instruction names (one of the
   // policy's, or vault_checks refuses it), as far as the instruction alone allows: fixed
@@ -473,8 +498,13 @@ class Reviewer {
           action_of_instruction(m.static_keys[ix.program_index], *s.instructions[i]);
       if (!action) continue;
       if (ix.accounts.empty() || ix.accounts[0] >= m.static_keys.size() ||
-          policy_.vaults.count(m.static_keys[ix.accounts[0]]) == 0)
-        return;  // refused by vault_checks
+          policy_.vaults.count(m.static_keys[ix.accounts[0]]) == 0) {
+        refuse(FindingCode::kPolicyVaultNotAllowed,
+               "instruction " + std::to_string(i + 1) + " (" + s.instructions[i]->instruction +
+                   ")'s vault is not a static key in the policy's vaults",
+               index);
+        return;
+      }
       envelope::SignRequest for_vault = q_;
       for_vault.vault = m.static_keys[ix.accounts[0]];
       VaultAddresses own(for_vault.vault, derivations_);
@@ -483,6 +513,7 @@ class Reviewer {
       bind_step({*action, for_vault, intent_, policy_, decoders_, derivations_, own, true}, s,
                 found);
       take(found);
+      rules_without_intent(*s.instructions[i], *action, index);
       return;
     }
     refuse(FindingCode::kIntentInstruction,
@@ -828,7 +859,10 @@ class Reviewer {
       } else {
         for (std::size_t i = 0; i < bins.size(); ++i) {
           // The bin is the order's price; the amount its size.
-          if (a["bins"][i]["bin_id"].get<std::int64_t>() != bins[i].value("binId", INT64_MIN)) {
+          // The body's bin id as an integer within the bin range: value() would read
+          // 2^64 - 5 as -5 and 5.7 as 5.
+          const auto asked = body_integer(bins[i], "binId");
+          if (!asked || a["bins"][i]["bin_id"].get<std::int64_t>() != *asked) {
             refuse(FindingCode::kIntentBins,
                    "order bin " + std::to_string(i) + " (its price) differs from the request",
                    index);

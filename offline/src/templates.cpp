@@ -895,7 +895,9 @@ class StepBinder {
          where + ": " + role + " " + short_key(key) +
              " would be named by the build request, and none came with "
              "this request");
-    return not_own({role, "unbound", "no build request names it"}, key, where);
+    // The manager's own choice, were there a body: a position, an order or a strategy of the
+    // vault, so one of its own addresses (a strategy/close's strategy must be).
+    return {role, "unbound", "no build request names it"};
   }
 
   // An account whose value another party chooses (the chain checks it, the online half names
@@ -1232,11 +1234,12 @@ std::optional<IntegerRange> body_integer_range(std::string_view field) {
   // DLMM bin ids lie within +-443636; an exclusive upper bound may be one past it.
   constexpr std::int64_t kBin = 443636;
   static constexpr std::pair<std::string_view, IntegerRange> kRanges[] = {
-      {"lowerBinId", {-kBin, kBin + 1}},    {"upperBinId", {-kBin, kBin + 1}},
-      {"cursorBinId", {-kBin, kBin + 1}},   {"activeBinId", {-kBin, kBin + 1}},
-      {"fromBinId", {-kBin, kBin + 1}},     {"slippageBps", {1, 10'000}},
-      {"maxActiveBinSlippage", {0, 1'000}}, {"bpsToRemove", {1, 10'000}},
-      {"managementFeeBps", {0, 10'000}},    {"performanceFeeBps", {0, 10'000}}};
+      {"lowerBinId", {-kBin, kBin + 1}},  {"upperBinId", {-kBin, kBin + 1}},
+      {"cursorBinId", {-kBin, kBin + 1}}, {"activeBinId", {-kBin, kBin + 1}},
+      {"fromBinId", {-kBin, kBin + 1}},   {"binId", {-kBin, kBin + 1}},
+      {"slippageBps", {1, 10'000}},       {"maxActiveBinSlippage", {0, 1'000}},
+      {"bpsToRemove", {1, 10'000}},       {"managementFeeBps", {0, 10'000}},
+      {"performanceFeeBps", {0, 10'000}}};
   for (const auto& [name, range] : kRanges) {
     if (name == field) return range;
   }
@@ -1483,12 +1486,18 @@ class BatchBinder {
   }
 
   // Each step deposits its bins' share of the batch over bins first to last (by bin count,
-  // rounded up, plus one base unit per step for the builder's rounding): the totals alone would
+  // rounded up, plus one base unit per run of the whole range, resumed or not, for the builder's
+  // rounding, which puts the remainder on the last run): the totals alone would
   // let one position take everything.
   void check_shares(const std::vector<Range>& ranges, std::int64_t first, std::int64_t last) {
     if (last < first) return;
     const std::int64_t span = last - first + 1;  // bin ids are bounded: no overflow
     const auto width = static_cast<unsigned __int128>(span);
+    // The builder's rounding: each run's share rounded down, the remainder (less than one base
+    // unit per run of the whole range) on the last run. A resumed build holds only the runs
+    // left, so the allowance counts the whole range's runs, not the steps in the request.
+    const auto runs = std::max<std::uint64_t>(
+        ranges.size(), (static_cast<std::uint64_t>(span) + kMaxBinsPerStep - 1) / kMaxBinsPerStep);
     for (const auto& [field, pick] :
          {std::pair<const char*, std::optional<std::uint64_t> Range::*>{"amountX", &Range::x},
           std::pair<const char*, std::optional<std::uint64_t> Range::*>{"amountY", &Range::y}}) {
@@ -1498,7 +1507,7 @@ class BatchBinder {
         const std::int64_t range_bins = r.upper - r.lower + 1;
         const auto bins = static_cast<unsigned __int128>(range_bins);
         const auto share = static_cast<std::uint64_t>(
-            (static_cast<unsigned __int128>(*total) * bins + width - 1) / width + ranges.size());
+            (static_cast<unsigned __int128>(*total) * bins + width - 1) / width + runs);
         const std::optional<std::uint64_t>& deposit = r.*pick;
         if (!deposit) {
           refuse(FindingCode::kIntentAmount,

@@ -336,7 +336,9 @@ Result<StepSend> send_step(SendContext& c, JournalStep& st, std::size_t total, b
     AIRLOCK_TRY(landed, prove_outcome(c, st, total));
     if (landed) return StepSend::kOnItsWay;  // confirmed on chain: nothing to send
   }
-  const bool again = is(st, ss::kSending);
+  // A step another process left `signed` may have gone out before the commit of its `sending`
+  // mark was lost: sent again, as the identical bytes whose first refusal proves nothing.
+  const bool again = is(st, ss::kSending) || (c.resumed && is(st, ss::kSigned));
   // Committed before the call: if the process dies during it, resume knows the step may
   // have reached the API and sends only these identical bytes again.
   AIRLOCK_CHECK(record(c, st, ss::kSending));

@@ -91,6 +91,15 @@ class Adversarial : public SigningTwin {
                                               {"amountY", "45000000"},
                                               {"shape", "spot"},
                                               {"maxActiveBinSlippage", 5}});
+    h.dlmm_open_resumed_last = build("dlmm/open", {{"vault", kVault},
+                                                   {"lbPair", kSolUsdcPool},
+                                                   {"lowerBinId", 4930},
+                                                   {"upperBinId", 5141},
+                                                   {"cursorBinId", 5140},
+                                                   {"amountX", "1000"},
+                                                   {"amountY", "1000"},
+                                                   {"shape", "spot"},
+                                                   {"maxActiveBinSlippage", 5}});
     h.limit_order = build(
         "dlmm/limit-order/place",
         {{"vault", kVault},
@@ -149,7 +158,7 @@ class Adversarial : public SigningTwin {
     // hostile cases are judged for what they change, not for the time the setup took.
     for (auto* q : {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order,
                     &h.perp_onboard, &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove,
-                    &h.strategy_close, &h.dlmm_open_resumed}) {
+                    &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
       q->deadline = std::max<std::uint64_t>(
           q->deadline, static_cast<std::uint64_t>(h.now + online::kBlockhashSeconds -
                                                   online::kSendMarginSeconds));
@@ -234,6 +243,23 @@ TEST_F(Adversarial, AKeystoneRequestIsBoundAsFarAsItsBytesAllow) {
   EXPECT_EQ(sources["jupiter_program"], "program");
   EXPECT_EQ(sources["route account 1"], "route");
   for (const auto& [role, source] : sources) EXPECT_NE(source, "refused") << role;
+
+  // Closing one of the vault's own strategies is what strategy/close does: the strategy, which
+  // a build request would name, is the vault's own address and is not refused for it.
+  confirm("aggregator/initialize",
+          {{"vault", kVault}, {"mint", "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"}});
+  std::string strategy;
+  const Reply strategies = get(std::string("/vaults/") + kVault + "/strategies");
+  for (const auto& st : strategies.body["data"]) {
+    if (st["type"] == "aggregator") strategy = st["address"];
+  }
+  const auto close = build("strategy/close", {{"vault", kVault}, {"strategy", strategy}});
+  auto pins_its_mint = policy_for(close);  // so the strategy is one this machine can compute
+  pins_its_mint.tokens.push_back(
+      {public_key_from_base58("DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263").value(), "BONK", 5});
+  const auto closing = offline::review_request(adversarial::as_keystone(close), pins_its_mint,
+                                               decoders, manager_->public_key(), now_s());
+  EXPECT_FALSE(closing.refused()) << listed(closing);
 }
 
 TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
@@ -241,7 +267,7 @@ TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
   // The starting points are honest: each passes the review it is generated under.
   for (const auto* q : {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order,
                         &h.perp_onboard, &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove,
-                        &h.strategy_close, &h.dlmm_open_resumed}) {
+                        &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
     const auto r =
         offline::review_request(*q, policy_for(*q), decoders, manager_->public_key(), now_s());
     ASSERT_FALSE(r.refused()) << q->action << " is not an honest starting point:\n" << listed(r);

@@ -347,6 +347,13 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
         permissive(q), "intent.unreadable", Expect::kRefused);
   }
 
+  // A nested integer of the body too: a limit order's bin ids, read as they are.
+  for (const json& bad : {json(UINT64_MAX - 4), json(4990.7), json("4990")}) {
+    const auto q = with_intent(h.limit_order, [&](json& b) { b["bins"][0]["binId"] = bad; });
+    add("a limit order whose body's first binId is " + bad.dump(), q, permissive(q), "intent.bins",
+        Expect::kRefused);
+  }
+
   // 5. Ceilings on every slippage an action carries.
   for (const std::uint16_t ceiling : {std::uint16_t{0}, std::uint16_t{4}}) {
     for (const auto* q : {&h.dlmm_open, &h.dlmm_open_resumed}) {
@@ -421,6 +428,28 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
       add("a Keystone swap whose source_mint account is not its source_mint argument, its "
           "token account derived from the account",
           as_keystone(q), keystone_policy(q), "intent.account", Expect::kRefused);
+    }
+    // Rules that need no build request hold for one with none: the route's floor and the
+    // policy's ceiling for the action the instruction belongs to.
+    {
+      Bytes r = route;
+      put_u64(r, quoted_at, 0);
+      const auto q = with_data(with_route(swap, r), [&](Bytes& d) { put_u64(d, kMinimumOut, 0); });
+      add("a Keystone swap whose route quotes nothing with a minimum of zero", as_keystone(q),
+          keystone_policy(q), "intent.minimum_out", Expect::kRefused);
+      auto strict = keystone_policy(swap);
+      strict.actions["aggregator/swap"].max_slippage_bps = 20;
+      add("a Keystone swap allowing 50 bps under a policy ceiling of 20 for swaps",
+          as_keystone(swap), strict, "intent.slippage", Expect::kRefused);
+    }
+    // The first builder instruction names a vault outside the policy: refused there, not
+    // left for a check that looks at vault-program instructions only.
+    {
+      const auto q = with_account(h.perp_onboard, "vault", h.stranger);
+      auto p = keystone_policy(q);
+      p.vaults.erase(h.stranger);
+      add("a Keystone perp onboarding for a vault outside the policy", as_keystone(q), p,
+          "policy.vault_not_allowed", Expect::kRefused);
     }
     const auto trader = with_table_entry(swap, 0, pda({seed("trader"), seed(vault)}));
     add("a Keystone swap whose route holds the vault's trader account", as_keystone(trader),

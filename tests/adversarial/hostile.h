@@ -41,6 +41,9 @@ struct HonestBuilds {
   envelope::SignRequest strategy_close;  // an empty aggregator strategy
   // dlmm/open over 210 bins resumed at cursorBinId after its first 70: two steps of 70
   envelope::SignRequest dlmm_open_resumed;
+  // dlmm/open over 211 bins resumed at its last, one-bin run, amounts that do not divide: the
+  // builder's remainder on that run (an honest build the share rule must pass)
+  envelope::SignRequest dlmm_open_resumed_last;
   std::function<offline::Policy(const envelope::SignRequest&)> policy_for;
   PublicKey manager;
   PublicKey stranger;  // a key the offline half holds nothing for

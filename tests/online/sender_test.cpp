@@ -266,6 +266,25 @@ TEST_F(SenderTest, ResumeTakesAStepLeftSignedAsMaybeSentOnceItsTicketDied) {
   EXPECT_TRUE(journal->unresolved().value().empty());
 }
 
+// The same while the ticket seems to live: a step left `signed` whose bytes went out (the
+// `sending` commit lost) meets InvalidTicket when this clock, set back, thinks the ticket alive.
+// That first refusal of a resumed step proves nothing: before, the run closed as "nothing of it
+// happened; build it again", and the intent could land twice.
+TEST_F(SenderTest, AFirstRefusalOfAResumedStepLeftSignedProvesNothing) {
+  auto steps = signed_round("vault/update", update_body());
+  auto first = client->send(steps[0].transaction, steps[0].ticket, false);
+  ASSERT_TRUE(first.ok() && !first->failure);  // it went out; the journal still says signed
+  advance(91'000);                             // the API's ticket is dead
+  auto c = context();
+  c.clock = [this] { return now_s() - 60; };  // this clock, set back, gives it 29 s more
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "open") << outcome->note;
+  EXPECT_EQ(statuses().front(), ss::kSending);
+  EXPECT_FALSE(journal->unresolved().value().empty()) << "act refuses to build until resolved";
+  EXPECT_EQ(counters()["builds"], 1);
+}
+
 // In the process that signed it, a step still `signed` was never sent: it knows.
 TEST_F(SenderTest, AStepThisProcessNeverSentIsAbandonedOnceItsTicketDied) {
   auto steps = signed_round("vault/update", update_body());
