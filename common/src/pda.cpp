@@ -181,9 +181,14 @@ std::optional<std::pair<PublicKey, std::uint8_t>> find_program_address(
   return std::nullopt;
 }
 
+std::vector<Bytes> associated_token_seeds(const PublicKey& owner, const PublicKey& mint,
+                                          const PublicKey& token_program) {
+  return {seed(owner), seed(token_program), seed(mint)};
+}
+
 PublicKey associated_token_address(const PublicKey& owner, const PublicKey& mint,
                                    const PublicKey& token_program) {
-  const auto found = find_program_address({seed(owner), seed(token_program), seed(mint)},
+  const auto found = find_program_address(associated_token_seeds(owner, mint, token_program),
                                           programs::key(programs::kAssociatedToken));
   // Three 32-byte seeds always find an address; an all-zero key would never match a real one.
   return found ? found->first : PublicKey{};
@@ -194,12 +199,16 @@ std::int64_t bin_array_index(std::int64_t bin) noexcept {
   return bin >= 0 ? bin / kBinsPerArray : -((-bin + kBinsPerArray - 1) / kBinsPerArray);
 }
 
-PublicKey bin_array_address(const PublicKey& lb_pair, std::int64_t bin,
-                            const PublicKey& dlmm_program) {
+std::vector<Bytes> bin_array_seeds(const PublicKey& lb_pair, std::int64_t bin) {
   const auto index = static_cast<std::uint64_t>(bin_array_index(bin));
   Bytes le;
   for (int i = 0; i < 8; ++i) le.push_back(static_cast<std::uint8_t>(index >> (8 * i)));
-  const auto found = find_program_address({seed("bin_array"), seed(lb_pair), le}, dlmm_program);
+  return {seed("bin_array"), seed(lb_pair), std::move(le)};
+}
+
+PublicKey bin_array_address(const PublicKey& lb_pair, std::int64_t bin,
+                            const PublicKey& dlmm_program) {
+  const auto found = find_program_address(bin_array_seeds(lb_pair, bin), dlmm_program);
   return found ? found->first : PublicKey{};
 }
 

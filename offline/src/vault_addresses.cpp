@@ -29,16 +29,13 @@ std::optional<PublicKey> Derivations::vault_pda(const std::vector<Bytes>& seeds)
 PublicKey Derivations::associated(const PublicKey& owner, const PublicKey& mint,
                                   const PublicKey& token_program) {
   // Three 32-byte seeds always find an address; an all-zero key never matches a real one.
-  return pda({seed(owner), seed(token_program), seed(mint)},
+  return pda(associated_token_seeds(owner, mint, token_program),
              programs::key(programs::kAssociatedToken))
       .value_or(PublicKey{});
 }
 
 PublicKey Derivations::bin_array(const PublicKey& pool, std::int64_t bin) {
-  const auto index = static_cast<std::uint64_t>(bin_array_index(bin));
-  Bytes le;
-  for (int i = 0; i < 8; ++i) le.push_back(static_cast<std::uint8_t>(index >> (8 * i)));
-  return pda({seed("bin_array"), seed(pool), le}, programs::key(kDlmm)).value_or(PublicKey{});
+  return pda(bin_array_seeds(pool, bin), programs::key(kDlmm)).value_or(PublicKey{});
 }
 
 VaultAddresses::VaultAddresses(const PublicKey& vault, Derivations& derivations)

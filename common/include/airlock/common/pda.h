@@ -29,6 +29,14 @@ namespace airlock {
 [[nodiscard]] std::optional<std::pair<PublicKey, std::uint8_t>> find_program_address(
     const std::vector<Bytes>& seeds, const PublicKey& program);
 
+// The seeds of those two derivations, for a caller that derives through a cache of its own: an
+// associated token account's (under the Associated Token Account program) and a bin array's
+// (under the DLMM program).
+[[nodiscard]] std::vector<Bytes> associated_token_seeds(const PublicKey& owner,
+                                                        const PublicKey& mint,
+                                                        const PublicKey& token_program);
+[[nodiscard]] std::vector<Bytes> bin_array_seeds(const PublicKey& lb_pair, std::int64_t bin);
+
 // The associated token account of `owner` for `mint` under `token_program` (SPL Token or
 // Token-2022): the Associated Token Account program's address derived from owner, token program
 // and mint.
