@@ -1203,10 +1203,6 @@ std::optional<std::uint64_t> body_amount(const ojson& intent, const char* name) 
   return parse_base_units(intent[name].get_ref<const std::string&>());
 }
 
-std::optional<std::int64_t> body_int(const ojson& intent, const char* name) {
-  return body_integer(intent, name);
-}
-
 struct Range {
   std::int64_t lower = 0, upper = 0;
   std::optional<std::uint64_t> x, y;  // nullopt: the step's amount could not be read
@@ -1362,10 +1358,10 @@ class BatchBinder {
     // Ranged batches: each step one run of bins, the runs in order without gap or overlap.
     auto ranges = step_ranges();
     if (!ranges || !contiguous(*ranges) || ranges->empty()) return;
-    const auto requested_lo = body_int(in_.intent, "lowerBinId");
-    auto lo = requested_lo, hi = body_int(in_.intent, "upperBinId");
+    const auto requested_lo = body_integer(in_.intent, "lowerBinId");
+    auto lo = requested_lo, hi = body_integer(in_.intent, "upperBinId");
     if (hi && in_.action == Action::kDlmmOpen) *hi -= 1;  // exclusive in dlmm/open's body
-    if (const auto cursor = body_int(in_.intent, "cursorBinId")) lo = cursor;
+    if (const auto cursor = body_integer(in_.intent, "cursorBinId")) lo = cursor;
     if (in_.action == Action::kDlmmRemove) {
       if (lo && hi && (ranges->front().lower != *lo || ranges->back().upper != *hi)) {
         refuse(FindingCode::kIntentBins, "the removals do not cover exactly bins " +
