@@ -16,6 +16,7 @@
 #include <airlock/apisim/world.h>
 #include <airlock/common/ed25519.h>
 #include <airlock/offline/decode.h>
+#include <airlock/offline/interfaces.h>
 #include <airlock/offline/policy.h>
 #include <airlock/online/api.h>
 
@@ -70,7 +71,11 @@ class BenchTwin {
     client_.emplace(
         must(online::ApiClient::create(base_ + "/api/external/v1", std::move(key)), "client"));
     manager_.emplace(must(Keypair::from_seed(must(from_hex(kManagerSeed, 32), "seed")), "keypair"));
-    if (!decoders_.add_idl_folder(AIRLOCK_IDL_DIR).ok()) fail("IDL folder");
+    // The shipped descriptor and the IDLs it pins, as a policy pinning them loads them.
+    if (!offline::check_descriptor_files(AIRLOCK_DESCRIPTOR_DIR "/airlock_vault.json",
+                                         AIRLOCK_IDL_DIR, decoders_)
+             .ok())
+      fail("descriptor");
   }
 
   [[nodiscard]] std::string rpc() const { return base_ + "/rpc"; }

@@ -107,6 +107,10 @@ offline() {  # the kit's airlock-offline, air-gapped, with only the kit's and th
     "$root/usr/bin/airlock-offline" "$@"
 }
 offline --version | grep -q "^airlock-offline " || fail "the unpacked airlock-offline does not run"
+# The policy pins the kit's own descriptor and IDLs, as an operator does after reviewing them.
+offline descriptor check "$root/usr/share/airlock/descriptors/airlock_vault.json" |
+  sed -n '/^\[\[descriptors\]\]/,$p' >>"$work/policy.toml"
+grep -q '^sha256 = ' "$work/policy.toml" || fail "the kit's descriptor does not hold"
 offline import --keystore "$work/manager.keystore" --keypair "$work/manager.json" \
   --kdf interactive --passphrase-fd 3 3<"$work/pass" >"$work/import.log" 2>&1 ||
   { cat "$work/import.log" >&2; fail "import in the namespace failed"; }

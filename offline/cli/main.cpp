@@ -25,6 +25,7 @@
 #include <airlock/hardening/lockdown.h>
 #include <airlock/offline/derivation.h>
 #include <airlock/offline/inspect.h>
+#include <airlock/offline/interfaces.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/secret_input.h>
 #include <airlock/offline/signing.h>
@@ -58,6 +59,7 @@ constexpr std::string_view kUsage =
     "  passphrase  change a keystore's passphrase\n"
     "  sign      review a sign request against the policy, ask, sign, and write the response\n"
     "  review    show what sign would show for a request, and its verdict, without the key\n"
+    "  descriptor  check a descriptor against its IDLs and print the policy entry pinning it\n"
     "  log       verify, list or export the audit log\n"
     "\n"
     "Run 'airlock-offline <command> --help' for a command's options.\n";
@@ -69,6 +71,10 @@ int report(const Error& error) { return airlock::cli::report(kProgram, error); }
 std::string default_idl_dir() {
   // Installed: <prefix>/share/airlock/idl; from a build tree, the source tree's offline/idl.
   return airlock::cli::beside_executable("share/airlock/idl", "offline/idl");
+}
+
+std::string default_descriptor_dir() {
+  return airlock::cli::beside_executable("share/airlock/descriptors", "offline/descriptors");
 }
 
 // What main() learnt from the process lock-down, for the commands that handle secrets.
@@ -272,6 +278,7 @@ struct SignOptions {
   std::optional<std::string> out;
   QrOutput qr;
   std::string idl_dir = default_idl_dir();
+  std::string descriptor_dir = default_descriptor_dir();
   int passphrase_fd = -1;
   int confirm_fd = -1;
   bool auto_approve = false;
@@ -308,7 +315,9 @@ po::options_description sign_options(SignOptions& o) {
                 "the response's QR codes: high (fewest frames, for a 720p camera close to the "
                 "screen), medium (any webcam), low (a poor camera)");
   options.add_options()("idl-dir", po::value<std::string>(&o.idl_dir)->default_value(o.idl_dir),
-                        "folder of Anchor IDL files for the programs to decode")(
+                        "folder of the Anchor IDL files the policy's descriptors pin")(
+      "descriptor-dir", po::value<std::string>(&o.descriptor_dir)->default_value(o.descriptor_dir),
+      "folder of the descriptors the policy pins ([[descriptors]], docs/descriptors.md)")(
       "passphrase-fd",
       airlock::cli::descriptor(&o.passphrase_fd, "passphrase-fd")->default_value(-1),
       "read the keystore passphrase from this file descriptor instead of the terminal")(
@@ -413,7 +422,10 @@ int run_sign(const std::vector<std::string>& args) {
   auto policy = airlock::offline::load_policy_file(o.policy);
   if (!policy.ok()) return report(policy.error());
   airlock::offline::DecoderRegistry decoders;
-  if (auto s = decoders.add_idl_folder(o.idl_dir); !s.ok()) return report(s.error());
+  if (auto s = airlock::offline::load_pinned_interfaces(*policy, {o.idl_dir, o.descriptor_dir},
+                                                        decoders);
+      !s.ok())
+    return report(s.error());
   auto log = open_sign_log(o.audit_log, *policy);
   if (!log.ok()) return report(log.error());
   // Everything sign reads is open or read; from here on no socket, exec or ptrace is possible.
@@ -690,5 +702,6 @@ int main(int argc, char** argv) {
                                  {"passphrase", run_passphrase},
                                  {"sign", run_sign},
                                  {"review", run_review},
+                                 {"descriptor", run_descriptor},
                                  {"log", run_log}});
 }

@@ -2,6 +2,8 @@
 // from the same sources, decoded by the same decoders and judged by the same code
 // (offline::examine, which process_request runs too); nothing is signed, logged or written
 // except the report asked for.
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -14,6 +16,7 @@
 #include <airlock/formats/files.h>
 #include <airlock/hardening/lockdown.h>
 #include <airlock/offline/audit.h>
+#include <airlock/offline/interfaces.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/policy.h>
 #include <airlock/offline/signing.h>
@@ -105,6 +108,7 @@ struct ReviewOptions {
   std::optional<std::string> signer;
   std::optional<std::int64_t> at;
   std::string idl_dir = default_idl_dir();
+  std::string descriptor_dir = default_descriptor_dir();
   std::optional<std::string> audit_log;
   bool json = false;
   std::optional<std::string> html;
@@ -135,7 +139,10 @@ po::options_description review_options(ReviewOptions& o) {
       "at", airlock::cli::optional_in<std::int64_t>(&o.at, 0, airlock::cli::kLatestUnixTime, "at"),
       "judge as at this unix time (default now): deadlines and the summary's times")(
       "idl-dir", po::value<std::string>(&o.idl_dir)->default_value(o.idl_dir),
-      "folder of Anchor IDL files for the programs to decode")(
+      "folder of the Anchor IDL files the policy's descriptors pin")(
+      "descriptor-dir", po::value<std::string>(&o.descriptor_dir)->default_value(o.descriptor_dir),
+      "folder of the descriptors the policy pins; without --policy every descriptor in it is "
+      "read, unpinned, to show the binding (the empty policy refuses anyway)")(
       "audit-log", airlock::cli::optional_value(&o.audit_log),
       "the signer's audit log, read only: judge a request id it has signed as sign would")(
       "json", po::bool_switch(&o.json), "print the summary and verdict as JSON instead of text")(
@@ -201,7 +208,23 @@ airlock::Status load_inputs(const ReviewOptions& o, ReviewInputs& in) {
     AIRLOCK_TRY(entries, airlock::offline::verify_audit_log(*o.audit_log));
     in.log = std::move(entries);
   }
-  return in.decoders.add_idl_folder(o.idl_dir);
+  if (o.policy)
+    return airlock::offline::load_pinned_interfaces(in.policy, {o.idl_dir, o.descriptor_dir},
+                                                    in.decoders);
+  // No policy: nothing will be signed, so the binding is shown under every descriptor the
+  // folder holds, each still held to its own IDLs' hashes.
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(o.descriptor_dir, ec)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  }
+  if (ec) return Error(ErrorCode::kIo, "cannot read " + o.descriptor_dir + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    auto checked = airlock::offline::check_descriptor_files(file, o.idl_dir, in.decoders);
+    if (!checked.ok()) return checked.error();
+  }
+  return {};
 }
 
 // The verdict and what it rests on besides the review: the log's earlier answer to the id.

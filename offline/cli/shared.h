@@ -29,6 +29,9 @@ int report(const airlock::Error& error);
 // Where the IDLs are unless --idl-dir says: share/airlock/idl beside an installed binary,
 // else the source tree's offline/idl (a build tree).
 std::string default_idl_dir();
+// Where the descriptors are unless --descriptor-dir says: share/airlock/descriptors installed,
+// the source tree's offline/descriptors in a build tree.
+std::string default_descriptor_dir();
 
 // What main() learnt from the process lock-down, for the commands that handle secrets.
 extern airlock::hardening::ProcessReport g_process;
@@ -72,6 +75,9 @@ airlock::Result<IncomingRequest> read_request(const RequestSource& source, std::
 
 // review.cpp: the verdict sign would reach, without the key.
 int run_review(const std::vector<std::string>& args);
+
+// descriptor.cpp: validate a descriptor against its IDLs and print the pin for it.
+int run_descriptor(const std::vector<std::string>& args);
 
 // The key commands (keys.cpp).
 int run_init(const std::vector<std::string>& args);

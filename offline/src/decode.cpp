@@ -65,6 +65,26 @@ bool DecoderRegistry::knows(const PublicKey& program) const {
   return idls_.count(program) > 0 || builtin::decode(program, {}, 0).has_value();
 }
 
+Status DecoderRegistry::add_descriptor(Descriptor descriptor) {
+  AIRLOCK_CHECK(check_descriptor(descriptor, idls_));
+  for (const auto& action : descriptor.actions) {
+    if (const Descriptor* other = descriptor_for(action.name)) {
+      return Error(errors::kDescriptorInvalid, "descriptor " + descriptor.name + " describes " +
+                                                   action.name + ", which descriptor " +
+                                                   other->name + " already describes");
+    }
+  }
+  descriptors_.push_back(std::move(descriptor));
+  return {};
+}
+
+const Descriptor* DecoderRegistry::descriptor_for(std::string_view action) const {
+  for (const auto& d : descriptors_) {
+    if (d.action(action) != nullptr) return &d;
+  }
+  return nullptr;
+}
+
 Result<Decoded> DecoderRegistry::decode(const PublicKey& program, ByteView data,
                                         std::size_t account_count) const {
   if (auto builtin_result = builtin::decode(program, data, account_count))

@@ -400,6 +400,55 @@ Result<std::vector<PinnedMarket>> read_markets(const toml::table& t) {
   return out;
 }
 
+// A file name in one of the folders this machine reads: no path, nothing hidden.
+Result<std::string> file_name_at(const toml::node* node, const std::string& where) {
+  const auto* text = node != nullptr ? node->as_string() : nullptr;
+  if (text == nullptr || text->get().empty() || text->get().size() > 255 ||
+      text->get().find('/') != std::string::npos || text->get().front() == '.')
+    return bad(where, "must be a plain file name (no folder, not starting with a dot)");
+  return text->get();
+}
+
+Result<Hash> sha256_at(const toml::node* node, const std::string& where) {
+  const auto* text = node != nullptr ? node->as_string() : nullptr;
+  if (text == nullptr) return bad(where, "must be a SHA-256 in 64 lower-case hex digits");
+  auto bytes = from_hex(text->get(), 32);
+  if (!bytes.ok() || bytes->size() != 32 || to_hex(*bytes) != text->get())
+    return bad(where, "must be a SHA-256 in 64 lower-case hex digits");
+  Hash h{};
+  std::copy(bytes->begin(), bytes->end(), h.bytes.begin());
+  return h;
+}
+
+// [[descriptors]]: each descriptor's file and SHA-256, and the IDLs it uses with theirs.
+Result<std::vector<DescriptorPin>> read_descriptors(const toml::table& t) {
+  std::vector<DescriptorPin> out;
+  AIRLOCK_TRY(entries, tables_of(t, "descriptors", "must be a table with file, sha256 and idls",
+                                 {"file", "sha256", "idls"}));
+  for (const auto& [where, entry] : entries) {
+    DescriptorPin pin;
+    AIRLOCK_TRY(file, file_name_at(entry->get("file"), where + ".file"));
+    pin.file = file;
+    AIRLOCK_TRY(hash, sha256_at(entry->get("sha256"), where + ".sha256"));
+    pin.sha256 = hash;
+    const toml::table* idls = entry->get("idls") ? entry->get("idls")->as_table() : nullptr;
+    if (idls == nullptr || idls->empty())
+      return bad(where + ".idls", "must map each IDL file the descriptor uses to its SHA-256");
+    for (const auto& [name, value] : *idls) {
+      const std::string at = where + ".idls." + std::string(name.str());
+      const toml::value<std::string> as_text(std::string(name.str()));
+      AIRLOCK_TRY(idl_file, file_name_at(&as_text, at));
+      AIRLOCK_TRY(idl_hash, sha256_at(&value, at));
+      pin.idls.emplace(idl_file, idl_hash);
+    }
+    for (const auto& other : out) {
+      if (other.file == pin.file) return bad(where + ".file", "is pinned twice");
+    }
+    out.push_back(std::move(pin));
+  }
+  return out;
+}
+
 // An action rule's slippage ceilings, each only where the action carries that slippage: a
 // ceiling that applied to nothing would read as a rule and hold none.
 Status read_ceilings(const toml::table& entry, const std::string& name, const std::string& where,
@@ -495,6 +544,7 @@ Result<Policy> parse_policy(std::string_view text) {
                                                "tokens",
                                                "markets",
                                                "pools",
+                                               "descriptors",
                                                "allow_unverified_lookup_tables",
                                                "allow_durable_nonce",
                                                "allow_vault_initialize",
@@ -546,6 +596,8 @@ Result<Policy> parse_policy(std::string_view text) {
                    "the policy's");
     }
   }
+  AIRLOCK_TRY(descriptors, read_descriptors(t));
+  p.descriptors = std::move(descriptors);
   AIRLOCK_TRY(actions, read_actions(t));
   p.actions = std::move(actions);
   if (const toml::node* limits = t.get("limits")) {
@@ -636,6 +688,16 @@ std::string policy_toml(const Policy& p) {
                                   {"token_y", key(pool.token_y)}});
     }
     t.insert("pools", std::move(pools));
+  }
+  if (!p.descriptors.empty()) {
+    toml::array descriptors;
+    for (const auto& pin : p.descriptors) {
+      toml::table idls;
+      for (const auto& [file, hash] : pin.idls) idls.insert(file, to_hex(hash.view()));
+      descriptors.push_back(toml::table{
+          {"file", pin.file}, {"sha256", to_hex(pin.sha256.view())}, {"idls", std::move(idls)}});
+    }
+    t.insert("descriptors", std::move(descriptors));
   }
   if (!p.actions.empty()) {
     toml::table actions;

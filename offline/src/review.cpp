@@ -30,6 +30,8 @@ class Reviewer {
     if (intent_.is_discarded()) intent_ = json();
     action_ = parse_action(q.action);
     keystone_ = q.action == kKeystoneAction;
+    descriptor_ = d.descriptor_for(q.action);
+    if (descriptor_ != nullptr) described_ = descriptor_->action(q.action);
     known_own_addresses(own_);
   }
 
@@ -38,7 +40,7 @@ class Reviewer {
     token_labels();
     pool_labels();
     for (std::size_t i = 0; i < q_.steps.size(); ++i) step(i);
-    if (action_) {
+    if (described_ != nullptr) {
       TemplateFindings found;
       bind_steps(template_input(), review_.steps, found);
       take(found);
@@ -95,6 +97,10 @@ class Reviewer {
     if (!action_)
       refuse(FindingCode::kPolicyActionUnknown,
              "action '" + q_.action + "' is not a builder action this version knows");
+    else if (described_ == nullptr)
+      refuse(FindingCode::kPolicyDescriptor,
+             "no descriptor the policy pins describes " + q_.action +
+                 ": nothing says what it may produce ([[descriptors]] in the policy)");
     if (!policy_.rule(q_.action).allowed)
       refuse(FindingCode::kPolicyActionNotAllowed, "the policy does not allow " + q_.action);
     if (action_ == Action::kVaultInitialize) {
@@ -277,7 +283,7 @@ class Reviewer {
     message_checks(s, index);
     const std::uint64_t price = decode_instructions(s, index);
     priority_fee_check(s, price, index);
-    if (action_ && !s.roles.empty()) {
+    if (described_ != nullptr && !s.roles.empty()) {
       TemplateFindings found;
       bind_step(template_input(), s, found);
       take(found);
@@ -420,8 +426,19 @@ class Reviewer {
     }
   }
 
+  // A program the action's own instructions run in (the vault program, and for perp/onboard the
+  // perp venue): the manager signs for it, and its instruction is the step's vault instruction.
+  bool described_program(const PublicKey& program) const {
+    if (described_ == nullptr) return false;
+    return std::any_of(described_->instructions.begin(), described_->instructions.end(),
+                       [&](const std::string& key) {
+                         return descriptor_->instruction(key)->program_id == program;
+                       });
+  }
+
   TemplateInput template_input() {
-    return TemplateInput{*action_, q_, intent_, policy_, decoders_, derivations_, own_};
+    return TemplateInput{*descriptor_, *described_, q_,           intent_,
+                         policy_,      decoders_,   derivations_, own_};
   }
 
   // The mints and holdings this machine knows of for the vault, from the policy, the hints and
@@ -462,8 +479,8 @@ class Reviewer {
   // The rules of the policy and of a floor that need no build request, for a request that has
   // none: the floor a route states, and every slippage within the ceilings the policy sets for
   // the action the instruction belongs to.
-  void rules_without_intent(const Decoded& d, Action action, std::size_t index) {
-    const ActionRule rule = policy_.rule(action_name(action));
+  void rules_without_intent(const Decoded& d, const std::string& action, std::size_t index) {
+    const ActionRule rule = policy_.rule(action);
     const auto within = [&](const char* arg, std::optional<std::uint16_t> ceiling,
                             const std::string& unit, const ojson& args) {
       if (!ceiling || !args.contains(arg)) return;
@@ -471,8 +488,7 @@ class Reviewer {
       if (!value || *value > *ceiling) {
         refuse(FindingCode::kIntentSlippage,
                std::string(arg) + " " + args[arg].dump() + " is above the " +
-                   std::to_string(*ceiling) + " " + unit + " the policy allows " +
-                   std::string(action_name(action)),
+                   std::to_string(*ceiling) + " " + unit + " the policy allows " + action,
                index);
       }
     };
@@ -495,7 +511,7 @@ class Reviewer {
       if (!s.instructions[i]) continue;
       const auto& ix = m.instructions[i];
       const auto action =
-          action_of_instruction(m.static_keys[ix.program_index], *s.instructions[i]);
+          action_of_instruction(decoders_, m.static_keys[ix.program_index], *s.instructions[i]);
       if (!action) continue;
       if (ix.accounts.empty() || ix.accounts[0] >= m.static_keys.size() ||
           policy_.vaults.count(m.static_keys[ix.accounts[0]]) == 0) {
@@ -510,10 +526,11 @@ class Reviewer {
       VaultAddresses own(for_vault.vault, derivations_);
       known_own_addresses(own);
       TemplateFindings found;
-      bind_step({*action, for_vault, intent_, policy_, decoders_, derivations_, own, true}, s,
-                found);
+      bind_step({*action->descriptor, *action->action, for_vault, intent_, policy_, decoders_,
+                 derivations_, own, true},
+                s, found);
       take(found);
-      rules_without_intent(*s.instructions[i], *action, index);
+      rules_without_intent(*s.instructions[i], action->action->name, index);
       return;
     }
     refuse(FindingCode::kIntentInstruction,
@@ -543,7 +560,7 @@ class Reviewer {
                              std::size_t position, std::size_t index) {
     const PublicKey& program = m.static_keys[ix.program_index];
     if (program == programs::key(kVaultProgram)) return;
-    if (action_ == Action::kPerpOnboard && program == programs::key(kPerpVenue)) return;
+    if (described_program(program)) return;
     if (program == programs::key(programs::kAssociatedToken) && d.instruction != "recover_nested")
       return;
     if (program == programs::key(programs::kSystem) && d.instruction == "advance_nonce_account")
@@ -644,9 +661,7 @@ class Reviewer {
     for (std::size_t i = 0; i < m.instructions.size(); ++i) {
       const auto& ix = m.instructions[i];
       const PublicKey& program = m.static_keys[ix.program_index];
-      const bool perp_onboard =
-          action_ == Action::kPerpOnboard && program == programs::key(kPerpVenue);
-      if (program != vault_program && !perp_onboard) continue;
+      if (program != vault_program && !described_program(program)) continue;
       ++vault_ixs;
       if (action_ != Action::kVaultInitialize) {
         if (ix.accounts.empty() || ix.accounts[0] >= m.static_keys.size() ||
@@ -1149,6 +1164,8 @@ class Reviewer {
   Derivations derivations_;
   VaultAddresses own_{q_.vault, derivations_};
   std::optional<Action> action_;
+  const Descriptor* descriptor_ = nullptr;
+  const DescribedAction* described_ = nullptr;
   bool keystone_ = false;  // a Keystone sol-sign-request: no intent to bind to
   std::vector<RangeSum> range_sums_;
   Review review_;

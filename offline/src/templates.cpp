@@ -13,29 +13,12 @@ namespace airlock::offline {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-constexpr std::size_t kMaxBinsPerStep = 70;  // one DLMM bin array's worth per transaction
-
-// ---- where an account comes from ----------------------------------------------------------
-
-enum class Src {
-  kVault,         // the request's vault
-  kManager,       // this machine's key
-  kProgram,       // a fixed program id (`arg`)
-  kTokenProgram,  // SPL Token or Token-2022 (the mint's own program; the chain checks the pair)
-  kRequest,       // a key field of the manager's body (`arg`: JSON pointers, first present wins)
-  kDerived,       // computed here from bound accounts (`derive`); `arg` says what it is
-  kNewSigner,     // a new account made for this step, whose signature the builder added
-  kNewVault,      // vault/initialize: a new signer that is the request's vault
-  kChecked,       // the chain refuses any other value (`arg` says why); shown, not derived
-  kMarket,        // the perp market of the body's symbol, as the policy pins it
-  kVenue,         // the perp venue's co-signer, the one signature left empty
-};
+using Src = AccountSource::Kind;
 
 // The integer at `path` inside decoded arguments, if it is one.
-std::optional<std::int64_t> arg_int(const ojson& a, std::initializer_list<const char*> path) {
+std::optional<std::int64_t> arg_int(const ojson& a, const std::vector<std::string>& path) {
   const ojson* at = &a;
-  for (const char* p : path) {
+  for (const auto& p : path) {
     if (!at->is_object() || !at->contains(p)) return std::nullopt;
     at = &(*at)[p];
   }
@@ -46,7 +29,6 @@ std::optional<std::int64_t> arg_int(const ojson& a, std::initializer_list<const 
 struct Bound {
   const Decoded& d;
   const std::vector<std::optional<PublicKey>>& keys;
-  const PublicKey& vault;
   Derivations& derive;
 
   std::optional<PublicKey> key(std::string_view role) const {
@@ -55,584 +37,66 @@ struct Bound {
     }
     return std::nullopt;
   }
-  std::optional<std::int64_t> integer(std::initializer_list<const char*> path) const {
-    return arg_int(d.args, path);
-  }
 };
 
-using Derive = std::vector<PublicKey> (*)(const Bound&);
+// ---- derivations: an address computed here from the instruction's own accounts -------------
 
-struct Spec {
-  std::string_view role;
-  Src src;
-  std::string_view arg = {};
-  Derive derive = nullptr;
-};
-
-// ---- derivations (docs/apisim.md: the vault program's addresses) ---------------------------
-
-std::vector<PublicKey> vault_pda(const Bound& b, const std::vector<Bytes>& seeds) {
-  auto found = b.derive.vault_pda(seeds);
-  if (!found) return {};
-  return {*found};
-}
-
-std::vector<PublicKey> aggregator_strategy(const Bound& b, std::string_view mint_role) {
-  const auto mint = b.key(mint_role);
-  if (!mint) return {};
-  return vault_pda(b, {seed("aggregator"), seed(b.vault), seed(*mint)});
-}
-
-std::vector<PublicKey> associated(const Bound& b, std::string_view mint_role) {
-  const auto mint = b.key(mint_role), program = b.key("token_program");
-  if (!mint || !program) return {};
-  return {b.derive.associated(b.vault, *mint, *program)};
-}
-
-std::vector<PublicKey> strategy_of(const Bound& b, std::string_view kind, std::string_view role) {
-  const auto account = b.key(role);
-  if (!account) return {};
-  return vault_pda(b, {seed(kind), seed(b.vault), seed(*account)});
-}
-
-std::vector<PublicKey> bin_array(const Bound& b, std::optional<std::int64_t> bin) {
-  const auto pool = b.key("lb_pair");
-  if (!pool || !bin) return {};
-  return {b.derive.bin_array(*pool, *bin)};
-}
-
-std::vector<PublicKey> d_target_strategy(const Bound& b) {
-  return aggregator_strategy(b, "target_mint");
-}
-std::vector<PublicKey> d_swap_strategy(const Bound& b) {
-  // The strategy holds the swap's non-deposit token, which this machine cannot tell from the
-  // deposit token: either mint's strategy is accepted, both being the request's.
-  auto out = aggregator_strategy(b, "source_mint");
-  for (const auto& k : aggregator_strategy(b, "destination_mint")) out.push_back(k);
-  return out;
-}
-std::vector<PublicKey> d_mint_strategy(const Bound& b) { return aggregator_strategy(b, "mint"); }
-std::vector<PublicKey> d_source_strategy(const Bound& b) {
-  return aggregator_strategy(b, "source_mint");
-}
-std::vector<PublicKey> d_position_strategy(const Bound& b) {
-  return strategy_of(b, "dlmm", "position");
-}
-std::vector<PublicKey> d_order_strategy(const Bound& b) {
-  return strategy_of(b, "limit_order", "limit_order");
-}
-std::vector<PublicKey> d_perp_strategy(const Bound& b) {
-  return vault_pda(b, {seed("perp"), seed(b.vault)});
-}
-std::vector<PublicKey> d_trader(const Bound& b) {
-  return vault_pda(b, {seed("trader"), seed(b.vault)});
-}
-std::vector<PublicKey> d_manager_shares(const Bound& b) {
-  return vault_pda(b, {seed("manager_shares"), seed(b.vault)});
-}
-std::vector<PublicKey> d_source_account(const Bound& b) { return associated(b, "source_mint"); }
-std::vector<PublicKey> d_destination_account(const Bound& b) {
-  return associated(b, "destination_mint");
-}
-std::vector<PublicKey> d_mint_account(const Bound& b) { return associated(b, "mint"); }
-std::vector<PublicKey> d_deposit_account(const Bound& b) { return associated(b, "deposit_mint"); }
-std::vector<PublicKey> d_open_lower(const Bound& b) {
-  return bin_array(b, b.integer({"lower_bin_id"}));
-}
-std::vector<PublicKey> d_open_upper(const Bound& b) {
-  const auto lower = b.integer({"lower_bin_id"}), width = b.integer({"width"});
-  if (!lower || !width) return {};
-  return bin_array(b, *lower + *width - 1);
-}
-std::vector<PublicKey> d_strategy_lower(const Bound& b) {
-  return bin_array(b, b.integer({"strategy", "min_bin_id"}));
-}
-std::vector<PublicKey> d_strategy_upper(const Bound& b) {
-  return bin_array(b, b.integer({"strategy", "max_bin_id"}));
-}
-std::vector<PublicKey> d_from_bin(const Bound& b) {
-  return bin_array(b, b.integer({"from_bin_id"}));
-}
-std::vector<PublicKey> d_to_bin(const Bound& b) { return bin_array(b, b.integer({"to_bin_id"})); }
-
-// ---- the templates --------------------------------------------------------------------------
-
-constexpr std::string_view kPoolChecked =
-    "the position's pool: the DLMM program refuses any pool but the position's";
-constexpr std::string_view kDepositChecked =
-    "the vault's deposit token: the vault program refuses any other mint";
-
-const Spec kVaultSpec{"vault", Src::kVault};
-const Spec kManagerSpec{"manager", Src::kManager};
-Spec program(std::string_view role, std::string_view id) { return {role, Src::kProgram, id}; }
-Spec token_program() { return {"token_program", Src::kTokenProgram}; }
-Spec derived(std::string_view role, std::string_view what, Derive derive) {
-  return {role, Src::kDerived, what, derive};
-}
-
-// Accounts several templates share.
-const Spec kSystemProgram = program("system_program", programs::kSystem);
-const Spec kJupiterProgram = program("jupiter_program", kJupiter);
-const Spec kDlmmProgram = program("dlmm_program", kDlmm);
-const Spec kPerpProgram = program("perp_program", kPerpVenue);
-const Spec kPositionSpec{"position", Src::kRequest, "/position"};
-const Spec kCheckedPool{"lb_pair", Src::kChecked, kPoolChecked};
-const Spec kDepositMint{"deposit_mint", Src::kChecked, kDepositChecked};
-const Spec kTraderSpec = derived("trader_account", "the vault's perp trader account", d_trader);
-const Spec kDepositAccount = derived(
-    "vault_deposit_account", "the vault's token account for the deposit mint", d_deposit_account);
-
-// The aggregator strategy's instructions (Jupiter swaps through the vault).
-std::vector<Spec> aggregator_specs(InstructionKind kind) {
-  switch (kind) {
-    case InstructionKind::kAggregatorInitialize:
-      return {
-          kVaultSpec,
-          kManagerSpec,
-          derived("strategy", "the vault's aggregator strategy for the token", d_target_strategy),
-          {"target_mint", Src::kRequest, "/mint|/destinationMint"},
-          kSystemProgram};
-    case InstructionKind::kAggregatorSwap:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's aggregator strategy for one of the swap's tokens",
-                      d_swap_strategy),
-              {"source_mint", Src::kRequest, "/sourceMint"},
-              {"destination_mint", Src::kRequest, "/destinationMint"},
-              derived("vault_source_account", "the vault's token account for the source mint",
-                      d_source_account),
-              derived("vault_destination_account",
-                      "the vault's token account for the destination mint", d_destination_account),
-              kJupiterProgram,
-              token_program()};
-    case InstructionKind::kAggregatorSweep:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's aggregator strategy for the token", d_mint_strategy),
-              {"mint", Src::kRequest, "/mint"},
-              kDepositMint,
-              derived("vault_source_account", "the vault's token account for the swept mint",
-                      d_mint_account),
-              kDepositAccount,
-              kJupiterProgram,
-              token_program()};
-    default:
-      return {};
+// The bin a derivation names: the sum of its terms; nullopt when an argument is missing or the
+// sum overflows.
+std::optional<std::int64_t> bin_of(const Derivation& d, const Bound& b) {
+  std::int64_t sum = 0;
+  for (const auto& t : d.bin) {
+    std::int64_t term = t.constant;
+    if (!t.arg.empty()) {
+      const auto value = arg_int(b.d.args, t.arg);
+      if (!value) return std::nullopt;
+      term = *value;
+    }
+    if (__builtin_add_overflow(sum, term, &sum)) return std::nullopt;
   }
+  return sum;
 }
 
-// The DLMM instructions that move liquidity through bins: each names the bin arrays of its
-// range.
-std::vector<Spec> dlmm_liquidity_specs(InstructionKind kind) {
-  switch (kind) {
-    case InstructionKind::kDlmmOpen:
-      return {
-          kVaultSpec,
-          kManagerSpec,
-          derived("strategy", "the vault's strategy for the new position", d_position_strategy),
-          {"position", Src::kNewSigner},
-          {"lb_pair", Src::kRequest, "/lbPair"},
-          derived("bin_array_lower", "the pool's bin array of the step's first bin", d_open_lower),
-          derived("bin_array_upper", "the pool's bin array of the step's last bin", d_open_upper),
-          kDlmmProgram,
-          token_program(),
-          kSystemProgram};
-    case InstructionKind::kDlmmAdd:
-    case InstructionKind::kDlmmAddRange:
-      return {kVaultSpec,
-              kManagerSpec,
-              kPositionSpec,
-              kCheckedPool,
-              derived("bin_array_lower", "the pool's bin array of the step's first bin",
-                      d_strategy_lower),
-              derived("bin_array_upper", "the pool's bin array of the step's last bin",
-                      d_strategy_upper),
-              kDlmmProgram,
-              token_program()};
-    case InstructionKind::kDlmmRemove:
-    case InstructionKind::kDlmmFlip:
-      return {
-          kVaultSpec,
-          kManagerSpec,
-          kPositionSpec,
-          kCheckedPool,
-          derived("bin_array_lower", "the pool's bin array of the step's first bin", d_from_bin),
-          derived("bin_array_upper", "the pool's bin array of the step's last bin", d_to_bin),
-          kDlmmProgram,
-          token_program()};
-    default:
-      return {};
-  }
-}
-
-// The DLMM strategy's other instructions: positions, fees, limit orders, the zap out.
-std::vector<Spec> dlmm_specs(InstructionKind kind) {
-  switch (kind) {
-    case InstructionKind::kDlmmInitialize:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's strategy for the new position", d_position_strategy),
-              {"position", Src::kNewSigner},
-              {"lb_pair", Src::kRequest, "/lbPair"},
-              kSystemProgram};
-    case InstructionKind::kDlmmClaimFee:
-      return {kVaultSpec, kManagerSpec, kPositionSpec, kCheckedPool, kDlmmProgram, token_program()};
-    case InstructionKind::kDlmmZapOut:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's strategy for the position", d_position_strategy),
-              kPositionSpec,
-              kCheckedPool,
-              kDlmmProgram,
-              token_program()};
-    case InstructionKind::kDlmmClose:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's strategy for the position", d_position_strategy),
-              kPositionSpec,
-              kCheckedPool,
-              kDlmmProgram};
-    case InstructionKind::kDlmmExtend:
-      return {kVaultSpec, kManagerSpec, kPositionSpec, kCheckedPool, kDlmmProgram, kSystemProgram};
-    case InstructionKind::kDlmmZapOutSwap:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's aggregator strategy for the source token",
-                      d_source_strategy),
-              {"source_mint", Src::kRequest, "/sources/0/mint"},
-              kDepositMint,
-              derived("vault_source_account", "the vault's token account for the source mint",
-                      d_source_account),
-              kDepositAccount,
-              kJupiterProgram,
-              token_program()};
-    case InstructionKind::kDlmmLimitOrderPlace:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's strategy for the new limit order", d_order_strategy),
-              {"limit_order", Src::kNewSigner},
-              {"lb_pair", Src::kRequest, "/lbPair"},
-              kDlmmProgram,
-              token_program(),
-              kSystemProgram};
-    case InstructionKind::kDlmmLimitOrderCancel:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's strategy for the limit order", d_order_strategy),
-              {"limit_order", Src::kRequest, "/limitOrder"},
-              {"lb_pair", Src::kChecked,
-               "the order's pool: the DLMM program refuses any pool but the order's"},
-              kDlmmProgram,
-              token_program()};
-    default:
-      return {};
-  }
-}
-
-// The perp strategy's instructions and the venue's onboarding.
-std::vector<Spec> perp_specs(InstructionKind kind) {
-  switch (kind) {
-    case InstructionKind::kPerpInitialize:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's perp strategy", d_perp_strategy),
-              kTraderSpec,
-              kPerpProgram,
-              kSystemProgram};
-    case InstructionKind::kPerpOnboard:
-      return {kVaultSpec,
-              kManagerSpec,
-              kTraderSpec,
-              {"venue_authority", Src::kVenue,
-               "the venue's co-signer: it signs when the API submits the transaction"},
-              kPerpProgram};
-    case InstructionKind::kVenueOnboard:
-      return {kVaultSpec,
-              kManagerSpec,
-              kTraderSpec,
-              {"venue", Src::kVenue,
-               "the venue's co-signer: it signs when the API submits the transaction"}};
-    case InstructionKind::kPerpDeposit:
-    case InstructionKind::kPerpWithdraw:
-      return {kVaultSpec,      kManagerSpec, kTraderSpec,    kDepositMint,
-              kDepositAccount, kPerpProgram, token_program()};
-    case InstructionKind::kPerpOrder:
-    case InstructionKind::kPerpCancel:
-      return {kVaultSpec, kManagerSpec, kTraderSpec, {"market", Src::kMarket}, kPerpProgram};
-    case InstructionKind::kPerpSweep:
-      return {kVaultSpec,
-              kManagerSpec,
-              derived("strategy", "the vault's perp strategy", d_perp_strategy),
-              kTraderSpec,
-              kDepositMint,
-              kDepositAccount,
-              kPerpProgram,
-              token_program()};
-    default:
-      return {};
-  }
-}
-
-// The vault's own instructions.
-std::vector<Spec> vault_specs(InstructionKind kind) {
-  switch (kind) {
-    case InstructionKind::kVaultInitialize:
-      return {{"vault", Src::kNewVault},
-              kManagerSpec,
-              {"deposit_mint", Src::kRequest, "/depositMint"},
-              token_program(),
-              kSystemProgram};
-    case InstructionKind::kVaultUpdate:
-      return {kVaultSpec, kManagerSpec};
-    case InstructionKind::kVaultClaimFee:
-      return {kVaultSpec, kManagerSpec,
-              derived("manager_share_account", "the manager's fee-share account of the vault",
-                      d_manager_shares),
-              token_program()};
-    case InstructionKind::kVaultClose:
-      return {kVaultSpec, kManagerSpec, kSystemProgram};
-    case InstructionKind::kStrategyClose:
-      return {kVaultSpec, kManagerSpec, {"strategy", Src::kRequest, "/strategy"}};
-    default:
-      return {};
-  }
-}
-
-// Every kind names its group here, so a new kind without a template does not compile quietly.
-std::vector<Spec> specs(InstructionKind kind) {
-  switch (kind) {
-    case InstructionKind::kAggregatorInitialize:
-    case InstructionKind::kAggregatorSwap:
-    case InstructionKind::kAggregatorSweep:
-      return aggregator_specs(kind);
-    case InstructionKind::kDlmmInitialize:
-    case InstructionKind::kDlmmClaimFee:
-    case InstructionKind::kDlmmZapOut:
-    case InstructionKind::kDlmmClose:
-    case InstructionKind::kDlmmExtend:
-    case InstructionKind::kDlmmZapOutSwap:
-    case InstructionKind::kDlmmLimitOrderPlace:
-    case InstructionKind::kDlmmLimitOrderCancel:
-      return dlmm_specs(kind);
-    case InstructionKind::kDlmmOpen:
-    case InstructionKind::kDlmmAdd:
-    case InstructionKind::kDlmmAddRange:
-    case InstructionKind::kDlmmRemove:
-    case InstructionKind::kDlmmFlip:
-      return dlmm_liquidity_specs(kind);
-    case InstructionKind::kPerpInitialize:
-    case InstructionKind::kPerpOnboard:
-    case InstructionKind::kVenueOnboard:
-    case InstructionKind::kPerpDeposit:
-    case InstructionKind::kPerpWithdraw:
-    case InstructionKind::kPerpOrder:
-    case InstructionKind::kPerpCancel:
-    case InstructionKind::kPerpSweep:
-      return perp_specs(kind);
-    case InstructionKind::kVaultInitialize:
-    case InstructionKind::kVaultUpdate:
-    case InstructionKind::kVaultClaimFee:
-    case InstructionKind::kVaultClose:
-    case InstructionKind::kStrategyClose:
-      return vault_specs(kind);
-  }
-  return {};
-}
-
-// Instructions whose extra accounts, past the template's, are the route's (Jupiter's remaining
-// accounts: the pools a route passes through, chosen by the router).
-bool carries_route(InstructionKind kind) {
-  switch (kind) {
-    case InstructionKind::kAggregatorSwap:
-    case InstructionKind::kAggregatorSweep:
-    case InstructionKind::kDlmmZapOutSwap:
-      return true;
-    case InstructionKind::kAggregatorInitialize:
-    case InstructionKind::kDlmmInitialize:
-    case InstructionKind::kDlmmOpen:
-    case InstructionKind::kDlmmAdd:
-    case InstructionKind::kDlmmRemove:
-    case InstructionKind::kDlmmFlip:
-    case InstructionKind::kDlmmClaimFee:
-    case InstructionKind::kDlmmZapOut:
-    case InstructionKind::kDlmmClose:
-    case InstructionKind::kDlmmExtend:
-    case InstructionKind::kDlmmAddRange:
-    case InstructionKind::kDlmmLimitOrderPlace:
-    case InstructionKind::kDlmmLimitOrderCancel:
-    case InstructionKind::kPerpInitialize:
-    case InstructionKind::kPerpOnboard:
-    case InstructionKind::kPerpDeposit:
-    case InstructionKind::kPerpWithdraw:
-    case InstructionKind::kPerpOrder:
-    case InstructionKind::kPerpCancel:
-    case InstructionKind::kPerpSweep:
-    case InstructionKind::kVaultInitialize:
-    case InstructionKind::kVaultUpdate:
-    case InstructionKind::kVaultClaimFee:
-    case InstructionKind::kVaultClose:
-    case InstructionKind::kStrategyClose:
-    case InstructionKind::kVenueOnboard:
-      return false;
-  }
-  return false;
-}
-
-// The instruction kinds a step of each action may hold (exactly one of them per step).
-std::vector<InstructionKind> main_kinds(Action action) {
-  using K = InstructionKind;
-  switch (action) {
-    case Action::kAggregatorInitialize:
-      return {K::kAggregatorInitialize};
-    // A two-hop swap that must first open its strategy sets it up alone (spec 3.4).
-    case Action::kAggregatorSwap:
-      return {K::kAggregatorSwap, K::kAggregatorInitialize};
-    case Action::kAggregatorSweep:
-      return {K::kAggregatorSweep};
-    case Action::kDlmmInitialize:
-      return {K::kDlmmInitialize};
-    case Action::kDlmmOpen:
-      return {K::kDlmmOpen};
-    case Action::kDlmmAdd:
-      return {K::kDlmmAdd};
-    case Action::kDlmmRemove:
-      return {K::kDlmmRemove};
-    case Action::kDlmmFlip:
-      return {K::kDlmmFlip};
-    case Action::kDlmmClaimFee:
-      return {K::kDlmmClaimFee};
-    case Action::kDlmmZapOut:
-      return {K::kDlmmZapOut};
-    case Action::kDlmmClose:
-      return {K::kDlmmClose};
-    case Action::kDlmmExtend:
-      return {K::kDlmmExtend};
-    case Action::kDlmmAddRange:
-      return {K::kDlmmAddRange};
-    case Action::kDlmmZapOutSwap:
-      return {K::kDlmmZapOutSwap};
-    case Action::kDlmmLimitOrderPlace:
-      return {K::kDlmmLimitOrderPlace};
-    case Action::kDlmmLimitOrderCancel:
-      return {K::kDlmmLimitOrderCancel};
-    case Action::kPerpInitialize:
-      return {K::kPerpInitialize};
-    // Only the venue program is invoked (spec 4.10).
-    case Action::kPerpOnboard:
-      return {K::kVenueOnboard};
-    case Action::kPerpDeposit:
-      return {K::kPerpDeposit};
-    case Action::kPerpWithdraw:
-      return {K::kPerpWithdraw};
-    case Action::kPerpOrder:
-      return {K::kPerpOrder};
-    case Action::kPerpCancel:
-      return {K::kPerpCancel};
-    case Action::kPerpSweep:
-      return {K::kPerpSweep};
-    case Action::kVaultInitialize:
-      return {K::kVaultInitialize};
-    case Action::kVaultUpdate:
-      return {K::kVaultUpdate};
-    case Action::kVaultClaimFee:
-      return {K::kVaultClaimFee};
-    case Action::kVaultClose:
-      return {K::kVaultClose};
-    case Action::kStrategyClose:
-      return {K::kStrategyClose};
-  }
-  return {};
-}
-
-// Ranged DLMM batches may hold several steps, one per run of at most 70 bins; every other
-// action builds exactly one.
-bool ranged(Action action) {
-  switch (action) {
-    case Action::kDlmmOpen:
-    case Action::kDlmmAdd:
-    case Action::kDlmmAddRange:
-    case Action::kDlmmRemove:
-      return true;
-    case Action::kAggregatorInitialize:
-    case Action::kAggregatorSwap:
-    case Action::kAggregatorSweep:
-    case Action::kDlmmInitialize:
-    case Action::kDlmmFlip:
-    case Action::kDlmmClaimFee:
-    case Action::kDlmmZapOut:
-    case Action::kDlmmClose:
-    case Action::kDlmmExtend:
-    case Action::kDlmmZapOutSwap:
-    case Action::kDlmmLimitOrderPlace:
-    case Action::kDlmmLimitOrderCancel:
-    case Action::kPerpInitialize:
-    case Action::kPerpOnboard:
-    case Action::kPerpDeposit:
-    case Action::kPerpWithdraw:
-    case Action::kPerpOrder:
-    case Action::kPerpCancel:
-    case Action::kPerpSweep:
-    case Action::kVaultInitialize:
-    case Action::kVaultUpdate:
-    case Action::kVaultClaimFee:
-    case Action::kVaultClose:
-    case Action::kStrategyClose:
-      return false;
-  }
-  return false;
-}
-
-// The follow-ups (`next`) an action's step may announce (spec 3.4, 4.7, 4.15 and the twin).
-std::vector<std::string_view> follow_ups(Action action) {
-  switch (action) {
-    case Action::kAggregatorSwap:
-      return {"aggregator/swap", "aggregator/sweep"};
-    case Action::kDlmmZapOut:
-      return {"aggregator/sweep"};
-    case Action::kDlmmExtend:
-      return {"dlmm/extend", "dlmm/add-range"};
-    case Action::kDlmmZapOutSwap:
-      return {"dlmm/zap-out/swap"};
-    case Action::kAggregatorInitialize:
-    case Action::kAggregatorSweep:
-    case Action::kDlmmInitialize:
-    case Action::kDlmmOpen:
-    case Action::kDlmmAdd:
-    case Action::kDlmmRemove:
-    case Action::kDlmmFlip:
-    case Action::kDlmmClaimFee:
-    case Action::kDlmmClose:
-    case Action::kDlmmAddRange:
-    case Action::kDlmmLimitOrderPlace:
-    case Action::kDlmmLimitOrderCancel:
-    case Action::kPerpInitialize:
-    case Action::kPerpOnboard:
-    case Action::kPerpDeposit:
-    case Action::kPerpWithdraw:
-    case Action::kPerpOrder:
-    case Action::kPerpCancel:
-    case Action::kPerpSweep:
-    case Action::kVaultInitialize:
-    case Action::kVaultUpdate:
-    case Action::kVaultClaimFee:
-    case Action::kVaultClose:
-    case Action::kStrategyClose:
-      return {};
-  }
-  return {};
-}
-
-std::optional<InstructionKind> kind_of(const PublicKey& program, const Decoded& d) {
-  if (program == programs::key(kPerpVenue) && d.program == "airlock_perp_venue" &&
-      d.instruction == "perp_onboard")
-    return InstructionKind::kVenueOnboard;
-  if (program != programs::key(kVaultProgram)) return std::nullopt;
-  for (int i = 0; i < kInstructionKindCount; ++i) {
-    const auto kind = static_cast<InstructionKind>(i);
-    if (kind != InstructionKind::kVenueOnboard && instruction_name(kind) == d.instruction)
-      return kind;
+std::optional<PublicKey> derive(const Derivation& d, const Bound& b) {
+  switch (d.kind) {
+    case Derivation::Kind::kPda: {
+      std::vector<Bytes> seeds;
+      for (const auto& s : d.seeds) {
+        if (s.kind == SeedSource::Kind::kConst) {
+          seeds.push_back(s.bytes);
+          continue;
+        }
+        const auto k = b.key(s.account);
+        if (!k) return std::nullopt;
+        seeds.push_back(seed(*k));
+      }
+      return b.derive.pda(seeds, d.program);
+    }
+    case Derivation::Kind::kAssociatedToken: {
+      const auto owner = b.key(d.owner), mint = b.key(d.mint), token = b.key(d.token_program);
+      if (!owner || !mint || !token) return std::nullopt;
+      return b.derive.associated(*owner, *mint, *token);
+    }
+    case Derivation::Kind::kBinArray: {
+      const auto pool = b.key(d.pool);
+      const auto bin = bin_of(d, b);
+      if (!pool || !bin) return std::nullopt;
+      return b.derive.bin_array(d.program, *pool, *bin);
+    }
   }
   return std::nullopt;
+}
+
+bool is_bin_array(const AccountSource& s) {
+  return s.kind == Src::kDerived && !s.any_of.empty() &&
+         std::all_of(s.any_of.begin(), s.any_of.end(),
+                     [](const Derivation& d) { return d.kind == Derivation::Kind::kBinArray; });
+}
+
+// The described instruction a step of the action holds at `d`, if it is one.
+const DescribedInstruction* described(const TemplateInput& in, const PublicKey& program,
+                                      const Decoded& d) {
+  return in.descriptor.step_instruction(in.action, program, d.instruction);
 }
 
 std::string short_key(const PublicKey& k) { return to_base58(k); }
@@ -654,15 +118,13 @@ class StepBinder {
     std::size_t mains = 0;
     std::set<std::string> budget_seen;
     std::vector<PublicKey> step_mints;
-    const auto allowed = main_kinds(in_.action);
     // The main instruction first: ATA creations may only be for mints it names.
     for (std::size_t i = 0; i < m_.instructions.size(); ++i) {
       if (!s_.instructions[i]) continue;
       const PublicKey& program = m_.static_keys[m_.instructions[i].program_index];
-      const auto kind = kind_of(program, *s_.instructions[i]);
-      if (kind && std::find(allowed.begin(), allowed.end(), *kind) != allowed.end()) {
+      if (const auto* ix = described(in_, program, *s_.instructions[i])) {
         ++mains;
-        bind_main(i, *kind, step_mints);
+        bind_main(i, *ix, step_mints);
       }
     }
     for (std::size_t i = 0; i < m_.instructions.size(); ++i) {
@@ -670,8 +132,7 @@ class StepBinder {
       const auto& ix = m_.instructions[i];
       const Decoded& d = *s_.instructions[i];
       const PublicKey& program = m_.static_keys[ix.program_index];
-      const auto kind = kind_of(program, d);
-      if (kind && std::find(allowed.begin(), allowed.end(), *kind) != allowed.end()) continue;
+      if (described(in_, program, d) != nullptr) continue;
       if (program == programs::key(programs::kComputeBudget)) {
         if (!ix.accounts.empty() || !budget_seen.insert(d.instruction).second) {
           refuse(FindingCode::kIntentInstruction, "instruction " + std::to_string(i + 1) +
@@ -697,10 +158,10 @@ class StepBinder {
       }
       refuse(FindingCode::kIntentInstruction,
              "instruction " + std::to_string(i + 1) + " (" + d.program + " " + d.instruction +
-                 ") is not part of " + std::string(action_name(in_.action)) + "'s template");
+                 ") is not part of " + in_.action.name + "'s template");
     }
     if (mains != 1) {
-      refuse(FindingCode::kIntentInstruction, "a step of " + std::string(action_name(in_.action)) +
+      refuse(FindingCode::kIntentInstruction, "a step of " + in_.action.name +
                                                   " holds exactly one of its instructions (" +
                                                   main_names() + "), not " + std::to_string(mains));
     }
@@ -717,8 +178,8 @@ class StepBinder {
 
   std::string main_names() const {
     std::string names;
-    for (const auto kind : main_kinds(in_.action))
-      names += (names.empty() ? "" : " or ") + std::string(instruction_name(kind));
+    for (const auto& key : in_.action.instructions)
+      names += (names.empty() ? "" : " or ") + in_.descriptor.instruction(key)->instruction;
     return names;
   }
 
@@ -735,12 +196,8 @@ class StepBinder {
     want_signer_[account] = want_signer_[account] || signer;
   }
 
-  std::optional<PublicKey> request_key(std::string_view pointers) const {
-    std::size_t start = 0;
-    while (start <= pointers.size()) {
-      const std::size_t bar = pointers.find('|', start);
-      const std::string pointer(pointers.substr(
-          start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
+  std::optional<PublicKey> request_key(const std::vector<std::string>& pointers) const {
+    for (const auto& pointer : pointers) {
       try {
         const ojson::json_pointer at(pointer);
         if (in_.intent.is_object() && in_.intent.contains(at)) {
@@ -752,25 +209,25 @@ class StepBinder {
       } catch (const nlohmann::json::exception&) {
         return std::nullopt;  // the body's shape does not hold the field
       }
-      if (bar == std::string_view::npos) break;
-      start = bar + 1;
     }
     return std::nullopt;
   }
 
-  void bind_main(std::size_t i, InstructionKind kind, std::vector<PublicKey>& step_mints) {
+  void bind_main(std::size_t i, const DescribedInstruction& described_ix,
+                 std::vector<PublicKey>& step_mints) {
     const auto& ix = m_.instructions[i];
     Decoded& d = *s_.instructions[i];
     const auto keys = keys_of(ix);
-    const auto spec = specs(kind);
+    const auto& spec = described_ix.accounts;
+    const bool route_follows = described_ix.remaining == "jupiter_route";
     const std::string where = "instruction " + std::to_string(i + 1) + " (" + d.instruction + ")";
     auto& bindings = s_.bindings[i];
-    const Bound b{d, keys, in_.request.vault, in_.derivations};
+    const Bound b{d, keys, in_.derivations};
     for (std::size_t p = 0; p < ix.accounts.size(); ++p) {
       const std::uint8_t account = ix.accounts[p];
       const std::optional<PublicKey>& key = keys[p];
       if (p >= spec.size()) {
-        if (!carries_route(kind)) {
+        if (!route_follows) {
           refuse(FindingCode::kIntentAccount,
                  where + " passes " + std::to_string(ix.accounts.size()) +
                      " accounts; its template names " + std::to_string(spec.size()));
@@ -779,60 +236,59 @@ class StepBinder {
         route_account(p - spec.size(), account, key, where, bindings);
         continue;
       }
-      const Spec& rule = spec[p];
-      if (p >= d.account_names.size() || d.account_names[p] != rule.role) {
+      const DescribedAccount& rule = spec[p];
+      if (p >= d.account_names.size() || d.account_names[p] != rule.name) {
         refuse(FindingCode::kIntentAccount, where + ": account " + std::to_string(p + 1) +
-                                                " is not the template's " + std::string(rule.role) +
+                                                " is not the template's " + rule.name +
                                                 " (the IDL and the template disagree)");
         return;
       }
       use(account, p < d.account_writable.size() && d.account_writable[p],
           p < d.account_signer.size() && d.account_signer[p]);
       if (!key) {
-        bindings.push_back({std::string(rule.role), "unbound", "loaded from an unknown table"});
+        bindings.push_back({rule.name, "unbound", "loaded from an unknown table"});
         continue;  // refused where the table is checked
       }
       bindings.push_back(bind(rule, *key, account, b, where));
-      if (rule.role.find("mint") != std::string_view::npos) {
+      if (std::find(described_ix.mints.begin(), described_ix.mints.end(), rule.name) !=
+          described_ix.mints.end()) {
         step_mints.push_back(*key);
         in_.own.add_mint(*key);
       }
     }
     distinct_roles(spec, keys, where);
-    if (carries_route(kind)) route(d, keys, where);
+    if (route_follows) route(d, keys, where);
   }
 
   // One key, one role: an account bound as (or checked on chain as) one role cannot stand in
   // for another role of the same instruction. Only a step's two bin arrays may coincide, when
   // its bins lie in one array.
-  void distinct_roles(const std::vector<Spec>& spec,
+  void distinct_roles(const std::vector<DescribedAccount>& spec,
                       const std::vector<std::optional<PublicKey>>& keys, const std::string& where) {
-    const auto bin_array_role = [](std::string_view role) {
-      return role.rfind("bin_array", 0) == 0;
-    };
     for (std::size_t a = 0; a < spec.size() && a < keys.size(); ++a) {
       for (std::size_t b = a + 1; b < spec.size() && b < keys.size(); ++b) {
         if (!keys[a] || !keys[b] || *keys[a] != *keys[b]) continue;
-        if (bin_array_role(spec[a].role) && bin_array_role(spec[b].role)) continue;
+        if (is_bin_array(spec[a].source) && is_bin_array(spec[b].source)) continue;
         refuse(FindingCode::kIntentAccount, where + ": " + short_key(*keys[a]) +
-                                                " stands as both " + std::string(spec[a].role) +
-                                                " and " + std::string(spec[b].role));
+                                                " stands as both " + spec[a].name + " and " +
+                                                spec[b].name);
       }
     }
   }
 
-  AccountBinding bind(const Spec& rule, const PublicKey& key, std::uint8_t account, const Bound& b,
-                      const std::string& where) {
-    const std::string role(rule.role);
+  AccountBinding bind(const DescribedAccount& account_rule, const PublicKey& key,
+                      std::uint8_t account, const Bound& b, const std::string& where) {
+    const AccountSource& rule = account_rule.source;
+    const std::string& role = account_rule.name;
     const auto mismatch = [&](const std::string& want) {
       return refuse_account(role, key, where, want);
     };
-    if (rule.src != Src::kManager && key == in_.policy.manager) {
+    if (rule.kind != Src::kManager && key == in_.policy.manager) {
       refuse(FindingCode::kIntentAccount,
              where + ": " + role + " is the manager's key, which signs only as the manager");
       return AccountBinding{role, "refused", "the manager's key in another role"};
     }
-    switch (rule.src) {
+    switch (rule.kind) {
       case Src::kVault:
         if (key != in_.request.vault) return mismatch("the request's vault");
         return {role, "vault", "the request's vault"};
@@ -840,41 +296,47 @@ class StepBinder {
         if (key != in_.policy.manager) return mismatch("the manager");
         return {role, "manager", "this machine's key"};
       case Src::kProgram:
-        return bind_program(rule, key, where);
+        if (key != rule.program) return mismatch(rule.label);
+        return {role, "program", rule.label};
       case Src::kTokenProgram:
         if (key != programs::key(programs::kToken) && key != programs::key(programs::kToken2022))
           return mismatch("SPL Token or Token-2022");
         return {role, "program",
                 key == programs::key(programs::kToken) ? "SPL Token" : "Token-2022"};
-      case Src::kRequest: {
+      case Src::kBody: {
         if (in_.no_intent) return bind_without_intent(role, key, b, where);
-        const auto want = request_key(rule.arg);
-        const std::string field(rule.arg.substr(1, rule.arg.find('|') - 1));
+        const auto want = request_key(rule.pointers);
+        const std::string field = rule.pointers.front().substr(1);
         if (!want) return mismatch("a key the build request gives (" + field + " is missing)");
         if (key != *want) return mismatch("the request's " + field + " " + short_key(*want));
         return {role, "request", "as requested (" + field + ")"};
       }
       case Src::kDerived: {
-        const auto candidates = rule.derive(b);
-        if (std::find(candidates.begin(), candidates.end(), key) == candidates.end()) {
-          return mismatch(std::string(rule.arg) +
-                          (candidates.empty() ? "" : " (" + short_key(candidates.front()) + ")"));
+        std::optional<PublicKey> first;
+        for (const auto& derivation : rule.any_of) {
+          const auto candidate = derive(derivation, b);
+          if (candidate && *candidate == key)
+            return {role, "derived", rule.text + ", computed here"};
+          if (!first) first = candidate;
         }
-        return {role, "derived", std::string(rule.arg) + ", computed here"};
+        return mismatch(rule.text + (first ? " (" + short_key(*first) + ")" : ""));
       }
       case Src::kNewSigner:
       case Src::kNewVault:
-        return bind_new_account(rule, key, account, where);
+        return bind_new_account(role, rule.kind, key, account, where);
       case Src::kChecked:
-        if (role == "lb_pair") return not_own(bind_pool(rule, key, where), key, where);
-        return not_own({role, "checked on chain", std::string(rule.arg)}, key, where);
-      case Src::kMarket:
-        return not_own(bind_market(rule, key, where), key, where);
-      case Src::kVenue:
-        if (account >= m_.header.num_required_signatures)
-          return mismatch("the venue's co-signer (a signer)");
+        if (rule.pool_hint) return not_own(bind_pool(role, rule.text, key, where), key, where);
+        return not_own({role, "checked on chain", rule.text}, key, where);
+      case Src::kPolicyMarket:
+        return not_own(bind_market(role, key, where), key, where);
+      case Src::kCosigner:
+        if (account >= m_.header.num_required_signatures) return mismatch("a co-signer (a signer)");
         s_.venue_cosigner = key;
-        return not_own({role, "checked on chain", std::string(rule.arg)}, key, where);
+        return not_own({role, "checked on chain", rule.text}, key, where);
+      case Src::kUnconstrained:
+        if (account < m_.header.num_required_signatures || key == in_.request.vault)
+          return mismatch("an account that neither signs nor is the vault");
+        return not_own({role, "unbound", rule.text}, key, where);
     }
     return mismatch("anything the template names");
   }
@@ -923,62 +385,46 @@ class StepBinder {
     return AccountBinding{role, "refused", "not " + want};
   }
 
-  // A fixed program, named as the operator knows it.
-  AccountBinding bind_program(const Spec& rule, const PublicKey& key, const std::string& where) {
-    const std::string role(rule.role);
-    const PublicKey& want = programs::key(rule.arg);
-    const auto name = programs::well_known_name(want);
-    const std::string label = name                     ? std::string(*name)
-                              : rule.arg == kJupiter   ? "Jupiter v6"
-                              : rule.arg == kDlmm      ? "Meteora DLMM"
-                              : rule.arg == kPerpVenue ? "the perp venue (Phoenix)"
-                                                       : std::string(rule.arg);
-    if (key != want) return refuse_account(role, key, where, label);
-    return {role, "program", label};
-  }
-
   // A new account the builder signs for (a position, an order, a new vault): a signer, and
   // never the vault unless it is the new vault the request names.
-  AccountBinding bind_new_account(const Spec& rule, const PublicKey& key, std::uint8_t account,
-                                  const std::string& where) {
-    const std::string role(rule.role);
+  AccountBinding bind_new_account(const std::string& role, Src kind, const PublicKey& key,
+                                  std::uint8_t account, const std::string& where) {
     if (account >= m_.header.num_required_signatures)
       return refuse_account(role, key, where, "a new account signed by the builder");
-    if (key == in_.request.vault && rule.src == Src::kNewSigner)
+    if (key == in_.request.vault && kind == Src::kNewSigner)
       return refuse_account(role, key, where, "a new account (it is the vault)");
-    if (rule.src == Src::kNewVault && key != in_.request.vault)
+    if (kind == Src::kNewVault && key != in_.request.vault)
       return refuse_account(role, key, where, "the new vault the request names");
     new_signers_.insert(key);
-    if (rule.src == Src::kNewSigner) in_.own.add_holding(key);
+    if (kind == Src::kNewSigner) in_.own.add_holding(key);
     return {role, "new signer",
-            rule.src == Src::kNewVault ? "the new vault, signed by the builder"
-                                       : "a new account, signed by the builder"};
+            kind == Src::kNewVault ? "the new vault, signed by the builder"
+                                   : "a new account, signed by the builder"};
   }
 
   // The pool a position is in.
-  AccountBinding bind_pool(const Spec& rule, const PublicKey& key, const std::string& where) {
-    const std::string role(rule.role);
+  AccountBinding bind_pool(const std::string& role, const std::string& why, const PublicKey& key,
+                           const std::string& where) {
     // Which pool a position is in is chain state. The online half names it (the pool
     // hint, read from the vault's strategies): a pool it did not name is refused, and
     // without a hint the account is shown unbound and never auto-approved.
     const auto& pools = in_.request.hints.pools;
     if (pools.empty()) {
       warn(FindingCode::kWarnUnboundAccount,
-           where + ": lb_pair " + short_key(key) +
+           where + ": " + role + " " + short_key(key) +
                " is not named by a pool hint; which pool the position is in is known "
                "only on chain");
-      return {role, "unbound", std::string(rule.arg) + "; no pool hint names it"};
+      return {role, "unbound", why + "; no pool hint names it"};
     }
     if (std::none_of(pools.begin(), pools.end(),
                      [&](const envelope::PoolHint& h) { return h.pool == key; }))
       return refuse_account(role, key, where, "the pool the online half names for this position");
-    return {role, "checked on chain",
-            std::string(rule.arg) + "; the online half's pool hint names it"};
+    return {role, "checked on chain", why + "; the online half's pool hint names it"};
   }
 
   // A perp market: the one the policy pins for the request's symbol, or shown unbound.
-  AccountBinding bind_market(const Spec& rule, const PublicKey& key, const std::string& where) {
-    const std::string role(rule.role);
+  AccountBinding bind_market(const std::string& role, const PublicKey& key,
+                             const std::string& where) {
     const std::string symbol =
         in_.intent.is_object() && in_.intent.contains("symbol") && in_.intent["symbol"].is_string()
             ? in_.intent["symbol"].get<std::string>()
@@ -1188,16 +634,13 @@ const Decoded* main_of(const TemplateInput& in, const StepReview& s) {
   for (std::size_t i = 0; i < s.instructions.size() && i < s.tx.message.instructions.size(); ++i) {
     if (!s.instructions[i]) continue;
     const PublicKey& program = s.tx.message.static_keys[s.tx.message.instructions[i].program_index];
-    const auto kind = kind_of(program, *s.instructions[i]);
-    const auto allowed = main_kinds(in.action);
-    if (kind && std::find(allowed.begin(), allowed.end(), *kind) != allowed.end())
-      return &*s.instructions[i];
+    if (described(in, program, *s.instructions[i]) != nullptr) return &*s.instructions[i];
   }
   return nullptr;
 }
 
 // An intent's BaseUnitAmount: the API sends amounts as strings, never as JSON numbers.
-std::optional<std::uint64_t> body_amount(const ojson& intent, const char* name) {
+std::optional<std::uint64_t> body_amount(const ojson& intent, const std::string& name) {
   if (!intent.is_object() || !intent.contains(name) || !intent[name].is_string())
     return std::nullopt;
   return parse_base_units(intent[name].get_ref<const std::string&>());
@@ -1205,7 +648,8 @@ std::optional<std::uint64_t> body_amount(const ojson& intent, const char* name) 
 
 struct Range {
   std::int64_t lower = 0, upper = 0;
-  std::optional<std::uint64_t> x, y;  // nullopt: the step's amount could not be read
+  // Per share of the step rule, the step's deposit; nullopt: it could not be read.
+  std::vector<std::optional<std::uint64_t>> deposits;
   std::size_t step = 0;
 };
 
@@ -1256,86 +700,16 @@ std::optional<std::int64_t> body_integer(const ojson& body, std::string_view fie
   return value;
 }
 
-std::optional<Action> action_of_instruction(const PublicKey& program, const Decoded& d) {
-  const auto kind = kind_of(program, d);
-  if (!kind) return std::nullopt;
-  for (int i = 0; i < kActionCount; ++i) {
-    const auto action = static_cast<Action>(i);
-    const auto kinds = main_kinds(action);
-    if (!kinds.empty() && kinds.front() == *kind) return action;
+std::optional<ActionOf> action_of_instruction(const DecoderRegistry& registry,
+                                              const PublicKey& program, const Decoded& d) {
+  for (const auto& descriptor : registry.descriptors()) {
+    for (const auto& action : descriptor.actions) {
+      const DescribedInstruction* first = descriptor.instruction(action.instructions.front());
+      if (first->program_id == program && first->instruction == d.instruction)
+        return ActionOf{&descriptor, &action};
+    }
   }
   return std::nullopt;
-}
-
-std::string_view instruction_name(InstructionKind kind) {
-  using K = InstructionKind;
-  switch (kind) {
-    case K::kAggregatorInitialize:
-      return "aggregator_initialize";
-    case K::kAggregatorSwap:
-      return "aggregator_swap";
-    case K::kAggregatorSweep:
-      return "aggregator_sweep";
-    case K::kDlmmInitialize:
-      return "dlmm_initialize";
-    case K::kDlmmOpen:
-      return "dlmm_open";
-    case K::kDlmmAdd:
-      return "dlmm_add";
-    case K::kDlmmRemove:
-      return "dlmm_remove";
-    case K::kDlmmFlip:
-      return "dlmm_flip";
-    case K::kDlmmClaimFee:
-      return "dlmm_claim_fee";
-    case K::kDlmmZapOut:
-      return "dlmm_zap_out";
-    case K::kDlmmClose:
-      return "dlmm_close";
-    case K::kDlmmExtend:
-      return "dlmm_extend";
-    case K::kDlmmAddRange:
-      return "dlmm_add_range";
-    case K::kDlmmZapOutSwap:
-      return "dlmm_zap_out_swap";
-    case K::kDlmmLimitOrderPlace:
-      return "dlmm_limit_order_place";
-    case K::kDlmmLimitOrderCancel:
-      return "dlmm_limit_order_cancel";
-    case K::kPerpInitialize:
-      return "perp_initialize";
-    case K::kPerpOnboard:
-      return "perp_onboard";
-    case K::kPerpDeposit:
-      return "perp_deposit";
-    case K::kPerpWithdraw:
-      return "perp_withdraw";
-    case K::kPerpOrder:
-      return "perp_order";
-    case K::kPerpCancel:
-      return "perp_cancel";
-    case K::kPerpSweep:
-      return "perp_sweep";
-    case K::kVaultInitialize:
-      return "vault_initialize";
-    case K::kVaultUpdate:
-      return "vault_update";
-    case K::kVaultClaimFee:
-      return "vault_claim_fee";
-    case K::kVaultClose:
-      return "vault_close";
-    case K::kStrategyClose:
-      return "strategy_close";
-    case K::kVenueOnboard:
-      return "perp_onboard";
-  }
-  return "";
-}
-
-std::vector<std::string_view> template_accounts(InstructionKind kind) {
-  std::vector<std::string_view> names;
-  for (const auto& spec : specs(kind)) names.push_back(spec.role);
-  return names;
 }
 
 void bind_step(const TemplateInput& in, StepReview& step, TemplateFindings& out) {
@@ -1349,20 +723,22 @@ namespace {
 class BatchBinder {
  public:
   BatchBinder(const TemplateInput& in, const std::vector<StepReview>& steps, TemplateFindings& out)
-      : in_(in), steps_(steps), out_(out), action_(action_name(in.action)) {}
+      : in_(in), steps_(steps), out_(out), action_(in.action.name), rule_(in.action.steps) {}
 
   void run() {
     check_steps();
     check_new_accounts();
-    if (!ranged(in_.action)) return;
+    if (!rule_.ranged) return;
     // Ranged batches: each step one run of bins, the runs in order without gap or overlap.
     auto ranges = step_ranges();
     if (!ranges || !contiguous(*ranges) || ranges->empty()) return;
-    const auto requested_lo = body_integer(in_.intent, "lowerBinId");
-    auto lo = requested_lo, hi = body_integer(in_.intent, "upperBinId");
-    if (hi && in_.action == Action::kDlmmOpen) *hi -= 1;  // exclusive in dlmm/open's body
-    if (const auto cursor = body_integer(in_.intent, "cursorBinId")) lo = cursor;
-    if (in_.action == Action::kDlmmRemove) {
+    const auto requested_lo = body_integer(in_.intent, rule_.body_lower);
+    auto lo = requested_lo, hi = body_integer(in_.intent, rule_.body_upper);
+    if (hi && rule_.body_upper_exclusive) *hi -= 1;
+    if (!rule_.body_resume.empty()) {
+      if (const auto cursor = body_integer(in_.intent, rule_.body_resume)) lo = cursor;
+    }
+    if (rule_.cover) {
       if (lo && hi && (ranges->front().lower != *lo || ranges->back().upper != *hi)) {
         refuse(FindingCode::kIntentBins, "the removals do not cover exactly bins " +
                                              std::to_string(*lo) + " to " + std::to_string(*hi));
@@ -1386,11 +762,11 @@ class BatchBinder {
   // The number of steps, and the follow-ups they announce: only by the last step, and only
   // actions this one may need.
   void check_steps() {
-    if (!ranged(in_.action) && steps_.size() != 1) {
+    if (!rule_.ranged && steps_.size() != 1) {
       refuse(FindingCode::kIntentSteps, action_ + " builds exactly one step; the request has " +
                                             std::to_string(steps_.size()));
     }
-    const auto allowed_next = follow_ups(in_.action);
+    const auto& allowed_next = in_.action.follow_ups;
     for (std::size_t i = 0; i < in_.request.steps.size(); ++i) {
       const auto& next = in_.request.steps[i].next_action;
       if (!next) continue;
@@ -1434,24 +810,18 @@ class BatchBinder {
       const ojson& a = d->args;
       Range r;
       r.step = s.index;
-      std::optional<std::int64_t> lo, hi;
-      if (in_.action == Action::kDlmmRemove) {
-        lo = arg_int(a, {"from_bin_id"});
-        hi = arg_int(a, {"to_bin_id"});
-      } else {
-        lo = arg_int(a, {"strategy", "min_bin_id"});
-        hi = arg_int(a, {"strategy", "max_bin_id"});
-        r.x = a.contains("amount_x") ? integer_arg(a["amount_x"]) : std::nullopt;
-        r.y = a.contains("amount_y") ? integer_arg(a["amount_y"]) : std::nullopt;
+      const auto lo = arg_int(a, rule_.lower), hi = arg_int(a, rule_.upper);
+      for (const auto& share : rule_.shares) {
+        r.deposits.push_back(a.contains(share.first) ? integer_arg(a[share.first]) : std::nullopt);
       }
       if (!lo || !hi) return std::nullopt;
       r.lower = *lo;
       r.upper = *hi;
-      if (r.upper < r.lower ||
-          static_cast<std::uint64_t>(r.upper - r.lower) + 1 > kMaxBinsPerStep) {
+      if (r.upper < r.lower || static_cast<std::uint64_t>(r.upper - r.lower) + 1 > rule_.max_bins) {
         refuse(FindingCode::kIntentBins,
                "step " + std::to_string(s.index + 1) + " covers bins " + std::to_string(r.lower) +
-                   " to " + std::to_string(r.upper) + "; a step covers 1 to 70 bins",
+                   " to " + std::to_string(r.upper) + "; a step covers 1 to " +
+                   std::to_string(rule_.max_bins) + " bins",
                s.index);
         return std::nullopt;
       }
@@ -1493,10 +863,9 @@ class BatchBinder {
     // unit per run of the whole range) on the last run. A resumed build holds only the runs
     // left, so the allowance counts the whole range's runs, not the steps in the request.
     const auto runs = std::max<std::uint64_t>(
-        ranges.size(), (static_cast<std::uint64_t>(span) + kMaxBinsPerStep - 1) / kMaxBinsPerStep);
-    for (const auto& [field, pick] :
-         {std::pair<const char*, std::optional<std::uint64_t> Range::*>{"amountX", &Range::x},
-          std::pair<const char*, std::optional<std::uint64_t> Range::*>{"amountY", &Range::y}}) {
+        ranges.size(), (static_cast<std::uint64_t>(span) + rule_.max_bins - 1) / rule_.max_bins);
+    for (std::size_t k = 0; k < rule_.shares.size(); ++k) {
+      const std::string& field = rule_.shares[k].second;
       const auto total = body_amount(in_.intent, field);
       if (!total) continue;  // refused by the totals check
       for (const auto& r : ranges) {
@@ -1504,7 +873,7 @@ class BatchBinder {
         const auto bins = static_cast<unsigned __int128>(range_bins);
         const auto share = static_cast<std::uint64_t>(
             (static_cast<unsigned __int128>(*total) * bins + width - 1) / width + runs);
-        const std::optional<std::uint64_t>& deposit = r.*pick;
+        const std::optional<std::uint64_t>& deposit = r.deposits[k];
         if (!deposit) {
           refuse(FindingCode::kIntentAmount,
                  "step " + std::to_string(r.step + 1) + "'s " + field +
@@ -1526,6 +895,7 @@ class BatchBinder {
   const std::vector<StepReview>& steps_;
   TemplateFindings& out_;
   const std::string action_;
+  const StepRule& rule_;
 };
 
 }  // namespace

@@ -34,8 +34,9 @@ PublicKey Derivations::associated(const PublicKey& owner, const PublicKey& mint,
       .value_or(PublicKey{});
 }
 
-PublicKey Derivations::bin_array(const PublicKey& pool, std::int64_t bin) {
-  return pda(bin_array_seeds(pool, bin), programs::key(kDlmm)).value_or(PublicKey{});
+PublicKey Derivations::bin_array(const PublicKey& program, const PublicKey& pool,
+                                 std::int64_t bin) {
+  return pda(bin_array_seeds(pool, bin), program).value_or(PublicKey{});
 }
 
 VaultAddresses::VaultAddresses(const PublicKey& vault, Derivations& derivations)

@@ -17,6 +17,7 @@
 #include <airlock/offline/templates.h>
 
 #include "conformance_support.h"
+#include "support/interfaces.h"
 
 namespace airlock::adversarial {
 namespace {
@@ -78,14 +79,12 @@ std::size_t main_instruction(const Message& m) { return m.instructions.size() - 
 // Where `role` sits among the main instruction's accounts: the order the action's template
 // (and so the vault IDL) gives them.
 std::size_t position_of(const envelope::SignRequest& q, std::string_view role) {
-  std::string name = q.action;
-  std::replace(name.begin(), name.end(), '/', '_');
-  std::replace(name.begin(), name.end(), '-', '_');
-  for (int i = 0; i < offline::kInstructionKindCount; ++i) {
-    const auto kind = static_cast<offline::InstructionKind>(i);
-    if (offline::instruction_name(kind) != name) continue;
-    const auto names = offline::template_accounts(kind);
-    return static_cast<std::size_t>(std::find(names.begin(), names.end(), role) - names.begin());
+  static const offline::DecoderRegistry registry = test::twin_registry();
+  const offline::Descriptor* d = registry.descriptor_for(q.action);
+  if (d == nullptr) return SIZE_MAX;
+  const auto& accounts = d->instruction(d->action(q.action)->instructions.front())->accounts;
+  for (std::size_t i = 0; i < accounts.size(); ++i) {
+    if (accounts[i].name == role) return i;
   }
   return SIZE_MAX;
 }

@@ -22,6 +22,7 @@
 #include "conformance_support.h"
 #include "docs/docs_support.h"
 #include "support/helpers.h"
+#include "support/interfaces.h"
 
 using ::testing::HasSubstr;
 
@@ -252,7 +253,8 @@ class DocExamples : public ::testing::Test {
         << "vaults = [\"" << airlock::apisim::test::kVault << "\"]\n"
         << "programs = [\"AirLockVau1t1111111111111111111111111111111\", "
            "\"ComputeBudget111111111111111111111111111111\"]\n"
-        << "max_priority_fee_lamports = 100000\nallow_unverified_lookup_tables = true\n";
+        << "max_priority_fee_lamports = 100000\nallow_unverified_lookup_tables = true\n"
+        << airlock::test::twin_pin_toml();
     std::ofstream(names_.at("API_KEY")) << airlock::apisim::test::kDemoKey << "\n";
     const auto base =
         twin_.start(AIRLOCK_APISIM_BIN, AIRLOCK_APISIM_DEMO_FIXTURES, dir_.file("apisim.log"));

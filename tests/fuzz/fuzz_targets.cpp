@@ -26,6 +26,8 @@
 #include <airlock/offline/summary.h>
 #include <airlock/online/round.h>
 
+#include "support/interfaces.h"
+
 namespace airlock::fuzz {
 namespace {
 
@@ -328,11 +330,7 @@ const offline::Policy& review_policy() {
 }
 
 const offline::DecoderRegistry& review_decoders() {
-  static const offline::DecoderRegistry decoders = [] {
-    offline::DecoderRegistry d;
-    require(d.add_idl_folder(AIRLOCK_FUZZ_IDL_DIR).ok());
-    return d;
-  }();
+  static const offline::DecoderRegistry decoders = [] { return airlock::test::twin_registry(); }();
   return decoders;
 }
 

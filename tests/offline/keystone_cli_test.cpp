@@ -14,6 +14,7 @@
 
 #include "conformance_support.h"
 #include "support/helpers.h"
+#include "support/interfaces.h"
 #include "support/vectors.h"
 
 using ::testing::HasSubstr;
@@ -49,7 +50,7 @@ class KeystoneCli : public SigningTwin {
                              "\"ComputeBudget111111111111111111111111111111\"]\n"
                              "max_priority_fee_lamports = 100000\n"
                              "allow_unverified_lookup_tables = true\n" +
-                             extra);
+                             airlock::test::twin_pin_toml() + extra);
   }
 
   // Keystone's registry makes the request: its UR parts, one a line.
@@ -147,7 +148,8 @@ TEST_F(KeystoneCli, ARequestForAnotherSignerOrOutsideThePolicyIsRefused) {
                            "\"\nvaults = [\"11111111111111111111111111111112\"]\n"
                            "programs = [\"AirLockVau1t1111111111111111111111111111111\", "
                            "\"ComputeBudget111111111111111111111111111111\"]\n"
-                           "allow_unverified_lookup_tables = true\n");
+                           "allow_unverified_lookup_tables = true\n" +
+                           airlock::test::twin_pin_toml());
   make_request("request.ur", 0, message_hex);
   const auto outside = sign(dir.file("request.ur"), "--out " + dir.file("signature.ur"), "y");
   EXPECT_EQ(outside.exit_code, 1) << outside.output;

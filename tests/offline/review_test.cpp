@@ -7,6 +7,7 @@
 #include <airlock/offline/review.h>
 
 #include "conformance_support.h"
+#include "support/interfaces.h"
 
 namespace airlock::apisim::test {
 namespace {
@@ -21,7 +22,7 @@ class ReviewTest : public Twin {
  protected:
   void SetUp() override {
     Twin::SetUp();
-    ASSERT_TRUE(decoders.add_idl_folder(AIRLOCK_IDL_DIR).ok());
+    airlock::test::add_twin_interfaces(decoders);
   }
 
   envelope::SignRequest build(const std::string& action, const json& body) {

@@ -19,6 +19,7 @@
 
 #include "conformance_support.h"
 #include "support/helpers.h"
+#include "support/interfaces.h"
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -94,7 +95,8 @@ class SigningTest : public SigningTwin {
                    "\"]\nprograms = [\"AirLockVau1t1111111111111111111111111111111\", "
                    "\"ComputeBudget111111111111111111111111111111\"]\n"
                    "max_priority_fee_lamports = 100000\n"
-                   "allow_unverified_lookup_tables = true\n");
+                   "allow_unverified_lookup_tables = true\n" +
+                   airlock::test::twin_pin_toml());
     write_text("pass", passphrase + "\n");
     write_text("answer", reply + "\n");
   }

@@ -27,7 +27,7 @@ TEST(Derivations, AgreeWithTheRuntimesFunctionsAndAreMadeOnce) {
   const PublicKey& dlmm = programs::key("LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo");
   EXPECT_EQ(d.associated(owner, mint, token), associated_token_address(owner, mint, token));
   for (const std::int64_t bin : {-71, -70, -1, 0, 69, 70, 5000}) {
-    EXPECT_EQ(d.bin_array(pool, bin), bin_array_address(pool, bin, dlmm)) << bin;
+    EXPECT_EQ(d.bin_array(dlmm, pool, bin), bin_array_address(pool, bin, dlmm)) << bin;
   }
   EXPECT_EQ(d.vault_pda({seed("trader"), seed(owner)}), vault_pda({seed("trader"), seed(owner)}));
   // Asked again, and asked with the same bytes cut into other seeds, it answers as the runtime.

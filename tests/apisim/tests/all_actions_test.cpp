@@ -12,6 +12,7 @@
 #include <airlock/online/fields.h>
 
 #include "conformance_support.h"
+#include "support/interfaces.h"
 
 namespace airlock::apisim::test {
 namespace {
@@ -152,11 +153,7 @@ class AllActions : public Twin {
   offline::Idl jupiter_idl = offline::load_idl_file(AIRLOCK_JUPITER_IDL).value();
   std::set<std::string> covered;
   std::set<std::string> reviewed;
-  offline::DecoderRegistry decoders = [] {
-    offline::DecoderRegistry d;
-    EXPECT_TRUE(d.add_idl_folder(AIRLOCK_IDL_DIR).ok());
-    return d;
-  }();
+  offline::DecoderRegistry decoders = airlock::test::twin_registry();
   int routes_decoded = 0;
   std::size_t mutations = 0;
   std::set<std::string> auto_approved;

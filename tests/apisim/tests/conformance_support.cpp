@@ -10,6 +10,8 @@
 #include <airlock/offline/keystore.h>
 #include <airlock/online/round.h>
 
+#include "support/interfaces.h"
+
 namespace airlock::apisim::test {
 
 SecretBytes secret_of(std::string_view text) {
@@ -211,7 +213,7 @@ std::vector<std::string> binding_sweep(const envelope::SignRequest& q,
 
 void SigningTwin::SetUp() {
   Twin::SetUp();
-  ASSERT_TRUE(decoders.add_idl_folder(AIRLOCK_IDL_DIR).ok());
+  airlock::test::add_twin_interfaces(decoders);
   write_manager_keystore(keystore, "correct horse");
   auto opened = offline::AuditLog::open(dir.file("audit.log"));
   ASSERT_TRUE(opened.ok()) << opened.error().to_string();
@@ -349,6 +351,7 @@ offline::Policy Twin::demo_policy(const envelope::SignRequest& request, const st
       toml += (i ? ", \"" : "\"") + to_base58(address) + "\"";
     toml += "]\n";
   }
+  toml += airlock::test::twin_pin_toml();
   auto policy = offline::parse_policy(toml);
   EXPECT_TRUE(policy.ok()) << policy.error().to_string() << "\n" << toml;
   return policy.ok() ? std::move(policy).value() : offline::Policy{};

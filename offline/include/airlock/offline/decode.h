@@ -14,6 +14,7 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/error.h>
+#include <airlock/offline/descriptor.h>
 #include <airlock/offline/idl.h>
 
 namespace airlock::offline {
@@ -65,6 +66,14 @@ class DecoderRegistry {
 
   [[nodiscard]] bool knows(const PublicKey& program) const;
 
+  // Adds a descriptor once check_descriptor holds it against the IDLs added so far: what the
+  // review binds requests to. Fails when another descriptor already describes one of its
+  // actions.
+  [[nodiscard]] Status add_descriptor(Descriptor descriptor);
+  [[nodiscard]] const std::vector<Descriptor>& descriptors() const noexcept { return descriptors_; }
+  // The descriptor describing `action`, or nullptr.
+  [[nodiscard]] const Descriptor* descriptor_for(std::string_view action) const;
+
   // Decodes the CPI arguments of `d` (kCpiArguments) as the program its own account names, and
   // nothing else: data is never matched against other programs to see what fits. `keys` are
   // the instruction's account keys (nullopt where unknown). Fails, naming the argument, when
@@ -74,6 +83,7 @@ class DecoderRegistry {
 
  private:
   std::map<PublicKey, std::vector<Idl>> idls_;
+  std::vector<Descriptor> descriptors_;
 };
 
 }  // namespace airlock::offline

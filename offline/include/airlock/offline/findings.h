@@ -24,6 +24,7 @@ class FindingCode {
   static const FindingCode kPolicyActionNotAllowed;
   static const FindingCode kPolicyActionUnknown;
   static const FindingCode kPolicyDeadlinePassed;
+  static const FindingCode kPolicyDescriptor;
   static const FindingCode kPolicyDurableNonce;
   static const FindingCode kPolicyFeePayer;
   static const FindingCode kPolicyInvalidPresignature;
@@ -82,6 +83,7 @@ class FindingCode {
 inline constexpr FindingCode FindingCode::kPolicyActionNotAllowed{"policy.action_not_allowed"};
 inline constexpr FindingCode FindingCode::kPolicyActionUnknown{"policy.action_unknown"};
 inline constexpr FindingCode FindingCode::kPolicyDeadlinePassed{"policy.deadline_passed"};
+inline constexpr FindingCode FindingCode::kPolicyDescriptor{"policy.descriptor"};
 inline constexpr FindingCode FindingCode::kPolicyDurableNonce{"policy.durable_nonce"};
 inline constexpr FindingCode FindingCode::kPolicyFeePayer{"policy.fee_payer"};
 inline constexpr FindingCode FindingCode::kPolicyInvalidPresignature{"policy.invalid_presignature"};
@@ -140,6 +142,7 @@ inline constexpr FindingCode FindingCode::kWarnUnverifiedLookupTable{
 inline constexpr std::array kAllFindingCodes = {&FindingCode::kPolicyActionNotAllowed,
                                                 &FindingCode::kPolicyActionUnknown,
                                                 &FindingCode::kPolicyDeadlinePassed,
+                                                &FindingCode::kPolicyDescriptor,
                                                 &FindingCode::kPolicyDurableNonce,
                                                 &FindingCode::kPolicyFeePayer,
                                                 &FindingCode::kPolicyInvalidPresignature,

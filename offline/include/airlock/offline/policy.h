@@ -85,6 +85,15 @@ struct Limits {
   }
 };
 
+// A descriptor this policy lets the review bind requests to, and the IDLs it uses, each by the
+// SHA-256 of its file: a descriptor says what the key will sign, so a changed one is refused
+// until a person has reviewed it and pinned its new hash (docs/descriptors.md).
+struct DescriptorPin {
+  std::string file;  // a file name in the descriptor folder
+  Hash sha256{};
+  std::map<std::string, Hash> idls;  // file name in the IDL folder -> SHA-256
+};
+
 struct Policy {
   PublicKey manager;
   std::set<PublicKey> vaults;
@@ -93,6 +102,7 @@ struct Policy {
   std::vector<PinnedToken> tokens;
   std::vector<PinnedMarket> markets;
   std::vector<PinnedPool> pools;
+  std::vector<DescriptorPin> descriptors;
   bool allow_unverified_lookup_tables = false;
   bool allow_durable_nonce = false;
   bool allow_vault_initialize = false;  // vault/initialize names a vault not yet in `vaults`

@@ -1,11 +1,13 @@
-// What each of the 28 builder actions may produce, as a typed model: for every step the exact
-// instruction sequence, and for every account of every instruction where its value comes from
-// (a fixed program, the manager, the request's vault or one of its fields, an address derived
-// here, a new signer made for the step, a value the chain itself checks, a route account) —
-// with its IDL flags. The review binds each step to its action's template; whatever the
-// template does not name is refused with a code naming the instruction and the account. Actions
-// and instruction kinds are enums, and every table over them is a switch without a default, so
-// a kind without a template does not compile.
+// The one generic binder: it binds each step of a request to what the action's descriptor
+// (descriptor.h, docs/descriptors.md) says it may produce — the instructions a step may hold,
+// and for every account of every instruction where its value comes from (a fixed program, the
+// manager, the request's vault or one of its body's fields, an address derived here, a new
+// signer made for the step, a value the chain checks, a co-signer, a policy-pinned market, a
+// route account a named checker reads) — with its IDL flags; and the steps together to the
+// action's step rule. Whatever the descriptor does not name is refused with a code naming the
+// instruction and the account. What cannot be data is a named checker the descriptor refers
+// to: Jupiter's route plan (remaining_accounts "jupiter_route") and bin tiling and shares (a
+// ranged step rule).
 #pragma once
 
 #include <optional>
@@ -16,6 +18,7 @@
 
 #include <airlock/formats/envelope.h>
 #include <airlock/offline/decode.h>
+#include <airlock/offline/descriptor.h>
 #include <airlock/offline/policy.h>
 #include <airlock/offline/review.h>
 
@@ -53,60 +56,15 @@ enum class Action {
 };
 inline constexpr int kActionCount = 28;
 
-// The programs the vault program calls, fixed by its templates (kVaultProgram: review.h). The
-// perp venue's is also perp/onboard's one instruction's own.
-inline constexpr std::string_view kJupiter = "JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4";
-inline constexpr std::string_view kDlmm = "LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo";
-inline constexpr std::string_view kPerpVenue = "PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY";
-
 [[nodiscard]] std::string_view action_name(Action action);
 [[nodiscard]] std::optional<Action> parse_action(std::string_view name);
-
-// The instruction kinds the templates know: one per vault-program instruction, and the perp
-// venue's onboarding.
-enum class InstructionKind {
-  kAggregatorInitialize,
-  kAggregatorSwap,
-  kAggregatorSweep,
-  kDlmmInitialize,
-  kDlmmOpen,
-  kDlmmAdd,
-  kDlmmRemove,
-  kDlmmFlip,
-  kDlmmClaimFee,
-  kDlmmZapOut,
-  kDlmmClose,
-  kDlmmExtend,
-  kDlmmAddRange,
-  kDlmmZapOutSwap,
-  kDlmmLimitOrderPlace,
-  kDlmmLimitOrderCancel,
-  kPerpInitialize,
-  kPerpOnboard,  // the vault program's own onboarding instruction: no action builds it
-  kPerpDeposit,
-  kPerpWithdraw,
-  kPerpOrder,
-  kPerpCancel,
-  kPerpSweep,
-  kVaultInitialize,
-  kVaultUpdate,
-  kVaultClaimFee,
-  kVaultClose,
-  kStrategyClose,
-  kVenueOnboard,  // the perp venue's onboarding (airlock_perp_venue.json)
-};
-inline constexpr int kInstructionKindCount = 29;
-
-// The IDL instruction name of a kind, and the account names its template lists in order (a
-// test holds them against the shipped IDLs).
-[[nodiscard]] std::string_view instruction_name(InstructionKind kind);
-[[nodiscard]] std::vector<std::string_view> template_accounts(InstructionKind kind);
 
 class Derivations;     // airlock/offline/vault_addresses.h
 class VaultAddresses;  // the same
 
 struct TemplateInput {
-  Action action;
+  const Descriptor& descriptor;  // the pinned descriptor that describes the action
+  const DescribedAction& action;
   const envelope::SignRequest& request;
   const nlohmann::ordered_json& intent;  // the manager's build request body
   const Policy& policy;
@@ -132,11 +90,17 @@ struct IntegerRange {
 [[nodiscard]] std::optional<std::int64_t> body_integer(const nlohmann::ordered_json& body,
                                                        std::string_view field);
 
-// The action a step whose main instruction is `d` (of `program`) belongs to: how a request with
-// no intent finds the template it is bound to. A vault set-up that a swap may also do alone
-// (aggregator_initialize) is taken as its own action.
-[[nodiscard]] std::optional<Action> action_of_instruction(const PublicKey& program,
-                                                          const Decoded& d);
+// The action a step whose main instruction is `d` (of `program`) belongs to, in the registry's
+// descriptors: how a request with no intent finds the template it is bound to. It is the first
+// action whose first instruction `d` is (a vault set-up that a swap may also do alone,
+// aggregator_initialize, is taken as its own action).
+struct ActionOf {
+  const Descriptor* descriptor = nullptr;
+  const DescribedAction* action = nullptr;
+};
+[[nodiscard]] std::optional<ActionOf> action_of_instruction(const DecoderRegistry& registry,
+                                                            const PublicKey& program,
+                                                            const Decoded& d);
 
 struct TemplateFindings {
   std::vector<Finding> refusals;

@@ -28,7 +28,9 @@ class Derivations {
   [[nodiscard]] std::optional<PublicKey> vault_pda(const std::vector<Bytes>& seeds);
   [[nodiscard]] PublicKey associated(const PublicKey& owner, const PublicKey& mint,
                                      const PublicKey& token_program);
-  [[nodiscard]] PublicKey bin_array(const PublicKey& pool, std::int64_t bin);
+  // Meteora DLMM's bin array holding `bin` in `pool`, under `program`.
+  [[nodiscard]] PublicKey bin_array(const PublicKey& program, const PublicKey& pool,
+                                    std::int64_t bin);
 
  private:
   std::map<Bytes, std::optional<PublicKey>> memo_;  // seeds (length-prefixed) then the program

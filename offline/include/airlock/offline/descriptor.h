@@ -1,0 +1,184 @@
+// Descriptors: what a program's actions may produce, as reviewed data (docs/descriptors.md).
+//
+// A descriptor is a JSON file for one program (the vault program a manager key signs for) and
+// the programs it calls: their ids and the IDLs that decode them, by SHA-256; for each
+// instruction a step may hold, where every one of its accounts comes from; for each action the
+// instructions a step may hold, how many steps it builds and which follow-ups it may announce,
+// and one sentence the operator reads. The one generic binder (templates.h) interprets it.
+//
+// Parsing is strict: unknown keys, duplicate keys, a wrong type, an unknown program or account
+// name are load errors naming the path ("instructions.aggregator_swap.accounts.strategy:
+// ..."). Checking it against its IDLs (check_descriptor) is exhaustive: every account of every
+// instruction an action may produce has a source, and a source may only name accounts the
+// instruction has. A policy pins each descriptor and each IDL by SHA-256 (docs/policy.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <airlock/common/bytes.h>
+#include <airlock/common/error.h>
+#include <airlock/offline/idl.h>
+
+namespace airlock::offline {
+
+namespace errors {
+// A descriptor that breaks its format or does not fit its IDLs: refused as a whole.
+inline constexpr ErrorCode kDescriptorInvalid{ErrorKind::kCorruption, "descriptor.invalid"};
+// A descriptor or IDL whose SHA-256 is not the one the policy pins, or one it does not pin.
+inline constexpr ErrorCode kDescriptorUnpinned{ErrorKind::kRefused, "descriptor.unpinned"};
+}  // namespace errors
+
+inline constexpr int kDescriptorVersion = 1;
+inline constexpr std::size_t kMaxDescriptorFileBytes = 1 << 20;
+
+// JSON text parsed as descriptors and IDLs must be: RFC 8259 with no key twice in one object
+// (a reviewer reads the first, a parser might keep the last). Errors name the key.
+[[nodiscard]] Result<nlohmann::ordered_json> parse_strict_json(std::string_view text,
+                                                               std::string_view what);
+
+// One seed of a program-derived address: constant text or an account's key.
+struct SeedSource {
+  enum class Kind { kConst, kAccount };
+  Kind kind = Kind::kConst;
+  Bytes bytes;          // kConst
+  std::string account;  // kAccount: an account name of the same instruction
+};
+
+// A term of an integer computed from the instruction's arguments: an argument (a dotted path
+// into the decoded arguments) or a constant. A bin is the sum of its terms.
+struct IntegerTerm {
+  std::vector<std::string> arg;  // empty: the constant
+  std::int64_t constant = 0;
+};
+
+struct Derivation {
+  enum class Kind { kPda, kAssociatedToken, kBinArray };
+  Kind kind = Kind::kPda;
+  PublicKey program;                       // kPda, kBinArray: the program deriving it
+  std::vector<SeedSource> seeds;           // kPda
+  std::string owner, mint, token_program;  // kAssociatedToken: account names
+  std::string pool;                        // kBinArray (DLMM's): the pool's account name
+  std::vector<IntegerTerm> bin;            // kBinArray: the bin, a sum of terms
+};
+
+// Where one account of an instruction comes from.
+struct AccountSource {
+  enum class Kind {
+    kVault,          // the request's vault
+    kManager,        // this machine's key
+    kProgram,        // a fixed program (`program`, `label`)
+    kTokenProgram,   // SPL Token or Token-2022 (the chain checks the mint's own)
+    kBody,           // a key field of the manager's build request (`pointers`, first present)
+    kDerived,        // one of `any_of`, computed here; `text` says what it is
+    kNewSigner,      // a new account made for the step, signed by the builder
+    kNewVault,       // vault/initialize: a new signer that is the request's vault
+    kChecked,        // the chain refuses any other value; `text` says why
+    kPolicyMarket,   // the perp market the policy pins for the body's symbol
+    kCosigner,       // another party's co-signature, left empty for it; `text` says whose
+    kUnconstrained,  // anything but the vault's own, a signer or the manager; `text` says why
+  };
+  Kind kind = Kind::kVault;
+  PublicKey program;
+  std::string label;
+  std::vector<std::string> pointers;
+  std::vector<Derivation> any_of;
+  std::string text;
+  bool pool_hint = false;  // kChecked: the online half's pool hint must name it
+};
+
+struct DescribedAccount {
+  std::string name;  // the IDL's
+  AccountSource source;
+};
+
+// One instruction a step may hold, its accounts in the IDL's order (filled by
+// check_descriptor; before it, in the file's order).
+struct DescribedInstruction {
+  std::string key;      // the descriptor's name for it
+  std::string program;  // a name of `programs`
+  PublicKey program_id;
+  std::string instruction;  // the IDL's instruction name
+  std::vector<DescribedAccount> accounts;
+  std::vector<std::string> mints;  // accounts that are mints the step's vault accounts are for
+  std::string remaining;           // "" (none allowed) or a named checker: "jupiter_route"
+
+  [[nodiscard]] const DescribedAccount* account(std::string_view name) const;
+};
+
+// How many steps an action builds: exactly one, or a ranged batch, one step per run of at most
+// `max_bins` bins, the runs tiling the requested range (bin tiling, bins.h's rules).
+struct StepRule {
+  bool ranged = false;
+  std::vector<std::string> lower, upper;  // the step's first and last bin: argument paths
+  std::size_t max_bins = 0;
+  // The body's range (integer fields): its first and last bin, whether the last is one past
+  // the range, and the bin a resumed build starts from.
+  std::string body_lower, body_upper, body_resume;
+  bool body_upper_exclusive = false;
+  // Each step's deposit within its bins' share of the body's total: argument -> body field.
+  std::vector<std::pair<std::string, std::string>> shares;
+  bool cover = false;  // the steps cover exactly the body's range (a removal)
+};
+
+struct DescribedAction {
+  std::string name;                       // the API's action name ("aggregator/swap")
+  std::string reads;                      // one sentence for the operator
+  std::vector<std::string> instructions;  // keys of DescribedInstruction; one per step
+  StepRule steps;
+  std::vector<std::string> follow_ups;
+};
+
+struct PinnedFile {
+  std::string file;  // a file name in the IDL folder
+  Hash sha256{};
+};
+
+struct DescribedProgram {
+  std::string name;
+  PublicKey id;
+  std::string label;
+  std::vector<PinnedFile> idls;
+};
+
+struct Descriptor {
+  std::string name;
+  std::string about;
+  Hash sha256{};        // of the file's bytes
+  std::string program;  // the name of the program the manager's key acts on
+  std::vector<DescribedProgram> programs;
+  // Sources for an account name any instruction may have, where it gives none of its own.
+  std::vector<DescribedAccount> defaults;
+  std::vector<DescribedInstruction> instructions;
+  std::vector<DescribedAction> actions;
+
+  [[nodiscard]] const DescribedAccount* default_for(std::string_view name) const;
+  [[nodiscard]] const DescribedProgram* program_named(std::string_view name) const;
+  [[nodiscard]] const DescribedProgram* program_of(const PublicKey& id) const;
+  [[nodiscard]] const DescribedInstruction* instruction(std::string_view key) const;
+  [[nodiscard]] const DescribedAction* action(std::string_view name) const;
+  // The instruction of `program` named `name` in its IDL that `action` may hold, or nullptr.
+  [[nodiscard]] const DescribedInstruction* step_instruction(const DescribedAction& action,
+                                                             const PublicKey& program,
+                                                             std::string_view name) const;
+};
+
+// Parses a descriptor's text (its SHA-256 is taken over exactly these bytes).
+[[nodiscard]] Result<Descriptor> parse_descriptor(std::string_view text);
+[[nodiscard]] Result<Descriptor> load_descriptor_file(const std::string& path);
+
+// Holds a descriptor against the IDLs of its programs: every instruction exists in its
+// program's IDL, every account of it has a source (its own or a default the descriptor gives),
+// no source names an account the instruction lacks, every argument a derivation reads exists,
+// and every action names described instructions and known follow-ups. Orders each
+// instruction's accounts as the IDL does. `idls` holds the parsed IDLs by program id.
+[[nodiscard]] Status check_descriptor(Descriptor& descriptor,
+                                      const std::map<PublicKey, std::vector<Idl>>& idls);
+
+}  // namespace airlock::offline

@@ -1,0 +1,814 @@
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include <airlock/common/hash.h>
+#include <airlock/offline/descriptor.h>
+
+namespace airlock::offline {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+Error invalid(const std::string& where, const std::string& rule) {
+  return Error(errors::kDescriptorInvalid, "descriptor: " + where + ": " + rule);
+}
+
+// The reader of one JSON object: each key read once, the ones left over refused by name.
+class Fields {
+ public:
+  Fields(const ojson& object, std::string where) : o_(object), where_(std::move(where)) {}
+
+  [[nodiscard]] Status is_object() const {
+    if (!o_.is_object()) return invalid(where_, "must be an object");
+    return {};
+  }
+  [[nodiscard]] bool has(const std::string& key) const { return o_.contains(key); }
+  [[nodiscard]] std::string at(const std::string& key) const { return where_ + "." + key; }
+
+  [[nodiscard]] Result<const ojson*> get(const std::string& key) {
+    if (!o_.contains(key)) return invalid(where_, "lacks \"" + key + "\"");
+    seen_.insert(key);
+    return &o_[key];
+  }
+  [[nodiscard]] Result<std::string> text(const std::string& key) {
+    auto v = get(key);
+    if (!v.ok()) return v.error();
+    if (!(*v)->is_string()) return invalid(at(key), "must be a string");
+    return (*v)->get<std::string>();
+  }
+  [[nodiscard]] Result<std::string> text_or(const std::string& key, std::string fallback) {
+    if (!has(key)) return fallback;
+    return text(key);
+  }
+  [[nodiscard]] Result<std::vector<std::string>> texts(const std::string& key) {
+    auto v = get(key);
+    if (!v.ok()) return v.error();
+    if (!(*v)->is_array()) return invalid(at(key), "must be an array of strings");
+    std::vector<std::string> out;
+    for (const auto& e : **v) {
+      if (!e.is_string()) return invalid(at(key), "must be an array of strings");
+      out.push_back(e.get<std::string>());
+    }
+    return out;
+  }
+  // Refuses any key no rule read.
+  [[nodiscard]] Status done() const {
+    for (auto it = o_.begin(); it != o_.end(); ++it) {
+      if (seen_.count(it.key()) == 0) return invalid(where_, "unknown key \"" + it.key() + "\"");
+    }
+    return {};
+  }
+
+ private:
+  const ojson& o_;
+  std::string where_;
+  std::set<std::string> seen_;
+};
+
+Result<PublicKey> key_of(const std::string& text, const std::string& where) {
+  auto key = public_key_from_base58(text);
+  if (!key.ok()) return invalid(where, "\"" + text + "\" is not a base58 public key");
+  return *key;
+}
+
+Result<Hash> hash_of(const std::string& text, const std::string& where) {
+  auto bytes = from_hex(text, 32);
+  if (!bytes.ok() || bytes->size() != 32 || text != to_hex(*bytes))
+    return invalid(where, "must be a SHA-256 in 64 lower-case hex digits");
+  Hash h{};
+  std::copy(bytes->begin(), bytes->end(), h.bytes.begin());
+  return h;
+}
+
+std::vector<std::string> path_of(const std::string& dotted) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = dotted.find('.', start);
+    out.push_back(dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return out;
+}
+
+class Parser {
+ public:
+  Result<Descriptor> run(const ojson& j) {
+    Fields top(j, "(top)");
+    AIRLOCK_CHECK(top.is_object());
+    auto version = top.get("airlock_descriptor");
+    if (!version.ok()) return version.error();
+    if (!(*version)->is_number_unsigned() || (*version)->get<std::uint64_t>() != kDescriptorVersion)
+      return invalid("airlock_descriptor", "must be " + std::to_string(kDescriptorVersion) +
+                                               " (the version this build reads)");
+    auto name = top.text("name");
+    if (!name.ok()) return name.error();
+    d_.name = *name;
+    auto about = top.text_or("about", "");
+    if (!about.ok()) return about.error();
+    d_.about = *about;
+    AIRLOCK_CHECK(programs(top));
+    auto program = top.text("program");
+    if (!program.ok()) return program.error();
+    if (d_.program_named(*program) == nullptr)
+      return invalid("program", "\"" + *program + "\" is not one of programs");
+    d_.program = *program;
+    if (top.has("account_defaults")) {
+      auto v = top.get("account_defaults");
+      AIRLOCK_CHECK(accounts(**v, "account_defaults", d_.defaults));
+    }
+    AIRLOCK_CHECK(instructions(top));
+    AIRLOCK_CHECK(actions(top));
+    AIRLOCK_CHECK(top.done());
+    return std::move(d_);
+  }
+
+ private:
+  Status programs(Fields& top) {
+    auto v = top.get("programs");
+    if (!v.ok()) return v.error();
+    if (!(*v)->is_object() || (*v)->empty())
+      return invalid("programs", "must be a non-empty object");
+    for (auto it = (*v)->begin(); it != (*v)->end(); ++it) {
+      const std::string where = "programs." + it.key();
+      Fields f(it.value(), where);
+      AIRLOCK_CHECK(f.is_object());
+      DescribedProgram p;
+      p.name = it.key();
+      auto id = f.text("id");
+      if (!id.ok()) return id.error();
+      auto key = key_of(*id, f.at("id"));
+      if (!key.ok()) return key.error();
+      p.id = *key;
+      if (d_.program_of(p.id) != nullptr)
+        return invalid(where, "its id is already another program's");
+      auto label = f.text_or("label", *id);
+      if (!label.ok()) return label.error();
+      p.label = *label;
+      if (f.has("idl")) {
+        auto idls = f.get("idl");
+        if (!(*idls)->is_array()) return invalid(f.at("idl"), "must be an array");
+        std::size_t n = 0;
+        for (const auto& e : **idls) {
+          const std::string at = f.at("idl") + "[" + std::to_string(n++) + "]";
+          Fields pin(e, at);
+          AIRLOCK_CHECK(pin.is_object());
+          auto file = pin.text("file");
+          if (!file.ok()) return file.error();
+          if (file->empty() || file->find('/') != std::string::npos || file->front() == '.')
+            return invalid(pin.at("file"), "must be a plain file name in the IDL folder");
+          auto sha = pin.text("sha256");
+          if (!sha.ok()) return sha.error();
+          auto h = hash_of(*sha, pin.at("sha256"));
+          if (!h.ok()) return h.error();
+          AIRLOCK_CHECK(pin.done());
+          p.idls.push_back({*file, *h});
+        }
+      }
+      AIRLOCK_CHECK(f.done());
+      d_.programs.push_back(std::move(p));
+    }
+    return {};
+  }
+
+  Status accounts(const ojson& v, const std::string& where, std::vector<DescribedAccount>& out) {
+    if (!v.is_object()) return invalid(where, "must be an object of account sources");
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      auto source = account_source(it.value(), where + "." + it.key());
+      if (!source.ok()) return source.error();
+      out.push_back({it.key(), std::move(*source)});
+    }
+    return {};
+  }
+
+  // A source in one word: vault, manager, token_program, new_signer, new_vault.
+  static Result<AccountSource> word_source(const std::string& word, const std::string& where) {
+    using K = AccountSource::Kind;
+    static const std::pair<std::string_view, K> kWords[] = {{"vault", K::kVault},
+                                                            {"manager", K::kManager},
+                                                            {"token_program", K::kTokenProgram},
+                                                            {"new_signer", K::kNewSigner},
+                                                            {"new_vault", K::kNewVault}};
+    for (const auto& [name, kind] : kWords) {
+      if (word == name) {
+        AccountSource s;
+        s.kind = kind;
+        return s;
+      }
+    }
+    return invalid(where, "\"" + word +
+                              "\" is no source (vault, manager, token_program, new_signer, "
+                              "new_vault, or an object)");
+  }
+
+  Status program_source(Fields& f, AccountSource& s) {
+    AIRLOCK_TRY(name, f.text("program"));
+    const DescribedProgram* p = d_.program_named(name);
+    if (p == nullptr) return invalid(f.at("program"), "\"" + name + "\" is not one of programs");
+    s.kind = AccountSource::Kind::kProgram;
+    s.program = p->id;
+    s.label = p->label;
+    return {};
+  }
+
+  static Status body_source(Fields& f, AccountSource& s) {
+    AIRLOCK_TRY(pointers, f.texts("body"));
+    if (pointers.empty()) return invalid(f.at("body"), "must name at least one field");
+    for (const auto& p : pointers) {
+      if (p.empty() || p.front() != '/')
+        return invalid(f.at("body"), "\"" + p + "\" is not a JSON pointer (\"/field\")");
+      try {
+        (void)ojson::json_pointer(p);
+      } catch (const nlohmann::json::exception&) {
+        return invalid(f.at("body"), "\"" + p + "\" is not a JSON pointer");
+      }
+    }
+    s.kind = AccountSource::Kind::kBody;
+    s.pointers = std::move(pointers);
+    return {};
+  }
+
+  static Status checked_source(Fields& f, AccountSource& s) {
+    AIRLOCK_TRY(why, f.text("checked"));
+    s.kind = AccountSource::Kind::kChecked;
+    s.text = why;
+    if (f.has("named_by")) {
+      AIRLOCK_TRY(by, f.text("named_by"));
+      if (by != "pool_hint") return invalid(f.at("named_by"), "must be \"pool_hint\"");
+      s.pool_hint = true;
+    }
+    return {};
+  }
+
+  // A source whose one key is its kind and whose text says why (the operator reads it).
+  static Status reason_source(Fields& f, const char* key, AccountSource::Kind kind,
+                              AccountSource& s) {
+    AIRLOCK_TRY(why, f.text(key));
+    s.kind = kind;
+    s.text = why;
+    return {};
+  }
+
+  Result<AccountSource> account_source(const ojson& v, const std::string& where) {
+    using K = AccountSource::Kind;
+    if (v.is_string()) return word_source(v.get<std::string>(), where);
+    Fields f(v, where);
+    AIRLOCK_CHECK(f.is_object());
+    int kinds = 0;
+    for (const char* k :
+         {"program", "body", "derived", "checked", "policy", "cosigner", "unconstrained"})
+      kinds += f.has(k) ? 1 : 0;
+    if (kinds != 1)
+      return invalid(where,
+                     "must hold exactly one of program, body, derived, checked, policy, cosigner, "
+                     "unconstrained");
+    AccountSource s;
+    if (f.has("program")) {
+      AIRLOCK_CHECK(program_source(f, s));
+    } else if (f.has("body")) {
+      AIRLOCK_CHECK(body_source(f, s));
+    } else if (f.has("derived")) {
+      AIRLOCK_TRY(d, f.get("derived"));
+      AIRLOCK_CHECK(derivations(*d, f.at("derived"), s.any_of));
+      AIRLOCK_CHECK(reason_source(f, "what", K::kDerived, s));
+    } else if (f.has("checked")) {
+      AIRLOCK_CHECK(checked_source(f, s));
+    } else if (f.has("policy")) {
+      AIRLOCK_TRY(what, f.text("policy"));
+      if (what != "market")
+        return invalid(f.at("policy"), "must be \"market\" (the policy pins perp markets)");
+      s.kind = K::kPolicyMarket;
+    } else if (f.has("cosigner")) {
+      AIRLOCK_CHECK(reason_source(f, "cosigner", K::kCosigner, s));
+    } else {
+      AIRLOCK_CHECK(reason_source(f, "unconstrained", K::kUnconstrained, s));
+    }
+    AIRLOCK_CHECK(f.done());
+    if ((s.kind == K::kChecked || s.kind == K::kCosigner || s.kind == K::kUnconstrained ||
+         s.kind == K::kDerived) &&
+        s.text.empty())
+      return invalid(where, "must say why (the operator reads it)");
+    return s;
+  }
+
+  Status derivations(const ojson& v, const std::string& where, std::vector<Derivation>& out) {
+    Fields f(v, where);
+    AIRLOCK_CHECK(f.is_object());
+    if (f.has("any_of")) {
+      auto list = f.get("any_of");
+      if (!(*list)->is_array() || (*list)->size() < 2)
+        return invalid(f.at("any_of"), "must be an array of at least two derivations");
+      std::size_t n = 0;
+      for (const auto& e : **list) {
+        auto one = derivation(e, f.at("any_of") + "[" + std::to_string(n++) + "]");
+        if (!one.ok()) return one.error();
+        out.push_back(std::move(*one));
+      }
+      return f.done();
+    }
+    auto one = derivation(v, where);
+    if (!one.ok()) return one.error();
+    out.push_back(std::move(*one));
+    return {};
+  }
+
+  Result<PublicKey> program_id(Fields& f) {
+    AIRLOCK_TRY(name, f.text("program"));
+    const DescribedProgram* named = d_.program_named(name);
+    if (named == nullptr)
+      return invalid(f.at("program"), "\"" + name + "\" is not one of programs");
+    return named->id;
+  }
+
+  static Result<SeedSource> seed_source(const ojson& e, const std::string& at) {
+    Fields s(e, at);
+    AIRLOCK_CHECK(s.is_object());
+    SeedSource seed;
+    if (s.has("const") == s.has("account"))
+      return invalid(at, "must hold exactly one of const, account");
+    if (s.has("const")) {
+      AIRLOCK_TRY(text, s.text("const"));
+      if (text.empty() || text.size() > 32) return invalid(at, "a constant seed is 1 to 32 bytes");
+      seed.kind = SeedSource::Kind::kConst;
+      seed.bytes.assign(text.begin(), text.end());
+    } else {
+      AIRLOCK_TRY(account, s.text("account"));
+      seed.kind = SeedSource::Kind::kAccount;
+      seed.account = account;
+    }
+    AIRLOCK_CHECK(s.done());
+    return seed;
+  }
+
+  Status pda(const ojson& v, const std::string& where, Derivation& d) {
+    Fields p(v, where);
+    AIRLOCK_CHECK(p.is_object());
+    d.kind = Derivation::Kind::kPda;
+    AIRLOCK_TRY(program, program_id(p));
+    d.program = program;
+    AIRLOCK_TRY(seeds, p.get("seeds"));
+    if (!seeds->is_array() || seeds->empty() || seeds->size() > 16)
+      return invalid(p.at("seeds"), "must be an array of 1 to 16 seeds");
+    std::size_t n = 0;
+    for (const auto& e : *seeds) {
+      AIRLOCK_TRY(seed, seed_source(e, p.at("seeds") + "[" + std::to_string(n++) + "]"));
+      d.seeds.push_back(std::move(seed));
+    }
+    return p.done();
+  }
+
+  static Status ata(const ojson& v, const std::string& where, Derivation& d) {
+    Fields a(v, where);
+    AIRLOCK_CHECK(a.is_object());
+    d.kind = Derivation::Kind::kAssociatedToken;
+    AIRLOCK_TRY(owner, a.text("owner"));
+    AIRLOCK_TRY(mint, a.text("mint"));
+    AIRLOCK_TRY(token, a.text("token_program"));
+    d.owner = owner;
+    d.mint = mint;
+    d.token_program = token;
+    return a.done();
+  }
+
+  static Result<IntegerTerm> integer_term(const ojson& e, const std::string& at) {
+    Fields t(e, at);
+    AIRLOCK_CHECK(t.is_object());
+    IntegerTerm term;
+    if (t.has("arg") == t.has("const")) return invalid(at, "must hold exactly one of arg, const");
+    if (t.has("arg")) {
+      AIRLOCK_TRY(arg, t.text("arg"));
+      term.arg = path_of(arg);
+    } else {
+      AIRLOCK_TRY(c, t.get("const"));
+      if (!c->is_number_integer() || c->get<std::int64_t>() < -1'000'000 ||
+          c->get<std::int64_t>() > 1'000'000)
+        return invalid(t.at("const"), "must be an integer within +-1000000");
+      term.constant = c->get<std::int64_t>();
+    }
+    AIRLOCK_CHECK(t.done());
+    return term;
+  }
+
+  Status bin_array(const ojson& v, const std::string& where, Derivation& d) {
+    Fields b(v, where);
+    AIRLOCK_CHECK(b.is_object());
+    d.kind = Derivation::Kind::kBinArray;
+    AIRLOCK_TRY(program, program_id(b));
+    d.program = program;
+    AIRLOCK_TRY(pool, b.text("pool"));
+    d.pool = pool;
+    AIRLOCK_TRY(bin, b.get("bin"));
+    if (!bin->is_array() || bin->empty() || bin->size() > 8)
+      return invalid(b.at("bin"), "must be an array of 1 to 8 terms");
+    std::size_t n = 0;
+    for (const auto& e : *bin) {
+      AIRLOCK_TRY(term, integer_term(e, b.at("bin") + "[" + std::to_string(n++) + "]"));
+      d.bin.push_back(std::move(term));
+    }
+    return b.done();
+  }
+
+  Result<Derivation> derivation(const ojson& v, const std::string& where) {
+    Fields f(v, where);
+    AIRLOCK_CHECK(f.is_object());
+    Derivation d;
+    if (f.has("pda")) {
+      AIRLOCK_TRY(body, f.get("pda"));
+      AIRLOCK_CHECK(pda(*body, f.at("pda"), d));
+    } else if (f.has("ata")) {
+      AIRLOCK_TRY(body, f.get("ata"));
+      AIRLOCK_CHECK(ata(*body, f.at("ata"), d));
+    } else if (f.has("bin_array")) {
+      AIRLOCK_TRY(body, f.get("bin_array"));
+      AIRLOCK_CHECK(bin_array(*body, f.at("bin_array"), d));
+    } else {
+      return invalid(where, "must hold one of pda, ata, bin_array, any_of");
+    }
+    AIRLOCK_CHECK(f.done());
+    return d;
+  }
+
+  Status instructions(Fields& top) {
+    auto v = top.get("instructions");
+    if (!v.ok()) return v.error();
+    if (!(*v)->is_object() || (*v)->empty())
+      return invalid("instructions", "must be a non-empty object");
+    for (auto it = (*v)->begin(); it != (*v)->end(); ++it) {
+      const std::string where = "instructions." + it.key();
+      Fields f(it.value(), where);
+      AIRLOCK_CHECK(f.is_object());
+      DescribedInstruction ix;
+      ix.key = it.key();
+      auto program = f.text("program");
+      if (!program.ok()) return program.error();
+      const DescribedProgram* p = d_.program_named(*program);
+      if (p == nullptr)
+        return invalid(f.at("program"), "\"" + *program + "\" is not one of programs");
+      ix.program = *program;
+      ix.program_id = p->id;
+      auto name = f.text_or("instruction", it.key());
+      if (!name.ok()) return name.error();
+      ix.instruction = *name;
+      auto acc = f.get("accounts");
+      if (!acc.ok()) return acc.error();
+      AIRLOCK_CHECK(accounts(**acc, f.at("accounts"), ix.accounts));
+      if (f.has("mints")) {
+        auto mints = f.texts("mints");
+        if (!mints.ok()) return mints.error();
+        ix.mints = std::move(*mints);
+      }
+      if (f.has("remaining_accounts")) {
+        auto rest = f.text("remaining_accounts");
+        if (!rest.ok()) return rest.error();
+        if (*rest != "jupiter_route")
+          return invalid(f.at("remaining_accounts"),
+                         "\"" + *rest + "\" is no named checker (jupiter_route)");
+        ix.remaining = *rest;
+      }
+      AIRLOCK_CHECK(f.done());
+      for (const auto& other : d_.instructions) {
+        if (other.program_id == ix.program_id && other.instruction == ix.instruction)
+          return invalid(where, "describes " + ix.instruction + " again (also " + other.key + ")");
+      }
+      d_.instructions.push_back(std::move(ix));
+    }
+    return {};
+  }
+
+  Status actions(Fields& top) {
+    auto v = top.get("actions");
+    if (!v.ok()) return v.error();
+    if (!(*v)->is_object() || (*v)->empty())
+      return invalid("actions", "must be a non-empty object");
+    for (auto it = (*v)->begin(); it != (*v)->end(); ++it) {
+      const std::string where = "actions." + it.key();
+      Fields f(it.value(), where);
+      AIRLOCK_CHECK(f.is_object());
+      DescribedAction a;
+      a.name = it.key();
+      auto reads = f.text("reads");
+      if (!reads.ok()) return reads.error();
+      if (reads->empty()) return invalid(f.at("reads"), "must be a sentence");
+      a.reads = *reads;
+      auto ixs = f.texts("instructions");
+      if (!ixs.ok()) return ixs.error();
+      if (ixs->empty()) return invalid(f.at("instructions"), "must name at least one");
+      for (const auto& key : *ixs) {
+        if (d_.instruction(key) == nullptr)
+          return invalid(f.at("instructions"), "\"" + key + "\" is not one of instructions");
+      }
+      a.instructions = std::move(*ixs);
+      if (f.has("follow_ups")) {
+        auto next = f.texts("follow_ups");
+        if (!next.ok()) return next.error();
+        a.follow_ups = std::move(*next);
+      }
+      if (f.has("steps")) {
+        auto steps = f.get("steps");
+        AIRLOCK_CHECK(step_rule(**steps, f.at("steps"), a.steps));
+      }
+      AIRLOCK_CHECK(f.done());
+      d_.actions.push_back(std::move(a));
+    }
+    for (const auto& a : d_.actions) {
+      for (const auto& next : a.follow_ups) {
+        if (d_.action(next) == nullptr)
+          return invalid("actions." + a.name + ".follow_ups",
+                         "\"" + next + "\" is not one of actions");
+      }
+    }
+    return {};
+  }
+
+  Status step_rule(const ojson& v, const std::string& where, StepRule& out) {
+    Fields f(v, where);
+    AIRLOCK_CHECK(f.is_object());
+    auto ranged = f.get("ranged");
+    if (!ranged.ok()) return ranged.error();
+    Fields r(**ranged, f.at("ranged"));
+    AIRLOCK_CHECK(r.is_object());
+    out.ranged = true;
+    auto lower = r.text("lower"), upper = r.text("upper");
+    if (!lower.ok()) return lower.error();
+    if (!upper.ok()) return upper.error();
+    out.lower = path_of(*lower);
+    out.upper = path_of(*upper);
+    auto max = r.get("max_bins");
+    if (!max.ok()) return max.error();
+    if (!(*max)->is_number_unsigned() || (*max)->get<std::uint64_t>() == 0 ||
+        (*max)->get<std::uint64_t>() > 1000)
+      return invalid(r.at("max_bins"), "must be an integer from 1 to 1000");
+    out.max_bins = (*max)->get<std::size_t>();
+    auto body = r.get("body");
+    if (!body.ok()) return body.error();
+    Fields b(**body, r.at("body"));
+    AIRLOCK_CHECK(b.is_object());
+    AIRLOCK_TRY(body_lower, b.text("lower"));
+    AIRLOCK_TRY(body_upper, b.text("upper"));
+    AIRLOCK_TRY(resume, b.text_or("resume", ""));
+    out.body_lower = body_lower;
+    out.body_upper = body_upper;
+    out.body_resume = resume;
+    if (b.has("upper_exclusive")) {
+      AIRLOCK_TRY(exclusive, b.get("upper_exclusive"));
+      if (!exclusive->is_boolean())
+        return invalid(b.at("upper_exclusive"), "must be true or false");
+      out.body_upper_exclusive = exclusive->get<bool>();
+    }
+    AIRLOCK_CHECK(b.done());
+    if (r.has("shares")) {
+      auto shares = r.get("shares");
+      if (!(*shares)->is_object() || (*shares)->empty())
+        return invalid(r.at("shares"), "must map arguments to body fields");
+      for (auto s = (*shares)->begin(); s != (*shares)->end(); ++s) {
+        if (!s.value().is_string())
+          return invalid(r.at("shares") + "." + s.key(), "must be a body field's name");
+        out.shares.emplace_back(s.key(), s.value().get<std::string>());
+      }
+    }
+    if (r.has("cover")) {
+      auto cover = r.get("cover");
+      if (!(*cover)->is_boolean()) return invalid(r.at("cover"), "must be true or false");
+      out.cover = (*cover)->get<bool>();
+    }
+    if (out.cover == !out.shares.empty())
+      return invalid(f.at("ranged"), "must hold either shares or cover: true");
+    AIRLOCK_CHECK(r.done());
+    return f.done();
+  }
+
+  Descriptor d_;
+};
+
+// ---- checking against the IDLs ----------------------------------------------------------------
+
+const IdlInstruction* idl_instruction(const std::map<PublicKey, std::vector<Idl>>& idls,
+                                      const PublicKey& program, std::string_view name) {
+  const auto it = idls.find(program);
+  if (it == idls.end()) return nullptr;
+  for (const auto& idl : it->second) {
+    if (const auto* ix = find_instruction(idl, name)) return ix;
+  }
+  return nullptr;
+}
+
+const IdlField* field_named(const std::vector<IdlField>& fields, std::string_view name) {
+  for (const auto& f : fields) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+// Whether a dotted argument path leads to an integer of the instruction.
+bool integer_path(const std::map<PublicKey, std::vector<Idl>>& idls, const PublicKey& program,
+                  const IdlInstruction& ix, const std::vector<std::string>& path) {
+  const IdlField* f = field_named(ix.args, path.front());
+  for (std::size_t i = 1; f != nullptr && i < path.size(); ++i) {
+    if (f->type->kind != IdlType::Kind::kDefined) return false;
+    const IdlTypeDef* def = nullptr;
+    for (const auto& idl : idls.at(program)) {
+      if (const auto t = idl.types.find(f->type->defined); t != idl.types.end()) def = &t->second;
+    }
+    if (def == nullptr || def->is_enum) return false;
+    f = field_named(def->fields, path[i]);
+  }
+  if (f == nullptr || f->type->kind != IdlType::Kind::kPrimitive) return false;
+  const std::string& p = f->type->primitive;
+  return p == "u8" || p == "u16" || p == "u32" || p == "u64" || p == "i8" || p == "i16" ||
+         p == "i32" || p == "i64";
+}
+
+std::string join(const std::vector<std::string>& path) {
+  std::string out;
+  for (const auto& p : path) out += (out.empty() ? "" : ".") + p;
+  return out;
+}
+
+}  // namespace
+
+Result<ojson> parse_strict_json(std::string_view text, std::string_view what) {
+  std::vector<std::set<std::string>> open;
+  std::string duplicate;
+  const auto callback = [&](int /*depth*/, ojson::parse_event_t event, ojson& parsed) {
+    switch (event) {
+      case ojson::parse_event_t::object_start:
+        open.emplace_back();
+        break;
+      case ojson::parse_event_t::object_end:
+        if (!open.empty()) open.pop_back();
+        break;
+      case ojson::parse_event_t::key:
+        if (!open.empty() && !open.back().insert(parsed.get<std::string>()).second &&
+            duplicate.empty())
+          duplicate = parsed.get<std::string>();
+        break;
+      default:
+        break;
+    }
+    return true;
+  };
+  ojson j = ojson::parse(text.begin(), text.end(), callback, false);
+  if (j.is_discarded())
+    return Error(errors::kDescriptorInvalid, std::string(what) + " is not valid JSON");
+  if (!duplicate.empty())
+    return Error(errors::kDescriptorInvalid,
+                 std::string(what) + ": key \"" + duplicate + "\" appears twice in one object");
+  return j;
+}
+
+const DescribedAccount* DescribedInstruction::account(std::string_view name) const {
+  for (const auto& a : accounts) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+const DescribedAccount* Descriptor::default_for(std::string_view account) const {
+  for (const auto& a : defaults) {
+    if (a.name == account) return &a;
+  }
+  return nullptr;
+}
+
+const DescribedProgram* Descriptor::program_named(std::string_view wanted) const {
+  for (const auto& p : programs) {
+    if (p.name == wanted) return &p;
+  }
+  return nullptr;
+}
+
+const DescribedProgram* Descriptor::program_of(const PublicKey& id) const {
+  for (const auto& p : programs) {
+    if (p.id == id) return &p;
+  }
+  return nullptr;
+}
+
+const DescribedInstruction* Descriptor::instruction(std::string_view key) const {
+  for (const auto& ix : instructions) {
+    if (ix.key == key) return &ix;
+  }
+  return nullptr;
+}
+
+const DescribedAction* Descriptor::action(std::string_view wanted) const {
+  for (const auto& a : actions) {
+    if (a.name == wanted) return &a;
+  }
+  return nullptr;
+}
+
+const DescribedInstruction* Descriptor::step_instruction(const DescribedAction& action,
+                                                         const PublicKey& program_id,
+                                                         std::string_view idl_name) const {
+  for (const auto& key : action.instructions) {
+    const DescribedInstruction* ix = instruction(key);
+    if (ix != nullptr && ix->program_id == program_id && ix->instruction == idl_name) return ix;
+  }
+  return nullptr;
+}
+
+Result<Descriptor> parse_descriptor(std::string_view text) {
+  if (text.size() > kMaxDescriptorFileBytes)
+    return Error(errors::kDescriptorInvalid, "descriptor: larger than 1 MiB");
+  auto j = parse_strict_json(text, "descriptor");
+  if (!j.ok()) return j.error();
+  auto d = Parser().run(*j);
+  if (!d.ok()) return d.error();
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(text.data());
+  d->sha256 = sha256(ByteView(bytes, text.size()));
+  return d;
+}
+
+Result<Descriptor> load_descriptor_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(ErrorCode::kIo, "cannot open descriptor '" + path + "'");
+  std::string text;
+  text.resize(kMaxDescriptorFileBytes + 1);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  auto d = parse_descriptor(text);
+  if (!d.ok()) return Error(d.error().code(), d.error().message() + " (in " + path + ")");
+  return d;
+}
+
+Status check_descriptor(Descriptor& descriptor, const std::map<PublicKey, std::vector<Idl>>& idls) {
+  for (auto& ix : descriptor.instructions) {
+    const std::string where = "instructions." + ix.key;
+    const IdlInstruction* idl = idl_instruction(idls, ix.program_id, ix.instruction);
+    if (idl == nullptr)
+      return invalid(where,
+                     "no IDL of program " + ix.program + " has an instruction " + ix.instruction);
+    // Each IDL account's source: the instruction's own, else the descriptor's default.
+    std::vector<DescribedAccount> ordered;
+    for (const auto& account : idl->accounts) {
+      const DescribedAccount* own = ix.account(account.name);
+      const DescribedAccount* def = descriptor.default_for(account.name);
+      if (own == nullptr && def == nullptr)
+        return invalid(where, "account " + account.name +
+                                  " of the IDL has no source (every account needs one)");
+      DescribedAccount a = own != nullptr ? *own : *def;
+      a.name = account.name;
+      ordered.push_back(std::move(a));
+    }
+    for (const auto& a : ix.accounts) {
+      if (std::none_of(idl->accounts.begin(), idl->accounts.end(),
+                       [&](const IdlAccount& i) { return i.name == a.name; }))
+        return invalid(where + ".accounts." + a.name,
+                       "the IDL's " + ix.instruction + " has no such account");
+    }
+    ix.accounts = std::move(ordered);
+    // Every account a source reads is one of the instruction's, every argument an integer of it.
+    const auto has = [&](const std::string& name) { return ix.account(name) != nullptr; };
+    for (const auto& a : ix.accounts) {
+      const std::string at = where + ".accounts." + a.name;
+      for (const auto& d : a.source.any_of) {
+        std::vector<std::string> names;
+        for (const auto& s : d.seeds) {
+          if (s.kind == SeedSource::Kind::kAccount) names.push_back(s.account);
+        }
+        if (d.kind == Derivation::Kind::kAssociatedToken)
+          names.insert(names.end(), {d.owner, d.mint, d.token_program});
+        if (d.kind == Derivation::Kind::kBinArray) names.push_back(d.pool);
+        for (const auto& n : names) {
+          if (!has(n))
+            return invalid(at,
+                           "derives from account " + n + ", which " + ix.instruction + " lacks");
+          if (n == a.name) return invalid(at, "derives from itself");
+        }
+        for (const auto& t : d.bin) {
+          if (!t.arg.empty() && !integer_path(idls, ix.program_id, *idl, t.arg))
+            return invalid(at, "reads argument " + join(t.arg) +
+                                   ", which is no integer argument of " + ix.instruction);
+        }
+      }
+    }
+    for (const auto& m : ix.mints) {
+      if (!has(m))
+        return invalid(where + ".mints",
+                       "names account " + m + ", which " + ix.instruction + " lacks");
+    }
+  }
+  for (const auto& a : descriptor.actions) {
+    const std::string where = "actions." + a.name;
+    if (!a.steps.ranged) continue;
+    for (const auto& key : a.instructions) {
+      const DescribedInstruction* ix = descriptor.instruction(key);
+      const IdlInstruction* idl = idl_instruction(idls, ix->program_id, ix->instruction);
+      for (const auto* path : {&a.steps.lower, &a.steps.upper}) {
+        if (!integer_path(idls, ix->program_id, *idl, *path))
+          return invalid(where + ".steps", join(*path) + " is no integer argument of " + key);
+      }
+      for (const auto& [arg, field] : a.steps.shares) {
+        if (field_named(idl->args, arg) == nullptr)
+          return invalid(where + ".steps.shares", arg + " is no argument of " + key);
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace airlock::offline

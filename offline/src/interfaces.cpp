@@ -1,0 +1,118 @@
+#include <airlock/common/hash.h>
+#include <airlock/formats/files.h>
+#include <airlock/offline/interfaces.h>
+
+namespace airlock::offline {
+namespace {
+
+std::string hex(const Hash& h) { return to_hex(h.view()); }
+
+struct ReadFile {
+  std::string text;
+  Hash sha256{};
+};
+
+Result<ReadFile> read_hashed(const std::string& path, std::size_t limit) {
+  AIRLOCK_TRY(bytes, files::read_limited(path, limit));
+  ReadFile out;
+  out.sha256 = sha256(bytes);
+  out.text.assign(bytes.begin(), bytes.end());
+  return out;
+}
+
+Error unpinned(const std::string& message) { return Error(errors::kDescriptorUnpinned, message); }
+
+// The IDL at `path`, parsed strictly, for program `program`: its own address must be it.
+Result<Idl> read_idl(const std::string& path, const std::string& text, const PublicKey& program) {
+  auto json = parse_strict_json(text, "IDL " + path);
+  if (!json.ok()) return json.error();
+  AIRLOCK_TRY(idl, parse_idl(nlohmann::json::parse(json->dump()), program));
+  if (idl.program != program)
+    return Error(errors::kDescriptorInvalid, "IDL " + path + " is for program " +
+                                                 to_base58(idl.program) +
+                                                 ", not the descriptor's " + to_base58(program));
+  return idl;
+}
+
+// Adds the IDLs the descriptor names, each read from `folder`; `pinned` says which hashes the
+// policy allows (nullptr: any, for a check before pinning).
+Status add_idls(const Descriptor& d, const std::string& folder,
+                const std::map<std::string, Hash>* pinned, DecoderRegistry& registry,
+                std::map<std::string, Hash>& used) {
+  for (const auto& program : d.programs) {
+    for (const auto& pin : program.idls) {
+      const std::string path = folder + "/" + pin.file;
+      if (pinned != nullptr) {
+        const auto it = pinned->find(pin.file);
+        if (it == pinned->end())
+          return unpinned("descriptor " + d.name + " uses IDL " + pin.file +
+                          ", which the policy does not pin ([[descriptors]] idls)");
+        if (it->second != pin.sha256)
+          return unpinned("descriptor " + d.name + " names IDL " + pin.file + " with SHA-256 " +
+                          hex(pin.sha256) + "; the policy pins " + hex(it->second));
+      }
+      AIRLOCK_TRY(file, read_hashed(path, kMaxIdlFileBytes));
+      if (file.sha256 != pin.sha256)
+        return unpinned("IDL " + path + " has SHA-256 " + hex(file.sha256) + "; descriptor " +
+                        d.name + " pins " + hex(pin.sha256) +
+                        ": a changed IDL changes how instructions read; review it and pin it");
+      AIRLOCK_TRY(idl, read_idl(path, file.text, program.id));
+      AIRLOCK_CHECK(registry.add_idl(std::move(idl)));
+      used.emplace(pin.file, pin.sha256);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Status load_pinned_interfaces(const Policy& policy, const InterfaceFolders& folders,
+                              DecoderRegistry& registry) {
+  for (const auto& pin : policy.descriptors) {
+    const std::string path = folders.descriptors + "/" + pin.file;
+    AIRLOCK_TRY(file, read_hashed(path, kMaxDescriptorFileBytes));
+    if (file.sha256 != pin.sha256)
+      return unpinned("descriptor " + path + " has SHA-256 " + hex(file.sha256) +
+                      "; the policy pins " + hex(pin.sha256) +
+                      ": a changed descriptor changes what this key signs; review it "
+                      "(airlock-offline descriptor check) and pin its new hash");
+    auto descriptor = parse_descriptor(file.text);
+    if (!descriptor.ok())
+      return Error(descriptor.error().code(), descriptor.error().message() + " (in " + path + ")");
+    std::map<std::string, Hash> used;
+    AIRLOCK_CHECK(add_idls(*descriptor, folders.idls, &pin.idls, registry, used));
+    for (const auto& [idl, hash] : pin.idls) {
+      if (used.count(idl) == 0)
+        return unpinned("the policy pins IDL " + idl + " for descriptor " + pin.file +
+                        ", which does not use it");
+    }
+    auto added = registry.add_descriptor(std::move(*descriptor));
+    if (!added.ok())
+      return Error(added.error().code(), added.error().message() + " (in " + path + ")");
+  }
+  return {};
+}
+
+Result<CheckedDescriptor> check_descriptor_files(const std::string& path,
+                                                 const std::string& idl_folder,
+                                                 DecoderRegistry& registry) {
+  AIRLOCK_TRY(file, read_hashed(path, kMaxDescriptorFileBytes));
+  auto descriptor = parse_descriptor(file.text);
+  if (!descriptor.ok())
+    return Error(descriptor.error().code(), descriptor.error().message() + " (in " + path + ")");
+  std::map<std::string, Hash> used;
+  AIRLOCK_CHECK(add_idls(*descriptor, idl_folder, nullptr, registry, used));
+  CheckedDescriptor out;
+  const auto slash = path.find_last_of('/');
+  out.pin_toml = "[[descriptors]]\nfile = \"" +
+                 (slash == std::string::npos ? path : path.substr(slash + 1)) + "\"\nsha256 = \"" +
+                 hex(file.sha256) + "\"\n[descriptors.idls]\n";
+  for (const auto& [idl, hash] : used) out.pin_toml += "\"" + idl + "\" = \"" + hex(hash) + "\"\n";
+  auto added = registry.add_descriptor(*descriptor);
+  if (!added.ok())
+    return Error(added.error().code(), added.error().message() + " (in " + path + ")");
+  out.descriptor = registry.descriptors().back();
+  return out;
+}
+
+}  // namespace airlock::offline

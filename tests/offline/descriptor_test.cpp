@@ -1,0 +1,252 @@
+// Descriptors (offline/src/descriptor.cpp, interfaces.cpp): the shipped one covers every
+// instruction of the vault IDL and every builder action with the IDL's own accounts in order;
+// a descriptor that breaks its format or does not fit its IDLs is refused naming the path; and
+// only files with the SHA-256 the policy pins are loaded.
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include <airlock/common/hash.h>
+#include <airlock/formats/actions.h>
+#include <airlock/offline/descriptor.h>
+#include <airlock/offline/interfaces.h>
+#include <airlock/offline/policy.h>
+#include <airlock/offline/templates.h>
+
+#include "support/helpers.h"
+#include "support/interfaces.h"
+
+namespace airlock::offline {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::string shipped_text() { return test::text_of(test::twin_descriptor_path()).value(); }
+
+ojson shipped() { return ojson::parse(shipped_text()); }
+
+// The message check_descriptor_files gives for `text` as a descriptor in a scratch folder, or
+// "" when it holds.
+std::string problem_with(const std::string& text) {
+  test::ScratchDir dir{"descriptor"};
+  std::ofstream(dir.file("d.json")) << text;
+  DecoderRegistry registry;
+  auto checked = check_descriptor_files(dir.file("d.json"), test::idl_dir(), registry);
+  return checked.ok() ? std::string() : checked.error().message();
+}
+
+TEST(Descriptor, TheShippedOneDescribesEveryVaultInstructionWithItsIdlAccountsInOrder) {
+  DecoderRegistry registry;
+  const auto checked =
+      check_descriptor_files(test::twin_descriptor_path(), test::idl_dir(), registry);
+  ASSERT_TRUE(checked.ok()) << checked.error().to_string();
+  const Descriptor& d = checked->descriptor;
+  const auto vault = load_idl_file(test::idl_dir() + "/airlock_vault.json").value();
+  std::set<std::string> described;
+  for (const auto& ix : d.instructions) {
+    if (ix.program_id != vault.program) continue;
+    const IdlInstruction* idl = find_instruction(vault, ix.instruction);
+    ASSERT_NE(idl, nullptr) << ix.instruction;
+    ASSERT_EQ(ix.accounts.size(), idl->accounts.size()) << ix.instruction;
+    for (std::size_t i = 0; i < ix.accounts.size(); ++i)
+      EXPECT_EQ(ix.accounts[i].name, idl->accounts[i].name) << ix.instruction;
+    described.insert(ix.instruction);
+  }
+  for (const auto& ix : vault.instructions)
+    EXPECT_EQ(described.count(ix.name), 1U) << ix.name << " is not described";
+  for (const std::string_view action : kBuilderActions)
+    EXPECT_NE(d.action(action), nullptr) << action << " has no template";
+  EXPECT_EQ(d.actions.size(), kBuilderActions.size());
+}
+
+TEST(Descriptor, ActionNamesAreTheOneList) {
+  for (int i = 0; i < kActionCount; ++i) {
+    const auto action = static_cast<Action>(i);
+    ASSERT_EQ(parse_action(action_name(action)), action);
+  }
+  EXPECT_FALSE(parse_action("dlmm/teleport").has_value());
+}
+
+// Each broken descriptor is refused, and the error names where and why.
+TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
+  struct Case {
+    const char* what;
+    std::function<void(ojson&)> change;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {"an unknown top-level key", [](ojson& j) { j["extra"] = 1; }, "unknown key \"extra\""},
+      {"another version", [](ojson& j) { j["airlock_descriptor"] = 2; }, "airlock_descriptor"},
+      {"an unknown key in a source",
+       [](ojson& j) {
+         j["instructions"]["vault_update"]["accounts"]["vault"] = {{"vault", 1}};
+       },
+       "instructions.vault_update.accounts.vault"},
+      {"a source of two kinds",
+       [](ojson& j) {
+         j["instructions"]["strategy_close"]["accounts"]["strategy"] = {{"body", {"/strategy"}},
+                                                                        {"checked", "x"}};
+       },
+       "exactly one of"},
+      {"a type error",
+       [](ojson& j) { j["instructions"]["strategy_close"]["accounts"]["strategy"]["body"] = 5; },
+       "must be an array of strings"},
+      {"an unknown program",
+       [](ojson& j) {
+         j["account_defaults"]["dlmm_program"] = {{"program", "dlmn"}};
+       },
+       "\"dlmn\" is not one of programs"},
+      {"an account without a source",
+       [](ojson& j) { j["account_defaults"].erase("trader_account"); },
+       "account trader_account of the IDL has no source"},
+      {"a source for an account the IDL lacks",
+       [](ojson& j) { j["instructions"]["vault_update"]["accounts"]["treasury"] = "vault"; },
+       "has no such account"},
+      {"a derivation from an account the instruction lacks",
+       [](ojson& j) {
+         j["instructions"]["perp_initialize"]["accounts"]["strategy"]["derived"]["pda"]["seeds"]
+          [1] = {{"account", "position"}};
+       },
+       "derives from account position"},
+      {"a bin from an argument that is no integer",
+       [](ojson& j) {
+         j["instructions"]["dlmm_remove"]["accounts"]["bin_array_lower"]["derived"]["bin_array"]
+          ["bin"][0] = {{"arg", "bps_to_remove_typo"}};
+       },
+       "no integer argument"},
+      {"an IDL pinned with a bad hash",
+       [](ojson& j) { j["programs"]["vault"]["idl"][0]["sha256"] = std::string(64, 'a'); },
+       "has SHA-256"},
+      {"an IDL outside the folder",
+       [](ojson& j) { j["programs"]["vault"]["idl"][0]["file"] = "../idl/airlock_vault.json"; },
+       "plain file name"},
+      {"an action naming an undescribed instruction",
+       [](ojson& j) { j["actions"]["vault/close"]["instructions"] = {"vault_burn"}; },
+       "\"vault_burn\" is not one of instructions"},
+      {"an unknown follow-up",
+       [](ojson& j) { j["actions"]["dlmm/zap-out"]["follow_ups"] = {"aggregator/drain"}; },
+       "\"aggregator/drain\" is not one of actions"},
+      {"an unknown named checker",
+       [](ojson& j) { j["instructions"]["aggregator_swap"]["remaining_accounts"] = "anything"; },
+       "no named checker"},
+      {"a ranged rule with neither shares nor cover",
+       [](ojson& j) { j["actions"]["dlmm/add"]["steps"]["ranged"].erase("shares"); },
+       "either shares or cover"},
+      {"an instruction described twice",
+       [](ojson& j) {
+         j["instructions"]["vault_update_again"] = j["instructions"]["vault_update"];
+         j["instructions"]["vault_update_again"]["instruction"] = "vault_update";
+       },
+       "describes vault_update again"},
+  };
+  ASSERT_EQ(problem_with(shipped_text()), "");
+  for (const auto& c : cases) {
+    ojson j = shipped();
+    c.change(j);
+    const std::string problem = problem_with(j.dump(2));
+    EXPECT_NE(problem.find(c.says), std::string::npos)
+        << c.what << ": the error was \"" << problem << "\"";
+  }
+}
+
+TEST(Descriptor, AKeyTwiceInOneObjectIsRefused) {
+  std::string text = shipped_text();
+  const std::string once = "\"name\": \"airlock_vault\",";
+  ASSERT_NE(text.find(once), std::string::npos);
+  text.replace(text.find(once), once.size(), once + "\n  \"name\": \"other_vault\",");
+  EXPECT_NE(problem_with(text).find("key \"name\" appears twice"), std::string::npos)
+      << problem_with(text);
+}
+
+// A folder with the shipped descriptor and IDLs, which a test may change.
+class Pinned : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    namespace fs = std::filesystem;
+    fs::create_directories(dir.file("idl"));
+    fs::create_directories(dir.file("descriptors"));
+    for (const auto& e : fs::directory_iterator(test::idl_dir()))
+      fs::copy_file(e.path(), dir.file("idl/" + e.path().filename().string()));
+    fs::copy_file(test::twin_descriptor_path(), dir.file("descriptors/airlock_vault.json"));
+    policy.descriptors = test::twin_pins();
+  }
+  std::string load() {
+    DecoderRegistry registry;
+    auto s = load_pinned_interfaces(policy, {dir.file("idl"), dir.file("descriptors")}, registry);
+    if (s.ok()) return registry.descriptor_for("aggregator/swap") != nullptr ? "" : "no swap";
+    EXPECT_EQ(s.error().code(), errors::kDescriptorUnpinned) << s.error().to_string();
+    return s.error().message();
+  }
+  test::ScratchDir dir{"descriptor"};
+  Policy policy;
+};
+
+TEST_F(Pinned, TheShippedFilesLoadUnderTheirPins) { EXPECT_EQ(load(), ""); }
+
+TEST_F(Pinned, NothingLoadsWithoutAPin) {
+  policy.descriptors.clear();
+  DecoderRegistry registry;
+  ASSERT_TRUE(
+      load_pinned_interfaces(policy, {dir.file("idl"), dir.file("descriptors")}, registry).ok());
+  EXPECT_TRUE(registry.descriptors().empty());
+  EXPECT_FALSE(registry.knows(public_key_from_base58(kVaultProgram).value()));
+}
+
+TEST_F(Pinned, AChangedDescriptorIsRefusedNamingBothHashes) {
+  std::ofstream(dir.file("descriptors/airlock_vault.json"), std::ios::app) << "\n";
+  const std::string problem = load();
+  EXPECT_NE(problem.find("airlock_vault.json has SHA-256"), std::string::npos) << problem;
+  EXPECT_NE(problem.find("the policy pins"), std::string::npos) << problem;
+}
+
+TEST_F(Pinned, AChangedIdlIsRefused) {
+  std::ofstream(dir.file("idl/jupiter_v6.json"), std::ios::app) << " ";
+  EXPECT_NE(load().find("IDL " + dir.file("idl") + "/jupiter_v6.json has SHA-256"),
+            std::string::npos)
+      << load();
+}
+
+TEST_F(Pinned, AnIdlThePolicyDoesNotPinIsRefused) {
+  policy.descriptors[0].idls.erase("meteora_dlmm.json");
+  EXPECT_NE(load().find("uses IDL meteora_dlmm.json, which the policy does not pin"),
+            std::string::npos)
+      << load();
+  policy.descriptors = test::twin_pins();
+  policy.descriptors[0].idls["meteora_dlmm.json"] = Hash{};
+  EXPECT_NE(load().find("names IDL meteora_dlmm.json with SHA-256"), std::string::npos) << load();
+}
+
+TEST_F(Pinned, APinForAnIdlTheDescriptorDoesNotUseIsRefused) {
+  policy.descriptors[0].idls["orca_whirlpool.json"] = Hash{};
+  EXPECT_NE(load().find("pins IDL orca_whirlpool.json"), std::string::npos) << load();
+}
+
+// The example policy and every recipe of the operator's guide pin the files as shipped: a
+// newcomer who copies one gets a policy that loads them.
+TEST(Descriptor, TheDocumentedPoliciesPinTheShippedFiles) {
+  const auto pins = test::twin_pins();
+  const auto same = [&](const Policy& p, const std::string& where) {
+    ASSERT_EQ(p.descriptors.size(), 1U) << where;
+    EXPECT_EQ(p.descriptors[0].file, pins[0].file) << where;
+    EXPECT_TRUE(p.descriptors[0].sha256 == pins[0].sha256)
+        << where << " pins another descriptor; the shipped one's entry:\n"
+        << test::twin_pin_toml();
+    EXPECT_TRUE(p.descriptors[0].idls == pins[0].idls) << where << " pins other IDLs";
+  };
+  same(load_policy_file(AIRLOCK_POLICY_EXAMPLE).value(), "offline/policy.example.toml");
+  const std::string guide = test::text_of(AIRLOCK_OPERATOR_GUIDE).value();
+  int recipes = 0;
+  for (auto at = guide.find("```toml\nversion = 1\n"); at != std::string::npos;
+       at = guide.find("```toml\nversion = 1\n", at + 1)) {
+    const auto body = at + 8;
+    auto policy = parse_policy(guide.substr(body, guide.find("```", body) - body));
+    ASSERT_TRUE(policy.ok()) << policy.error().to_string();
+    same(*policy, "recipe " + std::to_string(++recipes) + " of the operator's guide");
+  }
+  EXPECT_GE(recipes, 4);
+}
+
+}  // namespace
+}  // namespace airlock::offline
