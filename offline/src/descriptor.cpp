@@ -4,6 +4,8 @@
 #include <set>
 
 #include <airlock/common/hash.h>
+#include <airlock/common/programs.h>
+#include <airlock/formats/actions.h>
 #include <airlock/offline/descriptor.h>
 
 namespace airlock::offline {
@@ -66,6 +68,18 @@ class Fields {
   std::string where_;
   std::set<std::string> seen_;
 };
+
+// A JSON pointer into the manager's build request ("/field", "/sources/0/mint").
+Status body_pointer(const std::string& p, const std::string& where) {
+  if (p.empty() || p.front() != '/')
+    return invalid(where, "\"" + p + "\" is not a JSON pointer (\"/field\")");
+  try {
+    (void)ojson::json_pointer(p);
+  } catch (const nlohmann::json::exception&) {
+    return invalid(where, "\"" + p + "\" is not a JSON pointer");
+  }
+  return {};
+}
 
 Result<PublicKey> key_of(const std::string& text, const std::string& where) {
   auto key = public_key_from_base58(text);
@@ -217,15 +231,7 @@ class Parser {
   static Status body_source(Fields& f, AccountSource& s) {
     AIRLOCK_TRY(pointers, f.texts("body"));
     if (pointers.empty()) return invalid(f.at("body"), "must name at least one field");
-    for (const auto& p : pointers) {
-      if (p.empty() || p.front() != '/')
-        return invalid(f.at("body"), "\"" + p + "\" is not a JSON pointer (\"/field\")");
-      try {
-        (void)ojson::json_pointer(p);
-      } catch (const nlohmann::json::exception&) {
-        return invalid(f.at("body"), "\"" + p + "\" is not a JSON pointer");
-      }
-    }
+    for (const auto& p : pointers) AIRLOCK_CHECK(body_pointer(p, f.at("body")));
     s.kind = AccountSource::Kind::kBody;
     s.pointers = std::move(pointers);
     return {};
@@ -431,6 +437,33 @@ class Parser {
     return d;
   }
 
+  static Status argument_rules(const ojson& v, const std::string& where,
+                               std::vector<DescribedArgument>& out) {
+    if (!v.is_object()) return invalid(where, "must be an object of argument rules");
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string at = where + "." + it.key();
+      Fields f(it.value(), at);
+      AIRLOCK_CHECK(f.is_object());
+      DescribedArgument arg;
+      arg.name = it.key();
+      if (f.has("equals") == f.has("shown"))
+        return invalid(at, "must hold exactly one of equals, shown");
+      if (f.has("equals")) {
+        AIRLOCK_TRY(pointer, f.text("equals"));
+        AIRLOCK_CHECK(body_pointer(pointer, f.at("equals")));
+        arg.rule.pointer = pointer;
+      } else {
+        AIRLOCK_TRY(reason, f.text("shown"));
+        if (reason.empty()) return invalid(f.at("shown"), "must say why it is bound to nothing");
+        arg.rule.kind = ArgumentRule::Kind::kShown;
+        arg.rule.reason = reason;
+      }
+      AIRLOCK_CHECK(f.done());
+      out.push_back(std::move(arg));
+    }
+    return {};
+  }
+
   Status instructions(Fields& top) {
     auto v = top.get("instructions");
     if (!v.ok()) return v.error();
@@ -461,12 +494,15 @@ class Parser {
         ix.mints = std::move(*mints);
       }
       if (f.has("remaining_accounts")) {
-        auto rest = f.text("remaining_accounts");
-        if (!rest.ok()) return rest.error();
-        if (*rest != "jupiter_route")
+        AIRLOCK_TRY(rest, f.text("remaining_accounts"));
+        if (rest != "jupiter_route" && rest != "adaptor_accounts")
           return invalid(f.at("remaining_accounts"),
-                         "\"" + *rest + "\" is no named checker (jupiter_route)");
-        ix.remaining = *rest;
+                         "\"" + rest + "\" is no named checker (jupiter_route, adaptor_accounts)");
+        ix.remaining = rest;
+      }
+      if (f.has("args")) {
+        AIRLOCK_TRY(args, f.get("args"));
+        AIRLOCK_CHECK(argument_rules(*args, f.at("args"), ix.args));
       }
       AIRLOCK_CHECK(f.done());
       for (const auto& other : d_.instructions) {
@@ -497,8 +533,10 @@ class Parser {
       if (!ixs.ok()) return ixs.error();
       if (ixs->empty()) return invalid(f.at("instructions"), "must name at least one");
       for (const auto& key : *ixs) {
-        if (d_.instruction(key) == nullptr)
+        const DescribedInstruction* ix = d_.instruction(key);
+        if (ix == nullptr)
           return invalid(f.at("instructions"), "\"" + key + "\" is not one of instructions");
+        a.instruction_index.push_back(static_cast<std::size_t>(ix - d_.instructions.data()));
       }
       a.instructions = std::move(*ixs);
       if (f.has("follow_ups")) {
@@ -627,6 +665,86 @@ std::string join(const std::vector<std::string>& path) {
   return out;
 }
 
+// The source the IDL states for an account: its fixed address, or its pda when every seed is a
+// constant or another account of the instruction and its program is fixed. nullopt otherwise
+// (an argument seed or a field of an account's data: the descriptor must give a source).
+std::optional<AccountSource> idl_source(const Descriptor& descriptor,
+                                        const DescribedInstruction& ix, const IdlInstruction& idl,
+                                        const IdlAccount& account) {
+  AccountSource s;
+  if (account.address) {
+    s.kind = AccountSource::Kind::kProgram;
+    s.program = *account.address;
+    const DescribedProgram* known = descriptor.program_of(*account.address);
+    s.label = known != nullptr ? known->label
+                               : "the address the IDL fixes (" + to_base58(*account.address) + ")";
+    return s;
+  }
+  if (!account.pda) return std::nullopt;
+  Derivation d;
+  d.kind = Derivation::Kind::kPda;
+  d.program = ix.program_id;
+  const auto is_account = [&](const std::string& name) {
+    return name != account.name && std::any_of(idl.accounts.begin(), idl.accounts.end(),
+                                               [&](const IdlAccount& a) { return a.name == name; });
+  };
+  for (const auto& seed : account.pda->seeds) {
+    if (seed.kind == IdlSeed::Kind::kConst) {
+      d.seeds.push_back({SeedSource::Kind::kConst, seed.value, {}});
+    } else if (seed.kind == IdlSeed::Kind::kAccount && is_account(seed.path)) {
+      d.seeds.push_back({SeedSource::Kind::kAccount, {}, seed.path});
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (account.pda->program) {
+    if (account.pda->program->kind != IdlSeed::Kind::kConst) return std::nullopt;
+    std::copy(account.pda->program->value.begin(), account.pda->program->value.end(),
+              d.program.bytes.begin());
+  }
+  s.kind = AccountSource::Kind::kDerived;
+  s.any_of.push_back(std::move(d));
+  s.text = "the address the IDL derives for " + account.name;
+  return s;
+}
+
+bool same_derivation(const Derivation& a, const Derivation& b) {
+  if (a.kind != Derivation::Kind::kPda || b.kind != Derivation::Kind::kPda ||
+      a.program != b.program || a.seeds.size() != b.seeds.size())
+    return false;
+  for (std::size_t i = 0; i < a.seeds.size(); ++i) {
+    if (a.seeds[i].kind != b.seeds[i].kind || a.seeds[i].bytes != b.seeds[i].bytes ||
+        a.seeds[i].account != b.seeds[i].account)
+      return false;
+  }
+  return true;
+}
+
+// A source the descriptor gives where the IDL states one must be the IDL's: the same fixed
+// address, or the same derivation (an associated token account is the pda of its seeds under
+// the Associated Token program, as the IDL writes it).
+Status agrees(const AccountSource& given, const AccountSource& stated, const std::string& where) {
+  if (stated.kind == AccountSource::Kind::kProgram) {
+    if (given.kind == AccountSource::Kind::kProgram && given.program == stated.program) return {};
+    return invalid(where, "the IDL fixes this account at " + to_base58(stated.program) +
+                              "; the descriptor may not give it another source");
+  }
+  const auto as_pda = [](const Derivation& d) {
+    if (d.kind != Derivation::Kind::kAssociatedToken) return d;
+    Derivation pda;
+    pda.program = programs::key(programs::kAssociatedToken);
+    for (const auto* account : {&d.owner, &d.token_program, &d.mint})
+      pda.seeds.push_back({SeedSource::Kind::kAccount, {}, *account});
+    return pda;
+  };
+  if (given.kind == AccountSource::Kind::kDerived && given.any_of.size() == 1 &&
+      same_derivation(as_pda(given.any_of.front()), stated.any_of.front()))
+    return {};
+  return invalid(where,
+                 "the IDL derives this account; the descriptor's source must be that same "
+                 "derivation (or be left out)");
+}
+
 }  // namespace
 
 Result<ojson> parse_strict_json(std::string_view text, std::string_view what) {
@@ -704,9 +822,9 @@ const DescribedAction* Descriptor::action(std::string_view wanted) const {
 const DescribedInstruction* Descriptor::step_instruction(const DescribedAction& action,
                                                          const PublicKey& program_id,
                                                          std::string_view idl_name) const {
-  for (const auto& key : action.instructions) {
-    const DescribedInstruction* ix = instruction(key);
-    if (ix != nullptr && ix->program_id == program_id && ix->instruction == idl_name) return ix;
+  for (const std::size_t i : action.instruction_index) {
+    const DescribedInstruction& ix = instructions[i];
+    if (ix.program_id == program_id && ix.instruction == idl_name) return &ix;
   }
   return nullptr;
 }
@@ -735,79 +853,125 @@ Result<Descriptor> load_descriptor_file(const std::string& path) {
   return d;
 }
 
-Status check_descriptor(Descriptor& descriptor, const std::map<PublicKey, std::vector<Idl>>& idls) {
-  for (auto& ix : descriptor.instructions) {
-    const std::string where = "instructions." + ix.key;
-    const IdlInstruction* idl = idl_instruction(idls, ix.program_id, ix.instruction);
-    if (idl == nullptr)
-      return invalid(where,
-                     "no IDL of program " + ix.program + " has an instruction " + ix.instruction);
-    // Each IDL account's source: the instruction's own, else the descriptor's default.
-    std::vector<DescribedAccount> ordered;
-    for (const auto& account : idl->accounts) {
-      const DescribedAccount* own = ix.account(account.name);
-      const DescribedAccount* def = descriptor.default_for(account.name);
-      if (own == nullptr && def == nullptr)
-        return invalid(where, "account " + account.name +
-                                  " of the IDL has no source (every account needs one)");
-      DescribedAccount a = own != nullptr ? *own : *def;
-      a.name = account.name;
-      ordered.push_back(std::move(a));
-    }
-    for (const auto& a : ix.accounts) {
-      if (std::none_of(idl->accounts.begin(), idl->accounts.end(),
-                       [&](const IdlAccount& i) { return i.name == a.name; }))
-        return invalid(where + ".accounts." + a.name,
-                       "the IDL's " + ix.instruction + " has no such account");
-    }
-    ix.accounts = std::move(ordered);
-    // Every account a source reads is one of the instruction's, every argument an integer of it.
-    const auto has = [&](const std::string& name) { return ix.account(name) != nullptr; };
-    for (const auto& a : ix.accounts) {
-      const std::string at = where + ".accounts." + a.name;
-      for (const auto& d : a.source.any_of) {
-        std::vector<std::string> names;
-        for (const auto& s : d.seeds) {
-          if (s.kind == SeedSource::Kind::kAccount) names.push_back(s.account);
-        }
-        if (d.kind == Derivation::Kind::kAssociatedToken)
-          names.insert(names.end(), {d.owner, d.mint, d.token_program});
-        if (d.kind == Derivation::Kind::kBinArray) names.push_back(d.pool);
-        for (const auto& n : names) {
-          if (!has(n))
-            return invalid(at,
-                           "derives from account " + n + ", which " + ix.instruction + " lacks");
-          if (n == a.name) return invalid(at, "derives from itself");
-        }
-        for (const auto& t : d.bin) {
-          if (!t.arg.empty() && !integer_path(idls, ix.program_id, *idl, t.arg))
-            return invalid(at, "reads argument " + join(t.arg) +
-                                   ", which is no integer argument of " + ix.instruction);
-        }
+namespace {
+
+using IdlMap = std::map<PublicKey, std::vector<Idl>>;
+
+// Each IDL account's source, in the IDL's order: the instruction's own, else the descriptor's
+// default, else the address or derivation the IDL itself states (which a given source must
+// agree with).
+Status order_accounts(const Descriptor& descriptor, DescribedInstruction& ix,
+                      const IdlInstruction& idl, const std::string& where) {
+  std::vector<DescribedAccount> ordered;
+  for (const auto& account : idl.accounts) {
+    const DescribedAccount* own = ix.account(account.name);
+    const DescribedAccount* def = descriptor.default_for(account.name);
+    const std::optional<AccountSource> stated = idl_source(descriptor, ix, idl, account);
+    if (const DescribedAccount* given = own != nullptr ? own : def; given && stated)
+      AIRLOCK_CHECK(agrees(given->source, *stated, where + ".accounts." + account.name));
+    if (own == nullptr && def == nullptr && !stated)
+      return invalid(where, "account " + account.name +
+                                " of the IDL has no source (every account needs one; the IDL "
+                                "states no address or derivation from the instruction's own "
+                                "accounts for it)");
+    ordered.push_back({account.name, own != nullptr   ? own->source
+                                     : def != nullptr ? def->source
+                                                      : *stated});
+  }
+  for (const auto& a : ix.accounts) {
+    if (std::none_of(idl.accounts.begin(), idl.accounts.end(),
+                     [&](const IdlAccount& i) { return i.name == a.name; }))
+      return invalid(where + ".accounts." + a.name,
+                     "the IDL's " + ix.instruction + " has no such account");
+  }
+  ix.accounts = std::move(ordered);
+  return {};
+}
+
+// Every account a derivation reads is another of the instruction's, every bin term an integer
+// argument of it.
+Status check_derivations(const IdlMap& idls, const DescribedInstruction& ix,
+                         const IdlInstruction& idl, const std::string& where) {
+  for (const auto& a : ix.accounts) {
+    const std::string at = where + ".accounts." + a.name;
+    for (const auto& d : a.source.any_of) {
+      std::vector<std::string> names;
+      for (const auto& s : d.seeds) {
+        if (s.kind == SeedSource::Kind::kAccount) names.push_back(s.account);
+      }
+      if (d.kind == Derivation::Kind::kAssociatedToken)
+        names.insert(names.end(), {d.owner, d.mint, d.token_program});
+      if (d.kind == Derivation::Kind::kBinArray) names.push_back(d.pool);
+      for (const auto& n : names) {
+        if (ix.account(n) == nullptr)
+          return invalid(at, "derives from account " + n + ", which " + ix.instruction + " lacks");
+        if (n == a.name) return invalid(at, "derives from itself");
+      }
+      for (const auto& t : d.bin) {
+        if (!t.arg.empty() && !integer_path(idls, ix.program_id, idl, t.arg))
+          return invalid(at, "reads argument " + join(t.arg) +
+                                 ", which is no integer argument of " + ix.instruction);
       }
     }
-    for (const auto& m : ix.mints) {
-      if (!has(m))
-        return invalid(where + ".mints",
-                       "names account " + m + ", which " + ix.instruction + " lacks");
-    }
   }
-  for (const auto& a : descriptor.actions) {
-    const std::string where = "actions." + a.name;
+  return {};
+}
+
+Status check_instruction(const Descriptor& descriptor, DescribedInstruction& ix,
+                         const IdlMap& idls) {
+  const std::string where = "instructions." + ix.key;
+  const IdlInstruction* idl = idl_instruction(idls, ix.program_id, ix.instruction);
+  if (idl == nullptr)
+    return invalid(where,
+                   "no IDL of program " + ix.program + " has an instruction " + ix.instruction);
+  AIRLOCK_CHECK(order_accounts(descriptor, ix, *idl, where));
+  AIRLOCK_CHECK(check_derivations(idls, ix, *idl, where));
+  for (const auto& arg : ix.args) {
+    if (field_named(idl->args, arg.name) == nullptr)
+      return invalid(where + ".args." + arg.name,
+                     "the IDL's " + ix.instruction + " has no such argument");
+  }
+  for (const auto& m : ix.mints) {
+    if (ix.account(m) == nullptr)
+      return invalid(where + ".mints",
+                     "names account " + m + ", which " + ix.instruction + " lacks");
+  }
+  return {};
+}
+
+// An action the review has no per-action rules for has its arguments' rules here, every one;
+// a ranged step rule reads integer arguments its instructions have.
+Status check_action(const Descriptor& descriptor, const DescribedAction& a, const IdlMap& idls) {
+  const std::string where = "actions." + a.name;
+  const bool builder =
+      std::find(kBuilderActions.begin(), kBuilderActions.end(), a.name) != kBuilderActions.end();
+  for (const auto& key : a.instructions) {
+    const DescribedInstruction* ix = descriptor.instruction(key);
+    const IdlInstruction* idl = idl_instruction(idls, ix->program_id, ix->instruction);
+    for (const auto& arg : idl->args) {
+      if (!builder && std::none_of(ix->args.begin(), ix->args.end(),
+                                   [&](const DescribedArgument& d) { return d.name == arg.name; }))
+        return invalid(where, "argument " + arg.name + " of " + ix->instruction +
+                                  " has no rule (equals a body field, or shown with a reason)");
+    }
     if (!a.steps.ranged) continue;
-    for (const auto& key : a.instructions) {
-      const DescribedInstruction* ix = descriptor.instruction(key);
-      const IdlInstruction* idl = idl_instruction(idls, ix->program_id, ix->instruction);
-      for (const auto* path : {&a.steps.lower, &a.steps.upper}) {
-        if (!integer_path(idls, ix->program_id, *idl, *path))
-          return invalid(where + ".steps", join(*path) + " is no integer argument of " + key);
-      }
-      for (const auto& [arg, field] : a.steps.shares) {
-        if (field_named(idl->args, arg) == nullptr)
-          return invalid(where + ".steps.shares", arg + " is no argument of " + key);
-      }
+    for (const auto* path : {&a.steps.lower, &a.steps.upper}) {
+      if (!integer_path(idls, ix->program_id, *idl, *path))
+        return invalid(where + ".steps", join(*path) + " is no integer argument of " + key);
+    }
+    for (const auto& [arg, field] : a.steps.shares) {
+      if (field_named(idl->args, arg) == nullptr)
+        return invalid(where + ".steps.shares", arg + " is no argument of " + key);
     }
   }
+  return {};
+}
+
+}  // namespace
+
+Status check_descriptor(Descriptor& descriptor, const std::map<PublicKey, std::vector<Idl>>& idls) {
+  for (auto& ix : descriptor.instructions) AIRLOCK_CHECK(check_instruction(descriptor, ix, idls));
+  for (const auto& a : descriptor.actions) AIRLOCK_CHECK(check_action(descriptor, a, idls));
   return {};
 }
 

@@ -123,6 +123,67 @@ Result<bool> flag_at(const json& o, std::initializer_list<const char*> keys,
   return false;
 }
 
+// One seed of an IDL's pda: {"kind": "const", "value": [bytes]} or {"kind": "account" | "arg",
+// "path": name}.
+Result<IdlSeed> seed_at(const json& s, const std::string& path) {
+  if (!s.is_object()) return invalid(path, "must be a seed object");
+  AIRLOCK_TRY(kind, text_at(s, "kind", "", path));
+  IdlSeed seed;
+  if (kind == "const") {
+    const json* value = json_fields::member(s, "value");
+    if (value == nullptr || !value->is_array() || value->size() > 32)
+      return invalid(path + ".value", "must be an array of at most 32 bytes");
+    for (const auto& b : *value) {
+      if (!b.is_number_unsigned() || b.get<std::uint64_t>() > 255)
+        return invalid(path + ".value", "must be an array of at most 32 bytes");
+      seed.value.push_back(static_cast<std::uint8_t>(b.get<std::uint64_t>()));
+    }
+    return seed;
+  }
+  if (kind != "account" && kind != "arg")
+    return invalid(path + ".kind", "must be const, account or arg");
+  seed.kind = kind == "account" ? IdlSeed::Kind::kAccount : IdlSeed::Kind::kArg;
+  AIRLOCK_TRY(at, text_at(s, "path", "", path));
+  if (at.empty()) return invalid(path + ".path", "must name an account or argument");
+  seed.path = at;
+  return seed;
+}
+
+// An account's address, pda and relations, where the IDL states them.
+Status derivation_at(const json& a, IdlAccount& acc, const std::string& p) {
+  if (const json* address = json_fields::member(a, "address")) {
+    if (!address->is_string()) return invalid(p + ".address", "must be a base58 public key");
+    auto key = public_key_from_base58(address->get<std::string>());
+    if (!key.ok()) return invalid(p + ".address", "must be a base58 public key");
+    acc.address = *key;
+  }
+  if (const json* pda = json_fields::member(a, "pda")) {
+    const json* seeds = pda->is_object() ? json_fields::member(*pda, "seeds") : nullptr;
+    if (seeds == nullptr || !seeds->is_array() || seeds->empty() || seeds->size() > 16)
+      return invalid(p + ".pda.seeds", "must be an array of 1 to 16 seeds");
+    IdlPda out;
+    for (std::size_t i = 0; i < seeds->size(); ++i) {
+      AIRLOCK_TRY(seed, seed_at((*seeds)[i], p + ".pda.seeds[" + std::to_string(i) + "]"));
+      out.seeds.push_back(std::move(seed));
+    }
+    if (const json* program = json_fields::member(*pda, "program")) {
+      AIRLOCK_TRY(seed, seed_at(*program, p + ".pda.program"));
+      if (seed.kind == IdlSeed::Kind::kConst && seed.value.size() != 32)
+        return invalid(p + ".pda.program", "a constant program is 32 bytes");
+      out.program = std::move(seed);
+    }
+    acc.pda = std::move(out);
+  }
+  if (const json* relations = json_fields::member(a, "relations")) {
+    if (!relations->is_array()) return invalid(p + ".relations", "must be an array of names");
+    for (const auto& r : *relations) {
+      if (!r.is_string()) return invalid(p + ".relations", "must be an array of names");
+      acc.relations.push_back(r.get<std::string>());
+    }
+  }
+  return {};
+}
+
 Status flatten_accounts(const json& accounts, std::vector<IdlAccount>& out,
                         const std::string& prefix, const std::string& path, int depth = 0) {
   if (!accounts.is_array()) return invalid(path, "must be an array of accounts");
@@ -146,6 +207,7 @@ Status flatten_accounts(const json& accounts, std::vector<IdlAccount>& out,
     acc.writable = writable;
     acc.signer = signer;
     acc.optional = optional;
+    AIRLOCK_CHECK(derivation_at(a, acc, p));
     out.push_back(acc);
   }
   return {};

@@ -1,6 +1,8 @@
 #include <airlock/common/hash.h>
 #include <airlock/formats/files.h>
 #include <airlock/offline/interfaces.h>
+#include <airlock/offline/review.h>
+#include <airlock/offline/templates.h>
 
 namespace airlock::offline {
 namespace {
@@ -90,6 +92,17 @@ Status load_pinned_interfaces(const Policy& policy, const InterfaceFolders& fold
     if (!added.ok())
       return Error(added.error().code(), added.error().message() + " (in " + path + ")");
   }
+  // Every action the policy rules that is no builder action must be one a pinned descriptor
+  // describes: a rule for an action nothing describes would hold nothing.
+  const auto described = [&](const std::string& name, const std::string& where) -> Status {
+    if (parse_action(name) || name == kKeystoneAction || registry.descriptor_for(name) != nullptr)
+      return {};
+    return Error(errors::kPolicyInvalid,
+                 "policy: " + where + ": no descriptor the policy pins describes " + name);
+  };
+  for (const auto& [name, rule] : policy.actions) AIRLOCK_CHECK(described(name, "actions." + name));
+  for (const auto& [name, limit] : policy.limits.actions)
+    AIRLOCK_CHECK(described(name, "limits.actions." + name));
   return {};
 }
 

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <regex>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -8,6 +9,7 @@
 #include <unicode/uspoof.h>
 
 #include <airlock/common/units.h>
+#include <airlock/formats/actions.h>
 #include <airlock/formats/files.h>
 #include <airlock/offline/policy.h>
 #include <airlock/offline/review.h>
@@ -223,11 +225,22 @@ Result<std::vector<NamedSection>> named_sections(const toml::table& parent, std:
 }
 
 // A misspelt action name would leave the rule its writer meant unapplied: every name must be
-// one of the 28 builder actions or the Keystone request.
+// one of the 28 builder actions or the Keystone request, or an action of another program,
+// lower-case "program/action", outside their namespaces (a descriptor must describe it:
+// load_pinned_interfaces refuses the policy otherwise).
 Status check_action_name(const NamedSection& section) {
   if (parse_action(section.name) || section.name == kKeystoneAction) return {};
-  return bad(section.where, "not an action this version knows (the 28 builder actions and " +
-                                std::string(kKeystoneAction) + ")");
+  static const std::regex kOther(R"([a-z0-9_-]+(/[a-z0-9_-]+)+)");
+  const std::string space = section.name.substr(0, section.name.find('/'));
+  const bool builder_space =
+      std::any_of(kBuilderActions.begin(), kBuilderActions.end(),
+                  [&](std::string_view a) { return a.substr(0, a.find('/')) == space; }) ||
+      space == kKeystoneAction.substr(0, kKeystoneAction.find('/'));
+  if (!builder_space && std::regex_match(section.name, kOther)) return {};
+  return bad(section.where,
+             "not an action this version knows (the 28 builder actions, " +
+                 std::string(kKeystoneAction) +
+                 ", or another program's \"program/action\" a descriptor describes)");
 }
 
 Result<Limits> parse_limits(const toml::node* node, const Policy& p) {

@@ -32,6 +32,7 @@ class Reviewer {
     keystone_ = q.action == kKeystoneAction;
     descriptor_ = d.descriptor_for(q.action);
     if (descriptor_ != nullptr) described_ = descriptor_->action(q.action);
+    if (described_ != nullptr) review_.reads = described_->reads;
     known_own_addresses(own_);
   }
 
@@ -94,9 +95,11 @@ class Reviewer {
            "it is never signed without asking");
       return;
     }
-    if (!action_)
+    if (!action_ && described_ == nullptr)
       refuse(FindingCode::kPolicyActionUnknown,
-             "action '" + q_.action + "' is not a builder action this version knows");
+             "action '" + q_.action +
+                 "' is not a builder action this version knows, nor one a pinned descriptor "
+                 "describes");
     else if (described_ == nullptr)
       refuse(FindingCode::kPolicyDescriptor,
              "no descriptor the policy pins describes " + q_.action +
@@ -430,10 +433,9 @@ class Reviewer {
   // perp venue): the manager signs for it, and its instruction is the step's vault instruction.
   bool described_program(const PublicKey& program) const {
     if (described_ == nullptr) return false;
-    return std::any_of(described_->instructions.begin(), described_->instructions.end(),
-                       [&](const std::string& key) {
-                         return descriptor_->instruction(key)->program_id == program;
-                       });
+    return std::any_of(
+        described_->instruction_index.begin(), described_->instruction_index.end(),
+        [&](std::size_t i) { return descriptor_->instructions[i].program_id == program; });
   }
 
   TemplateInput template_input() {
@@ -657,6 +659,9 @@ class Reviewer {
       }
       return;
     }
+    // An action beyond the builder's 28: the binder holds its one instruction, every account
+    // and every argument to the descriptor's rules; the rules below are the builder API's.
+    if (!action_) return;
     std::size_t vault_ixs = 0;
     for (std::size_t i = 0; i < m.instructions.size(); ++i) {
       const auto& ix = m.instructions[i];

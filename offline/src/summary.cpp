@@ -174,9 +174,11 @@ void render_findings(std::ostringstream& out, const char* title, const char* mar
 }
 
 // The request as a whole: who, which vault, until when, and what the manager asked for.
-void render_header(std::ostringstream& out, const envelope::SignRequest& q, std::int64_t now) {
+void render_header(std::ostringstream& out, const envelope::SignRequest& q, const Review& r,
+                   std::int64_t now) {
   out << "Sign request " << request_id_hex(q.request_id) << "\n";
   out << "  action    " << q.action << "\n";
+  if (!r.reads.empty()) out << "  does      " << r.reads << "\n";
   out << "  manager   " << to_base58(q.manager) << "\n";
   if (q.action == kKeystoneAction) {
     // Nothing but the bytes came: say so where the intent would be.
@@ -297,7 +299,7 @@ void render_instruction(std::ostringstream& out, const envelope::SignRequest& q,
 
 std::string render_summary(const envelope::SignRequest& q, const Review& r, std::int64_t now) {
   std::ostringstream out;
-  render_header(out, q, now);
+  render_header(out, q, r, now);
   out << "  steps     " << q.steps.size() << "\n";
   // What needs attention comes before the detail.
   render_findings(out, "Refused", "x", r.refusals);
@@ -445,6 +447,7 @@ ojson summary_json(const envelope::SignRequest& q, const Review& r) {
   ojson j;
   j["request_id"] = request_id_hex(q.request_id);
   j["action"] = q.action;
+  if (!r.reads.empty()) j["reads"] = r.reads;
   j["manager"] = to_base58(q.manager);
   j["vault"] = to_base58(q.vault);
   j["deadline"] = q.deadline;

@@ -87,10 +87,34 @@ std::optional<PublicKey> derive(const Derivation& d, const Bound& b) {
   return std::nullopt;
 }
 
-bool is_bin_array(const AccountSource& s) {
-  return s.kind == Src::kDerived && !s.any_of.empty() &&
-         std::all_of(s.any_of.begin(), s.any_of.end(),
-                     [](const Derivation& d) { return d.kind == Derivation::Kind::kBinArray; });
+// Two roles of one instruction may hold one key only when each binds it by itself to the same
+// thing: both the manager (a payer that is the manager), both the vault, or both addresses
+// derived here (a step's two bin arrays when its bins lie in one array).
+bool may_share(const AccountSource& a, const AccountSource& b) {
+  return a.kind == b.kind &&
+         (a.kind == Src::kManager || a.kind == Src::kVault || a.kind == Src::kDerived);
+}
+
+// An argument equal to a field of the body: integers as numbers (the decoders write wide ones
+// as strings, the API sends amounts as strings), anything else as the same JSON.
+bool same_value(const ojson& got, const ojson& want) {
+  const auto integer = [](const ojson& v) -> std::optional<std::string> {
+    if (v.is_number_integer()) return v.dump();
+    if (!v.is_string()) return std::nullopt;
+    const auto& t = v.get_ref<const std::string&>();
+    const std::size_t sign = !t.empty() && t[0] == '-' ? 1 : 0;
+    if (t.size() == sign || t.size() > 40 || (t[sign] == '0' && t.size() > sign + 1))
+      return std::nullopt;
+    if (!std::all_of(t.begin() + static_cast<std::ptrdiff_t>(sign), t.end(),
+                     [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return t;
+  };
+  if (got.is_number_integer() || want.is_number_integer()) {
+    const auto a = integer(got), b = integer(want);
+    return a && b && *a == *b;
+  }
+  return got == want;
 }
 
 // The described instruction a step of the action holds at `d`, if it is one.
@@ -219,7 +243,7 @@ class StepBinder {
     Decoded& d = *s_.instructions[i];
     const auto keys = keys_of(ix);
     const auto& spec = described_ix.accounts;
-    const bool route_follows = described_ix.remaining == "jupiter_route";
+    const bool rest_follows = !described_ix.remaining.empty();
     const std::string where = "instruction " + std::to_string(i + 1) + " (" + d.instruction + ")";
     auto& bindings = s_.bindings[i];
     const Bound b{d, keys, in_.derivations};
@@ -227,13 +251,13 @@ class StepBinder {
       const std::uint8_t account = ix.accounts[p];
       const std::optional<PublicKey>& key = keys[p];
       if (p >= spec.size()) {
-        if (!route_follows) {
+        if (!rest_follows) {
           refuse(FindingCode::kIntentAccount,
                  where + " passes " + std::to_string(ix.accounts.size()) +
                      " accounts; its template names " + std::to_string(spec.size()));
           return;
         }
-        route_account(p - spec.size(), account, key, where, bindings);
+        passed_account(described_ix.remaining, p - spec.size(), account, key, where, bindings);
         continue;
       }
       const DescribedAccount& rule = spec[p];
@@ -257,7 +281,62 @@ class StepBinder {
       }
     }
     distinct_roles(spec, keys, where);
-    if (route_follows) route(d, keys, where);
+    if (rest_follows) not_named_here(spec.size(), keys, bindings, where);
+    if (described_ix.remaining == "jupiter_route") route(d, keys, where);
+    arguments(described_ix, d, where);
+  }
+
+  // The accounts past the named ones (a route's pools, an adaptor's accounts) are never one of
+  // the accounts this instruction binds as the vault, the manager or an address derived here:
+  // those are the vault's own, whoever passes them on.
+  void not_named_here(std::size_t named, const std::vector<std::optional<PublicKey>>& keys,
+                      std::vector<AccountBinding>& bindings, const std::string& where) {
+    for (std::size_t p = named; p < keys.size() && p < bindings.size(); ++p) {
+      if (!keys[p] || bindings[p].source == "refused") continue;
+      for (std::size_t q = 0; q < named && q < keys.size(); ++q) {
+        const std::string& source = bindings[q].source;
+        if (keys[q] != keys[p] || (source != "vault" && source != "derived" && source != "manager"))
+          continue;
+        refuse(FindingCode::kIntentAccount, where + ": " + bindings[p].role + " " +
+                                                short_key(*keys[p]) + " is the instruction's own " +
+                                                bindings[q].role +
+                                                "; an account passed on may "
+                                                "not be one of the vault's own");
+        bindings[p] = {bindings[p].role, "refused", "the instruction's own " + bindings[q].role};
+        break;
+      }
+    }
+  }
+
+  // Each argument the descriptor rules: equal to its field of the build request, or shown with
+  // the reason it is bound to nothing (which asks a person).
+  void arguments(const DescribedInstruction& described_ix, const Decoded& d,
+                 const std::string& where) {
+    for (const auto& arg : described_ix.args) {
+      const ojson* value =
+          d.args.is_object() && d.args.contains(arg.name) ? &d.args[arg.name] : nullptr;
+      if (arg.rule.kind == ArgumentRule::Kind::kShown) {
+        warn(FindingCode::kWarnUnboundArgument,
+             where + ": " + arg.name + " " + (value ? value->dump() : "?") +
+                 " is bound to nothing the manager asked: " + arg.rule.reason);
+        continue;
+      }
+      const ojson::json_pointer at(arg.rule.pointer);
+      if (in_.no_intent || !in_.intent.is_object() || !in_.intent.contains(at)) {
+        refuse(FindingCode::kIntentArgument, where + ": " + arg.name +
+                                                 " must equal the build "
+                                                 "request's " +
+                                                 arg.rule.pointer +
+                                                 ", which the request does not give");
+        continue;
+      }
+      const ojson& want = in_.intent.at(at);
+      if (value == nullptr || !same_value(*value, want)) {
+        refuse(FindingCode::kIntentArgument,
+               where + ": " + arg.name + " is " + (value ? value->dump() : "missing") +
+                   "; the build request's " + arg.rule.pointer + " is " + want.dump());
+      }
+    }
   }
 
   // One key, one role: an account bound as (or checked on chain as) one role cannot stand in
@@ -268,7 +347,7 @@ class StepBinder {
     for (std::size_t a = 0; a < spec.size() && a < keys.size(); ++a) {
       for (std::size_t b = a + 1; b < spec.size() && b < keys.size(); ++b) {
         if (!keys[a] || !keys[b] || *keys[a] != *keys[b]) continue;
-        if (is_bin_array(spec[a].source) && is_bin_array(spec[b].source)) continue;
+        if (may_share(spec[a].source, spec[b].source)) continue;
         refuse(FindingCode::kIntentAccount, where + ": " + short_key(*keys[a]) +
                                                 " stands as both " + spec[a].name + " and " +
                                                 spec[b].name);
@@ -443,13 +522,16 @@ class StepBinder {
     return {role, "unbound", "the online half's market; not pinned by the policy"};
   }
 
-  // Jupiter's remaining accounts: the pools and vaults each hop passes through. The router
-  // chooses them; what the vault receives is bounded by the route's minimum, which the review
-  // checks. None may sign or be the manager.
-  void route_account(std::size_t n, std::uint8_t account, const std::optional<PublicKey>& key,
-                     const std::string& where, std::vector<AccountBinding>& bindings) {
+  // The accounts past an instruction's named ones, as its named checker reads them: Jupiter's
+  // pools and vaults each hop passes through (the router chooses them; what the vault receives
+  // is bounded by the route's minimum, which the review checks), or the accounts an adaptor
+  // program is passed. None may sign or be the manager, the vault or one of the vault's own.
+  void passed_account(const std::string& checker, std::size_t n, std::uint8_t account,
+                      const std::optional<PublicKey>& key, const std::string& where,
+                      std::vector<AccountBinding>& bindings) {
     if (account < free_flags_.size()) free_flags_[account] = true;
-    const std::string role = "route account " + std::to_string(n + 1);
+    const bool route = checker == "jupiter_route";
+    const std::string role = (route ? "route account " : "passed account ") + std::to_string(n + 1);
     if (account < m_.header.num_required_signatures || (key && *key == in_.policy.manager) ||
         (key && *key == in_.request.vault)) {
       refuse(FindingCode::kIntentAccount,
@@ -459,7 +541,11 @@ class StepBinder {
       bindings.push_back({role, "refused", "a route account may not sign"});
       return;
     }
-    AccountBinding binding{role, "route", "the router's choice of pool; the minimum out bounds it"};
+    AccountBinding binding =
+        route ? AccountBinding{role, "route",
+                               "the router's choice of pool; the minimum out bounds it"}
+              : AccountBinding{role, "passed on",
+                               "an account the instruction passes to the program it calls"};
     bindings.push_back(key ? not_own(std::move(binding), *key, where) : std::move(binding));
   }
 

@@ -17,6 +17,7 @@
 #include <airlock/formats/keystone.h>
 #include <airlock/formats/transfer.h>
 #include <airlock/formats/ur.h>
+#include <airlock/offline/descriptor.h>
 #include <airlock/offline/idl.h>
 #include <airlock/offline/inspect.h>
 #include <airlock/offline/keystore.h>
@@ -378,6 +379,46 @@ int review_request(const std::uint8_t* data, std::size_t size) {
           codes(again.warnings) == codes(r.warnings) && again.auto_approvable == r.auto_approvable);
   require(!offline::render_summary(*request, r, now).empty());
   require(!offline::summary_json(*request, r).dump().empty());
+  return 0;
+}
+
+// Input: a descriptor's text. When it parses and holds against the shipped IDLs, every account
+// of every instruction an action may hold has a source, every derivation reads only the
+// instruction's own accounts, and every action's instructions are described.
+int descriptor_file(const std::uint8_t* data, std::size_t size) {
+  static const std::map<PublicKey, std::vector<offline::Idl>> idls = [] {
+    std::map<PublicKey, std::vector<offline::Idl>> out;
+    for (const char* file : {"airlock_vault.json", "airlock_perp_venue.json", "jupiter_v6.json",
+                             "meteora_dlmm.json", "phoenix_v1.json"}) {
+      auto idl = offline::load_idl_file(std::string(AIRLOCK_FUZZ_IDL_DIR) + "/" + file).value();
+      out[idl.program].push_back(std::move(idl));
+    }
+    return out;
+  }();
+  auto descriptor =
+      offline::parse_descriptor(std::string_view(reinterpret_cast<const char*>(data), size));
+  if (!descriptor.ok()) return 0;
+  if (!offline::check_descriptor(*descriptor, idls).ok()) return 0;
+  for (const auto& action : descriptor->actions) {
+    require(!action.instructions.empty() && !action.reads.empty());
+    for (const auto& key : action.instructions) require(descriptor->instruction(key) != nullptr);
+  }
+  for (const auto& ix : descriptor->instructions) {
+    const offline::IdlInstruction* idl = nullptr;
+    for (const auto& candidate : idls.at(ix.program_id)) {
+      if (const auto* found = offline::find_instruction(candidate, ix.instruction)) idl = found;
+    }
+    require(idl != nullptr && idl->accounts.size() == ix.accounts.size());
+    for (std::size_t i = 0; i < ix.accounts.size(); ++i) {
+      require(ix.accounts[i].name == idl->accounts[i].name);
+      for (const auto& d : ix.accounts[i].source.any_of) {
+        for (const auto& seed : d.seeds) {
+          require(seed.kind == offline::SeedSource::Kind::kConst ||
+                  ix.account(seed.account) != nullptr);
+        }
+      }
+    }
+  }
   return 0;
 }
 

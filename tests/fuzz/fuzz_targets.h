@@ -38,6 +38,7 @@ int receive(const std::uint8_t* data, std::size_t size);
 int slip39(const std::uint8_t* data, std::size_t size);
 int audit_export(const std::uint8_t* data, std::size_t size);
 int review_request(const std::uint8_t* data, std::size_t size);
+int descriptor_file(const std::uint8_t* data, std::size_t size);
 
 // Test names print the target's name, not its bytes.
 inline void PrintTo(const NamedTarget& target, std::ostream* os) { *os << target.name; }
@@ -64,6 +65,7 @@ inline constexpr NamedTarget kTargets[] = {
     {"slip39", slip39},
     {"audit_export", audit_export},
     {"review_request", review_request},
+    {"descriptor_file", descriptor_file},
 };
 
 }  // namespace airlock::fuzz

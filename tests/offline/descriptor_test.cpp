@@ -106,8 +106,8 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
        "has no such account"},
       {"a derivation from an account the instruction lacks",
        [](ojson& j) {
-         j["instructions"]["perp_initialize"]["accounts"]["strategy"]["derived"]["pda"]["seeds"]
-          [1] = {{"account", "position"}};
+         j["instructions"]["aggregator_swap"]["accounts"]["strategy"]["derived"]["any_of"][0]["pda"]
+          ["seeds"][1] = {{"account", "position"}};
        },
        "derives from account position"},
       {"a bin from an argument that is no integer",
@@ -134,6 +134,40 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
       {"a ranged rule with neither shares nor cover",
        [](ojson& j) { j["actions"]["dlmm/add"]["steps"]["ranged"].erase("shares"); },
        "either shares or cover"},
+      {"a derivation the IDL states, contradicted",
+       [](ojson& j) {
+         j["instructions"]["perp_initialize"]["accounts"]["strategy"]["derived"]["pda"]["seeds"]
+          [0] = {{"const", "trader"}};
+       },
+       "the IDL derives this account"},
+      {"a derivation the IDL states, loosened",
+       [](ojson& j) {
+         j["instructions"]["vault_claim_fee"]["accounts"]["manager_share_account"] = {
+             {"unconstrained", "anything"}};
+       },
+       "the IDL derives this account"},
+      {"an address the IDL fixes, replaced",
+       [](ojson& j) {
+         j["account_defaults"]["system_program"] = {{"program", "jupiter"}};
+       },
+       "the IDL fixes this account"},
+      {"a rule for an argument the IDL lacks",
+       [](ojson& j) {
+         j["instructions"]["vault_update"]["args"] = {{"updates", {{"equals", "/update"}}}};
+       },
+       "instructions.vault_update.args.updates: the IDL's vault_update has no such argument"},
+      {"an action of another program with an argument left without a rule",
+       [](ojson& j) {
+         j["actions"]["treasury/update"] = {{"reads", "Changes settings."},
+                                            {"instructions", {"vault_update"}}};
+       },
+       "argument update of vault_update has no rule"},
+      {"an argument rule of two kinds",
+       [](ojson& j) {
+         j["instructions"]["vault_update"]["args"] = {
+             {"update", {{"equals", "/update"}, {"shown", "x"}}}};
+       },
+       "exactly one of equals, shown"},
       {"an instruction described twice",
        [](ojson& j) {
          j["instructions"]["vault_update_again"] = j["instructions"]["vault_update"];
@@ -151,6 +185,24 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
   }
 }
 
+// Where the IDL states an account's derivation, the descriptor need not repeat it.
+TEST(Descriptor, AnAccountTheIdlDerivesNeedsNoSourceOfItsOwn) {
+  ojson j = shipped();
+  j["instructions"]["vault_claim_fee"]["accounts"].erase("manager_share_account");
+  test::ScratchDir dir{"descriptor"};
+  std::ofstream(dir.file("d.json")) << j.dump(2);
+  DecoderRegistry registry;
+  auto checked = check_descriptor_files(dir.file("d.json"), test::idl_dir(), registry);
+  ASSERT_TRUE(checked.ok()) << checked.error().to_string();
+  const auto* account =
+      checked->descriptor.instruction("vault_claim_fee")->account("manager_share_account");
+  ASSERT_NE(account, nullptr);
+  EXPECT_EQ(account->source.kind, AccountSource::Kind::kDerived);
+  EXPECT_EQ(account->source.text, "the address the IDL derives for manager_share_account");
+  ASSERT_EQ(account->source.any_of.size(), 1U);
+  EXPECT_EQ(account->source.any_of[0].seeds.size(), 2U);
+}
+
 TEST(Descriptor, AKeyTwiceInOneObjectIsRefused) {
   std::string text = shipped_text();
   const std::string once = "\"name\": \"airlock_vault\",";
@@ -158,6 +210,24 @@ TEST(Descriptor, AKeyTwiceInOneObjectIsRefused) {
   text.replace(text.find(once), once.size(), once + "\n  \"name\": \"other_vault\",");
   EXPECT_NE(problem_with(text).find("key \"name\" appears twice"), std::string::npos)
       << problem_with(text);
+}
+
+// Another program's actions may be ruled by name; a misspelt builder action still may not.
+TEST(Descriptor, APolicyMayRuleAnotherProgramsActionsButNotMisspellTheBuilders) {
+  const std::string head =
+      "version = 1\nmanager = \"AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax\"\n";
+  const auto parsed =
+      parse_policy(head + "[actions.\"voltr/deposit-strategy\"]\nauto_approve = true\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+  EXPECT_TRUE(parsed->rule("voltr/deposit-strategy").auto_approve);
+  for (const char* name : {"dlmm/teleport", "aggregator/swapp", "keystone/sol-sign",
+                           "Voltr/Deposit", "voltr", "voltr/deposit strategy"}) {
+    const auto bad =
+        parse_policy(head + "[actions.\"" + std::string(name) + "\"]\nallowed = false\n");
+    ASSERT_FALSE(bad.ok()) << name;
+    EXPECT_NE(bad.error().message().find("not an action this version knows"), std::string::npos)
+        << name << ": " << bad.error().message();
+  }
 }
 
 // A folder with the shipped descriptor and IDLs, which a test may change.
@@ -216,6 +286,19 @@ TEST_F(Pinned, AnIdlThePolicyDoesNotPinIsRefused) {
   policy.descriptors = test::twin_pins();
   policy.descriptors[0].idls["meteora_dlmm.json"] = Hash{};
   EXPECT_NE(load().find("names IDL meteora_dlmm.json with SHA-256"), std::string::npos) << load();
+}
+
+// A rule for an action of another program holds only where a pinned descriptor describes it.
+TEST_F(Pinned, APolicyRuleForAnActionNoDescriptorDescribesIsRefused) {
+  policy.actions["treasury/rebalance"] = ActionRule{};
+  DecoderRegistry registry;
+  auto s = load_pinned_interfaces(policy, {dir.file("idl"), dir.file("descriptors")}, registry);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code(), errors::kPolicyInvalid);
+  EXPECT_NE(s.error().message().find("actions.treasury/rebalance: no descriptor the policy pins "
+                                     "describes treasury/rebalance"),
+            std::string::npos)
+      << s.error().message();
 }
 
 TEST_F(Pinned, APinForAnIdlTheDescriptorDoesNotUseIsRefused) {

@@ -93,6 +93,21 @@ struct AccountSource {
   bool pool_hint = false;  // kChecked: the online half's pool hint must name it
 };
 
+// How one argument of an instruction is held to the request: equal to a field of the manager's
+// build request (integers compared as numbers, bytes as hex, an absent option as null), or
+// shown with the reason it is bound to nothing.
+struct ArgumentRule {
+  enum class Kind { kEquals, kShown };
+  Kind kind = Kind::kEquals;
+  std::string pointer;  // kEquals: a JSON pointer into the body
+  std::string reason;   // kShown
+};
+
+struct DescribedArgument {
+  std::string name;  // the IDL's
+  ArgumentRule rule;
+};
+
 struct DescribedAccount {
   std::string name;  // the IDL's
   AccountSource source;
@@ -107,7 +122,14 @@ struct DescribedInstruction {
   std::string instruction;  // the IDL's instruction name
   std::vector<DescribedAccount> accounts;
   std::vector<std::string> mints;  // accounts that are mints the step's vault accounts are for
-  std::string remaining;           // "" (none allowed) or a named checker: "jupiter_route"
+  // "" (none allowed) or a named checker: "jupiter_route" (a Jupiter route's pools),
+  // "adaptor_accounts" (accounts passed through to another program: none signs, none is the
+  // manager, the vault or one of the vault's own)
+  std::string remaining;
+  // Each argument's rule. Empty for the builder actions' instructions, whose arguments the
+  // review's per-action rules hold (review.cpp); any other action's instructions must give
+  // every argument one (check_descriptor).
+  std::vector<DescribedArgument> args;
 
   [[nodiscard]] const DescribedAccount* account(std::string_view name) const;
 };
@@ -128,9 +150,10 @@ struct StepRule {
 };
 
 struct DescribedAction {
-  std::string name;                       // the API's action name ("aggregator/swap")
-  std::string reads;                      // one sentence for the operator
-  std::vector<std::string> instructions;  // keys of DescribedInstruction; one per step
+  std::string name;                            // the API's action name ("aggregator/swap")
+  std::string reads;                           // one sentence for the operator
+  std::vector<std::string> instructions;       // keys of DescribedInstruction; one per step
+  std::vector<std::size_t> instruction_index;  // the same, as indexes into the descriptor's
   StepRule steps;
   std::vector<std::string> follow_ups;
 };

@@ -46,6 +46,7 @@ class FindingCode {
   static const FindingCode kPolicyVaultNotAllowed;
   static const FindingCode kPolicyVaultNotStatic;
   static const FindingCode kIntentAccount;
+  static const FindingCode kIntentArgument;
   static const FindingCode kIntentAmount;
   static const FindingCode kIntentBins;
   static const FindingCode kIntentFee;
@@ -71,6 +72,7 @@ class FindingCode {
   static const FindingCode kWarnNoIntent;
   static const FindingCode kWarnTransferFromManager;
   static const FindingCode kWarnUnboundAccount;
+  static const FindingCode kWarnUnboundArgument;
   static const FindingCode kWarnUnpause;
   static const FindingCode kWarnUnverifiable;
   static const FindingCode kWarnUnverifiedLookupTable;
@@ -109,6 +111,7 @@ inline constexpr FindingCode FindingCode::kPolicyUnparsable{"policy.unparsable"}
 inline constexpr FindingCode FindingCode::kPolicyVaultNotAllowed{"policy.vault_not_allowed"};
 inline constexpr FindingCode FindingCode::kPolicyVaultNotStatic{"policy.vault_not_static"};
 inline constexpr FindingCode FindingCode::kIntentAccount{"intent.account"};
+inline constexpr FindingCode FindingCode::kIntentArgument{"intent.argument"};
 inline constexpr FindingCode FindingCode::kIntentAmount{"intent.amount"};
 inline constexpr FindingCode FindingCode::kIntentBins{"intent.bins"};
 inline constexpr FindingCode FindingCode::kIntentFee{"intent.fee"};
@@ -134,6 +137,7 @@ inline constexpr FindingCode FindingCode::kWarnMisleadingHint{"warn.misleading_h
 inline constexpr FindingCode FindingCode::kWarnNoIntent{"warn.no_intent"};
 inline constexpr FindingCode FindingCode::kWarnTransferFromManager{"warn.transfer_from_manager"};
 inline constexpr FindingCode FindingCode::kWarnUnboundAccount{"warn.unbound_account"};
+inline constexpr FindingCode FindingCode::kWarnUnboundArgument{"warn.unbound_argument"};
 inline constexpr FindingCode FindingCode::kWarnUnpause{"warn.unpause"};
 inline constexpr FindingCode FindingCode::kWarnUnverifiable{"warn.unverifiable"};
 inline constexpr FindingCode FindingCode::kWarnUnverifiedLookupTable{
@@ -164,6 +168,7 @@ inline constexpr std::array kAllFindingCodes = {&FindingCode::kPolicyActionNotAl
                                                 &FindingCode::kPolicyVaultNotAllowed,
                                                 &FindingCode::kPolicyVaultNotStatic,
                                                 &FindingCode::kIntentAccount,
+                                                &FindingCode::kIntentArgument,
                                                 &FindingCode::kIntentAmount,
                                                 &FindingCode::kIntentBins,
                                                 &FindingCode::kIntentFee,
@@ -189,6 +194,7 @@ inline constexpr std::array kAllFindingCodes = {&FindingCode::kPolicyActionNotAl
                                                 &FindingCode::kWarnNoIntent,
                                                 &FindingCode::kWarnTransferFromManager,
                                                 &FindingCode::kWarnUnboundAccount,
+                                                &FindingCode::kWarnUnboundArgument,
                                                 &FindingCode::kWarnUnpause,
                                                 &FindingCode::kWarnUnverifiable,
                                                 &FindingCode::kWarnUnverifiedLookupTable};

@@ -69,11 +69,29 @@ struct IdlTypeDef {
   std::vector<IdlVariant> variants;  // enum
 };
 
+// A seed of an address the IDL states (Anchor 0.30 and later): constant bytes, another
+// account of the instruction (`path`; a dotted path reads a field of that account's data), or
+// an argument (`path`).
+struct IdlSeed {
+  enum class Kind { kConst, kAccount, kArg };
+  Kind kind = Kind::kConst;
+  Bytes value;       // kConst
+  std::string path;  // kAccount, kArg
+};
+
+struct IdlPda {
+  std::vector<IdlSeed> seeds;
+  std::optional<IdlSeed> program;  // absent: the instruction's own program
+};
+
 struct IdlAccount {
   std::string name;
   bool writable = false;
   bool signer = false;
   bool optional = false;
+  std::optional<PublicKey> address;    // a fixed address the IDL states
+  std::optional<IdlPda> pda;           // a derivation the IDL states
+  std::vector<std::string> relations;  // accounts whose data names this one
 };
 
 struct IdlInstruction {

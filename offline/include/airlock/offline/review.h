@@ -77,6 +77,9 @@ struct PoolLabel {
 };
 
 struct Review {
+  // What the action does, in the one sentence its descriptor gives (empty: no descriptor
+  // describes it).
+  std::string reads;
   std::vector<StepReview> steps;
   std::vector<Finding> refusals;
   std::vector<Finding> warnings;
