@@ -96,6 +96,13 @@ void print(const airlock::offline::Descriptor& d) {
   for (const auto& ix : d.instructions) accounts += ix.accounts.size();
   std::cout << "  " << d.actions.size() << " actions, " << d.instructions.size()
             << " instructions, " << accounts << " accounts: every account has a source\n";
+  for (const auto& p : d.programs) {
+    std::cout << "  program " << p.name << ": " << p.label << " (" << airlock::to_base58(p.id)
+              << ")";
+    for (const auto& idl : p.idls)
+      std::cout << "; IDL " << idl.file << " " << airlock::to_hex(idl.sha256.view());
+    std::cout << "\n";
+  }
   for (const auto& a : d.actions) {
     std::cout << "\naction " << a.name << ": " << a.reads << "\n";
     std::cout << "  steps: "
@@ -112,6 +119,16 @@ void print(const airlock::offline::Descriptor& d) {
       std::cout << "  instruction " << ix->instruction << " of " << ix->program << ":\n";
       for (const auto& account : ix->accounts)
         std::cout << "    " << account.name << ": " << source_text(account.source) << "\n";
+      for (const auto& arg : ix->args) {
+        std::cout << "    argument " << arg.name << ": "
+                  << (arg.rule.kind == airlock::offline::ArgumentRule::Kind::kEquals
+                          ? "equals the build request's " + arg.rule.pointer
+                          : "shown, bound to nothing: " + arg.rule.reason)
+                  << "\n";
+      }
+      if (ix->args.empty())
+        std::cout << "    arguments: held by the review's rules for the builder action\n";
+      for (const auto& m : ix->mints) std::cout << "    mint account: " << m << "\n";
       if (!ix->remaining.empty())
         std::cout << "    further accounts: read by the named checker " << ix->remaining << "\n";
     }

@@ -1,12 +1,15 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 
 #include <airlock/common/hash.h>
 #include <airlock/common/programs.h>
 #include <airlock/formats/actions.h>
+#include <airlock/formats/keystone.h>
 #include <airlock/offline/descriptor.h>
+#include <airlock/offline/review.h>
 
 namespace airlock::offline {
 namespace {
@@ -78,6 +81,26 @@ Status body_pointer(const std::string& p, const std::string& where) {
   } catch (const nlohmann::json::exception&) {
     return invalid(where, "\"" + p + "\" is not a JSON pointer");
   }
+  return {};
+}
+
+// An action's name: lower-case "program/action"; in the builder's namespaces only the 28
+// builder actions, and never the Keystone request's (a descriptor may not stand in for either).
+Status action_name(const std::string& name, const std::string& where) {
+  static const std::regex kForm(R"([a-z0-9_-]+(/[a-z0-9_-]+)+)");
+  if (!std::regex_match(name, kForm))
+    return invalid(where, "an action's name is lower-case \"program/action\"");
+  if (name.substr(0, name.find('/')) ==
+      keystone::kSignRequestAction.substr(0, keystone::kSignRequestAction.find('/')))
+    return invalid(where, "is in the Keystone request's namespace, which no descriptor may take");
+  const std::string space = name.substr(0, name.find('/'));
+  const bool builder_space =
+      std::any_of(kBuilderActions.begin(), kBuilderActions.end(),
+                  [&](std::string_view a) { return a.substr(0, a.find('/')) == space; });
+  const bool builder =
+      std::find(kBuilderActions.begin(), kBuilderActions.end(), name) != kBuilderActions.end();
+  if (builder_space && !builder)
+    return invalid(where, "is in a builder namespace but is none of the 28 builder actions");
   return {};
 }
 
@@ -525,6 +548,7 @@ class Parser {
       AIRLOCK_CHECK(f.is_object());
       DescribedAction a;
       a.name = it.key();
+      AIRLOCK_CHECK(action_name(a.name, where));
       auto reads = f.text("reads");
       if (!reads.ok()) return reads.error();
       if (reads->empty()) return invalid(f.at("reads"), "must be a sentence");
@@ -948,9 +972,13 @@ Status check_action(const Descriptor& descriptor, const DescribedAction& a, cons
   for (const auto& key : a.instructions) {
     const DescribedInstruction* ix = descriptor.instruction(key);
     const IdlInstruction* idl = idl_instruction(idls, ix->program_id, ix->instruction);
+    // The review's per-action rules hold the arguments of the vault program's instructions
+    // for the builder actions, and of nothing else.
+    const bool ruled_by_review = builder && ix->program_id == programs::key(kVaultProgram);
     for (const auto& arg : idl->args) {
-      if (!builder && std::none_of(ix->args.begin(), ix->args.end(),
-                                   [&](const DescribedArgument& d) { return d.name == arg.name; }))
+      if (!ruled_by_review &&
+          std::none_of(ix->args.begin(), ix->args.end(),
+                       [&](const DescribedArgument& d) { return d.name == arg.name; }))
         return invalid(where, "argument " + arg.name + " of " + ix->instruction +
                                   " has no rule (equals a body field, or shown with a reason)");
     }

@@ -38,9 +38,14 @@ Result<Idl> read_idl(const std::string& path, const std::string& text, const Pub
 
 // Adds the IDLs the descriptor names, each read from `folder`; `pinned` says which hashes the
 // policy allows (nullptr: any, for a check before pinning).
+// Which IDL file gave a program its IDL of each name: one name, one file. The registry keeps
+// one IDL per name and program (a later one replaces the earlier), so a second file of the same
+// name would silently stand in for the pinned one.
+using LoadedIdls = std::map<std::pair<PublicKey, std::string>, std::pair<std::string, Hash>>;
+
 Status add_idls(const Descriptor& d, const std::string& folder,
                 const std::map<std::string, Hash>* pinned, DecoderRegistry& registry,
-                std::map<std::string, Hash>& used) {
+                std::map<std::string, Hash>& used, LoadedIdls& loaded) {
   for (const auto& program : d.programs) {
     for (const auto& pin : program.idls) {
       const std::string path = folder + "/" + pin.file;
@@ -59,7 +64,14 @@ Status add_idls(const Descriptor& d, const std::string& folder,
                         d.name + " pins " + hex(pin.sha256) +
                         ": a changed IDL changes how instructions read; review it and pin it");
       AIRLOCK_TRY(idl, read_idl(path, file.text, program.id));
-      AIRLOCK_CHECK(registry.add_idl(std::move(idl)));
+      const auto [it, fresh] =
+          loaded.try_emplace({idl.program, idl.name}, std::pair{pin.file, file.sha256});
+      if (!fresh && it->second.second != file.sha256)
+        return Error(errors::kDescriptorInvalid,
+                     "IDL " + pin.file + " and IDL " + it->second.first + " both call themselves " +
+                         idl.name + " for program " + to_base58(idl.program) +
+                         ": one would stand in for the other");
+      if (fresh) AIRLOCK_CHECK(registry.add_idl(std::move(idl)));
       used.emplace(pin.file, pin.sha256);
     }
   }
@@ -70,6 +82,10 @@ Status add_idls(const Descriptor& d, const std::string& folder,
 
 Status load_pinned_interfaces(const Policy& policy, const InterfaceFolders& folders,
                               DecoderRegistry& registry) {
+  // Every pinned IDL first, then every descriptor held against all of them: no descriptor is
+  // checked against fewer IDLs than the review decodes with.
+  LoadedIdls loaded;
+  std::vector<std::pair<std::string, Descriptor>> descriptors;
   for (const auto& pin : policy.descriptors) {
     const std::string path = folders.descriptors + "/" + pin.file;
     AIRLOCK_TRY(file, read_hashed(path, kMaxDescriptorFileBytes));
@@ -82,13 +98,16 @@ Status load_pinned_interfaces(const Policy& policy, const InterfaceFolders& fold
     if (!descriptor.ok())
       return Error(descriptor.error().code(), descriptor.error().message() + " (in " + path + ")");
     std::map<std::string, Hash> used;
-    AIRLOCK_CHECK(add_idls(*descriptor, folders.idls, &pin.idls, registry, used));
+    AIRLOCK_CHECK(add_idls(*descriptor, folders.idls, &pin.idls, registry, used, loaded));
     for (const auto& [idl, hash] : pin.idls) {
       if (used.count(idl) == 0)
         return unpinned("the policy pins IDL " + idl + " for descriptor " + pin.file +
                         ", which does not use it");
     }
-    auto added = registry.add_descriptor(std::move(*descriptor));
+    descriptors.emplace_back(path, std::move(*descriptor));
+  }
+  for (auto& [path, descriptor] : descriptors) {
+    auto added = registry.add_descriptor(std::move(descriptor));
     if (!added.ok())
       return Error(added.error().code(), added.error().message() + " (in " + path + ")");
   }
@@ -114,7 +133,8 @@ Result<CheckedDescriptor> check_descriptor_files(const std::string& path,
   if (!descriptor.ok())
     return Error(descriptor.error().code(), descriptor.error().message() + " (in " + path + ")");
   std::map<std::string, Hash> used;
-  AIRLOCK_CHECK(add_idls(*descriptor, idl_folder, nullptr, registry, used));
+  LoadedIdls loaded;
+  AIRLOCK_CHECK(add_idls(*descriptor, idl_folder, nullptr, registry, used, loaded));
   CheckedDescriptor out;
   const auto slash = path.find_last_of('/');
   out.pin_toml = "[[descriptors]]\nfile = \"" +

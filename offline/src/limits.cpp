@@ -215,9 +215,20 @@ Outflows outflows_of(const Review& review) {
     const Message& m = s.tx.message;
     for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
       const auto& ix = m.instructions[i];
-      if (ix.program_index < m.static_keys.size() &&
-          m.static_keys[ix.program_index] == vault_program)
-        count_instruction(out, review, s, i);
+      if (ix.program_index >= m.static_keys.size()) continue;
+      const PublicKey& program = m.static_keys[ix.program_index];
+      if (!review.beyond_builder) {
+        if (program == vault_program) count_instruction(out, review, s, i);
+      } else if (i < s.bindings.size() && !s.bindings[i].empty() && s.instructions[i] &&
+                 program != programs::key(programs::kAssociatedToken) &&
+                 program != programs::key(programs::kSystem)) {
+        // An instruction another program's descriptor binds (Voltr's deposit_strategy): no
+        // rule here says which token it moves or how much, so a token limit fails closed.
+        out.unknown.push_back({std::nullopt,
+                               s.instructions[i]->program + " " + s.instructions[i]->instruction +
+                                   ", whose amounts no rule of this machine counts",
+                               s.index});
+      }
     }
   }
   return out;

@@ -25,14 +25,22 @@ class Reviewer {
       : q_(q), policy_(p), decoders_(d), signer_(signer), now_(now) {
     // The body is at most 16 KiB, but nested that deep it would still strain the parser and
     // every recursive walk after it: a body deeper than any builder's is unreadable.
-    if (json_fields::depth_at_most(q.intent_json, 32))
-      intent_ = json::parse(q.intent_json, nullptr, false);
+    // Strictly: a key twice in the body would show one value on the request line and bind
+    // another (nlohmann keeps the last).
+    if (json_fields::depth_at_most(q.intent_json, 32)) {
+      auto strict = parse_strict_json(q.intent_json, "the build request");
+      if (strict.ok())
+        intent_ = json::parse(strict->dump(), nullptr, false);
+      else
+        intent_problem_ = strict.error().message();
+    }
     if (intent_.is_discarded()) intent_ = json();
     action_ = parse_action(q.action);
     keystone_ = q.action == kKeystoneAction;
     descriptor_ = d.descriptor_for(q.action);
     if (descriptor_ != nullptr) described_ = descriptor_->action(q.action);
     if (described_ != nullptr) review_.reads = described_->reads;
+    review_.beyond_builder = described_ != nullptr && !action_;
     known_own_addresses(own_);
   }
 
@@ -106,6 +114,11 @@ class Reviewer {
                  ": nothing says what it may produce ([[descriptors]] in the policy)");
     if (!policy_.rule(q_.action).allowed)
       refuse(FindingCode::kPolicyActionNotAllowed, "the policy does not allow " + q_.action);
+    // An action a descriptor adds beyond the builder's is allowed only where the policy names
+    // it: pinning a descriptor says what its actions are, not that the key may do them.
+    if (!action_ && described_ != nullptr && policy_.actions.count(q_.action) == 0)
+      refuse(FindingCode::kPolicyActionNotAllowed,
+             q_.action + " is no builder action, and the policy does not name it in [actions]");
     if (action_ == Action::kVaultInitialize) {
       if (!policy_.allow_vault_initialize)
         refuse(FindingCode::kPolicyVaultNotAllowed, "the policy does not allow creating vaults");
@@ -120,7 +133,9 @@ class Reviewer {
                  " s ago by this machine's clock; the tickets are dead");
     }
     if (!intent_.is_object()) {
-      refuse(FindingCode::kIntentUnreadable, "the build request body is not a JSON object");
+      refuse(FindingCode::kIntentUnreadable, intent_problem_.empty()
+                                                 ? "the build request body is not a JSON object"
+                                                 : intent_problem_);
       return;
     }
     body_ranges();
@@ -1169,6 +1184,7 @@ class Reviewer {
   Derivations derivations_;
   VaultAddresses own_{q_.vault, derivations_};
   std::optional<Action> action_;
+  std::string intent_problem_;  // why the body could not be read, where it says
   const Descriptor* descriptor_ = nullptr;
   const DescribedAction* described_ = nullptr;
   bool keystone_ = false;  // a Keystone sol-sign-request: no intent to bind to

@@ -88,11 +88,11 @@ std::optional<PublicKey> derive(const Derivation& d, const Bound& b) {
 }
 
 // Two roles of one instruction may hold one key only when each binds it by itself to the same
-// thing: both the manager (a payer that is the manager), both the vault, or both addresses
-// derived here (a step's two bin arrays when its bins lie in one array).
+// thing: both the manager (a payer that is the manager), both the vault, both a token program,
+// or both addresses derived here (a step's two bin arrays when its bins lie in one array).
 bool may_share(const AccountSource& a, const AccountSource& b) {
-  return a.kind == b.kind &&
-         (a.kind == Src::kManager || a.kind == Src::kVault || a.kind == Src::kDerived);
+  return a.kind == b.kind && (a.kind == Src::kManager || a.kind == Src::kVault ||
+                              a.kind == Src::kDerived || a.kind == Src::kTokenProgram);
 }
 
 // An argument equal to a field of the body: integers as numbers (the decoders write wide ones

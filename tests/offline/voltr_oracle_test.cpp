@@ -6,11 +6,14 @@
 // thing other than the intent says, is refused.
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <airlock/common/ed25519.h>
+#include <airlock/common/hash.h>
 #include <airlock/common/message.h>
 #include <airlock/common/transaction.h>
 #include <airlock/offline/audit.h>
@@ -47,11 +50,15 @@ class Voltr : public ::testing::Test {
     auto checked =
         check_descriptor_files(dir.file("descriptors/voltr_vault.json"), dir.file("idl"), scratch);
     ASSERT_TRUE(checked.ok()) << checked.error().to_string();
-    const std::string toml = "version = 1\nmanager = \"" + to_base58(manager) + "\"\nvaults = [\"" +
-                             to_base58(vault) + "\"]\nprograms = [\"" +
-                             v["program"].get<std::string>() + "\"]\n" + checked->pin_toml;
-    auto parsed = parse_policy(toml);
-    ASSERT_TRUE(parsed.ok()) << parsed.error().to_string() << "\n" << toml;
+    policy_text = "version = 1\nmanager = \"" + to_base58(manager) + "\"\nvaults = [\"" +
+                  to_base58(vault) + "\"]\nprograms = [\"" + v["program"].get<std::string>() +
+                  "\"]\n" + checked->pin_toml;
+    // A descriptor's actions beyond the builder's are allowed only where the policy names them.
+    for (const char* action : {"voltr/initialize-strategy", "voltr/deposit-strategy",
+                               "voltr/withdraw-strategy", "voltr/close-strategy"})
+      policy_text += "[actions.\"" + std::string(action) + "\"]\nallowed = true\n";
+    auto parsed = parse_policy(policy_text);
+    ASSERT_TRUE(parsed.ok()) << parsed.error().to_string() << "\n" << policy_text;
     policy = std::move(*parsed);
     auto loaded =
         load_pinned_interfaces(policy, {dir.file("idl"), dir.file("descriptors")}, registry);
@@ -80,7 +87,30 @@ class Voltr : public ::testing::Test {
   }
 
   static constexpr std::int64_t kNow = 1'790'000'000;
+  // The honest deposit.
+  const json& deposit() const {
+    for (const auto& c : v["cases"]) {
+      if (c["action"] == "voltr/deposit-strategy" && c["honest"].get<bool>()) return c;
+    }
+    throw std::logic_error("no honest deposit in the vectors");
+  }
+  static bool refuses(const Review& r, std::string_view code) {
+    return std::any_of(r.refusals.begin(), r.refusals.end(),
+                       [&](const Finding& f) { return f.code == code; });
+  }
+  // The descriptor's text after `change`, checked with Voltr's IDL (and any extra IDL files
+  // written into the idl folder): the error, or "" when it holds.
+  std::string check_changed(const std::function<void(json&)>& change) {
+    json d = json::parse(test::text_of(AIRLOCK_VOLTR_DESCRIPTOR).value());
+    change(d);
+    std::ofstream(dir.file("changed.json")) << d.dump(2);
+    DecoderRegistry r;
+    auto checked = check_descriptor_files(dir.file("changed.json"), dir.file("idl"), r);
+    return checked.ok() ? std::string() : checked.error().message();
+  }
+
   test::ScratchDir dir{"voltr"};
+  std::string policy_text;
   json v;
   PublicKey manager, vault;
   Policy policy;
@@ -173,11 +203,82 @@ TEST_F(Voltr, EachHostileCallIsRefusedByTheRuleItBreaks) {
   EXPECT_EQ(hostile, 18);
 }
 
-// Without the pin nothing binds: the same honest call is refused.
+// A descriptor's action beyond the builder's is signed only where the policy names it.
+TEST_F(Voltr, AnActionThePolicyDoesNotNameIsRefused) {
+  Policy unnamed = policy;
+  unnamed.actions.erase("voltr/deposit-strategy");
+  const Review r = review_request(request(deposit()), unnamed, registry, manager, kNow);
+  EXPECT_TRUE(refuses(r, "policy.action_not_allowed")) << codes(r);
+}
+
+// What a described call moves, no rule of this machine counts: a token cap fails closed.
+TEST_F(Voltr, ATokenCapRefusesACallWhoseAmountsNoRuleCounts) {
+  const std::string mint = deposit()["intent"]["vaultAssetMint"].get<std::string>();
+  auto capped = parse_policy(policy_text + "[[tokens]]\nmint = \"" + mint +
+                             "\"\nsymbol = \"ASSET\"\ndecimals = 6\n[limits.tokens.ASSET]\n"
+                             "per_day = \"1000\"\n");
+  ASSERT_TRUE(capped.ok()) << capped.error().to_string();
+  const std::vector<AuditEntry> log;
+  const auto uncapped = examine(request(deposit()), policy, registry, manager, kNow, &log);
+  EXPECT_FALSE(uncapped.review.refused()) << codes(uncapped.review);
+  const auto examined = examine(request(deposit()), *capped, registry, manager, kNow, &log);
+  EXPECT_TRUE(refuses(examined.review, "policy.limit")) << codes(examined.review);
+}
+
+// A key twice in the build request could show one amount and bind another: unreadable.
+TEST_F(Voltr, ABuildRequestWithAKeyTwiceIsUnreadable) {
+  auto q = request(deposit());
+  ASSERT_NE(q.intent_json.find("\"amount\":\"1500000\""), std::string::npos);
+  q.intent_json.insert(1, "\"amount\":\"15\",");
+  const Review r = review_request(q, policy, registry, manager, kNow);
+  EXPECT_TRUE(refuses(r, "intent.unreadable")) << codes(r);
+}
+
+// What a descriptor cannot get around: a builder action's name does not spare another
+// program's arguments their rules, a second IDL of the same name cannot stand in for the
+// pinned one, and an action's name is lower-case and outside the builder's and Keystone's.
+TEST_F(Voltr, ADescriptorCannotBorrowABuilderNameOrASecondIdl) {
+  EXPECT_EQ(check_changed([](json&) {}), "");
+  std::string problem = check_changed([](json& d) {
+    d["instructions"]["deposit_strategy"].erase("args");
+    d["actions"]["strategy/close"] = d["actions"]["voltr/deposit-strategy"];
+    d["actions"].erase("voltr/deposit-strategy");
+  });
+  EXPECT_NE(problem.find("argument amount of deposit_strategy has no rule"), std::string::npos)
+      << problem;
+  json idl = json::parse(v["idl"].get<std::string>());
+  for (auto& ix : idl["instructions"]) {
+    for (auto& a : ix["accounts"]) a.erase("pda");
+  }
+  const std::string extra = idl.dump();
+  std::ofstream(dir.file("idl/voltr_extra.json"), std::ios::binary) << extra;
+  const std::string extra_hash = to_hex(
+      sha256(ByteView(reinterpret_cast<const std::uint8_t*>(extra.data()), extra.size())).view());
+  problem = check_changed([&](json& d) {
+    d["programs"]["voltr"]["idl"].push_back({{"file", "voltr_extra.json"}, {"sha256", extra_hash}});
+  });
+  EXPECT_NE(problem.find("both call themselves voltr_vault"), std::string::npos) << problem;
+  for (const char* name : {"Voltr/deposit", "keystone/sol-sign-request", "dlmm/teleport"}) {
+    problem = check_changed(
+        [&](json& d) { d["actions"][name] = d["actions"]["voltr/deposit-strategy"]; });
+    EXPECT_NE(problem.find("actions." + std::string(name)), std::string::npos)
+        << name << ": " << problem;
+  }
+}
+
+// Without the pin nothing binds: a policy that rules the actions no longer loads, and without
+// those rules the same honest call is refused.
 TEST_F(Voltr, AnUnpinnedDescriptorBindsNothing) {
   DecoderRegistry none;
   Policy unpinned = policy;
   unpinned.descriptors.clear();
+  const auto ruled =
+      load_pinned_interfaces(unpinned, {dir.file("idl"), dir.file("descriptors")}, none);
+  ASSERT_FALSE(ruled.ok());
+  EXPECT_NE(ruled.error().message().find("no descriptor the policy pins describes"),
+            std::string::npos)
+      << ruled.error().message();
+  unpinned.actions.clear();
   ASSERT_TRUE(
       load_pinned_interfaces(unpinned, {dir.file("idl"), dir.file("descriptors")}, none).ok());
   const Review r = review_request(request(v["cases"][1]), unpinned, none, manager, kNow);

@@ -80,6 +80,9 @@ struct Review {
   // What the action does, in the one sentence its descriptor gives (empty: no descriptor
   // describes it).
   std::string reads;
+  // The action is one a descriptor describes beyond the 28 builder actions: what its
+  // instructions move no rule of this machine counts, so the policy's token limits refuse it.
+  bool beyond_builder = false;
   std::vector<StepReview> steps;
   std::vector<Finding> refusals;
   std::vector<Finding> warnings;
