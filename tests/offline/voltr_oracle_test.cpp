@@ -218,11 +218,19 @@ TEST_F(Voltr, ATokenCapRefusesACallWhoseAmountsNoRuleCounts) {
                              "\"\nsymbol = \"ASSET\"\ndecimals = 6\n[limits.tokens.ASSET]\n"
                              "per_day = \"1000\"\n");
   ASSERT_TRUE(capped.ok()) << capped.error().to_string();
-  const std::vector<AuditEntry> log;
+  // A log begun by `log start --first`: it holds every signature, so the cap can be counted.
+  AuditEntry started;
+  started.decision = audit::Decision::kStarted;
+  started.start = audit::Start{};
+  started.time = kNow - 10;
+  const std::vector<AuditEntry> log = {started};
   const auto uncapped = examine(request(deposit()), policy, registry, manager, kNow, &log);
   EXPECT_FALSE(uncapped.review.refused()) << codes(uncapped.review);
   const auto examined = examine(request(deposit()), *capped, registry, manager, kNow, &log);
   EXPECT_TRUE(refuses(examined.review, "policy.limit")) << codes(examined.review);
+  EXPECT_NE(codes(examined.review).find("whose amounts no rule of this machine counts"),
+            std::string::npos)
+      << codes(examined.review);
 }
 
 // A key twice in the build request could show one amount and bind another: unreadable.
