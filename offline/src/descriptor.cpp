@@ -771,28 +771,29 @@ Status agrees(const AccountSource& given, const AccountSource& stated, const std
 
 }  // namespace
 
-Result<ojson> parse_strict_json(std::string_view text, std::string_view what) {
+template <class Json>
+Result<Json> parse_strict_json(std::string_view text, std::string_view what) {
   std::vector<std::set<std::string>> open;
   std::string duplicate;
-  const auto callback = [&](int /*depth*/, ojson::parse_event_t event, ojson& parsed) {
+  const auto callback = [&](int /*depth*/, typename Json::parse_event_t event, Json& parsed) {
     switch (event) {
-      case ojson::parse_event_t::object_start:
+      case Json::parse_event_t::object_start:
         open.emplace_back();
         break;
-      case ojson::parse_event_t::object_end:
+      case Json::parse_event_t::object_end:
         if (!open.empty()) open.pop_back();
         break;
-      case ojson::parse_event_t::key:
-        if (!open.empty() && !open.back().insert(parsed.get<std::string>()).second &&
+      case Json::parse_event_t::key:
+        if (!open.empty() && !open.back().insert(parsed.template get<std::string>()).second &&
             duplicate.empty())
-          duplicate = parsed.get<std::string>();
+          duplicate = parsed.template get<std::string>();
         break;
       default:
         break;
     }
     return true;
   };
-  ojson j = ojson::parse(text.begin(), text.end(), callback, false);
+  Json j = Json::parse(text.begin(), text.end(), callback, false);
   if (j.is_discarded())
     return Error(errors::kDescriptorInvalid, std::string(what) + " is not valid JSON");
   if (!duplicate.empty())
@@ -800,6 +801,9 @@ Result<ojson> parse_strict_json(std::string_view text, std::string_view what) {
                  std::string(what) + ": key \"" + duplicate + "\" appears twice in one object");
   return j;
 }
+
+template Result<ojson> parse_strict_json(std::string_view, std::string_view);
+template Result<nlohmann::json> parse_strict_json(std::string_view, std::string_view);
 
 const DescribedAccount* DescribedInstruction::account(std::string_view name) const {
   for (const auto& a : accounts) {
@@ -856,7 +860,7 @@ const DescribedInstruction* Descriptor::step_instruction(const DescribedAction& 
 Result<Descriptor> parse_descriptor(std::string_view text) {
   if (text.size() > kMaxDescriptorFileBytes)
     return Error(errors::kDescriptorInvalid, "descriptor: larger than 1 MiB");
-  auto j = parse_strict_json(text, "descriptor");
+  auto j = parse_strict_json<ojson>(text, "descriptor");
   if (!j.ok()) return j.error();
   auto d = Parser().run(*j);
   if (!d.ok()) return d.error();

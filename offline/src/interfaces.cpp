@@ -26,9 +26,8 @@ Error unpinned(const std::string& message) { return Error(errors::kDescriptorUnp
 
 // The IDL at `path`, parsed strictly, for program `program`: its own address must be it.
 Result<Idl> read_idl(const std::string& path, const std::string& text, const PublicKey& program) {
-  auto json = parse_strict_json(text, "IDL " + path);
-  if (!json.ok()) return json.error();
-  AIRLOCK_TRY(idl, parse_idl(nlohmann::json::parse(json->dump()), program));
+  AIRLOCK_TRY(json, parse_strict_json<nlohmann::json>(text, "IDL " + path));
+  AIRLOCK_TRY(idl, parse_idl(json, program));
   if (idl.program != program)
     return Error(errors::kDescriptorInvalid, "IDL " + path + " is for program " +
                                                  to_base58(idl.program) +

@@ -28,9 +28,9 @@ class Reviewer {
     // Strictly: a key twice in the body would show one value on the request line and bind
     // another (nlohmann keeps the last).
     if (json_fields::depth_at_most(q.intent_json, 32)) {
-      auto strict = parse_strict_json(q.intent_json, "the build request");
+      auto strict = parse_strict_json<json>(q.intent_json, "the build request");
       if (strict.ok())
-        intent_ = json::parse(strict->dump(), nullptr, false);
+        intent_ = std::move(*strict);
       else
         intent_problem_ = strict.error().message();
     }

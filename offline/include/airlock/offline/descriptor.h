@@ -40,8 +40,13 @@ inline constexpr std::size_t kMaxDescriptorFileBytes = 1 << 20;
 
 // JSON text parsed as descriptors and IDLs must be: RFC 8259 with no key twice in one object
 // (a reviewer reads the first, a parser might keep the last). Errors name the key.
-[[nodiscard]] Result<nlohmann::ordered_json> parse_strict_json(std::string_view text,
-                                                               std::string_view what);
+// As nlohmann::ordered_json (descriptors) or nlohmann::json (IDLs, build request bodies),
+// parsed once either way.
+template <class Json>
+[[nodiscard]] Result<Json> parse_strict_json(std::string_view text, std::string_view what);
+extern template Result<nlohmann::ordered_json> parse_strict_json(std::string_view,
+                                                                 std::string_view);
+extern template Result<nlohmann::json> parse_strict_json(std::string_view, std::string_view);
 
 // One seed of a program-derived address: constant text or an account's key.
 struct SeedSource {
