@@ -8,6 +8,7 @@
 #include <airlock/common/programs.h>
 #include <airlock/formats/actions.h>
 #include <airlock/formats/keystone.h>
+#include <airlock/offline/checkers.h>
 #include <airlock/offline/descriptor.h>
 #include <airlock/offline/review.h>
 
@@ -31,6 +32,7 @@ class Fields {
   }
   [[nodiscard]] bool has(const std::string& key) const { return o_.contains(key); }
   [[nodiscard]] std::string at(const std::string& key) const { return where_ + "." + key; }
+  [[nodiscard]] const std::string& where() const { return where_; }
 
   [[nodiscard]] Result<const ojson*> get(const std::string& key) {
     if (!o_.contains(key)) return invalid(where_, "lacks \"" + key + "\"");
@@ -460,27 +462,181 @@ class Parser {
     return d;
   }
 
+  // The body pointer under `key`.
+  static Result<std::string> pointer_at(Fields& f, const std::string& key) {
+    AIRLOCK_TRY(pointer, f.text(key));
+    AIRLOCK_CHECK(body_pointer(pointer, f.at(key)));
+    return pointer;
+  }
+
+  // A reason that says something.
+  static Result<std::string> reason_at(Fields& f, const std::string& key) {
+    AIRLOCK_TRY(reason, f.text(key));
+    if (reason.empty()) return invalid(f.at(key), "must say why");
+    return reason;
+  }
+
+  // A string -> string object, in the file's order.
+  static Status text_map(const ojson& v, const std::string& where,
+                         std::vector<std::pair<std::string, std::string>>& out) {
+    if (!v.is_object() || v.empty()) return invalid(where, "must be a non-empty object of strings");
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (!it.value().is_string()) return invalid(where + "." + it.key(), "must be a string");
+      out.emplace_back(it.key(), it.value().get<std::string>());
+    }
+    return {};
+  }
+
+  static Status ceiling(Fields& f, ArgumentRule& rule) {
+    if (!f.has("ceiling")) return {};
+    AIRLOCK_TRY(name, f.text("ceiling"));
+    if (name != "max_slippage_bps" && name != "max_active_bin_slippage")
+      return invalid(f.at("ceiling"), "\"" + name +
+                                          "\" is no policy ceiling (max_slippage_bps, "
+                                          "max_active_bin_slippage)");
+    rule.ceiling = name;
+    return {};
+  }
+
+  // {"within": {"lower": P, "upper": P, "from": P, "if_given": true}}
+  static Status within_rule(Fields& f, ArgumentRule& rule) {
+    rule.kind = ArgumentRule::Kind::kWithin;
+    AIRLOCK_TRY(range, f.get("within"));
+    Fields w(*range, f.at("within"));
+    AIRLOCK_CHECK(w.is_object());
+    AIRLOCK_TRY(lower, pointer_at(w, "lower"));
+    AIRLOCK_TRY(upper, pointer_at(w, "upper"));
+    rule.lower = lower;
+    rule.upper = upper;
+    if (w.has("from")) {
+      AIRLOCK_TRY(from, pointer_at(w, "from"));
+      rule.from = from;
+    }
+    if (w.has("if_given")) {
+      AIRLOCK_TRY(given, w.get("if_given"));
+      if (!given->is_boolean()) return invalid(w.at("if_given"), "must be true or false");
+      rule.if_given = given->get<bool>();
+    }
+    return w.done();
+  }
+
+  // {"each": P, "fields": {FIELD: P or {"equals": P, "refuses": CODE}}, "all": WORD}
+  static Status each_rule(Fields& f, ArgumentRule& rule) {
+    rule.kind = ArgumentRule::Kind::kEach;
+    AIRLOCK_TRY(pointer, pointer_at(f, "each"));
+    rule.pointer = pointer;
+    AIRLOCK_TRY(fields, f.get("fields"));
+    if (!fields->is_object() || fields->empty())
+      return invalid(f.at("fields"), "must map element fields to body pointers");
+    for (auto it = fields->begin(); it != fields->end(); ++it) {
+      // "field": POINTER, or "field": {"equals": POINTER, "refuses": CODE}
+      const ojson element = it.value().is_string() ? ojson{{"equals", it.value()}} : it.value();
+      Fields e(element, f.at("fields") + "." + it.key());
+      AIRLOCK_CHECK(e.is_object());
+      ArgumentRule inner;
+      AIRLOCK_TRY(inner_pointer, pointer_at(e, "equals"));
+      AIRLOCK_CHECK(finding(e, inner));
+      AIRLOCK_CHECK(e.done());
+      rule.fields.emplace_back(it.key(), inner_pointer);
+      rule.field_codes.push_back(inner.code);
+    }
+    if (f.has("all")) {
+      AIRLOCK_TRY(all, f.text("all"));
+      rule.all = all;
+    }
+    return {};
+  }
+
+  static Status argument_rule(Fields& f, ArgumentRule& rule) {
+    static const char* const kKinds[] = {"equals", "at_most",       "within",  "variant",
+                                         "each",   "unconstrained", "checker", "shown"};
+    const auto kinds = std::count_if(std::begin(kKinds), std::end(kKinds),
+                                     [&](const char* k) { return f.has(k); });
+    if (kinds != 1)
+      return invalid(f.where(),
+                     "must hold exactly one of equals, at_most, within, variant, each, shown, "
+                     "unconstrained, checker");
+    using K = ArgumentRule::Kind;
+    if (f.has("equals")) {
+      AIRLOCK_TRY(equals, f.get("equals"));
+      if (equals->is_string()) {
+        AIRLOCK_TRY(pointer, pointer_at(f, "equals"));
+        rule.pointers.push_back(pointer);
+      } else {
+        AIRLOCK_TRY(pointers, f.texts("equals"));
+        if (pointers.empty()) return invalid(f.at("equals"), "must name a body field");
+        for (const auto& p : pointers) AIRLOCK_CHECK(body_pointer(p, f.at("equals")));
+        rule.pointers = pointers;
+      }
+      if (f.has("absent")) {
+        AIRLOCK_TRY(absent, f.text("absent"));
+        if (absent != "none") return invalid(f.at("absent"), "must be \"none\"");
+        rule.absent_is_none = true;
+      }
+      return ceiling(f, rule);
+    }
+    if (f.has("at_most")) {
+      rule.kind = K::kAtMost;
+      AIRLOCK_TRY(pointer, pointer_at(f, "at_most"));
+      rule.pointer = pointer;
+      return ceiling(f, rule);
+    }
+    if (f.has("within")) return within_rule(f, rule);
+    if (f.has("variant")) {
+      rule.kind = K::kVariant;
+      AIRLOCK_TRY(pointer, pointer_at(f, "variant"));
+      rule.pointer = pointer;
+      AIRLOCK_TRY(map, f.get("map"));
+      return text_map(*map, f.at("map"), rule.variants);
+    }
+    if (f.has("each")) return each_rule(f, rule);
+    if (f.has("checker")) {
+      rule.kind = K::kChecker;
+      AIRLOCK_TRY(name, f.text("checker"));
+      if (!is_argument_checker(name))
+        return invalid(f.at("checker"),
+                       "\"" + name + "\" is no named checker (" + argument_checker_names() + ")");
+      rule.checker = name;
+      return {};
+    }
+    rule.kind = f.has("shown") ? K::kShown : K::kUnconstrained;
+    AIRLOCK_TRY(reason, reason_at(f, f.has("shown") ? "shown" : "unconstrained"));
+    rule.reason = reason;
+    return {};
+  }
+
+  // The finding a rule makes, where it names one: "refuses" an intent.* code for the rules that
+  // hold an argument to the body, "warns" a warn.* code for a shown argument.
+  static Status finding(Fields& f, ArgumentRule& rule) {
+    using K = ArgumentRule::Kind;
+    const bool holds = rule.kind == K::kEquals || rule.kind == K::kAtMost ||
+                       rule.kind == K::kWithin || rule.kind == K::kVariant || rule.kind == K::kEach;
+    for (const auto& [key, prefix, fits] :
+         {std::tuple<const char*, std::string_view, bool>{"refuses", "intent.", holds},
+          {"warns", "warn.", rule.kind == K::kShown}}) {
+      if (!f.has(key)) continue;
+      AIRLOCK_TRY(name, f.text(key));
+      if (!fits) return invalid(f.at(key), "does not fit this rule");
+      const auto it = std::find_if(kAllFindingCodes.begin(), kAllFindingCodes.end(),
+                                   [&](const FindingCode* c) { return c->name() == name; });
+      if (it == kAllFindingCodes.end() || !name.starts_with(prefix))
+        return invalid(f.at(key), "\"" + name + "\" is no " + std::string(prefix) +
+                                      "* code of docs/policy.md");
+      rule.code = *it;
+    }
+    return {};
+  }
+
   static Status argument_rules(const ojson& v, const std::string& where,
                                std::vector<DescribedArgument>& out) {
     if (!v.is_object()) return invalid(where, "must be an object of argument rules");
     for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::string at = where + "." + it.key();
-      Fields f(it.value(), at);
+      Fields f(it.value(), where + "." + it.key());
       AIRLOCK_CHECK(f.is_object());
       DescribedArgument arg;
       arg.name = it.key();
-      if (f.has("equals") == f.has("shown"))
-        return invalid(at, "must hold exactly one of equals, shown");
-      if (f.has("equals")) {
-        AIRLOCK_TRY(pointer, f.text("equals"));
-        AIRLOCK_CHECK(body_pointer(pointer, f.at("equals")));
-        arg.rule.pointer = pointer;
-      } else {
-        AIRLOCK_TRY(reason, f.text("shown"));
-        if (reason.empty()) return invalid(f.at("shown"), "must say why it is bound to nothing");
-        arg.rule.kind = ArgumentRule::Kind::kShown;
-        arg.rule.reason = reason;
-      }
+      AIRLOCK_CHECK(argument_rule(f, arg.rule));
+      AIRLOCK_CHECK(finding(f, arg.rule));
       AIRLOCK_CHECK(f.done());
       out.push_back(std::move(arg));
     }
@@ -572,6 +728,17 @@ class Parser {
         auto steps = f.get("steps");
         AIRLOCK_CHECK(step_rule(**steps, f.at("steps"), a.steps));
       }
+      if (f.has("then")) {
+        AIRLOCK_TRY(then, f.get("then"));
+        AIRLOCK_CHECK(text_map(*then, f.at("then"), a.then));
+        for (const auto& [key, next] : a.then) {
+          if (std::find(a.instructions.begin(), a.instructions.end(), key) == a.instructions.end())
+            return invalid(f.at("then") + "." + key, "is not one of the action's instructions");
+          if (std::find(a.follow_ups.begin(), a.follow_ups.end(), next) == a.follow_ups.end())
+            return invalid(f.at("then") + "." + key,
+                           "\"" + next + "\" is not one of the action's follow_ups");
+        }
+      }
       AIRLOCK_CHECK(f.done());
       d_.actions.push_back(std::move(a));
     }
@@ -636,8 +803,8 @@ class Parser {
       if (!(*cover)->is_boolean()) return invalid(r.at("cover"), "must be true or false");
       out.cover = (*cover)->get<bool>();
     }
-    if (out.cover == !out.shares.empty())
-      return invalid(f.at("ranged"), "must hold either shares or cover: true");
+    if (!out.cover && out.shares.empty())
+      return invalid(f.at("ranged"), "must hold shares, cover: true, or both");
     AIRLOCK_CHECK(r.done());
     return f.done();
   }
@@ -664,29 +831,52 @@ const IdlField* field_named(const std::vector<IdlField>& fields, std::string_vie
   return nullptr;
 }
 
-// Whether a dotted argument path leads to an integer of the instruction.
-bool integer_path(const std::map<PublicKey, std::vector<Idl>>& idls, const PublicKey& program,
-                  const IdlInstruction& ix, const std::vector<std::string>& path) {
-  const IdlField* f = field_named(ix.args, path.front());
-  for (std::size_t i = 1; f != nullptr && i < path.size(); ++i) {
-    if (f->type->kind != IdlType::Kind::kDefined) return false;
-    const IdlTypeDef* def = nullptr;
-    for (const auto& idl : idls.at(program)) {
-      if (const auto t = idl.types.find(f->type->defined); t != idl.types.end()) def = &t->second;
-    }
-    if (def == nullptr || def->is_enum) return false;
-    f = field_named(def->fields, path[i]);
-  }
-  if (f == nullptr || f->type->kind != IdlType::Kind::kPrimitive) return false;
-  const std::string& p = f->type->primitive;
-  return p == "u8" || p == "u16" || p == "u32" || p == "u64" || p == "i8" || p == "i16" ||
-         p == "i32" || p == "i64";
-}
-
 std::string join(const std::vector<std::string>& path) {
   std::string out;
   for (const auto& p : path) out += (out.empty() ? "" : ".") + p;
   return out;
+}
+
+using IdlMap = std::map<PublicKey, std::vector<Idl>>;
+
+const IdlTypeDef* defined_type(const IdlMap& idls, const PublicKey& program,
+                               const std::string& name) {
+  for (const auto& idl : idls.at(program)) {
+    if (const auto t = idl.types.find(name); t != idl.types.end()) return &t->second;
+  }
+  return nullptr;
+}
+
+// The IDL type of a dotted argument path ("update.deposit_cap"), or nullptr when the path
+// names nothing: each step but the last goes through a defined struct.
+const IdlType* path_type(const IdlMap& idls, const PublicKey& program, const IdlInstruction& ix,
+                         std::string_view path) {
+  const std::vector<IdlField>* fields = &ix.args;
+  while (true) {
+    const std::size_t dot = path.find('.');
+    const IdlField* f = field_named(*fields, path.substr(0, dot));
+    if (f == nullptr) return nullptr;
+    if (dot == std::string_view::npos) return f->type.get();
+    if (f->type->kind != IdlType::Kind::kDefined) return nullptr;
+    const IdlTypeDef* def = defined_type(idls, program, f->type->defined);
+    if (def == nullptr || def->is_enum) return nullptr;
+    fields = &def->fields;
+    path.remove_prefix(dot + 1);
+  }
+}
+
+bool integer_type(const IdlType& t) {
+  if (t.kind != IdlType::Kind::kPrimitive) return false;
+  const std::string& p = t.primitive;
+  return p == "u8" || p == "u16" || p == "u32" || p == "u64" || p == "i8" || p == "i16" ||
+         p == "i32" || p == "i64";
+}
+
+// Whether a dotted argument path leads to an integer of the instruction.
+bool integer_path(const IdlMap& idls, const PublicKey& program, const IdlInstruction& ix,
+                  const std::vector<std::string>& path) {
+  const IdlType* t = path_type(idls, program, ix, join(path));
+  return t != nullptr && integer_type(*t);
 }
 
 // The source the IDL states for an account: its fixed address, or its pda when every seed is a
@@ -883,8 +1073,6 @@ Result<Descriptor> load_descriptor_file(const std::string& path) {
 
 namespace {
 
-using IdlMap = std::map<PublicKey, std::vector<Idl>>;
-
 // Each IDL account's source, in the IDL's order: the instruction's own, else the descriptor's
 // default, else the address or derivation the IDL itself states (which a given source must
 // agree with).
@@ -945,6 +1133,107 @@ Status check_derivations(const IdlMap& idls, const DescribedInstruction& ix,
   return {};
 }
 
+// One argument rule against the IDL type of what it rules.
+Status check_rule(const IdlMap& idls, const DescribedInstruction& ix, const IdlInstruction& idl,
+                  const DescribedArgument& arg, const IdlType& type, const std::string& at) {
+  using K = ArgumentRule::Kind;
+  const ArgumentRule& r = arg.rule;
+  if (!r.ceiling.empty() && !integer_type(type))
+    return invalid(at, "a ceiling holds an integer; " + arg.name + " is not one");
+  switch (r.kind) {
+    case K::kEquals:
+      if (r.absent_is_none && type.kind != IdlType::Kind::kOption)
+        return invalid(at, "\"absent\": \"none\" fits an option; " + arg.name + " is not one");
+      return {};
+    case K::kAtMost:
+    case K::kWithin:
+      if (!integer_type(type)) return invalid(at, arg.name + " is not an integer");
+      return {};
+    case K::kVariant: {
+      const IdlTypeDef* def = type.kind == IdlType::Kind::kDefined
+                                  ? defined_type(idls, ix.program_id, type.defined)
+                                  : nullptr;
+      if (def == nullptr || !def->is_enum) return invalid(at, arg.name + " is not an enum");
+      for (const auto& mapped : r.variants) {
+        const std::string& variant = mapped.second;
+        if (std::none_of(def->variants.begin(), def->variants.end(),
+                         [&](const IdlVariant& v) { return v.name == variant; }))
+          return invalid(at + ".map." + mapped.first,
+                         "\"" + variant + "\" is no variant of " + def->name);
+      }
+      return {};
+    }
+    case K::kEach: {
+      const IdlTypeDef* def =
+          type.kind == IdlType::Kind::kVec && type.inner->kind == IdlType::Kind::kDefined
+              ? defined_type(idls, ix.program_id, type.inner->defined)
+              : nullptr;
+      if (def == nullptr || def->is_enum)
+        return invalid(at, arg.name + " is not a list of structs");
+      for (const auto& [field, pointer] : r.fields) {
+        if (field_named(def->fields, field) == nullptr)
+          return invalid(at + ".fields." + field, "is no field of " + def->name);
+      }
+      return {};
+    }
+    case K::kChecker: {
+      const NamedChecker* c = argument_checker(r.checker);
+      const auto reads = [&](std::string_view name) {
+        return std::find(c->reads.begin(), c->reads.end(), name) != c->reads.end() ||
+               std::find(c->optional.begin(), c->optional.end(), name) != c->optional.end();
+      };
+      if (c->check != nullptr && !reads(arg.name))
+        return invalid(at, r.checker + " does not read " + arg.name + ", so it cannot hold it");
+      for (const auto& needed : c->reads) {
+        if (path_type(idls, ix.program_id, idl, needed) == nullptr)
+          return invalid(at, r.checker + " reads argument " + std::string(needed) + ", which " +
+                                 ix.instruction + " lacks");
+      }
+      if (c->check == nullptr && !integer_type(type))
+        return invalid(at, arg.name + " is not an integer a step rule can share");
+      return {};
+    }
+    case K::kShown:
+    case K::kUnconstrained:
+      return {};
+  }
+  return {};
+}
+
+// Every argument of the instruction has a rule: on it, or on every field of it (a struct).
+Status covered(const IdlMap& idls, const DescribedInstruction& ix, const std::string& path,
+               const IdlType& type, const std::string& where) {
+  if (std::any_of(ix.args.begin(), ix.args.end(),
+                  [&](const DescribedArgument& a) { return a.name == path; }))
+    return {};
+  const IdlTypeDef* def = type.kind == IdlType::Kind::kDefined
+                              ? defined_type(idls, ix.program_id, type.defined)
+                              : nullptr;
+  if (def == nullptr || def->is_enum || def->fields.empty())
+    return invalid(where, "argument " + path + " of " + ix.instruction +
+                              " has no rule (docs/descriptors.md, \"Argument rules\")");
+  for (const auto& f : def->fields)
+    AIRLOCK_CHECK(covered(idls, ix, path + "." + f.name, *f.type, where));
+  return {};
+}
+
+Status check_arguments(const IdlMap& idls, const DescribedInstruction& ix,
+                       const IdlInstruction& idl, const std::string& where) {
+  for (const auto& arg : ix.args) {
+    const std::string at = where + ".args." + arg.name;
+    const IdlType* type = path_type(idls, ix.program_id, idl, arg.name);
+    if (type == nullptr)
+      return invalid(at, "the IDL's " + ix.instruction + " has no such argument");
+    for (const auto& other : ix.args) {
+      if (other.name.starts_with(arg.name + "."))
+        return invalid(at, "rules " + arg.name + " whole, and " + other.name + " again");
+    }
+    AIRLOCK_CHECK(check_rule(idls, ix, idl, arg, *type, at));
+  }
+  for (const auto& a : idl.args) AIRLOCK_CHECK(covered(idls, ix, a.name, *a.type, where));
+  return {};
+}
+
 Status check_instruction(const Descriptor& descriptor, DescribedInstruction& ix,
                          const IdlMap& idls) {
   const std::string where = "instructions." + ix.key;
@@ -954,11 +1243,7 @@ Status check_instruction(const Descriptor& descriptor, DescribedInstruction& ix,
                    "no IDL of program " + ix.program + " has an instruction " + ix.instruction);
   AIRLOCK_CHECK(order_accounts(descriptor, ix, *idl, where));
   AIRLOCK_CHECK(check_derivations(idls, ix, *idl, where));
-  for (const auto& arg : ix.args) {
-    if (field_named(idl->args, arg.name) == nullptr)
-      return invalid(where + ".args." + arg.name,
-                     "the IDL's " + ix.instruction + " has no such argument");
-  }
+  AIRLOCK_CHECK(check_arguments(idls, ix, *idl, where));
   for (const auto& m : ix.mints) {
     if (ix.account(m) == nullptr)
       return invalid(where + ".mints",
@@ -967,24 +1252,23 @@ Status check_instruction(const Descriptor& descriptor, DescribedInstruction& ix,
   return {};
 }
 
-// An action the review has no per-action rules for has its arguments' rules here, every one;
-// a ranged step rule reads integer arguments its instructions have.
+// An action's instructions against its step rule: the arguments a step rule shares are the
+// ones it reads, a follow-up an instruction needs is one the action may announce, and a ranged
+// rule reads integer arguments its instructions have.
 Status check_action(const Descriptor& descriptor, const DescribedAction& a, const IdlMap& idls) {
   const std::string where = "actions." + a.name;
-  const bool builder =
-      std::find(kBuilderActions.begin(), kBuilderActions.end(), a.name) != kBuilderActions.end();
   for (const auto& key : a.instructions) {
     const DescribedInstruction* ix = descriptor.instruction(key);
     const IdlInstruction* idl = idl_instruction(idls, ix->program_id, ix->instruction);
-    // The review's per-action rules hold the arguments of the vault program's instructions
-    // for the builder actions, and of nothing else.
-    const bool ruled_by_review = builder && ix->program_id == programs::key(kVaultProgram);
-    for (const auto& arg : idl->args) {
-      if (!ruled_by_review &&
-          std::none_of(ix->args.begin(), ix->args.end(),
-                       [&](const DescribedArgument& d) { return d.name == arg.name; }))
-        return invalid(where, "argument " + arg.name + " of " + ix->instruction +
-                                  " has no rule (equals a body field, or shown with a reason)");
+    for (const auto& arg : ix->args) {
+      if (arg.rule.kind != ArgumentRule::Kind::kChecker || arg.rule.checker != "step_shares")
+        continue;
+      const bool shared = std::any_of(a.steps.shares.begin(), a.steps.shares.end(),
+                                      [&](const auto& s) { return s.first == arg.name; });
+      if (!shared)
+        return invalid(where, key + "'s " + arg.name +
+                                  " is held by step_shares, but the action's step rule shares "
+                                  "no such argument");
     }
     if (!a.steps.ranged) continue;
     for (const auto* path : {&a.steps.lower, &a.steps.upper}) {

@@ -8,6 +8,7 @@
 #include <airlock/common/units.h>
 #include <airlock/formats/actions.h>
 #include <airlock/formats/json_fields.h>
+#include <airlock/offline/arguments.h>
 #include <airlock/offline/review.h>
 #include <airlock/offline/templates.h>
 #include <airlock/offline/vault_addresses.h>
@@ -53,14 +54,6 @@ class Reviewer {
       TemplateFindings found;
       bind_steps(template_input(), review_.steps, found);
       take(found);
-    }
-    if (review_.refusals.empty() && !keystone_) {
-      try {
-        intent_across_steps();
-      } catch (const std::exception& e) {
-        refuse(FindingCode::kIntentUnreadable,
-               std::string("the build request's totals cannot be read: ") + e.what());
-      }
     }
     const ActionRule rule = policy_.rule(q_.action);
     review_.auto_approvable =
@@ -378,8 +371,10 @@ class Reviewer {
       }
       const Decoded& d = *decoded;
       if (program == programs::key(programs::kComputeBudget)) {
-        if (d.instruction == "set_compute_unit_limit") s.compute_unit_limit = u64(d.args["units"]);
-        if (d.instruction == "set_compute_unit_price") price = u64(d.args["micro_lamports"]);
+        if (d.instruction == "set_compute_unit_limit")
+          s.compute_unit_limit = budget_value(d, "units", index);
+        if (d.instruction == "set_compute_unit_price")
+          price = budget_value(d, "micro_lamports", index);
         if (d.instruction == "request_units") deprecated_fee(s, d, i, index);
       }
       dangerous(s, d, ix, index);
@@ -389,11 +384,23 @@ class Reviewer {
     return price;
   }
 
+  // A compute budget's integer. The decoder writes one, so anything else refuses the step; the
+  // fee is then counted at its worst.
+  std::uint64_t budget_value(const Decoded& d, std::string_view arg, std::size_t index) {
+    const auto value = Arguments(d.args).amount(arg);
+    if (!value)
+      refuse(FindingCode::kPolicyUndecodable,
+             "compute budget " + d.instruction + "'s " + std::string(arg) +
+                 " is not an unsigned integer",
+             index);
+    return value.value_or(UINT32_MAX);
+  }
+
   // The deprecated request_units instruction carries a fee of its own (additional_fee, in
   // lamports) beside the compute-unit price: it counts in the fee shown and capped, and since no
   // builder writes it and the runtime treats it apart from the price, it is refused.
   void deprecated_fee(StepReview& s, const Decoded& d, std::size_t i, std::size_t index) {
-    const std::uint64_t fee = u64(d.args["additional_fee"]);
+    const std::uint64_t fee = budget_value(d, "additional_fee", index);
     s.additional_fee_lamports += fee;  // at most 2^32 - 1 per instruction, never wraps here
     refuse(FindingCode::kPolicyPriorityFee,
            "instruction " + std::to_string(i + 1) +
@@ -493,30 +500,6 @@ class Reviewer {
     }
   }
 
-  // The rules of the policy and of a floor that need no build request, for a request that has
-  // none: the floor a route states, and every slippage within the ceilings the policy sets for
-  // the action the instruction belongs to.
-  void rules_without_intent(const Decoded& d, const std::string& action, std::size_t index) {
-    const ActionRule rule = policy_.rule(action);
-    const auto within = [&](const char* arg, std::optional<std::uint16_t> ceiling,
-                            const std::string& unit, const ojson& args) {
-      if (!ceiling || !args.contains(arg)) return;
-      const auto value = integer_arg(args[arg]);
-      if (!value || *value > *ceiling) {
-        refuse(FindingCode::kIntentSlippage,
-               std::string(arg) + " " + args[arg].dump() + " is above the " +
-                   std::to_string(*ceiling) + " " + unit + " the policy allows " + action,
-               index);
-      }
-    };
-    within("slippage_bps", rule.max_slippage_bps, "bps", d.args);
-    within("max_active_bin_slippage", rule.max_active_bin_slippage, "bins", d.args);
-    if (const auto route = d.nested.find("route"); route != d.nested.end()) {
-      within("slippage_bps", rule.max_slippage_bps, "bps", route->second.args);
-      route_floor(d, route->second.args, index);
-    }
-  }
-
   // A Keystone request names no action and no vault: the step is bound to the template of the
   // action its vault instruction belongs to, for the vault that instruction names (one of the
   // policy's, or vault_checks refuses it), as far as the instruction alone allows: fixed
@@ -547,7 +530,6 @@ class Reviewer {
                  derivations_, own, true},
                 s, found);
       take(found);
-      rules_without_intent(*s.instructions[i], action->action->name, index);
       return;
     }
     refuse(FindingCode::kIntentInstruction,
@@ -610,10 +592,11 @@ class Reviewer {
                        program == programs::key(programs::kToken2022);
     if (token && d.instruction == "set_authority")
       warn(FindingCode::kWarnAuthorityChange,
-           "token set_authority moves " + d.args["authority_type"].dump() + " authority", index);
+           "token set_authority moves " + Arguments(d.args).shown("authority_type") + " authority",
+           index);
     if (token && (d.instruction == "approve" || d.instruction == "approve_checked"))
       warn(FindingCode::kWarnApproval,
-           "token approve lets a delegate spend " + d.args["amount"].get<std::string>() +
+           "token approve lets a delegate spend " + Arguments(d.args).shown("amount") +
                " base units",
            index);
     if (token && d.instruction == "close_account")
@@ -641,10 +624,9 @@ class Reviewer {
     if (program == programs::key(programs::kSystem)) {
       if ((d.instruction == "transfer" || d.instruction == "transfer_with_seed") &&
           named("from") == policy_.manager) {
-        warn(
-            FindingCode::kWarnTransferFromManager,
-            "a transfer of " + d.args["lamports"].get<std::string>() + " lamports from the manager",
-            index);
+        warn(FindingCode::kWarnTransferFromManager,
+             "a transfer of " + Arguments(d.args).shown("lamports") + " lamports from the manager",
+             index);
       }
       if (d.instruction == "assign" || d.instruction == "assign_with_seed" ||
           d.instruction == "authorize_nonce_account") {
@@ -691,17 +673,6 @@ class Reviewer {
                  index);
         }
       }
-      if (i >= s.instructions.size() || !s.instructions[i]) continue;
-      const Decoded& d = *s.instructions[i];
-      // The decoded arguments follow the IDL, so their shapes are known; the request body is
-      // whatever the online half sent. Anything unexpected in either is a refusal, not a crash.
-      try {
-        per_step_intent(d, index);
-      } catch (const std::exception& e) {
-        refuse(FindingCode::kIntentUnreadable,
-               std::string("the build request does not match the instruction's shape: ") + e.what(),
-               index);
-      }
     }
     if (vault_ixs != 1)
       refuse(FindingCode::kIntentInstruction,
@@ -709,471 +680,6 @@ class Reviewer {
                  std::to_string(vault_ixs),
              index);
   }
-
-  // ---- intent: the decoded arguments against the build request body ----
-
-  std::string text(const char* field) const {
-    return intent_.contains(field) && intent_[field].is_string() ? intent_[field].get<std::string>()
-                                                                 : std::string();
-  }
-  // An integer field of the body, within the range the API states for it (body_integer).
-  std::optional<std::int64_t> integer(const char* field) const {
-    return body_integer(intent_, field);
-  }
-  // A decoded integer argument. The decoders write every integer field as one, so anything
-  // else is a fault here, not a reading of zero.
-  static std::uint64_t u64(const ojson& v) {
-    const auto value = integer_arg(v);
-    if (!value) throw std::logic_error("a decoded integer argument is not an unsigned integer");
-    return *value;
-  }
-
-  void expect_equal(FindingCode code, const std::string& what, const std::string& got,
-                    const std::string& want, std::size_t index) {
-    if (got != want)
-      refuse(code, what + ": the transaction has " + got + ", the request asked for " + want,
-             index);
-  }
-
-  void expect_slippage(const ojson& bps, std::size_t index) {
-    const auto asked = integer("slippageBps");
-    std::uint64_t ceiling = asked ? static_cast<std::uint64_t>(*asked) : 0;
-    if (const auto rule = policy_.rule(q_.action).max_slippage_bps)
-      ceiling = std::min<std::uint64_t>(ceiling, *rule);
-    if (u64(bps) > ceiling)
-      refuse(FindingCode::kIntentSlippage,
-             "slippage of " + std::to_string(u64(bps)) + " bps is above the " +
-                 std::to_string(ceiling) + " bps allowed",
-             index);
-  }
-
-  // The request's own fields against the step's decoded arguments, by the instruction's family.
-  // An instruction none of them names has no fields of the request to match.
-  void per_step_intent(const Decoded& d, std::size_t index) {
-    const std::string& name = d.instruction;
-    if (name.rfind("aggregator_", 0) == 0 || name == "dlmm_zap_out_swap") {
-      swap_intent(d, index);
-    } else if (name == "dlmm_limit_order_place") {
-      limit_order_intent(d, index);
-    } else if (name.rfind("dlmm_", 0) == 0) {
-      position_intent(d, index);
-    } else if (name.rfind("perp_", 0) == 0) {
-      perp_intent(d, index);
-    } else if (name.rfind("vault_", 0) == 0) {
-      vault_intent(d, index);
-    }
-  }
-
-  // A swap or sweep, and the zap-out's swap: mints, amounts, slippage and the route.
-  void swap_intent(const Decoded& d, std::size_t index) {
-    const ojson& a = d.args;
-    if (d.instruction == "aggregator_swap") {
-      expect_equal(FindingCode::kIntentMint, "source mint", a["source_mint"], text("sourceMint"),
-                   index);
-      expect_equal(FindingCode::kIntentMint, "destination mint", a["destination_mint"],
-                   text("destinationMint"), index);
-      expect_equal(FindingCode::kIntentAmount, "amount", a["amount"], text("amount"), index);
-      expect_slippage(a["slippage_bps"], index);
-      route_intent(d, index, text("amount"));
-    } else if (d.instruction == "aggregator_initialize") {
-      expect_equal(FindingCode::kIntentMint, "strategy token", a["target_mint"],
-                   action_ == Action::kAggregatorSwap ? text("destinationMint") : text("mint"),
-                   index);
-      if (action_ == Action::kAggregatorSwap &&
-          (!q_.steps[index].next_action ||
-           *q_.steps[index].next_action != action_name(Action::kAggregatorSwap))) {
-        refuse(FindingCode::kIntentInstruction,
-               "a swap step that only sets up a strategy must be followed by the swap itself",
-               index);
-      }
-    } else if (d.instruction == "aggregator_sweep") {
-      expect_equal(FindingCode::kIntentMint, "mint", a["mint"], text("mint"), index);
-      expect_slippage(a["slippage_bps"], index);
-      route_intent(d, index, a["amount"]);
-    } else if (d.instruction == "dlmm_zap_out_swap") {
-      const json source = intent_.contains("sources") && intent_["sources"].is_array() &&
-                                  !intent_["sources"].empty()
-                              ? intent_["sources"][0]
-                              : json::object();
-      expect_equal(FindingCode::kIntentMint, "source mint", a["source_mint"],
-                   source.value("mint", ""), index);
-      expect_equal(FindingCode::kIntentAmount, "balance before", a["balance_before"],
-                   source.value("balanceBefore", ""), index);
-      if (a["close_when_empty"] != source.value("closeWhenEmpty", false))
-        refuse(FindingCode::kIntentFlag, "closeWhenEmpty differs from the request", index);
-      expect_slippage(a["slippage_bps"], index);
-      route_intent(d, index, std::nullopt);
-    }
-  }
-
-  // A liquidity position: its bins, shares, shapes and slippage.
-  void position_intent(const Decoded& d, std::size_t index) {
-    const ojson& a = d.args;
-    if (d.instruction == "dlmm_flip") {
-      for (const auto& [arg, field] : std::vector<std::pair<const char*, const char*>>{
-               {"from_bin_id", "lowerBinId"},
-               {"to_bin_id", "upperBinId"},
-               {"active_id", "activeBinId"},
-               {"max_active_bin_slippage", "maxActiveBinSlippage"}}) {
-        if (!integer(field) || a[arg].get<std::int64_t>() != *integer(field))
-          refuse(FindingCode::kIntentBins, std::string(field) + " differs from the request", index);
-      }
-      bin_slippage_ceiling(a, index);
-    } else if (d.instruction == "dlmm_remove") {
-      if (!integer("bpsToRemove") ||
-          a["bps_to_remove"].get<std::int64_t>() != *integer("bpsToRemove"))
-        refuse(FindingCode::kIntentAmount, "bpsToRemove differs from the request", index);
-      inside_subrange(a["from_bin_id"].get<std::int64_t>(), a["to_bin_id"].get<std::int64_t>(),
-                      index);
-      if (const auto cursor = integer("cursorBinId");
-          cursor && a["from_bin_id"].get<std::int64_t>() < *cursor) {
-        refuse(FindingCode::kIntentBins,
-               "removes from bin " + std::to_string(a["from_bin_id"].get<std::int64_t>()) +
-                   ", before cursorBinId " + std::to_string(*cursor) + " (ranges already done)",
-               index);
-      }
-    } else if (d.instruction == "dlmm_initialize") {
-      // The position's geometry: its first bin and width are the request's bins.
-      const auto lower = integer("lowerBinId"), upper = integer("upperBinId");
-      if (!lower || !upper || a["lower_bin_id"].get<std::int64_t>() != *lower ||
-          a["width"].get<std::int64_t>() != *upper - *lower) {
-        refuse(FindingCode::kIntentBins,
-               "the position spans bins " + std::to_string(a["lower_bin_id"].get<std::int64_t>()) +
-                   " +" + std::to_string(a["width"].get<std::int64_t>()) +
-                   ", not the requested lowerBinId to upperBinId",
-               index);
-      }
-    } else if (d.instruction == "dlmm_open" || d.instruction == "dlmm_add" ||
-               d.instruction == "dlmm_add_range") {
-      if (d.instruction == "dlmm_open") {
-        // The liquidity goes exactly into the bins of the position the step creates.
-        const std::int64_t lower = a["lower_bin_id"].get<std::int64_t>();
-        const std::int64_t width = a["width"].get<std::int64_t>();
-        const bool spans_position =
-            width >= 1 && a["strategy"]["min_bin_id"].get<std::int64_t>() == lower &&
-            a["strategy"]["max_bin_id"].get<std::int64_t>() == lower + width - 1;
-        if (!spans_position) {
-          refuse(FindingCode::kIntentBins,
-                 "the step's liquidity spans bins " +
-                     std::to_string(a["strategy"]["min_bin_id"].get<std::int64_t>()) + " to " +
-                     std::to_string(a["strategy"]["max_bin_id"].get<std::int64_t>()) +
-                     ", not the position it opens (" + std::to_string(lower) + " +" +
-                     std::to_string(width) + ")",
-                 index);
-        }
-      }
-      shapes_and_slippage(a, index);
-      range_sums_.push_back({a["strategy"]["min_bin_id"].get<std::int64_t>(),
-                             a["strategy"]["max_bin_id"].get<std::int64_t>(), u64(a["amount_x"]),
-                             u64(a["amount_y"])});
-      if (d.instruction != "dlmm_open")
-        inside_subrange(a["strategy"]["min_bin_id"].get<std::int64_t>(),
-                        a["strategy"]["max_bin_id"].get<std::int64_t>(), index);
-    } else if (d.instruction == "dlmm_zap_out") {
-      expect_slippage(a["slippage_bps"], index);
-    } else if (d.instruction == "dlmm_extend") {
-      const auto upper = integer("upperBinId");
-      const std::int64_t last =
-          a["lower_bin_id"].get<std::int64_t>() + a["width"].get<std::int64_t>() - 1;
-      if (!upper || last > *upper)
-        refuse(FindingCode::kIntentBins,
-               "extends to bin " + std::to_string(last) + ", past the requested upperBinId", index);
-    }
-  }
-
-  // A limit order: its side, and each bin (its price) and amount.
-  void limit_order_intent(const Decoded& d, std::size_t index) {
-    const ojson& a = d.args;
-    if (d.instruction == "dlmm_limit_order_place") {
-      const std::string side = text("side");
-      if ((a["side"]["variant"] == "Bid") != (side == "bid"))
-        refuse(FindingCode::kIntentSide, "the order side differs from the request", index);
-      const json bins = intent_.value("bins", json::array());
-      if (!bins.is_array() || bins.size() != a["bins"].size()) {
-        refuse(FindingCode::kIntentBins, "the order's bins differ from the request", index);
-      } else {
-        for (std::size_t i = 0; i < bins.size(); ++i) {
-          // The bin is the order's price; the amount its size.
-          // The body's bin id as an integer within the bin range: value() would read
-          // 2^64 - 5 as -5 and 5.7 as 5.
-          const auto asked = body_integer(bins[i], "binId");
-          if (!asked || a["bins"][i]["bin_id"].get<std::int64_t>() != *asked) {
-            refuse(FindingCode::kIntentBins,
-                   "order bin " + std::to_string(i) + " (its price) differs from the request",
-                   index);
-          }
-          expect_equal(FindingCode::kIntentAmount, "order bin " + std::to_string(i) + " amount",
-                       a["bins"][i]["amount"], bins[i].value("amount", ""), index);
-        }
-      }
-    }
-  }
-
-  // Perpetuals: amounts, and an order's or a cancel's fields.
-  void perp_intent(const Decoded& d, std::size_t index) {
-    const ojson& a = d.args;
-    if (d.instruction == "perp_deposit" || d.instruction == "perp_withdraw") {
-      expect_equal(FindingCode::kIntentAmount, "amount", a["amount"], text("amount"), index);
-    } else if (d.instruction == "perp_order") {
-      const ojson& o = a["order"];
-      if ((o["side"]["variant"] == "Long") != (text("side") == "long"))
-        refuse(FindingCode::kIntentSide, "the order side differs from the request", index);
-      if (!intent_.contains("reduceOnly") || o["reduce_only"] != intent_["reduceOnly"])
-        refuse(FindingCode::kIntentFlag, "reduceOnly differs from the request", index);
-      const json order = intent_.value("order", json::object());
-      const std::string want = order.value("type", "") == "market" ? "ImmediateOrCancel"
-                               : order.value("postOnly", false)    ? "PostOnly"
-                                                                   : "Limit";
-      if (o["order_type"]["variant"] != want)
-        refuse(FindingCode::kIntentOrderType, "the order type differs from the request", index);
-      warn(FindingCode::kWarnUnverifiable,
-           "the order's size in base lots and price in ticks follow market parameters this machine "
-           "cannot check",
-           index);
-    } else if (d.instruction == "perp_cancel") {
-      const json orders = intent_.value("orders", json());
-      const bool all = orders.is_string() && orders.get<std::string>() == "all";
-      if (all != a["orders"].empty())
-        refuse(FindingCode::kIntentOrders, "the cancelled orders differ from the request", index);
-      if (!all && orders.is_array() && orders.size() == a["orders"].size()) {
-        for (std::size_t i = 0; i < orders.size(); ++i) {
-          if (a["orders"][i]["price_in_ticks"] != orders[i].value("priceInTicks", "") ||
-              a["orders"][i]["order_sequence_number"] !=
-                  orders[i].value("orderSequenceNumber", "")) {
-            refuse(FindingCode::kIntentOrders,
-                   "order " + std::to_string(i) + " differs from the request", index);
-          }
-        }
-      } else if (!all) {
-        refuse(FindingCode::kIntentOrders, "the cancelled orders differ from the request", index);
-      }
-    }
-  }
-
-  // The vault's own settings.
-  void vault_intent(const Decoded& d, std::size_t index) {
-    const ojson& a = d.args;
-    if (d.instruction == "vault_update") {
-      const ojson& u = a["update"];
-      struct Field {
-        const char *arg, *field;
-        FindingCode code;
-      };
-      for (const Field& f :
-           {Field{"deposit_cap", "depositCap", FindingCode::kIntentAmount},
-            Field{"min_deposit", "minDeposit", FindingCode::kIntentAmount},
-            Field{"min_withdrawal_shares", "minWithdrawalShares", FindingCode::kIntentAmount},
-            Field{"paused", "paused", FindingCode::kIntentFlag},
-            Field{"management_fee_bps", "managementFeeBps", FindingCode::kIntentFee},
-            Field{"performance_fee_bps", "performanceFeeBps", FindingCode::kIntentFee}}) {
-        // An option the request leaves out must stay None; one it sets must carry its value.
-        const bool asked = intent_.contains(f.field);
-        if (asked != !u[f.arg].is_null() || (asked && u[f.arg] != intent_[f.field]))
-          refuse(f.code, std::string(f.field) + " differs from the request", index);
-      }
-      if (!u["paused"].is_null() && !u["paused"].get<bool>())
-        warn(FindingCode::kWarnUnpause, "lifts the vault's pause", index);
-    } else if (d.instruction == "vault_initialize") {
-      const ojson& p = a["params"];
-      for (const auto& [arg, field] : std::vector<std::pair<const char*, const char*>>{
-               {"deposit_cap", "depositCap"},
-               {"min_deposit", "minDeposit"},
-               {"min_withdrawal_shares", "minWithdrawalShares"}}) {
-        if (p[arg] != intent_.value(field, json()))
-          refuse(FindingCode::kIntentAmount, std::string(field) + " differs from the request",
-                 index);
-      }
-      if (p["management_fee_bps"] != intent_.value("managementFeeBps", json()) ||
-          p["performance_fee_bps"] != intent_.value("performanceFeeBps", json())) {
-        refuse(FindingCode::kIntentFee, "the fees differ from the request", index);
-      }
-    }
-  }
-
-  // A nested Jupiter route must spend what the vault instruction says, within the slippage.
-  void route_intent(const Decoded& d, std::size_t index, const std::optional<std::string>& amount) {
-    auto it = d.nested.find("route");
-    if (it == d.nested.end()) {
-      refuse(FindingCode::kPolicyUndecodable,
-             "the swap's route is not a Jupiter route this machine can decode", index);
-      return;
-    }
-    const ojson& r = it->second.args;
-    if (amount && r.contains("in_amount") && r["in_amount"] != *amount)
-      refuse(FindingCode::kIntentAmount,
-             "the route spends " + r["in_amount"].get<std::string>() + ", not " + *amount, index);
-    if (r.contains("slippage_bps")) expect_slippage(r["slippage_bps"], index);
-    route_floor(d, r, index);
-  }
-
-  // The floor on what the vault receives. This machine holds no prices, so the quote comes
-  // from the online half; but a floor must be a floor: the route states a quote of at least one
-  // base unit, the quote less the slippage leaves at least one, the slippage itself is worth at
-  // least one (a quote smaller than that makes the request's slippage meaningless), and the
-  // vault instruction's own minimum follows from the quote. A lower one would let the swap be
-  // sandwiched down to nothing.
-  void route_floor(const Decoded& d, const ojson& r, std::size_t index) {
-    if (!r.contains("quoted_out_amount")) {
-      refuse(FindingCode::kIntentMinimumOut,
-             "the route states no quote, so nothing bounds what it returns", index);
-      return;
-    }
-    const std::uint64_t quoted = u64(r["quoted_out_amount"]);
-    const std::uint64_t bps = std::min<std::uint64_t>(
-        r.contains("slippage_bps") ? u64(r["slippage_bps"]) : 10'000, 10'000);
-    const auto slack =
-        static_cast<std::uint64_t>(static_cast<unsigned __int128>(quoted) * bps / 10'000);
-    if (quoted == 0 || quoted - slack == 0) {
-      refuse(FindingCode::kIntentMinimumOut,
-             "the route quotes " + std::to_string(quoted) + " base units out at " +
-                 std::to_string(bps) +
-                 " bps of slippage: a floor of zero lets the swap return "
-                 "nothing",
-             index);
-      return;
-    }
-    if (bps > 0 && slack == 0) {
-      refuse(FindingCode::kIntentMinimumOut,
-             "the route quotes only " + std::to_string(quoted) +
-                 " base units out: " + std::to_string(bps) +
-                 " bps of it is less than one base unit, so the quote "
-                 "makes the request's slippage meaningless",
-             index);
-      return;
-    }
-    if (!d.args.contains("minimum_out")) return;  // the route's own floor is the swap's
-    const std::uint64_t minimum = u64(d.args["minimum_out"]);
-    const std::uint64_t vault_bps = std::min<std::uint64_t>(u64(d.args["slippage_bps"]), 10'000);
-    const auto floor = static_cast<std::uint64_t>(static_cast<unsigned __int128>(quoted) *
-                                                  (10'000 - vault_bps) / 10'000);
-    if (minimum == 0 || minimum < floor) {
-      refuse(FindingCode::kIntentMinimumOut,
-             "minimum_out " + std::to_string(minimum) + " is below " +
-                 std::to_string(std::max<std::uint64_t>(floor, 1)) +
-                 ", the route's quote less the slippage" +
-                 (minimum == 0 ? " (a floor of zero lets the swap return nothing)" : ""),
-             index);
-    }
-  }
-
-  void shapes_and_slippage(const ojson& a, std::size_t index) {
-    static const std::map<std::string, std::string> kShapes = {
-        {"spot", "Spot"}, {"curve", "Curve"}, {"bidAsk", "BidAsk"}};
-    auto shape = kShapes.find(text("shape"));
-    if (shape == kShapes.end() || a["strategy"]["shape"]["variant"] != shape->second)
-      refuse(FindingCode::kIntentShape, "the liquidity shape differs from the request", index);
-    if (!integer("maxActiveBinSlippage") ||
-        a["max_active_bin_slippage"].get<std::int64_t>() != *integer("maxActiveBinSlippage")) {
-      refuse(FindingCode::kIntentBins, "maxActiveBinSlippage differs from the request", index);
-    }
-    bin_slippage_ceiling(a, index);
-  }
-
-  // The policy's ceiling on how far the pool's active bin may move (max_active_bin_slippage):
-  // the request's own value is bound above, and may not be above the policy's.
-  void bin_slippage_ceiling(const ojson& a, std::size_t index) {
-    const auto ceiling = policy_.rule(q_.action).max_active_bin_slippage;
-    const std::int64_t bins = a["max_active_bin_slippage"].get<std::int64_t>();
-    if (ceiling && (bins < 0 || bins > *ceiling)) {
-      refuse(FindingCode::kIntentSlippage,
-             "an active-bin slippage of " + std::to_string(bins) + " bins is above the " +
-                 std::to_string(*ceiling) + " bins the policy allows " + q_.action,
-             index);
-    }
-  }
-
-  void inside_subrange(std::int64_t lower, std::int64_t upper, std::size_t index) {
-    const auto lo = integer("lowerBinId"), hi = integer("upperBinId");
-    if (lo && hi && (lower < *lo || upper > *hi))
-      refuse(FindingCode::kIntentBins,
-             "bins " + std::to_string(lower) + "-" + std::to_string(upper) +
-                 " lie outside the requested range",
-             index);
-  }
-
-  // dlmm/open, add, add-range: the steps' ranges tile the requested range and their amounts add
-  // up to the requested totals exactly.
-  void intent_across_steps() {
-    if (range_sums_.empty()) return;
-    std::uint64_t x = 0, y = 0;
-    std::sort(range_sums_.begin(), range_sums_.end());
-    for (std::size_t i = 0; i < range_sums_.size(); ++i) {
-      // Checked: a sum that wrapped past 2^64 could equal the request's total.
-      if (__builtin_add_overflow(x, range_sums_[i].x, &x) ||
-          __builtin_add_overflow(y, range_sums_[i].y, &y)) {
-        refuse(FindingCode::kIntentAmount,
-               "the steps' deposits add up to more than 2^64 - 1 base units; no request asks that");
-        return;
-      }
-      if (i > 0 && range_sums_[i].lower != range_sums_[i - 1].upper + 1)
-        refuse(FindingCode::kIntentBins, "the steps' bin ranges leave a gap or overlap");
-    }
-    const auto lo = integer("lowerBinId");
-    auto hi = integer("upperBinId");
-    if (hi && action_ == Action::kDlmmOpen) *hi -= 1;  // exclusive in dlmm/open's body
-    if (const auto cursor = integer("cursorBinId")) {
-      resumed_amounts(*cursor, lo, hi, x, y);
-      return;
-    }
-    expect_equal(FindingCode::kIntentAmount, "total amountX", std::to_string(x), text("amountX"),
-                 0);
-    expect_equal(FindingCode::kIntentAmount, "total amountY", std::to_string(y), text("amountY"),
-                 0);
-    if (action_ == Action::kDlmmOpen &&
-        (!lo || !hi || range_sums_.front().lower != *lo || range_sums_.back().upper != *hi)) {
-      refuse(FindingCode::kIntentBins, "the positions do not cover exactly the requested bins");
-    }
-  }
-
-  // A build resumed at cursorBinId covers the bins from the cursor to the end of the requested
-  // range, and deposits no more than those bins' share of the requested totals (by bin count,
-  // rounded up, plus one base unit per bin left out for the builder's rounding): a build that
-  // funds the ranges already done again cannot pass.
-  void resumed_amounts(std::int64_t cursor, std::optional<std::int64_t> lo,
-                       std::optional<std::int64_t> hi, std::uint64_t x, std::uint64_t y) {
-    if (!lo || !hi) {
-      refuse(FindingCode::kIntentBins,
-             "cursorBinId needs lowerBinId and upperBinId in the request, so the share of the "
-             "amounts left can be checked");
-      return;
-    }
-    if (cursor <= *lo || cursor > *hi) {
-      refuse(FindingCode::kIntentBins, "cursorBinId " + std::to_string(cursor) +
-                                           " lies outside the requested bins after the first");
-      return;
-    }
-    if (range_sums_.front().lower != cursor || range_sums_.back().upper != *hi) {
-      refuse(FindingCode::kIntentBins, "the steps do not cover exactly the bins from cursorBinId " +
-                                           std::to_string(cursor) + " to " + std::to_string(*hi));
-    }
-    const std::int64_t span = *hi - *lo + 1;  // bin ids are bounded: no overflow
-    const auto width = static_cast<unsigned __int128>(span);
-    const auto skipped = static_cast<std::uint64_t>(cursor - *lo);
-    const auto left = width - skipped;
-    for (const auto& [field, got] : {std::pair<const char*, std::uint64_t>{"amountX", x},
-                                     std::pair<const char*, std::uint64_t>{"amountY", y}}) {
-      const std::string asked = text(field);
-      const auto asked_units = parse_base_units(asked);
-      if (!asked_units) {
-        refuse(FindingCode::kIntentAmount, std::string(field) + " is not a base-unit amount");
-        continue;
-      }
-      const auto total = static_cast<unsigned __int128>(*asked_units);
-      const auto share = static_cast<std::uint64_t>((total * left + width - 1) / width) + skipped;
-      if (got > share) {
-        refuse(FindingCode::kIntentAmount,
-               std::string(field) + ": the resumed steps deposit " + std::to_string(got) +
-                   ", more than the " + std::to_string(share) + " left of " + asked + " for bins " +
-                   std::to_string(cursor) + " to " + std::to_string(*hi));
-      }
-    }
-  }
-
-  struct RangeSum {
-    std::int64_t lower, upper;
-    std::uint64_t x, y;
-    bool operator<(const RangeSum& o) const { return lower < o.lower; }
-  };
 
   const envelope::SignRequest& q_;
   const Policy& policy_;
@@ -1188,7 +694,6 @@ class Reviewer {
   const Descriptor* descriptor_ = nullptr;
   const DescribedAction* described_ = nullptr;
   bool keystone_ = false;  // a Keystone sol-sign-request: no intent to bind to
-  std::vector<RangeSum> range_sums_;
   Review review_;
 };
 

@@ -2,10 +2,13 @@
 #include <optional>
 #include <set>
 
+#include <airlock/common/display.h>
 #include <airlock/common/pda.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/units.h>
 #include <airlock/formats/actions.h>
+#include <airlock/offline/arguments.h>
+#include <airlock/offline/checkers.h>
 #include <airlock/offline/templates.h>
 #include <airlock/offline/vault_addresses.h>
 
@@ -93,28 +96,6 @@ std::optional<PublicKey> derive(const Derivation& d, const Bound& b) {
 bool may_share(const AccountSource& a, const AccountSource& b) {
   return a.kind == b.kind && (a.kind == Src::kManager || a.kind == Src::kVault ||
                               a.kind == Src::kDerived || a.kind == Src::kTokenProgram);
-}
-
-// An argument equal to a field of the body: integers as numbers (the decoders write wide ones
-// as strings, the API sends amounts as strings), anything else as the same JSON.
-bool same_value(const ojson& got, const ojson& want) {
-  const auto integer = [](const ojson& v) -> std::optional<std::string> {
-    if (v.is_number_integer()) return v.dump();
-    if (!v.is_string()) return std::nullopt;
-    const auto& t = v.get_ref<const std::string&>();
-    const std::size_t sign = !t.empty() && t[0] == '-' ? 1 : 0;
-    if (t.size() == sign || t.size() > 40 || (t[sign] == '0' && t.size() > sign + 1))
-      return std::nullopt;
-    if (!std::all_of(t.begin() + static_cast<std::ptrdiff_t>(sign), t.end(),
-                     [](char c) { return c >= '0' && c <= '9'; }))
-      return std::nullopt;
-    return t;
-  };
-  if (got.is_number_integer() || want.is_number_integer()) {
-    const auto a = integer(got), b = integer(want);
-    return a && b && *a == *b;
-  }
-  return got == want;
 }
 
 // The described instruction a step of the action holds at `d`, if it is one.
@@ -222,17 +203,11 @@ class StepBinder {
 
   std::optional<PublicKey> request_key(const std::vector<std::string>& pointers) const {
     for (const auto& pointer : pointers) {
-      try {
-        const ojson::json_pointer at(pointer);
-        if (in_.intent.is_object() && in_.intent.contains(at)) {
-          const ojson& v = in_.intent.at(at);
-          if (!v.is_string()) return std::nullopt;
-          auto key = public_key_from_base58(v.get<std::string>());
-          return key.ok() ? std::optional(*key) : std::nullopt;
-        }
-      } catch (const nlohmann::json::exception&) {
-        return std::nullopt;  // the body's shape does not hold the field
-      }
+      const ojson* v = in_.intent.is_object() ? body_at(in_.intent, pointer) : nullptr;
+      if (v == nullptr) continue;
+      if (!v->is_string()) return std::nullopt;
+      auto key = public_key_from_base58(v->get_ref<const std::string&>());
+      return key.ok() ? std::optional(*key) : std::nullopt;
     }
     return std::nullopt;
   }
@@ -284,6 +259,17 @@ class StepBinder {
     if (rest_follows) not_named_here(spec.size(), keys, bindings, where);
     if (described_ix.remaining == "jupiter_route") route(d, keys, where);
     arguments(described_ix, d, where);
+    // A step that only prepares the action (a swap's strategy set-up) announces what follows,
+    // or the manager would have paid for a set-up with nothing after it.
+    for (const auto& [key, then] : in_.action.then) {
+      if (key != described_ix.key || in_.no_intent || s_.index >= in_.request.steps.size())
+        continue;
+      const auto& next = in_.request.steps[s_.index].next_action;
+      if (!next || *next != then)
+        refuse(FindingCode::kIntentInstruction, where + " only prepares " + then +
+                                                    ", so its step must announce " + then +
+                                                    " as its follow-up");
+    }
   }
 
   // The accounts past the named ones (a route's pools, an adaptor's accounts) are never one of
@@ -308,33 +294,175 @@ class StepBinder {
     }
   }
 
-  // Each argument the descriptor rules: equal to its field of the build request, or shown with
-  // the reason it is bound to nothing (which asks a person).
+  // Each argument the descriptor rules, by its rule (docs/descriptors.md, "Argument rules"). A
+  // request with no build request holds what needs none: the policy's ceilings and the named
+  // checkers' rules on the instruction alone; the rest is the warning that it has no intent.
   void arguments(const DescribedInstruction& described_ix, const Decoded& d,
                  const std::string& where) {
+    const Arguments args(d.args);
+    const ojson* body = in_.no_intent || !in_.intent.is_object() ? nullptr : &in_.intent;
+    const ActionRule rule = in_.policy.rule(in_.action.name);
+    std::set<std::string_view> checked;
     for (const auto& arg : described_ix.args) {
-      const ojson* value =
-          d.args.is_object() && d.args.contains(arg.name) ? &d.args[arg.name] : nullptr;
-      if (arg.rule.kind == ArgumentRule::Kind::kShown) {
-        warn(FindingCode::kWarnUnboundArgument,
-             where + ": " + arg.name + " " + (value ? value->dump() : "?") +
-                 " is bound to nothing the manager asked: " + arg.rule.reason);
-        continue;
+      const ArgumentRule& r = arg.rule;
+      const std::string what = where + ": " + arg.name + " " + args.shown(arg.name);
+      switch (r.kind) {
+        case ArgumentRule::Kind::kShown:
+          warn(r.code != nullptr ? *r.code : FindingCode::kWarnUnboundArgument,
+               what + " is bound to nothing the manager asked: " + r.reason);
+          continue;
+        case ArgumentRule::Kind::kUnconstrained:
+          continue;
+        case ArgumentRule::Kind::kChecker: {
+          const NamedChecker* checker = argument_checker(r.checker);
+          if (checker->check == nullptr || !checked.insert(checker->name).second) continue;
+          TemplateFindings found;
+          checker->check({d, args, body, rule, in_.action.name, where}, found);
+          for (auto* list : {&found.refusals, &found.warnings}) {
+            for (auto& f : *list) f.step = s_.index;
+          }
+          out_.refusals.insert(out_.refusals.end(), found.refusals.begin(), found.refusals.end());
+          out_.warnings.insert(out_.warnings.end(), found.warnings.begin(), found.warnings.end());
+          continue;
+        }
+        default:
+          break;
       }
-      const ojson::json_pointer at(arg.rule.pointer);
-      if (in_.no_intent || !in_.intent.is_object() || !in_.intent.contains(at)) {
-        refuse(FindingCode::kIntentArgument, where + ": " + arg.name +
-                                                 " must equal the build "
-                                                 "request's " +
-                                                 arg.rule.pointer +
-                                                 ", which the request does not give");
-        continue;
+      within_ceiling(r, args, arg.name, rule, what);
+      if (body != nullptr) held_to_body(r, args, arg.name, *body, what);
+    }
+  }
+
+  // The policy's ceiling for the action on an argument (a slippage in bps or bins).
+  void within_ceiling(const ArgumentRule& r, const Arguments& args, const std::string& name,
+                      const ActionRule& rule, const std::string& what) {
+    if (r.ceiling.empty()) return;
+    const auto ceiling =
+        r.ceiling == "max_slippage_bps" ? rule.max_slippage_bps : rule.max_active_bin_slippage;
+    if (!ceiling) return;
+    const auto value = args.integer(name);
+    if (!value || *value < 0 || *value > *ceiling) {
+      refuse(FindingCode::kIntentSlippage, what + " is above the " + std::to_string(*ceiling) +
+                                               " the policy allows " + in_.action.name + " (" +
+                                               r.ceiling + ")");
+    }
+  }
+
+  static FindingCode code(const ArgumentRule& r, FindingCode otherwise) {
+    return r.code != nullptr ? *r.code : otherwise;
+  }
+
+  void held_to_body(const ArgumentRule& r, const Arguments& args, const std::string& name,
+                    const ojson& body, const std::string& what) {
+    const ojson* value = args.at(name);
+    switch (r.kind) {
+      case ArgumentRule::Kind::kEquals: {
+        const ojson* want = nullptr;
+        std::string field = r.pointers.front();
+        for (const auto& pointer : r.pointers) {
+          if ((want = body_at(body, pointer)) != nullptr) {
+            field = pointer;
+            break;
+          }
+        }
+        if (want == nullptr && r.absent_is_none) {
+          if (value == nullptr || !value->is_null())
+            refuse(code(r, FindingCode::kIntentArgument),
+                   what + " is set, but the build request leaves " + field + " out");
+          return;
+        }
+        if (want == nullptr) {
+          refuse(code(r, FindingCode::kIntentArgument), what + " must equal the build request's " +
+                                                            field +
+                                                            ", which the request does not give");
+        } else if (value == nullptr || !same_value(*value, *want)) {
+          refuse(code(r, FindingCode::kIntentArgument),
+                 what + "; the build request's " + field + " is " + printable(want->dump()));
+        }
+        return;
       }
-      const ojson& want = in_.intent.at(at);
-      if (value == nullptr || !same_value(*value, want)) {
-        refuse(FindingCode::kIntentArgument,
-               where + ": " + arg.name + " is " + (value ? value->dump() : "missing") +
-                   "; the build request's " + arg.rule.pointer + " is " + want.dump());
+      case ArgumentRule::Kind::kAtMost: {
+        const ojson* bound = body_at(body, r.pointer);
+        const auto most = bound == nullptr ? std::nullopt : integer_value(*bound);
+        const auto got = args.integer(name);
+        if (!most || !got || *got > *most)
+          refuse(code(r, FindingCode::kIntentSlippage),
+                 what + " is above the build request's " + r.pointer + " (" +
+                     (bound == nullptr ? std::string("not given") : printable(bound->dump())) +
+                     ")");
+        return;
+      }
+      case ArgumentRule::Kind::kWithin: {
+        const ojson* lo = body_at(body, r.lower);
+        const ojson* hi = body_at(body, r.upper);
+        const ojson* from = r.from.empty() ? nullptr : body_at(body, r.from);
+        const auto lower = lo == nullptr ? std::nullopt : integer_value(*lo);
+        const auto upper = hi == nullptr ? std::nullopt : integer_value(*hi);
+        const auto start = from == nullptr ? std::nullopt : integer_value(*from);
+        const auto got = args.integer(name);
+        if (r.if_given && lo == nullptr && hi == nullptr) return;  // the body names no range
+        if (!lower || !upper || !got || *got < *lower || *got > *upper)
+          refuse(code(r, FindingCode::kIntentBins),
+                 what + " lies outside the requested " + r.lower + " to " + r.upper);
+        else if (from != nullptr && (!start || *got < *start))
+          refuse(code(r, FindingCode::kIntentBins),
+                 what + " lies before the request's " + r.from + " (bins already done)");
+        return;
+      }
+      case ArgumentRule::Kind::kVariant: {
+        const ojson* asked = body_at(body, r.pointer);
+        const auto got = args.variant(name);
+        const auto mapped = std::find_if(r.variants.begin(), r.variants.end(), [&](const auto& v) {
+          return asked != nullptr && asked->is_string() && *asked == v.first;
+        });
+        if (mapped == r.variants.end() || !got || *got != mapped->second)
+          refuse(code(r, FindingCode::kIntentArgument),
+                 what + " is not what the build request's " + r.pointer + " (" +
+                     (asked == nullptr ? std::string("not given") : printable(asked->dump())) +
+                     ") asks for");
+        return;
+      }
+      case ArgumentRule::Kind::kEach:
+        each(r, value, body, what);
+        return;
+      default:
+        return;
+    }
+  }
+
+  // A list argument element by element against the body's list: the same length, each field
+  // equal; or, where the rule names a word for "every one" and the body says it, empty (an
+  // empty list then stands only for that word).
+  void each(const ArgumentRule& r, const ojson* value, const ojson& body, const std::string& what) {
+    const ojson* asked = body_at(body, r.pointer);
+    if (value == nullptr || !value->is_array()) {
+      refuse(code(r, FindingCode::kIntentArgument), what + " is not a list");
+      return;
+    }
+    if (!r.all.empty() && asked != nullptr && asked->is_string() && *asked == r.all) {
+      if (!value->empty())
+        refuse(code(r, FindingCode::kIntentArgument),
+               what + " names entries; the request asks for " + r.pointer + " " + r.all);
+      return;
+    }
+    if (asked == nullptr || !asked->is_array() || asked->size() != value->size() ||
+        (!r.all.empty() && value->empty())) {
+      refuse(code(r, FindingCode::kIntentArgument),
+             what + " differs from the build request's " + r.pointer + " in its entries");
+      return;
+    }
+    for (std::size_t i = 0; i < value->size(); ++i) {
+      const ojson& got = (*value)[i];
+      for (std::size_t f = 0; f < r.fields.size(); ++f) {
+        const auto& [field, inner] = r.fields[f];
+        const ojson* want = body_at((*asked)[i], inner);
+        const bool same = got.is_object() && got.contains(field) && want != nullptr &&
+                          same_value(got[field], *want);
+        if (same) continue;
+        const FindingCode* field_code = f < r.field_codes.size() ? r.field_codes[f] : nullptr;
+        refuse(field_code != nullptr ? *field_code : code(r, FindingCode::kIntentArgument),
+               what + ": entry " + std::to_string(i) + "'s " + field +
+                   " differs from the request's " + r.pointer + "/" + std::to_string(i) + inner);
       }
     }
   }
@@ -821,22 +949,38 @@ class BatchBinder {
     const auto requested_lo = body_integer(in_.intent, rule_.body_lower);
     auto lo = requested_lo, hi = body_integer(in_.intent, rule_.body_upper);
     if (hi && rule_.body_upper_exclusive) *hi -= 1;
-    if (!rule_.body_resume.empty()) {
-      if (const auto cursor = body_integer(in_.intent, rule_.body_resume)) lo = cursor;
-    }
-    if (rule_.cover) {
-      if (lo && hi && (ranges->front().lower != *lo || ranges->back().upper != *hi)) {
-        refuse(FindingCode::kIntentBins, "the removals do not cover exactly bins " +
-                                             std::to_string(*lo) + " to " + std::to_string(*hi));
+    const auto cursor =
+        rule_.body_resume.empty() ? std::nullopt : body_integer(in_.intent, rule_.body_resume);
+    if (cursor) {
+      // A build resumed after the ranges already confirmed: it starts inside the requested
+      // range, after its first bin, and covers the rest of it.
+      if (!requested_lo || !hi || *cursor <= *requested_lo || *cursor > *hi) {
+        refuse(FindingCode::kIntentBins,
+               rule_.body_resume + " " + std::to_string(*cursor) +
+                   " does not lie inside the requested bins after the first (" + rule_.body_lower +
+                   " and " + rule_.body_upper + " must be given)");
+        return;
       }
-      return;
+      lo = cursor;
     }
+    // A removal whose request names no range removes from the position's own bins; a deposit
+    // must name the range its totals are spread over.
+    const bool named = lo && hi;
+    const bool must_cover = rule_.cover || cursor;
+    if (must_cover && (named || !rule_.shares.empty()) &&
+        (!named || ranges->front().lower != *lo || ranges->back().upper != *hi)) {
+      refuse(FindingCode::kIntentBins,
+             "the steps do not cover exactly the requested bins" +
+                 (lo && hi ? " " + std::to_string(*lo) + " to " + std::to_string(*hi)
+                           : std::string(" (the request names no range)")));
+    }
+    if (rule_.shares.empty()) return;
     // Each step's share is its bins' share of the whole requested range, resumed or not: a
     // build resumed at cursorBinId is held to the same rate per bin as the first build, so one
-    // of its steps cannot take what the others leave (the remainder's total is checked in
-    // review.cpp, resumed_amounts).
+    // of its steps cannot take what the others leave.
     check_shares(*ranges, requested_lo ? *requested_lo : ranges->front().lower,
                  hi ? *hi : ranges->back().upper);
+    totals(*ranges, requested_lo, hi, cursor);
   }
 
  private:
@@ -973,6 +1117,61 @@ class BatchBinder {
                      std::to_string(last - first + 1) + " bins is at most " + std::to_string(share),
                  r.step);
         }
+      }
+    }
+  }
+
+  // The steps' deposits together (sums checked: one that wrapped past 2^64 could equal the
+  // request): exactly the request's totals, or for a build resumed at `cursor` no more than the
+  // share of the totals its bins leave (by bin count, rounded up, plus one base unit per bin
+  // already done for the builder's rounding), so a build that funds the done ranges again fails.
+  void totals(const std::vector<Range>& ranges, std::optional<std::int64_t> lo,
+              std::optional<std::int64_t> hi, std::optional<std::int64_t> cursor) {
+    for (std::size_t k = 0; k < rule_.shares.size(); ++k) {
+      const std::string& field = rule_.shares[k].second;
+      std::uint64_t sum = 0;
+      bool readable = true;
+      for (const auto& r : ranges) {
+        if (!r.deposits[k]) {
+          readable = false;  // refused by check_shares
+          break;
+        }
+        if (__builtin_add_overflow(sum, *r.deposits[k], &sum)) {
+          refuse(FindingCode::kIntentAmount,
+                 "the steps' " + field +
+                     " deposits add up to more than 2^64 - 1 base units; no "
+                     "request asks that");
+          readable = false;
+          break;
+        }
+      }
+      if (!readable) continue;
+      const auto asked = body_amount(in_.intent, field);
+      if (!asked) {
+        refuse(FindingCode::kIntentAmount,
+               "the build request's " + field + " is not a base-unit amount");
+        continue;
+      }
+      if (!cursor) {
+        if (sum != *asked)
+          refuse(FindingCode::kIntentAmount, "total " + field + ": the transactions deposit " +
+                                                 std::to_string(sum) + ", the request asked for " +
+                                                 std::to_string(*asked));
+        continue;
+      }
+      // lo < cursor <= hi here (run() checked it); bin ids are bounded: no overflow.
+      const std::int64_t span = *hi - *lo + 1;
+      const auto width = static_cast<unsigned __int128>(span);
+      const auto skipped = static_cast<std::uint64_t>(*cursor - *lo);
+      const auto left = width - skipped;
+      const auto share = static_cast<std::uint64_t>(
+                             (static_cast<unsigned __int128>(*asked) * left + width - 1) / width) +
+                         skipped;
+      if (sum > share) {
+        refuse(FindingCode::kIntentAmount,
+               field + ": the resumed steps deposit " + std::to_string(sum) + ", more than the " +
+                   std::to_string(share) + " left of " + std::to_string(*asked) + " for bins " +
+                   std::to_string(*cursor) + " to " + std::to_string(*hi));
       }
     }
   }

@@ -74,6 +74,11 @@ class Adversarial : public SigningTwin {
                                        {"destinationMint", kJup},
                                        {"amount", "5000000"},
                                        {"slippageBps", 50}});
+    h.swap_setup = build("aggregator/swap", {{"vault", kVault},
+                                             {"sourceMint", kSol},
+                                             {"destinationMint", kJup},
+                                             {"amount", "100000000"},
+                                             {"slippageBps", 50}});
     h.dlmm_open = build("dlmm/open", {{"vault", kVault},
                                       {"lbPair", kSolUsdcPool},
                                       {"lowerBinId", 4930},
@@ -91,6 +96,15 @@ class Adversarial : public SigningTwin {
                                               {"amountY", "45000000"},
                                               {"shape", "spot"},
                                               {"maxActiveBinSlippage", 5}});
+    h.dlmm_open_resumed_early = build("dlmm/open", {{"vault", kVault},
+                                                    {"lbPair", kSolUsdcPool},
+                                                    {"lowerBinId", 4930},
+                                                    {"upperBinId", 6330},
+                                                    {"cursorBinId", 5000},
+                                                    {"amountX", "300000000"},
+                                                    {"amountY", "45000000"},
+                                                    {"shape", "spot"},
+                                                    {"maxActiveBinSlippage", 5}});
     h.dlmm_open_resumed_last = build("dlmm/open", {{"vault", kVault},
                                                    {"lbPair", kSolUsdcPool},
                                                    {"lowerBinId", 4930},
@@ -128,6 +142,15 @@ class Adversarial : public SigningTwin {
     h.dlmm_remove.hints.pools.push_back({public_key_from_base58(kSolUsdcPool).value(),
                                          public_key_from_base58(kSol).value(),
                                          public_key_from_base58(kUsdc).value()});
+    h.dlmm_add = build("dlmm/add", {{"vault", kVault},
+                                    {"position", open_steps.at(0)["position"]},
+                                    {"amountX", "1000000"},
+                                    {"amountY", "1000000"},
+                                    {"shape", "spot"},
+                                    {"maxActiveBinSlippage", 5},
+                                    {"lowerBinId", 4990},
+                                    {"upperBinId", 5010}});
+    h.dlmm_add.hints.pools = h.dlmm_remove.hints.pools;
     // An empty aggregator strategy to close.
     confirm("aggregator/initialize",
             {{"vault", kVault}, {"mint", "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"}});
@@ -156,9 +179,10 @@ class Adversarial : public SigningTwin {
     // The twin's clock moved on while the later starting points were set up (positions opened
     // and confirmed): each request's deadline is the one a build made now would carry, so the
     // hostile cases are judged for what they change, not for the time the setup took.
-    for (auto* q : {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order,
-                    &h.perp_onboard, &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove,
-                    &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
+    for (auto* q :
+         {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
+          &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.strategy_close,
+          &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
       q->deadline = std::max<std::uint64_t>(
           q->deadline, static_cast<std::uint64_t>(h.now + online::kBlockhashSeconds -
                                                   online::kSendMarginSeconds));
@@ -265,9 +289,10 @@ TEST_F(Adversarial, AKeystoneRequestIsBoundAsFarAsItsBytesAllow) {
 TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
   const auto h = honest();
   // The starting points are honest: each passes the review it is generated under.
-  for (const auto* q : {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order,
-                        &h.perp_onboard, &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove,
-                        &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
+  for (const auto* q :
+       {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
+        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.strategy_close,
+        &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
     const auto r =
         offline::review_request(*q, policy_for(*q), decoders, manager_->public_key(), now_s());
     ASSERT_FALSE(r.refused()) << q->action << " is not an honest starting point:\n" << listed(r);
@@ -339,7 +364,7 @@ TEST_F(Adversarial, ReviewWithoutTheKeyAgreesWithSignOnEveryCase) {
   auto cases = adversarial::hostile_cases(h);
   for (const auto* q :
        {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
-        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.strategy_close})
+        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.strategy_close})
     cases.push_back({"honest " + q->action, *q, policy_for(*q), "", Expect::kFlagged});
   std::size_t compared = 0, signable = 0;
   for (const auto& c : cases) {

@@ -142,6 +142,11 @@ std::uint64_t u64_at(const Bytes& d, std::size_t at) {
   for (int i = 7; i >= 0; --i) v = (v << 8) | d[at + static_cast<std::size_t>(i)];
   return v;
 }
+std::int32_t i32_at(const Bytes& d, std::size_t at) {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | d[at + static_cast<std::size_t>(i)];
+  return static_cast<std::int32_t>(v);
+}
 void put_u64(Bytes& d, std::size_t at, std::uint64_t v) {
   for (std::size_t i = 0; i < 8; ++i) d[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
@@ -324,6 +329,27 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
       add("a batch whose X amounts wrap past 2^64", wrap, permissive(wrap), "intent.amount",
           Expect::kRefused);
     }
+  }
+
+  // 3c. A resumed batch each of whose steps keeps the rounding its share allows (one base unit
+  // per run of the whole range, 20 here): 70 bins done, so the remainder may hold at most 70
+  // more than its share, and nineteen steps' rounding adds up past that.
+  {
+    const auto& early = h.dlmm_open_resumed_early;
+    constexpr std::size_t kX = 8 + 4 + 4;
+    constexpr std::size_t kMin = kX + 8 + 8 + 4 + 4;  // strategy.min_bin_id
+    const unsigned __int128 total = 300'000'000, width = 1400, runs = 20;
+    auto q = early;
+    for (std::size_t step = 0; step < early.steps.size(); ++step) {
+      const auto tx = parse_transaction(early.steps.at(step).transaction).value();
+      const Bytes& d = tx.message.instructions.back().data;
+      const auto bins = static_cast<std::uint64_t>(static_cast<std::int64_t>(i32_at(d, kMin + 4)) -
+                                                   i32_at(d, kMin) + 1);
+      const auto most = static_cast<std::uint64_t>((total * bins + width - 1) / width + runs);
+      q = with_step_data(q, step, [&](Bytes& data) { put_u64(data, kX, most); });
+    }
+    add("a resumed batch whose steps each keep their rounding, past the remainder's share", q,
+        permissive(q), "intent.amount", Expect::kRefused);
   }
 
   // 4b. Integers of the body outside the API's ranges: a slippage of -1 read as a ceiling of
@@ -664,6 +690,14 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
     p.vaults.insert(stranger);
     return p;
   };
+  // The order type the request asks for. OrderPacket: asset_id (u32), side, then the order type's
+  // variant (PostOnly in the build).
+  add("perp order placed as a plain limit order though the request asks post-only",
+      with_data(h.perp_order, [](Bytes& d) { d.at(8 + 4 + 1) = 0; }), permissive(h.perp_order),
+      "intent.order_type");
+  add("vault update setting a deposit cap the request leaves out",
+      with_intent(h.vault_update, [](json& b) { b.erase("depositCap"); }),
+      permissive(h.vault_update), "intent.amount");
   const PublicKey other_pool = key_of("Ev1odcsBx9zUWfTrbTfPr82M5rQj25x32sApftABPjxp");
   const PublicKey attacker = sha256(Bytes{'a', 't', 't', 'a', 'c', 'k', 'e', 'r'});
 
@@ -722,6 +756,13 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
         permissive(swap), "intent.route");
   }
   {
+    Bytes more = route;
+    const std::size_t in_at = route.size() - (8 + 8 + 2 + 1);
+    put_u64(more, in_at, u64_at(route, in_at) + 1);
+    add("a route that spends one base unit more than the swap's amount", with_route(swap, more),
+        permissive(swap), "intent.amount");
+  }
+  {
     Bytes fee = route;
     fee.back() = 255;
     add("a route taking a 255 bps platform fee", with_route(swap, fee), permissive(swap),
@@ -752,10 +793,26 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
     auto deposit_twice = h.perp_deposit;
     deposit_twice.steps.push_back(deposit_twice.steps[0]);
     add("a perp deposit answered twice", deposit_twice, permissive(h.perp_deposit), "intent.steps");
+    // A deposit whose bins lie outside the requested range: neither the tiling (an add need
+    // not cover its range) nor the shares (one step, its whole share) see it; the range rule
+    // on each step's bins does.
+    add("a deposit into bins beside the requested ones",
+        with_intent(h.dlmm_add,
+                    [](json& b) {
+                      b["lowerBinId"] = 4995;
+                      b["upperBinId"] = 5015;
+                    }),
+        permissive(h.dlmm_add), "intent.bins");
     auto remove_twice = h.dlmm_remove;
     remove_twice.steps.push_back(remove_twice.steps[0]);
     add("two removals of 50% of one range (75% removed)", remove_twice, permissive(h.dlmm_remove),
         "intent.bins");
+    // A step that only opens the swap's strategy, its follow-up (the swap itself) dropped: the
+    // manager would pay for a set-up with nothing after it.
+    auto setup_alone = h.swap_setup;
+    setup_alone.steps.at(0).next_action.reset();
+    add("a swap's set-up step that does not announce the swap", setup_alone,
+        permissive(h.swap_setup), "intent.instruction");
     auto follow_up = h.perp_deposit;
     follow_up.steps[0].next_action = "perp/withdraw";
     add("a follow-up the action never needs", follow_up, permissive(h.perp_deposit),

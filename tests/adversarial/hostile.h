@@ -31,6 +31,9 @@ struct HostileCase {
 struct HonestBuilds {
   envelope::SignRequest vault_update;  // one step, no lookup tables
   envelope::SignRequest swap;          // one step, a route lookup table (hinted)
+  // SOL to JUP before the vault has a JUP strategy: one step that only sets it up, announcing
+  // the swap as its follow-up
+  envelope::SignRequest swap_setup;
   envelope::SignRequest dlmm_open;     // a batch
   envelope::SignRequest limit_order;   // dlmm/limit-order/place
   envelope::SignRequest perp_order;    // perp/order
@@ -38,12 +41,16 @@ struct HonestBuilds {
   envelope::SignRequest perp_deposit;  // perp/deposit
   envelope::SignRequest dlmm_initialize;
   envelope::SignRequest dlmm_remove;     // one step over a confirmed position
+  envelope::SignRequest dlmm_add;        // one step into bins 4990 to 5010 of that position
   envelope::SignRequest strategy_close;  // an empty aggregator strategy
   // dlmm/open over 210 bins resumed at cursorBinId after its first 70: two steps of 70
   envelope::SignRequest dlmm_open_resumed;
   // dlmm/open over 211 bins resumed at its last, one-bin run, amounts that do not divide: the
   // builder's remainder on that run (an honest build the share rule must pass)
   envelope::SignRequest dlmm_open_resumed_last;
+  // dlmm/open over 1400 bins resumed after its first 70: nineteen steps, the rounding each step
+  // may keep adding up to more than the 70 bins done allow the whole
+  envelope::SignRequest dlmm_open_resumed_early;
   std::function<offline::Policy(const envelope::SignRequest&)> policy_for;
   PublicKey manager;
   PublicKey stranger;  // a key the offline half holds nothing for

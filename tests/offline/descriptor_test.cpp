@@ -133,7 +133,7 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
        "no named checker"},
       {"a ranged rule with neither shares nor cover",
        [](ojson& j) { j["actions"]["dlmm/add"]["steps"]["ranged"].erase("shares"); },
-       "either shares or cover"},
+       "must hold shares, cover: true, or both"},
       {"a derivation the IDL states, contradicted",
        [](ojson& j) {
          j["instructions"]["perp_initialize"]["accounts"]["strategy"]["derived"]["pda"]["seeds"]
@@ -156,18 +156,86 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
          j["instructions"]["vault_update"]["args"] = {{"updates", {{"equals", "/update"}}}};
        },
        "instructions.vault_update.args.updates: the IDL's vault_update has no such argument"},
-      {"an action of another program with an argument left without a rule",
-       [](ojson& j) {
-         j["actions"]["treasury/update"] = {{"reads", "Changes settings."},
-                                            {"instructions", {"vault_update"}}};
-       },
-       "argument update of vault_update has no rule"},
+      {"an argument left without a rule",
+       [](ojson& j) { j["instructions"]["vault_update"]["args"].erase("update.paused"); },
+       "argument update.paused of vault_update has no rule"},
+      {"a struct argument with one field left without a rule",
+       [](ojson& j) { j["instructions"]["dlmm_open"]["args"].erase("strategy.shape"); },
+       "argument strategy.shape of dlmm_open has no rule"},
       {"an argument rule of two kinds",
        [](ojson& j) {
-         j["instructions"]["vault_update"]["args"] = {
-             {"update", {{"equals", "/update"}, {"shown", "x"}}}};
+         j["instructions"]["perp_deposit"]["args"]["amount"] = {{"equals", "/amount"},
+                                                                {"shown", "x"}};
        },
-       "exactly one of equals, shown"},
+       "must hold exactly one of equals"},
+      {"an argument ruled whole and in part",
+       [](ojson& j) {
+         j["instructions"]["vault_update"]["args"]["update"] = {{"shown", "everything"}};
+       },
+       "rules update whole, and update.deposit_cap again"},
+      {"an enum map to a variant the IDL lacks",
+       [](ojson& j) {
+         j["instructions"]["perp_order"]["args"]["order.side"]["map"]["long"] = "Up";
+       },
+       "\"Up\" is no variant of Side"},
+      {"a variant rule on something that is no enum",
+       [](ojson& j) {
+         j["instructions"]["perp_deposit"]["args"]["amount"] = {{"variant", "/amount"},
+                                                                {"map", {{"a", "A"}}}};
+       },
+       "amount is not an enum"},
+      {"a list rule naming a field the elements lack",
+       [](ojson& j) {
+         j["instructions"]["dlmm_limit_order_place"]["args"]["bins"]["fields"]["price"] = "/price";
+       },
+       "is no field of BinAmount"},
+      {"a ceiling on something that is no integer",
+       [](ojson& j) {
+         j["instructions"]["aggregator_swap"]["args"]["source_mint"]["ceiling"] =
+             "max_slippage_bps";
+       },
+       "a ceiling holds an integer"},
+      {"an unknown ceiling",
+       [](ojson& j) {
+         j["instructions"]["aggregator_swap"]["args"]["slippage_bps"]["ceiling"] = "max_fee";
+       },
+       "is no policy ceiling"},
+      {"\"absent\": \"none\" on an argument that is no option",
+       [](ojson& j) { j["instructions"]["perp_deposit"]["args"]["amount"]["absent"] = "none"; },
+       "fits an option"},
+      {"a named checker the instruction lacks the arguments of",
+       [](ojson& j) {
+         j["instructions"]["perp_deposit"]["args"]["amount"] = {{"checker", "jupiter_route"}};
+       },
+       "jupiter_route reads argument route, which perp_deposit lacks"},
+      {"a named checker on an argument it does not read",
+       [](ojson& j) {
+         j["instructions"]["aggregator_swap"]["args"]["amount"] = {{"checker", "perp_order_type"}};
+       },
+       "perp_order_type does not read amount"},
+      {"an argument rule naming an unknown checker",
+       [](ojson& j) {
+         j["instructions"]["perp_deposit"]["args"]["amount"] = {{"checker", "trust_me"}};
+       },
+       "\"trust_me\" is no named checker"},
+      {"step_shares on an argument the step rule does not share",
+       [](ojson& j) { j["actions"]["dlmm/add"]["steps"]["ranged"]["shares"].erase("amount_y"); },
+       "amount_y is held by step_shares"},
+      {"a refusal code that is no intent code",
+       [](ojson& j) {
+         j["instructions"]["perp_deposit"]["args"]["amount"]["refuses"] = "warn.unpause";
+       },
+       "is no intent.* code"},
+      {"a warning code on a rule that refuses",
+       [](ojson& j) {
+         j["instructions"]["perp_deposit"]["args"]["amount"]["warns"] = "warn.unverifiable";
+       },
+       "does not fit this rule"},
+      {"a preparing instruction whose follow-up the action may not announce",
+       [](ojson& j) {
+         j["actions"]["aggregator/swap"]["then"]["aggregator_initialize"] = "dlmm/open";
+       },
+       "\"dlmm/open\" is not one of the action's follow_ups"},
       {"an instruction described twice",
        [](ojson& j) {
          j["instructions"]["vault_update_again"] = j["instructions"]["vault_update"];

@@ -24,6 +24,7 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/error.h>
+#include <airlock/offline/findings.h>
 #include <airlock/offline/idl.h>
 
 namespace airlock::offline {
@@ -98,18 +99,47 @@ struct AccountSource {
   bool pool_hint = false;  // kChecked: the online half's pool hint must name it
 };
 
-// How one argument of an instruction is held to the request: equal to a field of the manager's
-// build request (integers compared as numbers, bytes as hex, an absent option as null), or
-// shown with the reason it is bound to nothing.
+// How one argument of an instruction (or one field of it, by a dotted path through the IDL's
+// types: "update.deposit_cap") is held to the request (docs/descriptors.md, "Argument rules").
+// Body fields are JSON pointers into the manager's build request.
 struct ArgumentRule {
-  enum class Kind { kEquals, kShown };
+  enum class Kind {
+    kEquals,         // equal to a body field: integers as numbers, bytes as hex
+    kAtMost,         // at most a body field (a slippage the manager allows)
+    kWithin,         // an integer within the body's range [lower, upper], and not before `from`
+    kVariant,        // an enum whose variant the body's value maps to
+    kEach,           // a list, element by element equal to a body list (or empty for `all`)
+    kShown,          // bound to nothing: shown with the reason and asked
+    kUnconstrained,  // any value is what the manager asked: shown with the reason
+    kChecker,        // held by a named checker (checkers.h)
+  };
   Kind kind = Kind::kEquals;
-  std::string pointer;  // kEquals: a JSON pointer into the body
-  std::string reason;   // kShown
+  std::string pointer;  // kAtMost, kVariant, kEach: the body field
+  // kEquals: the body field, or several, of which the first the body has counts (one
+  // instruction serving actions whose bodies name the value differently)
+  std::vector<std::string> pointers;
+  bool absent_is_none = false;  // kEquals: a body without the field asks for an absent option
+  // kEquals, kAtMost: the policy's ceiling for the action the value may not pass too
+  // ("max_slippage_bps" or "max_active_bin_slippage"); empty for none.
+  std::string ceiling;
+  std::string lower, upper, from;  // kWithin (from: optional)
+  bool if_given = false;           // kWithin: a body without the range holds nothing
+  std::vector<std::pair<std::string, std::string>> variants;  // kVariant: body value -> variant
+  // kEach: element field -> pointer inside the body's element; `all`: a body string meaning
+  // "every one", which the argument's empty list stands for.
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::vector<const FindingCode*> field_codes;  // kEach: per field, nullptr for the rule's
+  std::string all;
+  std::string reason;   // kShown, kUnconstrained
+  std::string checker;  // kChecker
+  // The finding a rule makes when it does not hold ("refuses": an intent.* code, "warns" for
+  // kShown: a warn.* code); nullptr for the rule's default (intent.argument, intent.slippage
+  // for kAtMost, intent.bins for kWithin, warn.unbound_argument).
+  const FindingCode* code = nullptr;
 };
 
 struct DescribedArgument {
-  std::string name;  // the IDL's
+  std::string name;  // the IDL's argument, or a dotted path to a field of it
   ArgumentRule rule;
 };
 
@@ -131,9 +161,7 @@ struct DescribedInstruction {
   // "adaptor_accounts" (accounts passed through to another program: none signs, none is the
   // manager, the vault or one of the vault's own)
   std::string remaining;
-  // Each argument's rule. Empty for the builder actions' instructions, whose arguments the
-  // review's per-action rules hold (review.cpp); any other action's instructions must give
-  // every argument one (check_descriptor).
+  // A rule for every argument, or for every field of a struct argument (check_descriptor).
   std::vector<DescribedArgument> args;
 
   [[nodiscard]] const DescribedAccount* account(std::string_view name) const;
@@ -149,9 +177,11 @@ struct StepRule {
   // the range, and the bin a resumed build starts from.
   std::string body_lower, body_upper, body_resume;
   bool body_upper_exclusive = false;
-  // Each step's deposit within its bins' share of the body's total: argument -> body field.
+  // Each step's deposit within its bins' share of the body's total, and the steps' deposits
+  // adding up to the total (to at most the share left, for a resumed build): argument -> body
+  // field.
   std::vector<std::pair<std::string, std::string>> shares;
-  bool cover = false;  // the steps cover exactly the body's range (a removal)
+  bool cover = false;  // the steps cover exactly the body's range (from the resume bin)
 };
 
 struct DescribedAction {
@@ -161,6 +191,10 @@ struct DescribedAction {
   std::vector<std::size_t> instruction_index;  // the same, as indexes into the descriptor's
   StepRule steps;
   std::vector<std::string> follow_ups;
+  // Instructions that only prepare the action: a step holding one must announce the follow-up
+  // named (a swap's step that only sets up its strategy is followed by the swap). Instruction
+  // key -> action.
+  std::vector<std::pair<std::string, std::string>> then;
 };
 
 struct PinnedFile {

@@ -34,6 +34,12 @@ struct Finding {
   std::optional<std::size_t> step;
 };
 
+// What one part of the review found (the binder, a named checker), for the review to take.
+struct TemplateFindings {
+  std::vector<Finding> refusals;
+  std::vector<Finding> warnings;
+};
+
 // How the review bound one account of one instruction to its source, per the action's
 // template (offline/src/templates.cpp, docs/threat-model.md).
 struct AccountBinding {

@@ -102,11 +102,6 @@ struct ActionOf {
                                                             const PublicKey& program,
                                                             const Decoded& d);
 
-struct TemplateFindings {
-  std::vector<Finding> refusals;
-  std::vector<Finding> warnings;
-};
-
 // Binds one reviewed step (parsed, accounts resolved, instructions decoded) to the action's
 // template: the instruction sequence, every account's source, the IDL's writable and signer
 // flags against the header's, the signers, and CPI data decoded only as the program it is
