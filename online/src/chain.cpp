@@ -15,9 +15,20 @@ Error odd(const std::string& method, const std::string& what) {
 // One JSON-RPC call to the node: the method and its parameters, the reply's result.
 using RpcCall = std::function<Result<json>(const std::string& method, const json& params)>;
 
-// The node is healthy and its history reaches back past the build (at 2.5 slots a second, with
-// two minutes to spare), so "not found" means not there.
-Status check_node_reach(const RpcCall& call, const ChainQuestion& q) {
+// A blockhash lives 151 blocks: about 60 s at the cluster's 400 ms slots. Three times that
+// covers a run of skipped slots; a build older than this on the clock cannot still land, but
+// only a node that has seen the blockhash can say so sooner.
+constexpr std::int64_t kBlockhashMaxLifeSeconds = 180;
+
+// The slots a build `elapsed_seconds` old lies behind the finalized slot (2.5 a second), with
+// two minutes to spare.
+std::uint64_t slots_back(std::int64_t elapsed_seconds) {
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(elapsed_seconds, 0) + 120) * 5 / 2;
+}
+
+// The node is healthy and its ledger reaches back past the build, so a block from before the
+// build is there to test its history with (check_history).
+Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion& q) {
   AIRLOCK_TRY(health, call("getHealth", json::array()));
   if (health != "ok") return odd("getHealth", "the node is not healthy; ask another node");
   AIRLOCK_TRY(lowest, call("minimumLedgerSlot", json::array()));
@@ -26,15 +37,52 @@ Status check_node_reach(const RpcCall& call, const ChainQuestion& q) {
     return odd("getSlot", "the slots are not unsigned numbers");
   const std::uint64_t reach =
       slot.get<std::uint64_t>() - std::min(slot.get<std::uint64_t>(), lowest.get<std::uint64_t>());
-  const std::uint64_t needed =
-      static_cast<std::uint64_t>(std::max<std::int64_t>(q.elapsed_seconds, 0) + 120) * 5 / 2;
+  const std::uint64_t needed = slots_back(q.elapsed_seconds);
   if (reach < needed) {
     return odd("minimumLedgerSlot", "the node's history reaches back " + std::to_string(reach) +
                                         " slots, and " + std::to_string(needed) +
                                         " are needed to cover the build; use a node that keeps "
                                         "transaction history");
   }
-  return {};
+  return slot.get<std::uint64_t>() - needed;
+}
+
+// The node keeps the transaction statuses that would show the signature: a signature from a
+// block older than the build, and older than any status cache, must be known to it. A node
+// whose ledger reaches back but which keeps no statuses answers "unknown signature" for one
+// that landed; its "not found" proves nothing. Skipped slots are passed over, a few at most.
+Status check_history(const RpcCall& call, std::uint64_t before_build) {
+  constexpr int kSlotsTried = 8;
+  for (int i = 0; i < kSlotsTried; ++i) {
+    const std::uint64_t slot = before_build + static_cast<std::uint64_t>(i);
+    auto block = call("getBlock", json::array({slot,
+                                               {{"commitment", "finalized"},
+                                                {"encoding", "json"},
+                                                {"transactionDetails", "signatures"},
+                                                {"rewards", false},
+                                                {"maxSupportedTransactionVersion", 0}}}));
+    if (!block.ok() || !block->is_object() || !block->contains("signatures") ||
+        !(*block)["signatures"].is_array() || (*block)["signatures"].empty() ||
+        !(*block)["signatures"][0].is_string())
+      continue;  // a skipped slot, or a block without transactions
+    const std::string known = (*block)["signatures"][0].get<std::string>();
+    AIRLOCK_TRY(found,
+                call("getSignatureStatuses",
+                     json::array({json::array({known}), {{"searchTransactionHistory", true}}})));
+    const bool kept = found.is_object() && found.contains("value") && found["value"].is_array() &&
+                      found["value"].size() == 1 && found["value"][0].is_object();
+    if (!kept) {
+      return odd("getSignatureStatuses",
+                 "the node does not know signature " + known + " of its own block " +
+                     std::to_string(slot) +
+                     ": it keeps no transaction history, so a signature it does not find may "
+                     "still have landed; use a node that keeps transaction history");
+    }
+    return {};
+  }
+  return odd("getBlock", "no block of slots " + std::to_string(before_build) + " to " +
+                             std::to_string(before_build + kSlotsTried - 1) +
+                             " could be read to test the node's transaction history");
 }
 
 // Why a transaction on a durable nonce can never land (its nonce has advanced), or "" when it
@@ -75,14 +123,24 @@ Result<std::string> why_blockhash_dead(const RpcCall& call, const ChainQuestion&
     if (!v->is_object() || !v->contains("value") || !(*v)["value"].is_boolean())
       return odd("isBlockhashValid", "the reply has no boolean value");
   }
-  bool expired = !final_view["value"].get<bool>() && !tip_view["value"].get<bool>();
-  if (expired && q.last_valid_block_height) {
+  if (final_view["value"].get<bool>() || tip_view["value"].get<bool>()) return std::string();
+  // Invalid in both views may only mean the node has not seen the blockhash yet (a node
+  // behind). It is dead when the finalized height is past its last valid height, measured at
+  // the build by a node that had seen it; or, with no such measure, when the build is older on
+  // the clock than any blockhash lives.
+  if (q.last_valid_block_height) {
     AIRLOCK_TRY(height, call("getBlockHeight", json::array({{{"commitment", "finalized"}}})));
     if (!height.is_number_unsigned())
       return odd("getBlockHeight", "the height is not an unsigned number");
-    expired = height.get<std::uint64_t>() > *q.last_valid_block_height;
+    if (height.get<std::uint64_t>() <= *q.last_valid_block_height) return std::string();
+    return "its blockhash has expired (the finalized height " +
+           std::to_string(height.get<std::uint64_t>()) + " is past its last valid height " +
+           std::to_string(*q.last_valid_block_height) + ")";
   }
-  return std::string(expired ? "its blockhash has expired (finalized and processed)" : "");
+  if (q.elapsed_seconds < kBlockhashMaxLifeSeconds) return std::string();
+  return "its blockhash has expired (invalid finalized and processed, and the build is " +
+         std::to_string(q.elapsed_seconds) + " s old, past the " +
+         std::to_string(kBlockhashMaxLifeSeconds) + " s any blockhash lives)";
 }
 
 // The proof: the signature's status on chain, and when it is not there, whether it still may
@@ -119,8 +177,9 @@ Result<ChainProof> signature_outcome(const RpcCall& call, const ChainQuestion& q
     return ChainProof{ChainProof::Outcome::kMayLand,
                       q.nonce_account ? "its durable nonce is still current and the signature "
                                         "is not on chain yet"
-                                      : "its blockhash is not shown expired in both views and "
-                                        "the signature is not on chain yet"};
+                                      : "its blockhash is not proven expired (by a node that has "
+                                        "seen it, or by the build's age) and the signature is "
+                                        "not on chain yet"};
   }
   return ChainProof{ChainProof::Outcome::kNeverLands,
                     why_dead + " and the signature is not on chain"};
@@ -133,7 +192,8 @@ ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout) {
     const RpcCall call = [&](const std::string& method, const json& params) {
       return rpc_call(rpc_url, method, params, timeout);
     };
-    AIRLOCK_CHECK(check_node_reach(call, q));
+    AIRLOCK_TRY(before_build, check_node_reach(call, q));
+    AIRLOCK_CHECK(check_history(call, before_build));
     AIRLOCK_TRY(why_dead, q.nonce_account ? why_nonce_dead(call, *q.nonce_account, q.blockhash)
                                           : why_blockhash_dead(call, q));
     return signature_outcome(call, q, why_dead);

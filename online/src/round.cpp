@@ -48,31 +48,41 @@ Result<std::vector<envelope::LookupTableHint>> table_hints(const std::vector<Tra
 }
 
 struct BlockhashLife {
-  std::int64_t seconds = 0;  // blocks left at 400 ms
+  std::int64_t seconds = 0;  // blocks left at 400 ms (exact only)
   std::uint64_t last_valid_block_height = 0;
+  bool exact = false;  // the node's newest blockhash is the build's: the height is its own
 };
 
-// A blockhash's life, when the node's latest blockhash is this one (it then gives its last
-// valid block height). Nothing when the node does not say.
+// A blockhash's last valid block height (or a bound above it) and, when it is the node's
+// newest, its life left. Nothing when the node has not seen it or does not say.
 std::optional<BlockhashLife> blockhash_life(const std::string& rpc_url, const Hash& blockhash) {
+  // First whether the node has seen the build's blockhash at all: only then is its newest
+  // blockhash, asked after, at least as new, and that one's last valid height a bound above the
+  // build's (a node behind would give a bound below it, and a proof of death too early).
+  auto seen = rpc_call(rpc_url, "isBlockhashValid",
+                       json::array({to_base58(blockhash), {{"commitment", "processed"}}}));
+  if (!seen.ok() || !seen->is_object() || !seen->contains("value") || (*seen)["value"] != true)
+    return std::nullopt;
   auto latest =
-      rpc_call(rpc_url, "getLatestBlockhash", json::array({{{"commitment", "confirmed"}}}));
-  auto height = rpc_call(rpc_url, "getBlockHeight", json::array({{{"commitment", "confirmed"}}}));
+      rpc_call(rpc_url, "getLatestBlockhash", json::array({{{"commitment", "processed"}}}));
+  auto height = rpc_call(rpc_url, "getBlockHeight", json::array({{{"commitment", "processed"}}}));
   if (!latest.ok() || !height.ok() || !height->is_number_unsigned()) return std::nullopt;
   const json* value =
       latest->is_object() && latest->contains("value") ? &(*latest)["value"] : nullptr;
-  if (value == nullptr || !value->is_object() ||
-      json_fields::text(*value, "blockhash") != to_base58(blockhash) ||
-      !value->contains("lastValidBlockHeight") ||
+  if (value == nullptr || !value->is_object() || !value->contains("lastValidBlockHeight") ||
       !(*value)["lastValidBlockHeight"].is_number_unsigned()) {
     return std::nullopt;
   }
   const auto last = (*value)["lastValidBlockHeight"].get<std::uint64_t>();
   const auto now = height->get<std::uint64_t>();
+  // The life left is measured only for the newest blockhash itself; for an older one the bound
+  // says nothing of how soon it dies.
+  const bool exact = json_fields::text(*value, "blockhash") == to_base58(blockhash);
   const std::int64_t seconds =
-      last <= now ? 0
-                  : static_cast<std::int64_t>(std::min<std::uint64_t>(last - now, 1000) * 2 / 5);
-  return BlockhashLife{seconds, last};
+      !exact || last <= now
+          ? 0
+          : static_cast<std::int64_t>(std::min<std::uint64_t>(last - now, 1000) * 2 / 5);
+  return BlockhashLife{seconds, last, exact};
 }
 
 // A build step's optional fields (sendConcurrently, simulation, next) into `s`. Every field is
@@ -180,8 +190,10 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
     AIRLOCK_TRY(hints, table_hints(round.transactions, *rpc_url));
     q.hints.lookup_tables = std::move(hints);
     if (auto life = blockhash_life(*rpc_url, round.transactions.front().message.recent_blockhash)) {
-      round.blockhash_seconds = std::min(life->seconds, kBlockhashSeconds);
-      round.blockhash_measured = true;
+      if (life->exact) {
+        round.blockhash_seconds = std::min(life->seconds, kBlockhashSeconds);
+        round.blockhash_measured = true;
+      }
       round.last_valid_block_height = life->last_valid_block_height;
     }
   }

@@ -96,9 +96,18 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
     }
     std::string code = json_fields::text(reply.body, "code");
     std::string message = json_fields::text(reply.body, "message");
-    // `expired` frees the intent for a new build: with an RPC node at hand, the chain must
-    // agree first (a status endpoint that says so too early would get the intent done twice).
-    if (status == ss::kExpired && c.prove) {
+    // `expired` frees the intent for a new build, so the chain must agree first: a status
+    // endpoint that says so too early (a second after the send, or about a step that landed)
+    // would get the intent done twice. Without a node nothing proves it: the step stays open.
+    if (status == ss::kExpired && !c.prove) {
+      return Error(online::errors::kOutcomeUnknown,
+                   "status of " + step_name(st, total) +
+                       ": the API says expired, but only a Solana RPC node can prove the "
+                       "transaction never landed and never can (its blockhash past its last "
+                       "valid height, the signature absent from a node that keeps history); it "
+                       "stays open: run airlock-online resume --rpc URL");
+    }
+    if (status == ss::kExpired) {
       AIRLOCK_TRY(question, question_for(c, st));
       auto proof = c.prove(question);
       if (!proof.ok() || proof->outcome == ChainProof::Outcome::kMayLand) {

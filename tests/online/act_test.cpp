@@ -7,6 +7,7 @@
 
 #include <airlock/online/act.h>
 #include <airlock/online/api.h>
+#include <airlock/online/chain.h>
 #include <airlock/online/journal.h>
 #include <airlock/online/sender.h>
 
@@ -67,8 +68,10 @@ class ActTest : public Twin {
     };
   }
 
+  // `node`: act --rpc with the twin's node, which measures the blockhash's life at the build
+  // and proves what an expired receipt says.
   Status act(const std::string& action, const json& body, int max_rounds = 8,
-             online::RemainingMode remaining = online::RemainingMode::kBuild) {
+             online::RemainingMode remaining = online::RemainingMode::kBuild, bool node = false) {
     online::ActContext c{*client,
                          *journal,
                          courier(),
@@ -76,6 +79,10 @@ class ActTest : public Twin {
                          [this](std::chrono::milliseconds d) { advance(d.count()); },
                          log};
     online::ActOptions options;
+    if (node) {
+      options.rpc = "http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc";
+      c.prove = online::rpc_prover(*options.rpc);
+    }
     options.api = "twin";
     options.max_rounds = max_rounds;
     options.remaining = remaining;
@@ -219,6 +226,20 @@ TEST_F(ActTest, RemainingWorkIsBuiltOnlyForTheRangeThatDidNotLandAndCountsAsARou
   EXPECT_THAT(log.str(), HasSubstr("}' --api http://twin --request-out 'a b.alreq'\n"));
 }
 
+// The API's `expired` is believed only on a node's proof: without a node the intent stays
+// held and nothing is built again, whatever the receipt says.
+TEST_F(ActTest, AnExpiredReceiptWithoutANodeFreesNothing) {
+  ASSERT_TRUE(act("perp/initialize", {{"vault", kVault}}).ok()) << log.str();
+  faults({{"venueMidSubmit", true}, {"unknownLands", false}});
+  const auto before_builds = builds();
+  auto s = act("perp/onboard", {{"vault", kVault}}, 8);
+  faults({{"venueMidSubmit", false}, {"unknownLands", true}});
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message(), HasSubstr("resume --rpc"));
+  EXPECT_EQ(builds(), before_builds + 1) << "no second build on the API's word";
+  EXPECT_FALSE(journal->unresolved().value().empty()) << "the intent stays held";
+}
+
 TEST_F(ActTest, TheSameBuildIsNotRepeatedAfterALandedFailure) {
   faults({{"nextLandings", {"fails"}}});
   auto s = act("vault/update", update_body(), 8);
@@ -234,7 +255,8 @@ TEST_F(ActTest, AVenueThatFailsMidSubmitIsPolledNeverSubmittedAgain) {
     faults({{"venueMidSubmit", true}, {"unknownLands", lands}});
     const auto before_builds = builds();
     const auto before_landed = landed();
-    auto s = act("perp/onboard", {{"vault", kVault}}, 1);
+    // With the node, which proves the receipt's `expired` (without one it would stay open).
+    auto s = act("perp/onboard", {{"vault", kVault}}, 1, online::RemainingMode::kBuild, true);
     EXPECT_EQ(s.ok(), lands) << (s.ok() ? "" : s.error().to_string()) << "\n" << log.str();
     EXPECT_EQ(builds(), before_builds + 1) << "one build, then only polls of its receipt";
     EXPECT_EQ(landed(), before_landed + (lands ? 1U : 0U));

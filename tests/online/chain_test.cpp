@@ -24,25 +24,36 @@ using Outcome = ChainProof::Outcome;
 constexpr const char* kBlockhash = "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn";
 constexpr const char* kSignature =
     "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW";
+// A signature of the node's own block before the build, which a node keeping history knows.
+constexpr const char* kOldSignature =
+    "2id3YC2jK9G5Wo2phDx4gJVAew8DcY5NAojnVuao8rkxwPYPe8cSwE5GzhEgJA2y8fVjDEo6iR6ykBvDxrTQrtpb";
 
 // A node whose every answer the test sets: method (and, for isBlockhashValid, commitment) to
 // result.
 class ScriptedNode : public ::testing::Test {
  protected:
   void SetUp() override {
-    answers_ = {{"getHealth", "ok"},
-                {"minimumLedgerSlot", 0},
-                {"getSlot", 1'000'000},
-                {"getBlockHeight", 900'000},
-                {"isBlockhashValid:finalized", {{"context", {{"slot", 1}}}, {"value", false}}},
-                {"isBlockhashValid:processed", {{"context", {{"slot", 1}}}, {"value", false}}},
-                {"getSignatureStatuses", {{"context", {{"slot", 1}}}, {"value", {nullptr}}}},
-                {"getAccountInfo", {{"context", {{"slot", 1}}}, {"value", nullptr}}}};
+    answers_ = {
+        {"getHealth", "ok"},
+        {"minimumLedgerSlot", 0},
+        {"getSlot", 1'000'000},
+        {"getBlockHeight", 900'000},
+        {"isBlockhashValid:finalized", {{"context", {{"slot", 1}}}, {"value", false}}},
+        {"isBlockhashValid:processed", {{"context", {{"slot", 1}}}, {"value", false}}},
+        {"getSignatureStatuses", {{"context", {{"slot", 1}}}, {"value", {nullptr}}}},
+        {"getBlock", {{"blockhash", kBlockhash}, {"signatures", {kOldSignature}}}},
+        {"getSignatureStatuses:history",
+         {{"context", {{"slot", 1}}},
+          {"value", {{{"slot", 2}, {"err", nullptr}, {"confirmationStatus", "finalized"}}}}}},
+        {"getAccountInfo", {{"context", {{"slot", 1}}}, {"value", nullptr}}}};
     server_.Post("/rpc", [this](const httplib::Request& in, httplib::Response& out) {
       const json call = json::parse(in.body);
       std::string method = call["method"];
       if (method == "isBlockhashValid")
         method += ":" + call["params"][1]["commitment"].get<std::string>();
+      if (method == "getSignatureStatuses" && call["params"][0][0] == kOldSignature)
+        method += ":history";
+      if (method == "getBlock") blocks_asked_.push_back(call["params"][0].get<std::uint64_t>());
       std::lock_guard<std::mutex> lock(mutex_);
       out.set_content(
           json{{"jsonrpc", "2.0"}, {"id", call["id"]}, {"result", answers_.at(method)}}.dump(),
@@ -60,10 +71,10 @@ class ScriptedNode : public ::testing::Test {
     std::lock_guard<std::mutex> lock(mutex_);
     answers_[method] = std::move(result);
   }
-  Outcome ask(ChainQuestion q) {
+  Outcome ask(ChainQuestion q, std::int64_t elapsed_seconds = 200) {
     q.signature = kSignature;
     if (q.blockhash.empty()) q.blockhash = kBlockhash;
-    q.elapsed_seconds = 200;
+    q.elapsed_seconds = elapsed_seconds;
     auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(q);
     EXPECT_TRUE(proof.ok()) << proof.error().to_string();
     return proof.ok() ? proof->outcome : Outcome::kMayLand;
@@ -86,6 +97,7 @@ class ScriptedNode : public ::testing::Test {
   int port_ = 0;
   std::mutex mutex_;
   std::map<std::string, json> answers_;
+  std::vector<std::uint64_t> blocks_asked_;
 };
 
 TEST_F(ScriptedNode, AnExpiredBlockhashAndNoSignatureIsTheOnlyProofThatFrees) {
@@ -145,6 +157,38 @@ TEST_F(ScriptedNode, AnUnhealthyNodeOrOneWithoutHistoryProvesNothing) {
       ChainQuestion{kSignature, kBlockhash, 200, std::nullopt, std::nullopt});
   ASSERT_FALSE(shallow.ok());
   EXPECT_THAT(shallow.error().message(), HasSubstr("transaction history"));
+}
+
+// A node that has not seen the blockhash yet calls it invalid at both commitments: without the
+// last valid height measured at the build, only the build's age past any blockhash's life
+// proves it dead.
+TEST_F(ScriptedNode, InvalidInBothViewsIsNoProofUntilTheBlockhashCouldHaveLived) {
+  EXPECT_EQ(ask({}, 5), Outcome::kMayLand) << "a second after the send";
+  EXPECT_EQ(ask({}, 179), Outcome::kMayLand);
+  EXPECT_EQ(ask({}, 180), Outcome::kNeverLands);
+}
+
+// A node whose ledger reaches back far enough but which keeps no transaction statuses answers
+// "unknown" for a signature that landed: it must know a signature of its own older block.
+TEST_F(ScriptedNode, ANodeThatKeepsNoTransactionStatusesProvesNothing) {
+  set("getSignatureStatuses:history", {{"context", {{"slot", 1}}}, {"value", {nullptr}}});
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(
+      ChainQuestion{kSignature, kBlockhash, 200, std::nullopt, std::nullopt});
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(), HasSubstr("keeps no transaction history"));
+  // The block it tests with is older than the build (and any status cache): 200 s and two
+  // minutes back at 2.5 slots a second from the finalized slot.
+  ASSERT_FALSE(blocks_asked_.empty());
+  EXPECT_EQ(blocks_asked_.front(), 1'000'000u - (200 + 120) * 5 / 2);
+}
+
+TEST_F(ScriptedNode, ANodeWithNoReadableBlockBeforeTheBuildProvesNothing) {
+  set("getBlock", nullptr);  // skipped slots, every one
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(
+      ChainQuestion{kSignature, kBlockhash, 200, std::nullopt, std::nullopt});
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(), HasSubstr("to test the node's transaction history"));
+  EXPECT_EQ(blocks_asked_.size(), 8u) << "a few slots are tried, never an unbounded walk";
 }
 
 }  // namespace

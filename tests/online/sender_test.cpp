@@ -60,14 +60,16 @@ class SenderTest : public Twin {
   // records the signed steps in a new run: what airlock-online act has done just before it
   // sends.
   // `reply_ms`: how long the build reply took to arrive (the client's ticket clock starts then).
+  // `rpc`: the node `act --rpc` would measure the blockhash's last valid height with.
   std::vector<online::JournalStep> signed_round(const std::string& action, const json& body,
-                                                std::int64_t reply_ms = 0) {
+                                                std::int64_t reply_ms = 0,
+                                                std::optional<std::string> rpc = std::nullopt) {
     advance(4000);
     const Reply built = post("/transactions/" + action, body);
     EXPECT_EQ(built.status, 200) << built.body.dump();
     if (reply_ms > 0) advance(reply_ms);
     const std::int64_t built_at = now_s();
-    auto round = online::prepare_round(action, body, built.body, std::nullopt, built_at);
+    auto round = online::prepare_round(action, body, built.body, rpc, built_at);
     EXPECT_TRUE(round.ok()) << round.error().to_string();
     envelope::SignResponse response;
     response.request_id = round->request.request_id;
@@ -121,30 +123,43 @@ TEST_F(SenderTest, ABatchIsSentInOrderAndEveryStepConfirmed) {
 }
 
 TEST_F(SenderTest, AnUnknownSendIsPolledToEachEndState) {
+  // `expired` frees the intent only on a node's proof: without one the step stays as the send
+  // left it, and the run open.
   const struct {
     json faults;
+    bool node;
     const char* end;
   } cases[] = {
-      {{{"rpcOutage", true}, {"unknownLands", true}}, ss::kConfirmed},
-      {{{"rpcOutage", true}, {"unknownLands", false}}, ss::kExpired},
+      {{{"rpcOutage", true}, {"unknownLands", true}}, false, ss::kConfirmed},
+      {{{"rpcOutage", true}, {"unknownLands", false}}, true, ss::kExpired},
+      {{{"rpcOutage", true}, {"unknownLands", false}}, false, ss::kPending},
   };
   for (const auto& c : cases) {
-    SCOPED_TRACE(c.end);
-    auto steps = signed_round("vault/update", update_body());
+    SCOPED_TRACE(std::string(c.end) + (c.node ? " with a node" : " without a node"));
+    const std::string rpc = "http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc";
+    // With a node, it measures the blockhash's last valid height at the build, as act --rpc.
+    auto steps =
+        signed_round("vault/update", update_body(), 0, c.node ? std::optional(rpc) : std::nullopt);
     faults(c.faults);
     // The outage answers the send with unknown; it is over by the time the receipt is polled.
     auto client_sleep = context();
     client_sleep.sleep = [this](std::chrono::milliseconds d) {
       faults({{"rpcOutage", false}});
-      advance(d.count() * 20);  // blockhashes expire after about 150 slots
+      advance(d.count() * 40);  // blockhashes expire after about 150 slots
     };
+    if (c.node) client_sleep.prove = online::rpc_prover(rpc);
     auto end = online::send_round(client_sleep, steps);
     faults({{"rpcOutage", false}});
     EXPECT_EQ(statuses().front(), c.end) << log.str();
     EXPECT_EQ(end.ok(), std::string(c.end) == ss::kConfirmed);
+    if (!c.node && std::string(c.end) == ss::kPending) {
+      ASSERT_FALSE(end.ok());
+      EXPECT_THAT(end.error().message(), HasSubstr("resume --rpc"));
+      EXPECT_FALSE(journal->unresolved().value().empty()) << "the intent stays held";
+    }
     EXPECT_THAT(log.str(), HasSubstr("unknown"));
   }
-  EXPECT_EQ(counters()["builds"], 2) << "an unknown send is never answered by building again";
+  EXPECT_EQ(counters()["builds"], 3) << "an unknown send is never answered by building again";
 }
 
 TEST_F(SenderTest, ALandedFailureStopsTheBatch) {
@@ -409,6 +424,8 @@ TEST_F(AtMostOnce, TheChainProvesThatASendWithoutReceiptCanNeverLandAndOnlyThenF
   auto early = c.prove(question);
   ASSERT_TRUE(early.ok()) << early.error().to_string();
   EXPECT_EQ(early->outcome, online::ChainProof::Outcome::kMayLand) << early->detail;
+  // No node measured the blockhash's last valid height at this build, so only the build's age
+  // past any blockhash's life (180 s on the clock; the resends took most of it) proves it dead.
   advance(120'000);
   auto outcome = online::resume_run(c, journal->runs(true).value().front());
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();

@@ -96,8 +96,9 @@ struct Receipt {
 
 // Switchable faults (/_sim/faults).
 struct Faults {
-  bool rpc_outage = false;                      // sends answer "unknown", reads 503
-  bool key_lookup_failure = false;              // every authenticated request 503 ApiUnavailable
+  bool rpc_outage = false;          // sends answer "unknown", reads 503
+  bool rpc_no_history = false;      // /rpc keeps no transaction statuses: every signature unknown
+  bool key_lookup_failure = false;  // every authenticated request 503 ApiUnavailable
   std::optional<std::string> venue_failure;     // 502 with this code on venue-backed calls
   std::optional<std::string> preflight_reject;  // next sends: 422 with this code
   std::deque<Landing> next_landings;            // how the next sends land, in order

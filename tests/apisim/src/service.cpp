@@ -624,6 +624,7 @@ Response sim_control(Engine& e, const Request& q) {
   if (parts.size() == 2 && parts[1] == "faults") {
     Faults& f = e.faults;
     if (body.contains("rpcOutage")) f.rpc_outage = body["rpcOutage"];
+    if (body.contains("rpcNoHistory")) f.rpc_no_history = body["rpcNoHistory"];
     if (body.contains("keyLookupFailure")) f.key_lookup_failure = body["keyLookupFailure"];
     if (body.contains("venueFailure")) {
       f.venue_failure = body["venueFailure"].is_null()
@@ -724,6 +725,26 @@ Bytes lookup_table_account(const Engine& e, const std::vector<PublicKey>& addres
   return data;
 }
 
+// The twin's chain has one vote transaction a slot; its signature is the slot (8 bytes, little
+// endian), the slot's blockhash and 24 zero bytes, so the node can tell its own votes apart.
+Signature vote_signature(const Engine& e, std::uint64_t slot) {
+  Signature s{};
+  for (int i = 0; i < 8; ++i)
+    s.bytes[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(slot >> (8 * i));
+  const Hash h = e.blockhash_for(slot);
+  std::copy(h.bytes.begin(), h.bytes.end(), s.bytes.begin() + 8);
+  return s;
+}
+
+// The slot whose vote `s` is, if it is one of a past slot.
+std::optional<std::uint64_t> vote_slot(const Engine& e, const Signature& s) {
+  std::uint64_t slot = 0;
+  for (int i = 0; i < 8; ++i)
+    slot |= std::uint64_t{s.bytes[static_cast<std::size_t>(i)]} << (8 * i);
+  if (slot > e.slot() || vote_signature(e, slot) != s) return std::nullopt;
+  return slot;
+}
+
 Response rpc(Engine& e, const Request& q) {
   const json call = json::parse(q.body, nullptr, false);
   const json id = call.is_object() && call.contains("id") ? call["id"] : json(nullptr);
@@ -764,8 +785,19 @@ Response rpc(Engine& e, const Request& q) {
       auto signature = text.is_string() ? fixed_from_base58<64>(text.get<std::string>())
                                         : Result<Signature>(Error(ErrorCode::kUsage, ""));
       if (!signature.ok()) return fail(-32602, "Invalid param: not a base58 signature");
+      if (const auto vote = vote_slot(e, *signature)) {
+        if (e.faults.rpc_no_history) {  // a node that keeps no transaction statuses
+          value.push_back(nullptr);
+          continue;
+        }
+        value.push_back({{"slot", *vote},
+                         {"confirmations", nullptr},
+                         {"err", nullptr},
+                         {"confirmationStatus", "finalized"}});
+        continue;
+      }
       const Receipt* r = e.receipt_for_signature(*signature);
-      if (r == nullptr || !r->landed) {
+      if (r == nullptr || !r->landed || e.faults.rpc_no_history) {
         value.push_back(nullptr);
         continue;
       }
@@ -777,6 +809,17 @@ Response rpc(Engine& e, const Request& q) {
                        {"confirmationStatus", "finalized"}});
     }
     return reply({{"context", context}, {"value", value}});
+  }
+  if (method == "getBlock") {
+    if (params.empty() || !params[0].is_number_unsigned())
+      return fail(-32602, "Invalid params: expected [slot, {config}]");
+    const std::uint64_t slot = params[0].get<std::uint64_t>();
+    if (slot > e.slot())
+      return fail(-32004, "Block not available for slot " + std::to_string(slot));
+    return reply({{"blockhash", to_base58(e.blockhash_for(slot))},
+                  {"parentSlot", slot == 0 ? 0 : slot - 1},
+                  {"blockHeight", slot},
+                  {"signatures", {to_base58(vote_signature(e, slot).bytes)}}});
   }
   if (method == "getLatestBlockhash") {
     return reply({{"context", context},

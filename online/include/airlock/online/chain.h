@@ -34,20 +34,23 @@ struct ChainQuestion {
   // A durable-nonce transaction: its nonce account. It stays landable while the account holds
   // `blockhash` as its nonce, whatever the age of any blockhash.
   std::optional<PublicKey> nonce_account;
-  // The blockhash's last valid block height, when the node measured it at the build.
+  // The blockhash's last valid block height, or a bound above it, measured at the build by a
+  // node that had seen the blockhash.
   std::optional<std::uint64_t> last_valid_block_height;
 };
 
 // Asks the node, in this order: is it healthy (a node far behind would not know a recent
-// blockhash and would call it invalid); does its ledger reach back before the build (a node
-// without that history would not find a landed signature: the elapsed time at 2.5 slots a
-// second plus two minutes must fit between its lowest and its finalized slot); can the
-// transaction still land — for a durable nonce, does the nonce account (finalized) still hold
-// its nonce; otherwise is the blockhash invalid both at finalized commitment (every later block
-// descends from that view) and at processed (a blockhash newer than a lagging finalized root is
-// unknown there, not expired), and, when the build's last valid block height is known, is the
-// finalized block height past it; and last, is the signature in the ledger's history. Asking
-// about the signature after the rest means a landing in between is still seen.
+// blockhash and would call it invalid); does its ledger reach back before the build (the
+// elapsed time at 2.5 slots a second plus two minutes must fit between its lowest and its
+// finalized slot); does it keep transaction history (a signature of one of its blocks from
+// before the build must be known to it, or its "not found" proves nothing); can the transaction
+// still land — for a durable nonce, does the nonce account (finalized) still hold its nonce;
+// otherwise is the blockhash invalid both at finalized commitment and at processed (a blockhash
+// newer than a lagging finalized root is unknown there, not expired) and provably dead: the
+// finalized block height past the last valid height measured at the build, or without that
+// measure the build older than any blockhash lives (180 s); and last, is the signature in the
+// ledger's history. Asking about the signature after the rest means a landing in between is
+// still seen. Anything short of a proof is kMayLand or an error naming what is missing.
 using ChainProver = std::function<Result<ChainProof>(const ChainQuestion&)>;
 
 // The prover over a JSON-RPC node (the same transport rule as the API: https, or http to this
