@@ -5,9 +5,13 @@
 #include <utility>
 
 #include <fcntl.h>
+#include <sodium.h>
 #include <sqlite3.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <airlock/common/bytes.h>
 
 #include <airlock/online/journal.h>
 
@@ -60,6 +64,20 @@ CREATE TABLE IF NOT EXISTS steps (
   UNIQUE (run_id, round, step)
 );
 CREATE INDEX IF NOT EXISTS steps_by_status ON steps(status);
+CREATE TABLE IF NOT EXISTS identity (
+  id TEXT NOT NULL,
+  changes INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS count_run_insert AFTER INSERT ON runs
+  BEGIN UPDATE identity SET changes = changes + 1; END;
+CREATE TRIGGER IF NOT EXISTS count_run_update AFTER UPDATE ON runs
+  BEGIN UPDATE identity SET changes = changes + 1; END;
+CREATE TRIGGER IF NOT EXISTS count_step_insert AFTER INSERT ON steps
+  BEGIN UPDATE identity SET changes = changes + 1; END;
+CREATE TRIGGER IF NOT EXISTS count_step_update AFTER UPDATE ON steps
+  BEGIN UPDATE identity SET changes = changes + 1; END;
+CREATE TRIGGER IF NOT EXISTS count_event_insert AFTER INSERT ON events
+  BEGIN UPDATE identity SET changes = changes + 1; END;
 )sql";
 
 Error db_error(sqlite3* db, const std::string& what) {
@@ -165,9 +183,99 @@ Result<std::vector<JournalStep>> select_steps(sqlite3* db, const std::string& wh
   return out;
 }
 
+// The seal beside the journal: which journal this is and how many changes it has seen. An
+// emptied, replaced or rolled-back file is then refused by name instead of started anew.
+struct Seal {
+  std::string id;
+  std::int64_t changes = 0;
+};
+
+std::optional<Seal> read_seal(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  char text[160] = {};
+  const ssize_t n = ::pread(fd.get(), text, sizeof text - 1, 0);
+  if (n <= 0) return Seal{};  // present but unreadable: names no journal, matches none
+  char id[65] = {};
+  long long changes = -1;
+  if (std::sscanf(text, "airlock-journal %64s %lld", id, &changes) != 2 || changes < 0)
+    return Seal{};
+  return Seal{id, changes};
+}
+
+Status write_seal(const std::string& path, const Seal& seal) {
+  const std::string tmp = path + ".tmp";
+  const std::string line =
+      "airlock-journal " + seal.id + " " + std::to_string(seal.changes) + "\n";
+  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  const bool written = fd.valid() &&
+                       ::write(fd.get(), line.data(), line.size()) ==
+                           static_cast<ssize_t>(line.size()) &&
+                       ::fsync(fd.get()) == 0;
+  if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    return Error(ErrorCode::kIo,
+                 "journal: cannot write its seal '" + path + "': " + std::strerror(errno));
+  }
+  return {};
+}
+
+Result<Seal> identity_of(sqlite3* db) {
+  Statement s(db, "SELECT id, changes FROM identity");
+  if (!s.ok()) return db_error(db, "reading the journal's identity");
+  Seal found;
+  int rows = 0;
+  while (s.step() == SQLITE_ROW) {
+    found = {s.text(0), s.integer(1)};
+    ++rows;
+  }
+  if (rows > 1) return Error(ErrorCode::kIo, "journal: it holds more than one identity");
+  return found;
+}
+
+// The journal against its seal: the same journal, with at least the changes the seal counted
+// (a crash between a commit and the seal's update leaves the journal ahead, never behind).
+Status check_identity(sqlite3* db, const std::string& path, const std::string& seal_path,
+                      bool existed_empty) {
+  AIRLOCK_TRY(mine, identity_of(db));
+  const auto seal = read_seal(seal_path);
+  const std::string undo =
+      "put the journal back, or, to start a new journal knowingly, move '" + seal_path + "' away";
+  if (seal && mine.id.empty()) {
+    return Error(ErrorCode::kIo, "journal: '" + path + "' is " +
+                                     (existed_empty ? "empty" : "not the journal") +
+                                     ", but its seal says journal " + seal->id + " had " +
+                                     std::to_string(seal->changes) +
+                                     " changes: the file was emptied or replaced; " + undo);
+  }
+  if (seal && seal->id != mine.id) {
+    return Error(ErrorCode::kIo, "journal: '" + path + "' is journal " + mine.id +
+                                     ", but its seal names journal " + seal->id +
+                                     ": another journal was put in its place; " + undo);
+  }
+  if (seal && mine.changes < seal->changes) {
+    return Error(ErrorCode::kIo,
+                 "journal: '" + path + "' holds " + std::to_string(mine.changes) +
+                     " changes, but its seal counted " + std::to_string(seal->changes) +
+                     ": the file was rolled back (an older copy, or a disk that lost writes it "
+                     "acknowledged), and the newest steps may be missing; " + undo);
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Journal> Journal::open(const std::string& path) {
+  // One name only: SQLite keeps the write-ahead log beside the name it opens, so commits made
+  // through another hard link would be invisible through this one.
+  struct stat st {};
+  const bool existed = ::stat(path.c_str(), &st) == 0;
+  if (existed && st.st_nlink > 1) {
+    return Error(ErrorCode::kIo, "journal: '" + path + "' has " + std::to_string(st.st_nlink) +
+                                     " names (hard links); SQLite keeps its write-ahead log "
+                                     "beside each name, so commits made through one are "
+                                     "invisible through another: keep one name");
+  }
+  const bool existed_empty = existed && st.st_size == 0;
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {
@@ -201,17 +309,45 @@ Result<Journal> Journal::open(const std::string& path) {
   AIRLOCK_CHECK(exec(db, kSchema, "creating the schema"));
   const std::string set_version = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
   AIRLOCK_CHECK(exec(db, set_version.c_str(), "setting the version"));
+  std::error_code ec;
+  const auto real = std::filesystem::weakly_canonical(path, ec);
+  journal.seal_path_ = (ec ? path : real.string()) + ".seal";
+  AIRLOCK_CHECK(check_identity(db, path, journal.seal_path_, existed_empty));
+  AIRLOCK_TRY(mine, identity_of(db));
+  if (mine.id.empty()) {
+    // A new journal (or one from before identities): a random identity, and the changes it
+    // already holds.
+    std::uint8_t raw[16];
+    randombytes_buf(raw, sizeof raw);
+    mine.id = to_hex(ByteView(raw, sizeof raw));
+    Statement count(db,
+                    "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM steps) + "
+                    "(SELECT count(*) FROM events)");
+    if (!count.ok() || count.step() != SQLITE_ROW) return db_error(db, "counting the changes");
+    mine.changes = count.integer(0);
+    Statement insert(db, "INSERT INTO identity (id, changes) VALUES (?, ?)");
+    insert.bind(1, mine.id).bind(2, mine.changes);
+    AIRLOCK_CHECK(run_change(db, insert, "recording the journal's identity"));
+  }
+  AIRLOCK_CHECK(journal.seal());
   return journal;
+}
+
+Status Journal::seal() const {
+  AIRLOCK_TRY(mine, identity_of(db_));
+  return write_seal(seal_path_, mine);
 }
 
 Journal::~Journal() { sqlite3_close(db_); }
 
-Journal::Journal(Journal&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+Journal::Journal(Journal&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)), seal_path_(std::move(other.seal_path_)) {}
 
 Journal& Journal::operator=(Journal&& other) noexcept {
   if (this != &other) {
     sqlite3_close(db_);
     db_ = std::exchange(other.db_, nullptr);
+    seal_path_ = std::move(other.seal_path_);
   }
   return *this;
 }
@@ -221,14 +357,17 @@ Result<std::int64_t> Journal::begin_run(const std::string& api, const std::strin
   Statement s(db_, "INSERT INTO runs (started_at, api, action, body, state) VALUES (?,?,?,?,?)");
   s.bind(1, now).bind(2, api).bind(3, action).bind(4, body.dump()).bind(5, std::string("open"));
   AIRLOCK_CHECK(run_change(db_, s, "recording the run"));
-  return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+  const auto id = static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+  AIRLOCK_CHECK(seal());
+  return id;
 }
 
 Status Journal::event(std::int64_t run_id, const std::string& kind, const std::string& detail,
                       std::int64_t now) {
   Statement s(db_, "INSERT INTO events (run_id, at, kind, detail) VALUES (?,?,?,?)");
   s.bind(1, run_id).bind(2, now).bind(3, kind).bind(4, detail);
-  return run_change(db_, s, "recording an event");
+  AIRLOCK_CHECK(run_change(db_, s, "recording an event"));
+  return seal();
 }
 
 Status Journal::add_signed_steps(std::vector<JournalStep>& steps) {
@@ -272,7 +411,8 @@ Status Journal::add_signed_steps(std::vector<JournalStep>& steps) {
     }
     st.id = static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
   }
-  return exec(db_, "COMMIT", "committing the signed steps");
+  AIRLOCK_CHECK(exec(db_, "COMMIT", "committing the signed steps"));
+  return seal();
 }
 
 Status Journal::update_step(const JournalStep& st) {
@@ -290,14 +430,15 @@ Status Journal::update_step(const JournalStep& st) {
   AIRLOCK_CHECK(run_change(db_, s, "updating a step"));
   if (sqlite3_changes(db_) != 1)
     return Error(ErrorCode::kIo, "journal: step " + std::to_string(st.id) + " does not exist");
-  return {};
+  return seal();
 }
 
 Status Journal::finish_run(std::int64_t run_id, const std::string& state, const std::string& note,
                            std::int64_t now) {
   Statement s(db_, "UPDATE runs SET state=?, note=?, finished_at=? WHERE id=?");
   s.bind(1, state).bind(2, note).bind(3, now).bind(4, run_id);
-  return run_change(db_, s, "closing the run");
+  AIRLOCK_CHECK(run_change(db_, s, "closing the run"));
+  return seal();
 }
 
 Result<std::vector<JournalRun>> Journal::runs(bool open_only) const {

@@ -191,6 +191,82 @@ namespace {
 
 // One process at a time acts on a journal: a second act or resume is refused, naming the
 // holder; the lock goes with the holder, however it ends (here: killed).
+// Moves every commit of the journal at `path` from its WAL into the file itself, so a copy of
+// the file holds them.
+void checkpoint(const std::string& path) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+}
+
+// A journal with two names: SQLite keeps a WAL beside each, so one name's commits are
+// invisible through the other, and an unfinished intent would look finished.
+TEST(JournalIdentity, AJournalWithAnotherHardLinkIsRefused) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  const std::string path = dir.file("journal.sqlite");
+  ASSERT_TRUE(Journal::open(path).ok());
+  ASSERT_EQ(::link(path.c_str(), dir.file("other-name.sqlite").c_str()), 0);
+  auto again = Journal::open(path);
+  ASSERT_FALSE(again.ok());
+  EXPECT_THAT(again.error().message(), HasSubstr("has 2 names (hard links)"));
+  ASSERT_EQ(::unlink(dir.file("other-name.sqlite").c_str()), 0);
+  EXPECT_TRUE(Journal::open(path).ok()) << "one name again";
+}
+
+// Emptied between runs (its side files still there), replaced by another journal, or rolled
+// back to an older copy: each is refused by name, never started anew.
+TEST(JournalIdentity, AnEmptiedReplacedOrRolledBackJournalIsRefused) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  const std::string path = dir.file("journal.sqlite");
+  const std::string older = dir.file("older.sqlite");
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok()) << j.error().to_string();
+    const auto run = j->begin_run("http://127.0.0.1:1/api", "vault/update", {}, 1000).value();
+    std::vector<JournalStep> steps = {step(run, 1, 1)};
+    ASSERT_TRUE(j->add_signed_steps(steps).ok());
+    // A copy of the file as it is now, with every commit in it.
+    checkpoint(path);
+    std::filesystem::copy_file(path, older);
+    steps[0].status = step_status::kSending;
+    ASSERT_TRUE(j->update_step(steps[0]).ok());
+  }
+  const auto refused = [&](const std::string& says) {
+    auto j = Journal::open(path);
+    ASSERT_FALSE(j.ok()) << "opened: " << says;
+    EXPECT_THAT(j.error().message(), HasSubstr(says));
+    EXPECT_THAT(j.error().message(), HasSubstr(".seal' away"));
+  };
+  const auto put = [&](const std::string& from) {
+    std::filesystem::remove(path + "-wal");
+    std::filesystem::remove(path + "-shm");
+    std::filesystem::copy_file(from, path, std::filesystem::copy_options::overwrite_existing);
+  };
+  // Rolled back: the copy from before the step was marked sending.
+  const std::string newest = dir.file("newest.sqlite");
+  checkpoint(path);
+  std::filesystem::copy_file(path, newest);
+  put(older);
+  refused("the file was rolled back");
+  // Emptied.
+  std::filesystem::remove(path + "-wal");
+  std::filesystem::resize_file(path, 0);
+  refused("is empty, but its seal says journal");
+  // Replaced by another journal.
+  const std::string stranger = dir.file("stranger.sqlite");
+  ASSERT_TRUE(Journal::open(stranger).ok());
+  checkpoint(stranger);
+  put(stranger);
+  refused("another journal was put in its place");
+  // The newest copy back: it opens, with the step still sending.
+  put(newest);
+  auto j = Journal::open(path);
+  ASSERT_TRUE(j.ok()) << j.error().to_string();
+  EXPECT_EQ(j->unresolved().value().size(), 1U);
+}
+
 TEST(JournalLock, ASecondProcessIsRefusedUntilTheFirstIsGone) {
   airlock::test::ScratchDir dir("airlock-journal-lock");
   const std::string path = dir.file("journal.sqlite");

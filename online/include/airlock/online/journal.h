@@ -102,7 +102,10 @@ class JournalLock {
 class Journal {
  public:
   // Opens (creating when missing) and checks the schema version. Another process may hold the
-  // journal too; writers wait up to five seconds for each other.
+  // journal too; writers wait up to five seconds for each other. Refuses a journal file with
+  // more than one name (hard links), and one its seal (PATH.seal: the journal's identity and
+  // how many changes it has seen, rewritten after each change) says was emptied, replaced or
+  // rolled back.
   [[nodiscard]] static Result<Journal> open(const std::string& path);
   ~Journal();
   Journal(Journal&& other) noexcept;
@@ -131,7 +134,9 @@ class Journal {
 
  private:
   explicit Journal(sqlite3* db) : db_(db) {}
+  [[nodiscard]] Status seal() const;
   sqlite3* db_ = nullptr;
+  std::string seal_path_;
 };
 
 }  // namespace airlock::online
