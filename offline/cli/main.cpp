@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sodium.h>
 #include <unistd.h>
 
@@ -189,27 +190,80 @@ airlock::Result<std::string> read_answer(int fd) {
   return line;
 }
 
+// What the operator is asked about: how many transactions, until when (none for a Keystone
+// request), the decision screen and the details behind it.
+struct Question {
+  std::size_t steps = 0;
+  std::optional<std::int64_t> deadline;  // unix
+  std::string decision;
+  std::string details;
+};
+
+// The prompt line, padded to one width so that rewriting it covers the last one: the question
+// and the seconds left, said louder under 15.
+std::string prompt_line(const Question& q, std::int64_t now) {
+  std::string p = "Sign " + std::to_string(q.steps) + " transaction(s)? [y/N, d: details]";
+  if (q.deadline) {
+    const std::int64_t left = std::max<std::int64_t>(*q.deadline - now, 0);
+    p += (left < 15 ? "  ONLY " : "  ") + std::to_string(left) + " s left";
+  }
+  p.resize(std::max<std::size_t>(p.size(), 66), ' ');
+  return p + " ";
+}
+
+// On the terminal: the decision screen, then the prompt, its seconds left ticking in place
+// (the cursor saved, the line rewritten from its start, the cursor put back where the typing
+// is). d shows the details and asks again; the deadline passing ends the prompt, unsigned.
+bool ask_terminal(int tty, const Question& q) {
+  const auto put = [&](const std::string& text) { (void)!::write(tty, text.data(), text.size()); };
+  put(q.decision);
+  for (;;) {
+    put(prompt_line(q, unix_now()));
+    for (;;) {
+      if (q.deadline && unix_now() >= *q.deadline) {
+        put("\nairlock-offline: the deadline passed at the prompt: its tickets are dead, so "
+            "nothing is signed\n");
+        return false;
+      }
+      pollfd waiting{tty, POLLIN, 0};
+      const int ready = ::poll(&waiting, 1, 1000);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready < 0) return false;
+      if (ready > 0) break;
+      if (q.deadline)
+        put("\x1b"
+            "7\r" +
+            prompt_line(q, unix_now()) +
+            "\x1b"
+            "8");
+    }
+    auto answer = read_answer(tty);
+    if (!answer.ok()) return false;
+    std::string a = *answer;
+    std::transform(a.begin(), a.end(), a.begin(),
+                   [](unsigned char ch) { return std::tolower(ch); });
+    if (a == "d" || a == "details") {
+      put("\n" + q.details + "\n" + q.decision);
+      continue;
+    }
+    return a == "y" || a == "yes";
+  }
+}
+
 // Asks on the controlling terminal, or reads the answer from `fd`. Only y or yes signs; anything
 // else, an empty line included, declines.
-bool ask(int fd, std::size_t steps) {
-  const std::string question =
-      "Sign all " + std::to_string(steps) + " transaction(s) above? [y/N] ";
-  int in = fd;
-  airlock::UniqueFd tty;  // the terminal opened here, when no descriptor was given
+bool ask(int fd, const Question& q) {
   if (fd < 0) {
-    tty.reset(::open("/dev/tty", O_RDWR | O_CLOEXEC));
-    in = tty.get();
-    if (in < 0) {
+    airlock::UniqueFd tty(::open("/dev/tty", O_RDWR | O_CLOEXEC));
+    if (!tty.valid()) {
       std::cerr << "airlock-offline: no terminal to ask on; declining (use --confirm-fd)\n";
       return false;
     }
-    (void)!::write(in, question.data(), question.size());
-  } else {
-    std::cerr << question;
+    return ask_terminal(tty.get(), q);
   }
-  auto answer = read_answer(in);
-  tty.reset();
-  if (fd >= 0) std::cerr << "\n";
+  std::cerr << "Sign all " << q.steps << " transaction(s) above? [y/N] ";
+  auto answer = read_answer(fd);
+  std::cerr << "\n";
   if (!answer.ok()) return false;
   std::string a = *answer;
   std::transform(a.begin(), a.end(), a.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -283,6 +337,7 @@ struct SignOptions {
   int confirm_fd = -1;
   bool auto_approve = false;
   bool json = false;
+  bool details = false;
   RequestSource source;
   bool allow_network = false;
 };
@@ -325,7 +380,10 @@ po::options_description sign_options(SignOptions& o) {
       "read the yes/no answer from this file descriptor instead of the terminal")(
       "auto-approve", po::bool_switch(&o.auto_approve),
       "sign without asking where the policy marks the action auto_approve and nothing warns")(
-      "json", po::bool_switch(&o.json), "print the summary as JSON instead of text");
+      "json", po::bool_switch(&o.json), "print the summary as JSON instead of text")(
+      "details", po::bool_switch(&o.details),
+      "print every step, instruction, account and binding before the decision screen (on a "
+      "terminal they are otherwise shown on request: d at the prompt)");
   add_request_source(options, o.source);
   add_network_override(options, o.allow_network);
   return options;
@@ -402,6 +460,52 @@ airlock::Result<airlock::offline::AuditLog> open_sign_log(const std::string& pat
   return log;
 }
 
+// What sign prints and asks. On a terminal the decision screen stands for the summary, the
+// details on request; a summary written to a file or a pipe, or asked for with --details, is
+// the whole of it (--json for tools).
+class SignScreen {
+ public:
+  SignScreen(const SignOptions& o, const airlock::envelope::SignRequest& request)
+      : o_(o),
+        request_(request),
+        decision_screen_(!o.json && !o.details && ::isatty(STDOUT_FILENO) == 1) {}
+
+  void show(const std::string& summary, const airlock::offline::Review& review) {
+    if (o_.json) {
+      std::cout << airlock::offline::summary_json(request_, review).dump(2, ' ', true) << "\n";
+    } else if (decision_screen_) {
+      std::cout << airlock::offline::render_decision(request_, review, unix_now());
+    } else {
+      std::cout << summary;
+    }
+    std::cout << std::flush;
+    shown_ = true;
+  }
+
+  // The summary where it goes, then the question: on the terminal the decision screen right
+  // above the prompt, whatever went to standard output.
+  bool confirm(const std::string& summary, const airlock::offline::Review& review) {
+    if (!decision_screen_ || o_.confirm_fd >= 0) show(summary, review);
+    shown_ = true;
+    Question question;
+    question.steps = request_.steps.size();
+    if (request_.action != airlock::offline::kKeystoneAction)
+      question.deadline =
+          static_cast<std::int64_t>(std::min<std::uint64_t>(request_.deadline, INT64_MAX));
+    question.decision = airlock::offline::render_decision(request_, review, unix_now());
+    question.details = summary;
+    return ask(o_.confirm_fd, question);
+  }
+
+  [[nodiscard]] bool shown() const { return shown_; }
+
+ private:
+  const SignOptions& o_;
+  const airlock::envelope::SignRequest& request_;
+  bool decision_screen_;
+  bool shown_ = false;
+};
+
 int run_sign(const std::vector<std::string>& args) {
   SignOptions o;
   const auto options = sign_options(o);
@@ -431,16 +535,7 @@ int run_sign(const std::vector<std::string>& args) {
   // Everything sign reads is open or read; from here on no socket, exec or ptrace is possible.
   if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
 
-  bool shown = false;
-  const auto show = [&](const std::string& summary, const airlock::offline::Review& review) {
-    if (o.json) {
-      std::cout << airlock::offline::summary_json(*request, review).dump(2, ' ', true) << "\n";
-    } else {
-      std::cout << summary;
-    }
-    std::cout << std::flush;
-    shown = true;
-  };
+  SignScreen screen(o, *request);
   airlock::offline::SigningContext context{
       *policy,
       decoders,
@@ -448,8 +543,7 @@ int run_sign(const std::vector<std::string>& args) {
       o.keystore,
       o.auto_approve,
       [&](const std::string& summary, const airlock::offline::Review& review) {
-        show(summary, review);
-        return ask(o.confirm_fd, request->steps.size());
+        return screen.confirm(summary, review);
       },
       [&] {
         return airlock::offline::obtain_secret(o.passphrase_fd, "Keystore passphrase: ", false);
@@ -458,8 +552,8 @@ int run_sign(const std::vector<std::string>& args) {
   auto outcome = airlock::offline::process_request(*request, context);
   if (!outcome.ok()) return report(outcome.error());
   const auto decision = outcome->decision;
-  if (!shown && decision != airlock::offline::Decision::kReissued)
-    show(outcome->summary, outcome->review);
+  if (!screen.shown() && decision != airlock::offline::Decision::kReissued)
+    screen.show(outcome->summary, outcome->review);
   // The answer: airlock's response envelope (signatures or the refusal), or for a Keystone
   // request its ur:sol-signature, which exists only when signed.
   airlock::transfer::Content answer{airlock::dense::ContentType::kSignResponse,

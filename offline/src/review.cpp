@@ -9,6 +9,7 @@
 #include <airlock/formats/actions.h>
 #include <airlock/formats/json_fields.h>
 #include <airlock/offline/arguments.h>
+#include <airlock/offline/bins.h>
 #include <airlock/offline/review.h>
 #include <airlock/offline/templates.h>
 #include <airlock/offline/vault_addresses.h>
@@ -50,6 +51,7 @@ class Reviewer {
     token_labels();
     pool_labels();
     for (std::size_t i = 0; i < q_.steps.size(); ++i) step(i);
+    off_side_warnings();
     if (described_ != nullptr) {
       TemplateFindings found;
       bind_steps(template_input(), review_.steps, found);
@@ -303,7 +305,47 @@ class Reviewer {
     }
     presignature_checks(s, index);
     vault_checks(s, index);
+    off_side_deposits(s, index);
     review_.steps.push_back(std::move(s));
+  }
+
+  // A DLMM deposit of a token into bins none of which is on that token's side of the active bin
+  // (X above it, Y at and below): by the shape the amount has nowhere to go, so it cannot land
+  // as the deposit line reads. Gathered per token over the steps (off_side_warnings), asked,
+  // never auto-approved.
+  void off_side_deposits(const StepReview& s, std::size_t index) {
+    for (std::size_t i = 0; i < s.instructions.size(); ++i) {
+      if (!s.instructions[i]) continue;
+      const auto picture = bin_picture(*s.instructions[i]);
+      if (!picture || picture->kind != BinPicture::Kind::kDeposit) continue;
+      for (const auto& [stranded, side] :
+           {std::pair{picture->x_stranded, 0}, std::pair{picture->y_stranded, 1}}) {
+        if (stranded) off_side_[side].push_back({index, *picture});
+      }
+    }
+  }
+
+  void off_side_warnings() {
+    for (int side = 0; side < 2; ++side) {
+      const auto& found = off_side_[side];
+      if (found.empty()) continue;
+      const char* token = side == 0 ? "X" : "Y";
+      std::string steps;
+      std::int64_t first = INT64_MAX, last = INT64_MIN;
+      for (const auto& [step, picture] : found) {
+        steps += (steps.empty() ? "" : ", ") + std::to_string(step + 1);
+        first = std::min(first, picture.first_bin);
+        last = std::max(last, picture.last_bin);
+      }
+      const auto& active = found.front().second.active_bin;
+      warn(FindingCode::kWarnDepositOffSide,
+           std::string(found.size() == 1 ? "step " : "steps ") + steps + " deposit" +
+               (found.size() == 1 ? "s" : "") + " token " + token + " into bins (within " +
+               std::to_string(first) + " to " + std::to_string(last) + ") none of which is on " +
+               token + "'s side of the active bin " +
+               (active ? std::to_string(*active) : std::string("?")) +
+               ": by the shape those amounts have nowhere to go");
+    }
   }
 
   // The message as a whole: its version, fee payer and signer slots, a durable nonce, and the
@@ -693,6 +735,8 @@ class Reviewer {
   std::string intent_problem_;  // why the body could not be read, where it says
   const Descriptor* descriptor_ = nullptr;
   const DescribedAction* described_ = nullptr;
+  // DLMM deposits of token X (0) and Y (1) into bins none on that token's side: step, picture.
+  std::vector<std::pair<std::size_t, BinPicture>> off_side_[2];
   bool keystone_ = false;  // a Keystone sol-sign-request: no intent to bind to
   Review review_;
 };

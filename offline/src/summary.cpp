@@ -1,9 +1,11 @@
+#include <algorithm>
 #include <map>
 #include <sstream>
 
 #include <airlock/common/display.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/units.h>
+#include <airlock/offline/arguments.h>
 #include <airlock/offline/bins.h>
 #include <airlock/offline/summary.h>
 
@@ -346,6 +348,198 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
   }
   // Everything above may quote the request, hints and decoded strings: escaped as one.
   return printable(out.str(), true);
+}
+
+namespace {
+
+// A line of the decision screen: escaped, and cut at `width` columns with "…" (the details
+// carry it whole).
+std::string fit(const std::string& text, std::size_t width) {
+  std::string line = printable(text);
+  if (line.size() <= width) return line;
+  // Cut on a character boundary: printable() leaves only ASCII and escapes.
+  return line.substr(0, width - 3) + "...";
+}
+
+// `text` in lines of at most `width` columns, broken at spaces, at most `most` lines (the last
+// cut with "...").
+std::vector<std::string> wrap(const std::string& text, std::size_t width, std::size_t most) {
+  std::vector<std::string> lines;
+  std::string rest = printable(text);
+  while (!rest.empty()) {
+    if (lines.size() + 1 == most || rest.size() <= width) {
+      lines.push_back(fit(rest, width));
+      break;
+    }
+    std::size_t cut = rest.rfind(' ', width);
+    const bool at_space = cut != std::string::npos && cut != 0;
+    if (!at_space) cut = width;
+    lines.push_back(rest.substr(0, cut));
+    rest = rest.substr(at_space ? cut + 1 : cut);
+  }
+  return lines;
+}
+
+// Where a figure's token and decimals come from, in a word.
+std::string label_source(const TokenLabel& t) { return t.pinned ? "pinned" : "online half's hint"; }
+
+// An amount of `mint` in whole tokens with its symbol and the label's source, or in base units
+// when this machine has no label for the mint.
+std::string figure(const Review& r, const std::string& base_units, const PublicKey& mint) {
+  if (const TokenLabel* t = token_label(r, mint))
+    return whole_units(base_units, t->decimals) + " " + t->symbol + " (" + label_source(*t) + ")";
+  return base_units + " base units of " + to_base58(mint) + " (no label)";
+}
+
+// The sum of a pool's deposits across the steps, and the bins they span.
+struct PoolTotal {
+  PoolTokens tokens;
+  unsigned __int128 x = 0, y = 0;
+  std::int64_t first = INT64_MAX, last = INT64_MIN;
+  std::size_t steps = 0;
+};
+
+// What moves, in whole units where a label says the unit: each swap, and each pool's deposits
+// summed over the steps.
+std::vector<std::string> money_lines(const envelope::SignRequest& q, const Review& r) {
+  std::vector<std::string> lines;
+  std::vector<std::pair<PublicKey, PoolTotal>> pools;
+  for (const auto& s : r.steps) {
+    const Message& m = s.tx.message;
+    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
+      const auto& d = s.instructions[i];
+      if (!d) continue;
+      const Arguments a(d->args);
+      if (d->instruction == "aggregator_swap") {
+        const auto src = public_key_from_base58(d->args.value("source_mint", ""));
+        const auto dst = public_key_from_base58(d->args.value("destination_mint", ""));
+        const ojson* amount = a.at("amount");
+        const ojson* minimum = a.at("minimum_out");
+        if (!src.ok() || !dst.ok() || amount == nullptr || minimum == nullptr ||
+            !amount->is_string() || !minimum->is_string())
+          continue;
+        lines.push_back("swap      " + figure(r, amount->get<std::string>(), *src) +
+                        " for at least " + figure(r, minimum->get<std::string>(), *dst));
+        continue;
+      }
+      const auto x = a.amount("amount_x"), y = a.amount("amount_y");
+      const auto lo = a.integer("strategy.min_bin_id"), hi = a.integer("strategy.max_bin_id");
+      if (!x || !y) continue;
+      const PoolTokens tokens = pool_tokens(r, s, *d, m.instructions[i]);
+      PublicKey pool{};
+      for (std::size_t k = 0; k < d->account_names.size() && k < m.instructions[i].accounts.size();
+           ++k) {
+        const std::size_t index = m.instructions[i].accounts[k];
+        if (d->account_names[k] == "lb_pair" && index < s.roles.size() && s.roles[index].key)
+          pool = *s.roles[index].key;
+      }
+      auto it =
+          std::find_if(pools.begin(), pools.end(), [&](const auto& p) { return p.first == pool; });
+      if (it == pools.end()) it = pools.insert(pools.end(), {pool, PoolTotal{tokens}});
+      it->second.x += *x;
+      it->second.y += *y;
+      if (lo) it->second.first = std::min(it->second.first, *lo);
+      if (hi) it->second.last = std::max(it->second.last, *hi);
+      ++it->second.steps;
+    }
+  }
+  const auto amount_of = [](unsigned __int128 v, const TokenLabel* t, const char* side) {
+    std::string digits;
+    do {
+      digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+      v /= 10;
+    } while (v != 0);
+    if (t == nullptr) return digits + " base units of token " + side;
+    return whole_units(digits, t->decimals) + " " + t->symbol;
+  };
+  for (const auto& [pool, total] : pools) {
+    std::string line = "deposit   " + amount_of(total.x, total.tokens.x, "X") + " + " +
+                       amount_of(total.y, total.tokens.y, "Y");
+    if (total.first <= total.last)
+      line += ", bins " + std::to_string(total.first) + " to " + std::to_string(total.last);
+    if (total.steps > 1) line += " in " + std::to_string(total.steps) + " steps";
+    line += total.tokens.x ? std::string(" (pool ") + pool_source(total.tokens.pinned) + ")"
+                           : " (pool tokens unknown)";
+    lines.push_back(line);
+  }
+  (void)q;
+  return lines;
+}
+
+}  // namespace
+
+std::string render_decision(const envelope::SignRequest& q, const Review& r, std::int64_t now,
+                            std::size_t width, std::size_t max_lines) {
+  std::vector<std::string> lines;
+  const bool keystone = q.action == kKeystoneAction;
+  lines.push_back("Sign request " + request_id_hex(q.request_id) + " (" + q.action + ", " +
+                  std::to_string(q.steps.size()) + " step" + (q.steps.size() == 1 ? "" : "s") +
+                  ")");
+  if (keystone) {
+    lines.push_back(
+        "  what      NO INTENT: a Keystone request; only its instructions say what "
+        "it does (d: details)");
+  } else {
+    for (const auto& l :
+         wrap(r.reads.empty() ? std::string("(no descriptor says)") : r.reads, width - 12, 3))
+      lines.push_back((lines.size() == 1 ? "  what      " : "            ") + l);
+    lines.push_back("  vault     " + to_base58(q.vault));
+  }
+  // A fact in wrapped lines, under its 10-column label.
+  const auto add_wrapped = [&](const std::string& fact, std::size_t most) {
+    const std::string label = fact.substr(0, 10);
+    bool first = true;
+    for (const auto& l : wrap(fact.substr(10), width - 12, most)) {
+      lines.push_back("  " + (first ? label : std::string(10, ' ')) + l);
+      first = false;
+    }
+  };
+  for (const auto& m : money_lines(q, r)) add_wrapped(m, 2);
+  std::uint64_t fees = 0;
+  for (const auto& s : r.steps) {
+    const std::uint64_t fee =
+        signatures_needed(s) * kLamportsPerSignature + s.priority_fee_lamports;
+    fees = fees > UINT64_MAX - fee ? UINT64_MAX : fees + fee;
+  }
+  lines.push_back("  fees      at most " + sol(fees) + " SOL in all");
+  if (!keystone) {
+    const __int128 left = static_cast<__int128>(q.deadline) - now;
+    lines.push_back(left >= 0
+                        ? "  deadline  in " + std::to_string(static_cast<long long>(left)) + " s"
+                        : "  deadline  PASSED " + std::to_string(static_cast<long long>(-left)) +
+                              " s ago");
+  }
+  if (r.refused()) {
+    lines.push_back("  verdict   REFUSED (" + std::to_string(r.refusals.size()) +
+                    " reason(s)): nothing will be signed");
+  } else {
+    lines.push_back("  verdict   nothing refused; " + std::to_string(r.warnings.size()) +
+                    " warning(s)" + (r.auto_approvable ? "" : ": it asks you"));
+  }
+  // The findings last, right above the prompt: the refusals, or the warnings.
+  const auto& findings = r.refused() ? r.refusals : r.warnings;
+  const char* mark = r.refused() ? "x" : "!";
+  if (!findings.empty()) lines.push_back(r.refused() ? "Refused" : "Warnings");
+  // Each finding in up to three lines while the room lasts; the last line left counts what
+  // does not fit.
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    const auto text = wrap(
+        f.code + (f.step ? " (step " + std::to_string(*f.step + 1) + ")" : "") + ": " + f.message,
+        width - 4, 3);
+    const std::size_t room = max_lines > lines.size() ? max_lines - lines.size() : 0;
+    const bool last = i + 1 == findings.size();
+    if (text.size() + (last ? 0 : 1) > room) {
+      lines.push_back("  ... and " + std::to_string(findings.size() - i) +
+                      " more: d shows every one");
+      break;
+    }
+    for (std::size_t k = 0; k < text.size(); ++k)
+      lines.push_back((k == 0 ? "  " + std::string(mark) + " " : std::string(4, ' ')) + text[k]);
+  }
+  std::string out;
+  for (const auto& l : lines) out += fit(l, width) + "\n";
+  return out;
 }
 
 std::string render_html_report(const Review& r, const std::string& title,

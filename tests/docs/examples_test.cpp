@@ -230,7 +230,8 @@ class DocExamples : public ::testing::Test {
     return airlock::test::run_on_terminal(
         shell_line(command), [&](const std::string& shown) -> std::optional<std::string> {
           if (shown.ends_with("Keystore passphrase: ")) return passphrase_;
-          if (std::regex_search(shown, std::regex(R"(\[y/N\] $)"))) return std::string("y");
+          if (std::regex_search(shown, std::regex(R"(\[y/N\] $|\[y/N, d: details\])")))
+            return std::string("y");
           return std::nullopt;
         });
   }

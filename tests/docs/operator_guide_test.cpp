@@ -111,7 +111,8 @@ class OperatorGuide : public ::testing::Test {
             return changing ? next_passphrase_ : passphrase_;
           }
           if (shown.ends_with("Again: ")) return changing ? next_passphrase_ : passphrase_;
-          if (std::regex_search(shown, m, std::regex(R"(\[y/N\] $)"))) return std::string("y");
+          if (std::regex_search(shown, m, std::regex(R"(\[y/N\] $|\[y/N, d: details\])")))
+            return std::string("y");
           return std::nullopt;
         });
     if (changing && result.exit_code == 0) passphrase_ = next_passphrase_;

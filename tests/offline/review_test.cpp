@@ -77,6 +77,32 @@ TEST_F(ReviewTest, AutoApprovalNeedsTheRuleAndACleanReview) {
   EXPECT_FALSE(r.auto_approvable) << "a warning always needs a person";
 }
 
+// A deposit of token X into bins that all lie at or below the active bin, where X cannot go:
+// the deposit line would read as if it lands; it is asked, never auto-approved. The same
+// build with bins on X's side does not warn.
+TEST_F(ReviewTest, ADepositIntoBinsOffItsTokensSideWarns) {
+  const auto open = [&](int lower, int upper) {
+    return build("dlmm/open", {{"vault", kVault},
+                               {"lbPair", kSolUsdcPool},
+                               {"lowerBinId", lower},
+                               {"upperBinId", upper},
+                               {"amountX", "1000000"},
+                               {"amountY", "0"},
+                               {"shape", "spot"},
+                               {"maxActiveBinSlippage", 5}});
+  };
+  const auto below = open(4900, 4950);
+  const auto policy = demo_policy(below, "[actions.\"dlmm/open\"]\nauto_approve = true");
+  const auto r = review(below, policy);
+  EXPECT_FALSE(r.refused()) << listed(r.refusals);
+  EXPECT_TRUE(has(r.warnings, "warn.deposit_off_side")) << listed(r.warnings);
+  EXPECT_FALSE(r.auto_approvable);
+  const auto above = open(5010, 5060);
+  const auto fine =
+      review(above, demo_policy(above, "[actions.\"dlmm/open\"]\nauto_approve = true"));
+  EXPECT_FALSE(has(fine.warnings, "warn.deposit_off_side")) << listed(fine.warnings);
+}
+
 TEST_F(ReviewTest, AnIntentThatDiffersFromTheTransactionIsRefused) {
   const auto q = build("aggregator/swap", swap_body("5000000"));
   auto lied = q;

@@ -80,6 +80,13 @@ class SigningTest : public SigningTwin {
   }
 
   // The request as an .alreq file, req.alreq, as the online half writes it.
+  // sign of req.alreq on a terminal: the answer and the passphrase typed there.
+  std::string terminal_sign_command() {
+    return std::string(AIRLOCK_OFFLINE_BIN) + " sign --unsafe-allow-network --keystore " +
+           keystore + " --policy " + dir.file("policy.toml") + " --audit-log " +
+           dir.file("audit.log") + " --out " + dir.file("res.alres") + " " + dir.file("req.alreq");
+  }
+
   void write_request_file(const envelope::SignRequest& q) {
     ASSERT_TRUE(files::write_atomically(dir.file("req.alreq"),
                                         files::wrap_envelope(files::EnvelopeKind::kRequest,
@@ -555,27 +562,66 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
   write_command_inputs("unused");
   write_request_file(q);
   log.reset();
-  const std::string command = std::string(AIRLOCK_OFFLINE_BIN) +
-                              " sign --unsafe-allow-network --keystore " + keystore + " --policy " +
-                              dir.file("policy.toml") + " --audit-log " + dir.file("audit.log") +
-                              " --out " + dir.file("res.alres") + " " + dir.file("req.alreq");
+  const std::string command = terminal_sign_command();
+  // The decision screen and the prompt; once the time left has ticked, d for the details, then
+  // yes at the prompt that follows them, then the passphrase.
+  int state = 0;
   const auto [code, screen] =
-      airlock::test::run_on_terminal(command, {{"[y/N]", "y"}, {"passphrase: ", "correct horse"}});
+      airlock::test::run_on_terminal(command, [&](const std::string& shown) {
+        std::optional<std::string> reply;
+        if (state == 0 && shown.find("d: details]") != std::string::npos &&
+            shown.find("\x1b"
+                       "7\r") != std::string::npos) {
+          reply = "d";
+        } else if (state == 1 && shown.find("aggregator_swap") != std::string::npos &&
+                   shown.find("d: details]", shown.find("aggregator_swap")) != std::string::npos) {
+          reply = "y";
+        } else if (state == 2 && shown.find("passphrase: ") != std::string::npos) {
+          reply = "correct horse";
+        }
+        if (reply) ++state;
+        return reply;
+      });
   EXPECT_EQ(code, 0) << screen;
-  EXPECT_THAT(screen, HasSubstr("aggregator_swap")) << "the summary came first";
-  EXPECT_LT(screen.find("aggregator_swap"), screen.find("[y/N]"));
+  EXPECT_EQ(state, 3) << screen;
+  // What the whole request does and the verdict come first, with no instruction in them; the
+  // details only on request.
+  const std::size_t prompt = screen.find("d: details]");
+  ASSERT_NE(prompt, std::string::npos) << screen;
+  EXPECT_LT(screen.find("verdict   nothing refused"), prompt);
+  EXPECT_LT(screen.find("swap      "), prompt);
+  EXPECT_GT(screen.find("aggregator_swap"), prompt) << "the details came before they were asked";
+  EXPECT_THAT(screen, HasSubstr(" s left")) << "the prompt says the time left";
   EXPECT_THAT(screen, HasSubstr("signed; audit head"));
   EXPECT_THAT(screen, Not(HasSubstr("correct horse"))) << "the passphrase was echoed";
 
   // A new request; a plain Enter declines and the key is never asked for.
   const auto second = swap_request();
   write_request_file(second);
-  const auto [declined, declined_screen] = airlock::test::run_on_terminal(command, {{"[y/N]", ""}});
+  const auto [declined, declined_screen] =
+      airlock::test::run_on_terminal(command, {{"d: details]", ""}});
   EXPECT_EQ(declined, 1) << declined_screen;
   EXPECT_THAT(declined_screen, HasSubstr("operator.declined"));
   // The prompt, not the word: the lock-down's note on RLIMIT_MEMLOCK mentions the passphrase
   // where the limit is low.
   EXPECT_THAT(declined_screen, Not(HasSubstr("Keystore passphrase:")));
+}
+
+// Left at the prompt past the deadline, the prompt ends by itself with the reason, and nothing
+// is signed.
+TEST_F(SigningTest, ThePromptEndsWhenTheDeadlinePasses) {
+  auto q = swap_request();
+  q.deadline = static_cast<std::uint64_t>(std::time(nullptr) + 3);
+  write_command_inputs("unused");
+  write_request_file(q);
+  log.reset();
+  const std::string command = terminal_sign_command();
+  const auto [code, screen] =
+      airlock::test::run_on_terminal(command, std::vector<std::pair<std::string, std::string>>{});
+  EXPECT_EQ(code, 1) << screen;
+  EXPECT_THAT(screen, HasSubstr("ONLY ")) << "under 15 s the prompt says so";
+  EXPECT_THAT(screen, HasSubstr("the deadline passed at the prompt"));
+  EXPECT_THAT(screen, Not(HasSubstr("Keystore passphrase:")));
 }
 
 TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr) {

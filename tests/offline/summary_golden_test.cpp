@@ -55,14 +55,17 @@ class SummaryGolden : public SigningTwin {
     for (const auto& step : steps_of(built.body)) ASSERT_EQ(send_and_confirm(step), "confirmed");
   }
 
-  // The summary with what varies between runs masked.
-  std::string screen(const envelope::SignRequest& q) {
+  // The review under the demo policy, with the perp venue allowed.
+  offline::Review reviewed(const envelope::SignRequest& q) {
     auto policy = demo_policy(q, "allow_unverified_lookup_tables = true");
     policy.programs.insert(
         public_key_from_base58("PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY").value());
-    const auto review =
-        offline::review_request(q, policy, decoders, manager_->public_key(), now_s());
-    std::string text = offline::render_summary(q, review, now_s());
+    return offline::review_request(q, policy, decoders, manager_->public_key(), now_s());
+  }
+
+  // The summary with what varies between runs masked.
+  std::string screen(const envelope::SignRequest& q) {
+    std::string text = offline::render_summary(q, reviewed(q), now_s());
     text = std::regex_replace(text, std::regex("Sign request [0-9a-f]{32}"), "Sign request <id>");
     text = std::regex_replace(text, std::regex("in [0-9]+ s \\(unix [0-9]+\\)"),
                               "in <s> (unix <deadline>)");
@@ -70,41 +73,74 @@ class SummaryGolden : public SigningTwin {
     return text;
   }
 
+  // The decision screen (what the operator sees above the prompt), masked the same way.
+  std::string decision(const envelope::SignRequest& q) {
+    std::string text = offline::render_decision(q, reviewed(q), now_s());
+    text = std::regex_replace(text, std::regex("Sign request [0-9a-f]{32}"), "Sign request <id>");
+    text = std::regex_replace(text, std::regex("deadline  in [0-9]+ s"), "deadline  in <s> s");
+    return text;
+  }
+
   void compare(const std::string& name, const std::string& text) {
     airlock::test::expect_golden("summaries/" + name + ".txt", text);
+  }
+
+  // The summary and the decision screen of `q`, each against its golden file.
+  void compare_both(const std::string& name, const envelope::SignRequest& q) {
+    compare(name, screen(q));
+    const std::string d = decision(q);
+    airlock::test::expect_golden("decisions/" + name + ".txt", d);
+    // At most 23 lines of at most 80 columns: with the prompt, one 80x24 screen.
+    std::size_t lines = 0;
+    std::size_t start = 0;
+    for (std::size_t end = d.find('\n'); end != std::string::npos; end = d.find('\n', start)) {
+      EXPECT_LE(end - start, 80U) << name << ": " << d.substr(start, end - start);
+      start = end + 1;
+      ++lines;
+    }
+    EXPECT_LE(lines, 23U) << name << ":\n" << d;
   }
 };
 
 TEST_F(SummaryGolden, EachFamilyReadsExactlyAsReviewed) {
-  compare("aggregator-swap", screen(build("aggregator/swap", {{"vault", kVault},
-                                                              {"sourceMint", kUsdc},
-                                                              {"destinationMint", kJup},
-                                                              {"amount", "5000000"},
-                                                              {"slippageBps", 50}})));
-  compare("dlmm-open", screen(with_online_hints("dlmm/open", {{"vault", kVault},
-                                                              {"lbPair", kSolUsdcPool},
-                                                              {"lowerBinId", 4960},
-                                                              {"upperBinId", 5040},
-                                                              {"amountX", "20000000"},
-                                                              {"amountY", "3000000"},
-                                                              {"shape", "spot"},
-                                                              {"maxActiveBinSlippage", 5}})));
+  compare_both("aggregator-swap", build("aggregator/swap", {{"vault", kVault},
+                                                            {"sourceMint", kUsdc},
+                                                            {"destinationMint", kJup},
+                                                            {"amount", "5000000"},
+                                                            {"slippageBps", 50}}));
+  compare_both("dlmm-open", with_online_hints("dlmm/open", {{"vault", kVault},
+                                                            {"lbPair", kSolUsdcPool},
+                                                            {"lowerBinId", 4960},
+                                                            {"upperBinId", 5040},
+                                                            {"amountX", "20000000"},
+                                                            {"amountY", "3000000"},
+                                                            {"shape", "spot"},
+                                                            {"maxActiveBinSlippage", 5}}));
+  // Twenty steps: the decision screen still fits one screen.
+  compare_both("dlmm-open-20-steps", with_online_hints("dlmm/open", {{"vault", kVault},
+                                                                     {"lbPair", kSolUsdcPool},
+                                                                     {"lowerBinId", 4300},
+                                                                     {"upperBinId", 5700},
+                                                                     {"amountX", "200000000"},
+                                                                     {"amountY", "30000000"},
+                                                                     {"shape", "spot"},
+                                                                     {"maxActiveBinSlippage", 5}}));
   confirm("perp/initialize", {{"vault", kVault}});
-  compare("perp-onboard", screen(build("perp/onboard", {{"vault", kVault}})));
+  compare_both("perp-onboard", build("perp/onboard", {{"vault", kVault}}));
   confirm("perp/onboard", {{"vault", kVault}});
   confirm("perp/deposit", {{"vault", kVault}, {"amount", "100000000"}});
-  compare("perp-order",
-          screen(build("perp/order",
-                       {{"vault", kVault},
-                        {"symbol", "SOL"},
-                        {"side", "long"},
-                        {"size", "1.5"},
-                        {"reduceOnly", false},
-                        {"order", {{"type", "limit"}, {"price", "149.5"}, {"postOnly", true}}}})));
+  compare_both("perp-order",
+               build("perp/order",
+                     {{"vault", kVault},
+                      {"symbol", "SOL"},
+                      {"side", "long"},
+                      {"size", "1.5"},
+                      {"reduceOnly", false},
+                      {"order", {{"type", "limit"}, {"price", "149.5"}, {"postOnly", true}}}}));
   // Last: a paused vault refuses every other build.
   confirm("vault/update", {{"vault", kVault}, {"paused", true}});
-  compare("vault-update-unpause",
-          screen(build("vault/update", {{"vault", kVault}, {"paused", false}})));
+  compare_both("vault-update-unpause",
+               build("vault/update", {{"vault", kVault}, {"paused", false}}));
 }
 
 }  // namespace

@@ -74,6 +74,7 @@ class FindingCode {
   static const FindingCode kWarnUnboundAccount;
   static const FindingCode kWarnUnboundArgument;
   static const FindingCode kWarnUnpause;
+  static const FindingCode kWarnDepositOffSide;
   static const FindingCode kWarnUnverifiable;
   static const FindingCode kWarnUnverifiedLookupTable;
 
@@ -139,6 +140,7 @@ inline constexpr FindingCode FindingCode::kWarnTransferFromManager{"warn.transfe
 inline constexpr FindingCode FindingCode::kWarnUnboundAccount{"warn.unbound_account"};
 inline constexpr FindingCode FindingCode::kWarnUnboundArgument{"warn.unbound_argument"};
 inline constexpr FindingCode FindingCode::kWarnUnpause{"warn.unpause"};
+inline constexpr FindingCode FindingCode::kWarnDepositOffSide{"warn.deposit_off_side"};
 inline constexpr FindingCode FindingCode::kWarnUnverifiable{"warn.unverifiable"};
 inline constexpr FindingCode FindingCode::kWarnUnverifiedLookupTable{
     "warn.unverified_lookup_table"};
@@ -196,6 +198,7 @@ inline constexpr std::array kAllFindingCodes = {&FindingCode::kPolicyActionNotAl
                                                 &FindingCode::kWarnUnboundAccount,
                                                 &FindingCode::kWarnUnboundArgument,
                                                 &FindingCode::kWarnUnpause,
+                                                &FindingCode::kWarnDepositOffSide,
                                                 &FindingCode::kWarnUnverifiable,
                                                 &FindingCode::kWarnUnverifiedLookupTable};
 

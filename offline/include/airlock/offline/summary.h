@@ -17,6 +17,14 @@ namespace airlock::offline {
 [[nodiscard]] std::string render_summary(const envelope::SignRequest& request, const Review& review,
                                          std::int64_t now_unix);
 
+// The decision screen: what the whole request does and moves (whole tokens, each figure's
+// label source), its fees and deadline, the verdict, and the refusals or warnings last, right
+// above the prompt; at most `max_lines` lines of at most `width` columns (a finding too many
+// for the room is counted, "d: details"). The details are render_summary's.
+[[nodiscard]] std::string render_decision(const envelope::SignRequest& request,
+                                          const Review& review, std::int64_t now_unix,
+                                          std::size_t width = 80, std::size_t max_lines = 23);
+
 // One self-contained HTML page for an auditor to file: `report_text` (the terminal's report,
 // exactly) in a <pre id="report">, then each DLMM instruction's bins as SVG. The page has no
 // script and no external resource, and its Content-Security-Policy forbids fetching any.
