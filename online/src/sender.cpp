@@ -70,8 +70,12 @@ Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now) {
 
 namespace {
 
+Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total,
+                           const std::string& why);
+
 // Polls the step's receipt every 2 s (the spec's floor) until it leaves pending/unknown,
-// recording each change.
+// recording each change. A receipt the API no longer knows (404: past its retention, or
+// another key's after a rotation) is settled by the chain, or left open for it.
 Status follow(SendContext& c, JournalStep& st, std::size_t total) {
   const std::int64_t give_up_at = c.clock() + 120;
   for (;;) {
@@ -88,6 +92,13 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
       continue;
     }
     AIRLOCK_TRY(reply, std::move(polled));
+    if (reply.failure && reply.status == 404) {
+      AIRLOCK_TRY(landed, prove_outcome(c, st, total,
+                                        "the API no longer knows its receipt " + st.receipt +
+                                            " (404: past its retention, or another key's)"));
+      (void)landed;
+      return {};
+    }
     if (reply.failure) return api_error("status of " + step_name(st, total), reply);
     std::string status = json_fields::text(reply.body, "status");
     if (!ss::is_receipt_status(status)) {
@@ -141,14 +152,15 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
   }
 }
 
-// A step that may have been sent, whose ticket has expired: only the chain can tell now. Returns
-// true when it landed without error (recorded confirmed); an error for every other case, with
-// the step recorded failed or expired when the chain proves it, and left `sending` otherwise.
-Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total) {
-  const std::string unknown = step_name(st, total) + " may have been sent (signature " +
-                              st.signature +
-                              ") but no receipt was recorded, and its ticket has "
-                              "expired";
+// A step that may have been sent, whose outcome the API cannot tell (no receipt recorded and
+// its ticket expired, or a receipt the API no longer knows): only the chain can tell now.
+// Returns true when it landed without error (recorded confirmed); an error for every other
+// case, with the step recorded failed or expired when the chain proves it, and left as it was
+// otherwise. `why` says why the API cannot tell.
+Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total,
+                           const std::string& why) {
+  const std::string unknown =
+      step_name(st, total) + " may have been sent (signature " + st.signature + ") but " + why;
   if (!c.prove) {
     return Error(online::errors::kOutcomeUnknown,
                  unknown +
@@ -342,7 +354,8 @@ Result<StepSend> send_step(SendContext& c, JournalStep& st, std::size_t total, b
                        " was never sent and its ticket has expired, so nothing of it happened; "
                        "read the current state and build the remaining work");
     }
-    AIRLOCK_TRY(landed, prove_outcome(c, st, total));
+    AIRLOCK_TRY(landed,
+                prove_outcome(c, st, total, "no receipt was recorded, and its ticket has expired"));
     if (landed) return StepSend::kOnItsWay;  // confirmed on chain: nothing to send
   }
   // A step another process left `signed` may have gone out before the commit of its `sending`

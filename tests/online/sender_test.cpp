@@ -162,6 +162,37 @@ TEST_F(SenderTest, AnUnknownSendIsPolledToEachEndState) {
   EXPECT_EQ(counters()["builds"], 3) << "an unknown send is never answered by building again";
 }
 
+// A receipt the API no longer knows (404: past its retention, or another key's after a
+// rotation) neither locks the intent forever nor frees it: the chain settles it, and without a
+// node it stays open.
+TEST_F(SenderTest, AReceiptTheApiForgetsIsSettledByTheChain) {
+  const std::string rpc = "http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc";
+  for (const bool node : {false, true}) {
+    SCOPED_TRACE(node ? "with a node" : "without a node");
+    auto steps =
+        signed_round("vault/update", update_body(), 0, node ? std::optional(rpc) : std::nullopt);
+    auto c = context();
+    faults({{"forgetReceipts", true}});  // the send is answered; every poll meets a 404
+    if (node) c.prove = online::rpc_prover(rpc);
+    auto end = online::send_round(c, steps);
+    faults({{"forgetReceipts", false}});
+    if (node) {
+      ASSERT_TRUE(end.ok()) << end.error().to_string() << "\n" << log.str();
+      EXPECT_EQ(statuses().front(), ss::kConfirmed) << "the node shows it landed";
+    } else {
+      ASSERT_FALSE(end.ok());
+      EXPECT_THAT(end.error().message(), HasSubstr("no longer knows its receipt"));
+      EXPECT_THAT(end.error().message(), HasSubstr("resume --rpc"));
+      EXPECT_FALSE(journal->unresolved().value().empty()) << "the intent stays held";
+      // Settle it so the next round starts clean: the node shows it landed.
+      c.prove = online::rpc_prover(rpc);
+      auto settled = online::resume_run(c, journal->runs(true).value().front());
+      ASSERT_TRUE(settled.ok()) << settled.error().to_string();
+      faults({{"forgetReceipts", false}});
+    }
+  }
+}
+
 TEST_F(SenderTest, ALandedFailureStopsTheBatch) {
   auto steps = signed_round("dlmm/open", open_body());
   ASSERT_GE(steps.size(), 2U);

@@ -98,6 +98,7 @@ struct Receipt {
 struct Faults {
   bool rpc_outage = false;          // sends answer "unknown", reads 503
   bool rpc_no_history = false;      // /rpc keeps no transaction statuses: every signature unknown
+  bool forget_receipts = false;     // status answers 404 for every receipt (retention, rotated key)
   bool key_lookup_failure = false;  // every authenticated request 503 ApiUnavailable
   std::optional<std::string> venue_failure;     // 502 with this code on venue-backed calls
   std::optional<std::string> preflight_reject;  // next sends: 422 with this code
