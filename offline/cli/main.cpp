@@ -545,10 +545,15 @@ int run_sign(const std::vector<std::string>& args) {
       [&](const std::string& summary, const airlock::offline::Review& review) {
         return screen.confirm(summary, review);
       },
-      [&] {
+      [&, asked = 0]() mutable {
+        // A passphrase that did not open the keystore is said so before the next try.
+        if (asked++ > 0)
+          std::cerr << "airlock-offline: that passphrase does not open the keystore; try " << asked
+                    << " of 3\n";
         return airlock::offline::obtain_secret(o.passphrase_fd, "Keystore passphrase: ", false);
       },
-      unix_now};
+      unix_now,
+      o.passphrase_fd < 0 ? 3 : 1};
   auto outcome = airlock::offline::process_request(*request, context);
   if (!outcome.ok()) return report(outcome.error());
   const auto decision = outcome->decision;

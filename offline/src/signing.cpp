@@ -33,9 +33,22 @@ std::vector<Hash> message_hashes(const envelope::SignRequest& q) {
 
 // The key opened (its passphrase asked only now) and each step's message signed; a key that
 // is not the policy's manager, or a signature that does not verify, signs nothing.
-Result<std::vector<Signature>> sign_steps(const Review& review, SigningContext& c) {
-  AIRLOCK_TRY(passphrase, c.passphrase());
-  AIRLOCK_TRY(key, open_keystore(c.keystore_path, passphrase));
+// The key, asked for again after a passphrase that does not open it, up to the context's
+// tries and while the request's deadline lasts.
+Result<Keypair> open_key(SigningContext& c, std::uint64_t deadline) {
+  for (int attempt = 1;; ++attempt) {
+    AIRLOCK_TRY(passphrase, c.passphrase());
+    auto key = open_keystore(c.keystore_path, passphrase);
+    const bool again = !key.ok() && key.error().code() == offline::errors::kKeystoreLocked &&
+                       attempt < c.passphrase_tries &&
+                       c.clock() <= static_cast<std::int64_t>(deadline);
+    if (!again) return key;
+  }
+}
+
+Result<std::vector<Signature>> sign_steps(const Review& review, SigningContext& c,
+                                          std::uint64_t deadline) {
+  AIRLOCK_TRY(key, open_key(c, deadline));
   if (key.public_key() != c.policy.manager) {
     return Error(ErrorCode::kUsage, "the keystore's key " + to_base58(key.public_key()) +
                                         " is not the policy's manager");
@@ -162,7 +175,7 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
                                     "the deadline passed while waiting for the answer"});
   }
 
-  AIRLOCK_TRY(signatures, sign_steps(out.review, c));
+  AIRLOCK_TRY(signatures, sign_steps(out.review, c, q.deadline));
   AuditEntry e = entry_for(q, Decision::kSigned, c.clock());
   e.codes = warnings;
   // What the limits count from now on, the moves whose amount the bytes do not state included.

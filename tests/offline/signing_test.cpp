@@ -607,6 +607,42 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
   EXPECT_THAT(declined_screen, Not(HasSubstr("Keystore passphrase:")));
 }
 
+// A mistyped passphrase on the terminal is asked for again (three tries in all), not the end
+// of the round; three wrong ones end it as before, nothing decided.
+TEST_F(SigningTest, AWrongPassphraseOnTheTerminalIsAskedForAgain) {
+  write_command_inputs("unused");
+  write_request_file(swap_request());
+  log.reset();
+  const std::string command = terminal_sign_command();
+  int passphrases = 0;
+  const auto answering = [&](const std::vector<std::string>& typed) {
+    passphrases = 0;
+    bool said_yes = false;
+    return airlock::test::run_on_terminal(command, [&](const std::string& shown) {
+      std::optional<std::string> reply;
+      if (!said_yes && shown.find("d: details]") != std::string::npos) {
+        said_yes = true;
+        reply = "y";
+      } else if (shown.find("Keystore passphrase: ") != std::string::npos &&
+                 passphrases < static_cast<int>(typed.size())) {
+        reply = typed[static_cast<std::size_t>(passphrases++)];
+      }
+      return reply;
+    });
+  };
+  const auto [code, screen] = answering({"wrong horse", "correct horse"});
+  EXPECT_EQ(code, 0) << screen;
+  EXPECT_EQ(passphrases, 2);
+  EXPECT_THAT(screen, HasSubstr("that passphrase does not open the keystore; try 2 of 3"));
+  EXPECT_THAT(screen, HasSubstr("signed; audit head"));
+
+  write_request_file(swap_request());
+  const auto [locked, locked_screen] = answering({"wrong", "wronger", "wrongest"});
+  EXPECT_EQ(locked, 3) << locked_screen;
+  EXPECT_EQ(passphrases, 3);
+  EXPECT_THAT(locked_screen, HasSubstr("keystore.locked"));
+}
+
 // Left at the prompt past the deadline, the prompt ends by itself with the reason, and nothing
 // is signed.
 TEST_F(SigningTest, ThePromptEndsWhenTheDeadlinePasses) {

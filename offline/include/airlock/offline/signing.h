@@ -34,6 +34,10 @@ struct SigningContext {
   // Asked only once the operator said yes.
   std::function<Result<SecretBytes>()> passphrase;
   std::function<std::int64_t()> clock;  // unix seconds
+  // How many times a passphrase that does not open the keystore is asked again for, while the
+  // deadline lasts: 3 on a terminal, where a tired operator mistypes; 1 from a descriptor,
+  // which would give the same answer again.
+  int passphrase_tries = 1;
 };
 
 struct SigningOutcome {
