@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -460,6 +461,35 @@ airlock::Result<airlock::offline::AuditLog> open_sign_log(const std::string& pat
   return log;
 }
 
+// A unix time as ISO 8601 in UTC ("2026-11-27T14:03:09Z").
+std::string iso_time(std::int64_t unix_seconds) {
+  const auto t = static_cast<std::time_t>(unix_seconds);
+  std::tm utc{};
+  if (::gmtime_r(&t, &utc) == nullptr) return "unix " + std::to_string(unix_seconds);
+  char text[32] = {};
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+// A request signed before: which, when, that nothing new is signed, and whether its deadline
+// is long gone (a file from yesterday).
+void say_reissued(const airlock::envelope::SignRequest& request,
+                  const airlock::offline::SigningOutcome& outcome) {
+  std::cout << "Sign request "
+            << airlock::to_hex(
+                   airlock::ByteView(request.request_id.data(), request.request_id.size()))
+            << " (" << airlock::printable(request.action) << ", " << request.steps.size()
+            << " step(s)) was already signed"
+            << (outcome.first_signed_at ? " at " + iso_time(*outcome.first_signed_at) : "")
+            << ": the same signatures are given again, nothing new is signed.\n";
+  const std::int64_t now = unix_now();
+  if (request.action != airlock::offline::kKeystoneAction &&
+      now > static_cast<std::int64_t>(std::min<std::uint64_t>(request.deadline, INT64_MAX))) {
+    std::cout << "Its deadline passed " << now - static_cast<std::int64_t>(request.deadline)
+              << " s ago: unless the online half sent them in time, they cannot land now.\n";
+  }
+}
+
 // What sign prints and asks. On a terminal the decision screen stands for the summary, the
 // details on request; a summary written to a file or a pipe, or asked for with --details, is
 // the whole of it (--json for tools).
@@ -559,6 +589,7 @@ int run_sign(const std::vector<std::string>& args) {
   const auto decision = outcome->decision;
   if (!screen.shown() && decision != airlock::offline::Decision::kReissued)
     screen.show(outcome->summary, outcome->review);
+  if (decision == airlock::offline::Decision::kReissued) say_reissued(*request, *outcome);
   // The answer: airlock's response envelope (signatures or the refusal), or for a Keystone
   // request its ur:sol-signature, which exists only when signed.
   airlock::transfer::Content answer{airlock::dense::ContentType::kSignResponse,

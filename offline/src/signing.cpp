@@ -142,6 +142,7 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   if (const Replay replay = check_replay(c.log.entries(), q); replay.earlier != nullptr) {
     if (replay.same_transactions) {
       AuditEntry e = entry_for(q, Decision::kReissued, c.clock());
+      out.first_signed_at = replay.earlier->time;
       return finish(std::move(e), replay.earlier->signatures);
     }
     AuditEntry e = entry_for(q, Decision::kRefused, c.clock());

@@ -472,6 +472,11 @@ std::string render_decision(const envelope::SignRequest& q, const Review& r, std
                             std::size_t width, std::size_t max_lines) {
   std::vector<std::string> lines;
   const bool keystone = q.action == kKeystoneAction;
+  // A request past its deadline says so before anything else.
+  if (!keystone && now > static_cast<std::int64_t>(std::min<std::uint64_t>(q.deadline, INT64_MAX)))
+    lines.push_back("DEADLINE PASSED " +
+                    std::to_string(now - static_cast<std::int64_t>(q.deadline)) +
+                    " s ago: its tickets are dead and nothing will be signed");
   lines.push_back("Sign request " + request_id_hex(q.request_id) + " (" + q.action + ", " +
                   std::to_string(q.steps.size()) + " step" + (q.steps.size() == 1 ? "" : "s") +
                   ")");

@@ -643,6 +643,39 @@ TEST_F(SigningTest, AWrongPassphraseOnTheTerminalIsAskedForAgain) {
   EXPECT_THAT(locked_screen, HasSubstr("keystore.locked"));
 }
 
+// Yesterday's request file again: it says it was signed before and when, gives the same
+// signatures, signs nothing new, and says its deadline is long gone.
+TEST_F(SigningTest, ARequestSignedBeforeSaysSoAndWhen) {
+  auto q = swap_request();
+  q.deadline = static_cast<std::uint64_t>(std::time(nullptr) + 30);
+  write_command_inputs("unused");
+  write_request_file(q);
+  log.reset();
+  const std::string command = terminal_sign_command();
+  const auto first = airlock::test::run_on_terminal(
+      command, {{"d: details]", "y"}, {"passphrase: ", "correct horse"}});
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::string log_after = airlock::test::text_of(dir.file("audit.log")).value();
+  const auto again =
+      airlock::test::run_on_terminal(command, std::vector<std::pair<std::string, std::string>>{});
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("was already signed at 20"));
+  EXPECT_THAT(again.output, HasSubstr("nothing new is signed"));
+  EXPECT_THAT(again.output, Not(HasSubstr("passphrase:"))) << "no key is opened for it";
+  EXPECT_THAT(again.output, Not(HasSubstr("deadline passed")));
+  EXPECT_NE(airlock::test::text_of(dir.file("audit.log")).value(), log_after)
+      << "the reissue is recorded too";
+  // The same request whose deadline is long gone (the same id and transactions): it says that
+  // too.
+  q.created_at = static_cast<std::uint64_t>(std::time(nullptr) - 3700);
+  q.deadline = static_cast<std::uint64_t>(std::time(nullptr) - 3600);
+  write_request_file(q);
+  const auto late =
+      airlock::test::run_on_terminal(command, std::vector<std::pair<std::string, std::string>>{});
+  EXPECT_EQ(late.exit_code, 0) << late.output;
+  EXPECT_THAT(late.output, HasSubstr("Its deadline passed"));
+}
+
 // Left at the prompt past the deadline, the prompt ends by itself with the reason, and nothing
 // is signed.
 TEST_F(SigningTest, ThePromptEndsWhenTheDeadlinePasses) {

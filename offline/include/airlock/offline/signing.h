@@ -42,6 +42,8 @@ struct SigningContext {
 
 struct SigningOutcome {
   Decision decision = Decision::kRefused;
+  // kReissued: when the log first recorded these signatures (unix seconds, offline clock).
+  std::optional<std::int64_t> first_signed_at;
   envelope::SignResponse response;
   Review review;
   std::string summary;
