@@ -90,11 +90,14 @@ void perp_order_type(const CheckInput& in, TemplateFindings& out) {
   const ojson::json_pointer type_at("/order/type"), post_at("/order/postOnly");
   const ojson* type = in.body->contains(type_at) ? &in.body->at(type_at) : nullptr;
   const ojson* post = in.body->contains(post_at) ? &in.body->at(post_at) : nullptr;
+  // Only the exact values the API takes: the strings "market" and "limit", postOnly a boolean
+  // or absent; anything else ("true", 1) asks for nothing this machine can hold the type to.
   std::string want;
-  if (type != nullptr && *type == "market")
+  const bool post_readable = post == nullptr || post->is_boolean();
+  if (type != nullptr && type->is_string() && *type == "market" && post_readable)
     want = "ImmediateOrCancel";
-  else if (type != nullptr && *type == "limit")
-    want = post != nullptr && *post == true ? "PostOnly" : "Limit";
+  else if (type != nullptr && type->is_string() && *type == "limit" && post_readable)
+    want = post != nullptr && post->get<bool>() ? "PostOnly" : "Limit";
   const auto got = in.args.variant("order.order_type");
   if (want.empty() || !got || *got != want) {
     refuse(out, FindingCode::kIntentOrderType,

@@ -1154,6 +1154,13 @@ Status check_rule(const IdlMap& idls, const DescribedInstruction& ix, const IdlI
                                   ? defined_type(idls, ix.program_id, type.defined)
                                   : nullptr;
       if (def == nullptr || !def->is_enum) return invalid(at, arg.name + " is not an enum");
+      // A variant carrying data would be held by its name alone, its fields by nothing.
+      for (const auto& v : def->variants) {
+        if (!v.fields.empty())
+          return invalid(at, def->name + "::" + v.name +
+                                 " carries data, which a variant rule does not hold: rule its "
+                                 "fields, or use a named checker");
+      }
       for (const auto& mapped : r.variants) {
         const std::string& variant = mapped.second;
         if (std::none_of(def->variants.begin(), def->variants.end(),
@@ -1173,6 +1180,12 @@ Status check_rule(const IdlMap& idls, const DescribedInstruction& ix, const IdlI
       for (const auto& [field, pointer] : r.fields) {
         if (field_named(def->fields, field) == nullptr)
           return invalid(at + ".fields." + field, "is no field of " + def->name);
+      }
+      // Every field of an entry is held: one left out would be signed as anything.
+      for (const auto& f : def->fields) {
+        if (std::none_of(r.fields.begin(), r.fields.end(),
+                         [&](const auto& named) { return named.first == f.name; }))
+          return invalid(at + ".fields", def->name + "'s field " + f.name + " has no rule");
       }
       return {};
     }

@@ -201,7 +201,11 @@ class StepBinder {
     want_signer_[account] = want_signer_[account] || signer;
   }
 
+  // The key the body gives at the first of `pointers` it has. A body that has more than one
+  // of them gives none: one instruction serving two actions names its value by either field,
+  // and a body with both could steer the one bound away from the one the action reads.
   std::optional<PublicKey> request_key(const std::vector<std::string>& pointers) const {
+    if (present(pointers) > 1) return std::nullopt;
     for (const auto& pointer : pointers) {
       const ojson* v = in_.intent.is_object() ? body_at(in_.intent, pointer) : nullptr;
       if (v == nullptr) continue;
@@ -210,6 +214,14 @@ class StepBinder {
       return key.ok() ? std::optional(*key) : std::nullopt;
     }
     return std::nullopt;
+  }
+
+  // How many of `pointers` the body has.
+  std::size_t present(const std::vector<std::string>& pointers) const {
+    if (!in_.intent.is_object()) return 0;
+    return static_cast<std::size_t>(
+        std::count_if(pointers.begin(), pointers.end(),
+                      [&](const std::string& p) { return body_at(in_.intent, p) != nullptr; }));
   }
 
   void bind_main(std::size_t i, const DescribedInstruction& described_ix,
@@ -352,35 +364,49 @@ class StepBinder {
     return r.code != nullptr ? *r.code : otherwise;
   }
 
+  // Equal to the body's field (the one of several the body gives), or None where the body
+  // leaves an option out.
+  void equals(const ArgumentRule& r, const ojson* value, const ojson& body,
+              const std::string& what) {
+    const ojson* want = nullptr;
+    std::string field = r.pointers.front();
+    for (const auto& pointer : r.pointers) {
+      if ((want = body_at(body, pointer)) != nullptr) {
+        field = pointer;
+        break;
+      }
+    }
+    if (r.pointers.size() > 1 && present(r.pointers) > 1) {
+      std::string fields;
+      for (const auto& p : r.pointers) fields += (fields.empty() ? "" : ", ") + p;
+      refuse(code(r, FindingCode::kIntentArgument),
+             what + " must equal one field of the build request, which gives more than one of " +
+                 fields + ": which one binds it is ambiguous");
+      return;
+    }
+    if (want == nullptr && r.absent_is_none) {
+      if (value == nullptr || !value->is_null())
+        refuse(code(r, FindingCode::kIntentArgument),
+               what + " is set, but the build request leaves " + field + " out");
+      return;
+    }
+    if (want == nullptr) {
+      refuse(
+          code(r, FindingCode::kIntentArgument),
+          what + " must equal the build request's " + field + ", which the request does not give");
+    } else if (value == nullptr || !same_value(*value, *want)) {
+      refuse(code(r, FindingCode::kIntentArgument),
+             what + "; the build request's " + field + " is " + printable(want->dump()));
+    }
+  }
+
   void held_to_body(const ArgumentRule& r, const Arguments& args, const std::string& name,
                     const ojson& body, const std::string& what) {
     const ojson* value = args.at(name);
     switch (r.kind) {
-      case ArgumentRule::Kind::kEquals: {
-        const ojson* want = nullptr;
-        std::string field = r.pointers.front();
-        for (const auto& pointer : r.pointers) {
-          if ((want = body_at(body, pointer)) != nullptr) {
-            field = pointer;
-            break;
-          }
-        }
-        if (want == nullptr && r.absent_is_none) {
-          if (value == nullptr || !value->is_null())
-            refuse(code(r, FindingCode::kIntentArgument),
-                   what + " is set, but the build request leaves " + field + " out");
-          return;
-        }
-        if (want == nullptr) {
-          refuse(code(r, FindingCode::kIntentArgument), what + " must equal the build request's " +
-                                                            field +
-                                                            ", which the request does not give");
-        } else if (value == nullptr || !same_value(*value, *want)) {
-          refuse(code(r, FindingCode::kIntentArgument),
-                 what + "; the build request's " + field + " is " + printable(want->dump()));
-        }
+      case ArgumentRule::Kind::kEquals:
+        equals(r, value, body, what);
         return;
-      }
       case ArgumentRule::Kind::kAtMost: {
         const ojson* bound = body_at(body, r.pointer);
         const auto most = bound == nullptr ? std::nullopt : integer_value(*bound);
@@ -514,6 +540,10 @@ class StepBinder {
         if (in_.no_intent) return bind_without_intent(role, key, b, where);
         const auto want = request_key(rule.pointers);
         const std::string field = rule.pointers.front().substr(1);
+        if (present(rule.pointers) > 1)
+          return mismatch(
+              "one key the build request gives, but it gives more than one of the "
+              "fields that may name it");
         if (!want) return mismatch("a key the build request gives (" + field + " is missing)");
         if (key != *want) return mismatch("the request's " + field + " " + short_key(*want));
         return {role, "request", "as requested (" + field + ")"};

@@ -151,6 +151,9 @@ class Adversarial : public SigningTwin {
                                     {"lowerBinId", 4990},
                                     {"upperBinId", 5010}});
     h.dlmm_add.hints.pools = h.dlmm_remove.hints.pools;
+    h.bonk_initialize =
+        build("aggregator/initialize",
+              {{"vault", kVault}, {"mint", "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"}});
     // An empty aggregator strategy to close.
     confirm("aggregator/initialize",
             {{"vault", kVault}, {"mint", "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"}});

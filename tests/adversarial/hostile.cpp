@@ -813,6 +813,19 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
     setup_alone.steps.at(0).next_action.reset();
     add("a swap's set-up step that does not announce the swap", setup_alone,
         permissive(h.swap_setup), "intent.instruction");
+    // Another mint's strategy set-up passed off as the swap's, the body naming that mint by
+    // the initialize action's field beside the swap's destinationMint: which field binds the
+    // strategy's token is ambiguous, so neither does.
+    {
+      auto relabeled = h.bonk_initialize;
+      json body = json::parse(h.swap_setup.intent_json);
+      body["mint"] = "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263";
+      relabeled.action = h.swap_setup.action;
+      relabeled.intent_json = body.dump();
+      relabeled.steps.at(0).next_action = h.swap_setup.action;
+      add("another mint's strategy set-up passed off as a swap's, its body naming both mints",
+          relabeled, permissive(relabeled), "intent.account");
+    }
     auto follow_up = h.perp_deposit;
     follow_up.steps[0].next_action = "perp/withdraw";
     add("a follow-up the action never needs", follow_up, permissive(h.perp_deposit),

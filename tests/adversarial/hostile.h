@@ -34,6 +34,8 @@ struct HonestBuilds {
   // SOL to JUP before the vault has a JUP strategy: one step that only sets it up, announcing
   // the swap as its follow-up
   envelope::SignRequest swap_setup;
+  // aggregator/initialize of BONK: a set-up that is not the swap's
+  envelope::SignRequest bonk_initialize;
   envelope::SignRequest dlmm_open;     // a batch
   envelope::SignRequest limit_order;   // dlmm/limit-order/place
   envelope::SignRequest perp_order;    // perp/order

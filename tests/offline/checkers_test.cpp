@@ -184,6 +184,16 @@ TEST(PerpOrderType, TheTypeFollowsTheRequestsTypeAndPostOnly) {
             std::vector<std::string>{"intent.order_type"});
   EXPECT_EQ(codes(run("perp_order_type", order("Limit"), &stop)),
             std::vector<std::string>{"intent.order_type"});
+  // Only the values the API takes: a postOnly of "true" or 1 asks for no type at all (it must
+  // not read as a plain limit order that may take liquidity).
+  for (const char* body :
+       {R"({"order":{"type":"limit","postOnly":"true"}})",
+        R"({"order":{"type":"limit","postOnly":1}})", R"({"order":{"type":["limit"]}})"}) {
+    const ojson odd = ojson::parse(body);
+    EXPECT_EQ(codes(run("perp_order_type", order("Limit"), &odd)),
+              std::vector<std::string>{"intent.order_type"})
+        << body;
+  }
 }
 
 TEST(VaultPause, APauseIsAsAskedAndLiftingItAlwaysAsks) {

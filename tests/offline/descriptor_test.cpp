@@ -189,6 +189,11 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
          j["instructions"]["dlmm_limit_order_place"]["args"]["bins"]["fields"]["price"] = "/price";
        },
        "is no field of BinAmount"},
+      {"a list rule that leaves a field of the entries unruled",
+       [](ojson& j) {
+         j["instructions"]["dlmm_limit_order_place"]["args"]["bins"]["fields"].erase("amount");
+       },
+       "BinAmount's field amount has no rule"},
       {"a ceiling on something that is no integer",
        [](ojson& j) {
          j["instructions"]["aggregator_swap"]["args"]["source_mint"]["ceiling"] =
