@@ -26,25 +26,49 @@ std::uint64_t slots_back(std::int64_t elapsed_seconds) {
   return static_cast<std::uint64_t>(std::max<std::int64_t>(elapsed_seconds, 0) + 120) * 5 / 2;
 }
 
-// The node is healthy and its ledger reaches back past the build, so a block from before the
-// build is there to test its history with (check_history).
+// The slots a node keeps recent signature statuses for whatever its history: a block to test
+// the history with lies further back than this.
+constexpr std::uint64_t kStatusCacheSlots = 512;
+
+// The node is on the build's network and healthy, and its ledger reaches back past the build,
+// so a block from before the build (and before any status cache) is there to test its history
+// with (check_history). Returns that block's slot.
 Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion& q) {
+  if (q.elapsed_seconds < 0) {
+    return Error(online::errors::kHttp,
+                 "this machine's clock is " + std::to_string(-q.elapsed_seconds) +
+                     " s behind the build's time, so how far back the node's history must reach "
+                     "cannot be told; set the clock right and ask again");
+  }
+  if (q.genesis_hash) {
+    AIRLOCK_TRY(genesis, call("getGenesisHash", json::array()));
+    if (!genesis.is_string() || genesis.get<std::string>() != *q.genesis_hash) {
+      return odd("getGenesisHash", "the node is on another network (genesis " +
+                                       (genesis.is_string() ? genesis.get<std::string>() : "?") +
+                                       ") than the node asked at the build (" + *q.genesis_hash +
+                                       "); ask a node of that network");
+    }
+  }
   AIRLOCK_TRY(health, call("getHealth", json::array()));
   if (health != "ok") return odd("getHealth", "the node is not healthy; ask another node");
   AIRLOCK_TRY(lowest, call("minimumLedgerSlot", json::array()));
   AIRLOCK_TRY(slot, call("getSlot", json::array({{{"commitment", "finalized"}}})));
   if (!lowest.is_number_unsigned() || !slot.is_number_unsigned())
     return odd("getSlot", "the slots are not unsigned numbers");
-  const std::uint64_t reach =
-      slot.get<std::uint64_t>() - std::min(slot.get<std::uint64_t>(), lowest.get<std::uint64_t>());
-  const std::uint64_t needed = slots_back(q.elapsed_seconds);
-  if (reach < needed) {
-    return odd("minimumLedgerSlot", "the node's history reaches back " + std::to_string(reach) +
-                                        " slots, and " + std::to_string(needed) +
-                                        " are needed to cover the build; use a node that keeps "
-                                        "transaction history");
+  const std::uint64_t now = slot.get<std::uint64_t>();
+  // Before the build: the slot the build's node recorded, less the blockhash's life for a node
+  // that lagged; else the build's age on the clock. And before the status cache either way.
+  std::uint64_t before = now - std::min(now, slots_back(q.elapsed_seconds));
+  if (q.build_slot) before = *q.build_slot - std::min<std::uint64_t>(*q.build_slot, 150);
+  before = std::min(before, now - std::min(now, kStatusCacheSlots));
+  if (lowest.get<std::uint64_t>() > before) {
+    return odd("minimumLedgerSlot", "the node's history begins at slot " +
+                                        std::to_string(lowest.get<std::uint64_t>()) +
+                                        ", after slot " + std::to_string(before) +
+                                        ", which it must reach to cover the build; use a node "
+                                        "that keeps transaction history");
   }
-  return slot.get<std::uint64_t>() - needed;
+  return before;
 }
 
 // The node keeps the transaction statuses that would show the signature: a signature from a

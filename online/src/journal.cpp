@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <airlock/common/bytes.h>
-
 #include <airlock/online/journal.h>
 
 namespace airlock::online {
@@ -205,13 +204,12 @@ std::optional<Seal> read_seal(const std::string& path) {
 
 Status write_seal(const std::string& path, const Seal& seal) {
   const std::string tmp = path + ".tmp";
-  const std::string line =
-      "airlock-journal " + seal.id + " " + std::to_string(seal.changes) + "\n";
+  const std::string line = "airlock-journal " + seal.id + " " + std::to_string(seal.changes) + "\n";
   UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  const bool written = fd.valid() &&
-                       ::write(fd.get(), line.data(), line.size()) ==
-                           static_cast<ssize_t>(line.size()) &&
-                       ::fsync(fd.get()) == 0;
+  const bool written =
+      fd.valid() &&
+      ::write(fd.get(), line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+      ::fsync(fd.get()) == 0;
   if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) {
     return Error(ErrorCode::kIo,
                  "journal: cannot write its seal '" + path + "': " + std::strerror(errno));
@@ -257,7 +255,8 @@ Status check_identity(sqlite3* db, const std::string& path, const std::string& s
                  "journal: '" + path + "' holds " + std::to_string(mine.changes) +
                      " changes, but its seal counted " + std::to_string(seal->changes) +
                      ": the file was rolled back (an older copy, or a disk that lost writes it "
-                     "acknowledged), and the newest steps may be missing; " + undo);
+                     "acknowledged), and the newest steps may be missing; " +
+                     undo);
   }
   return {};
 }

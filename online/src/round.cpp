@@ -196,6 +196,10 @@ Result<Round> prepare_round(const std::string& action, const json& body, const j
       }
       round.last_valid_block_height = life->last_valid_block_height;
     }
+    auto slot = rpc_call(*rpc_url, "getSlot", json::array({{{"commitment", "finalized"}}}));
+    if (slot.ok() && slot->is_number_unsigned()) round.node_build_slot = slot->get<std::uint64_t>();
+    auto genesis = rpc_call(*rpc_url, "getGenesisHash", json::array());
+    if (genesis.ok() && genesis->is_string()) round.node_genesis_hash = genesis->get<std::string>();
   }
   q.deadline = static_cast<std::uint64_t>(
       built_at + std::min(kTicketSeconds, round.blockhash_seconds) - kSendMarginSeconds);

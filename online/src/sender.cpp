@@ -61,9 +61,16 @@ Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now) {
   q.blockhash = to_base58(tx.message.recent_blockhash);
   q.elapsed_seconds = now - st.built_at;
   if (auto nonce = durable_nonce(tx.message)) q.nonce_account = nonce->nonce_account;
-  if (st.metadata.is_object() && st.metadata.contains("lastValidBlockHeight") &&
-      st.metadata["lastValidBlockHeight"].is_number_unsigned()) {
-    q.last_valid_block_height = st.metadata["lastValidBlockHeight"].get<std::uint64_t>();
+  if (st.metadata.is_object()) {
+    const auto unsigned_at = [&](const char* name) -> std::optional<std::uint64_t> {
+      if (!st.metadata.contains(name) || !st.metadata[name].is_number_unsigned())
+        return std::nullopt;
+      return st.metadata[name].get<std::uint64_t>();
+    };
+    q.last_valid_block_height = unsigned_at("lastValidBlockHeight");
+    q.build_slot = unsigned_at("nodeBuildSlot");
+    if (st.metadata.contains("nodeGenesisHash") && st.metadata["nodeGenesisHash"].is_string())
+      q.genesis_hash = st.metadata["nodeGenesisHash"].get<std::string>();
   }
   return q;
 }
@@ -422,9 +429,12 @@ std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const
     for (const char* bulky : {"transaction", "ticket", "blockhash", "simulation", "next"})
       st.metadata.erase(bulky);
     // Only the node's measure is trusted for it, not a field of the build reply.
-    st.metadata.erase("lastValidBlockHeight");
+    for (const char* measured : {"lastValidBlockHeight", "nodeBuildSlot", "nodeGenesisHash"})
+      st.metadata.erase(measured);
     if (round.last_valid_block_height)
       st.metadata["lastValidBlockHeight"] = *round.last_valid_block_height;
+    if (round.node_build_slot) st.metadata["nodeBuildSlot"] = *round.node_build_slot;
+    if (round.node_genesis_hash) st.metadata["nodeGenesisHash"] = *round.node_genesis_hash;
     st.updated_at = now;
     out.push_back(std::move(st));
   }

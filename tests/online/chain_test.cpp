@@ -35,6 +35,7 @@ class ScriptedNode : public ::testing::Test {
   void SetUp() override {
     answers_ = {
         {"getHealth", "ok"},
+        {"getGenesisHash", "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"},
         {"minimumLedgerSlot", 0},
         {"getSlot", 1'000'000},
         {"getBlockHeight", 900'000},
@@ -62,6 +63,9 @@ class ScriptedNode : public ::testing::Test {
     port_ = server_.bind_to_any_port("127.0.0.1");
     ASSERT_GT(port_, 0);
     thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // Listening before any test may end (a stop before the listen would leave it listening).
+    for (int i = 0; i < 1000 && !server_.is_running(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   void TearDown() override {
     server_.stop();
@@ -136,8 +140,9 @@ TEST_F(ScriptedNode, ADurableNonceLandsUntilItsNonceMoves) {
   ChainQuestion q;
   q.nonce_account = public_key_from_base58("8eRGBBLisJ4DsFLsAMfxyq1AxS3iCLFtoDfHJv8k9JTo").value();
   // Its "blockhash" is the nonce value, which no node calls a valid blockhash.
-  EXPECT_FALSE(rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(
-                   ChainQuestion{kSignature, kBlockhash, 200, q.nonce_account, std::nullopt})
+  EXPECT_FALSE(rpc_prover("http://127.0.0.1:" + std::to_string(port_) +
+                          "/rpc")(ChainQuestion{kSignature, kBlockhash, 200, q.nonce_account,
+                                                std::nullopt, std::nullopt, std::nullopt})
                    .ok())
       << "an unreadable nonce account proves nothing";
   set("getAccountInfo", nonce_account(kBlockhash));
@@ -148,13 +153,14 @@ TEST_F(ScriptedNode, ADurableNonceLandsUntilItsNonceMoves) {
 
 TEST_F(ScriptedNode, AnUnhealthyNodeOrOneWithoutHistoryProvesNothing) {
   set("getHealth", "behind");
-  EXPECT_FALSE(rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(
-                   ChainQuestion{kSignature, kBlockhash, 200, std::nullopt, std::nullopt})
+  EXPECT_FALSE(rpc_prover("http://127.0.0.1:" + std::to_string(port_) +
+                          "/rpc")(ChainQuestion{kSignature, kBlockhash, 200, std::nullopt,
+                                                std::nullopt, std::nullopt, std::nullopt})
                    .ok());
   set("getHealth", "ok");
   set("minimumLedgerSlot", 999'900);  // 100 slots of history: under a minute
-  auto shallow = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(
-      ChainQuestion{kSignature, kBlockhash, 200, std::nullopt, std::nullopt});
+  auto shallow = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(ChainQuestion{
+      kSignature, kBlockhash, 200, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
   ASSERT_FALSE(shallow.ok());
   EXPECT_THAT(shallow.error().message(), HasSubstr("transaction history"));
 }
@@ -172,8 +178,8 @@ TEST_F(ScriptedNode, InvalidInBothViewsIsNoProofUntilTheBlockhashCouldHaveLived)
 // "unknown" for a signature that landed: it must know a signature of its own older block.
 TEST_F(ScriptedNode, ANodeThatKeepsNoTransactionStatusesProvesNothing) {
   set("getSignatureStatuses:history", {{"context", {{"slot", 1}}}, {"value", {nullptr}}});
-  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(
-      ChainQuestion{kSignature, kBlockhash, 200, std::nullopt, std::nullopt});
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(ChainQuestion{
+      kSignature, kBlockhash, 200, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
   ASSERT_FALSE(proof.ok());
   EXPECT_THAT(proof.error().message(), HasSubstr("keeps no transaction history"));
   // The block it tests with is older than the build (and any status cache): 200 s and two
@@ -184,11 +190,50 @@ TEST_F(ScriptedNode, ANodeThatKeepsNoTransactionStatusesProvesNothing) {
 
 TEST_F(ScriptedNode, ANodeWithNoReadableBlockBeforeTheBuildProvesNothing) {
   set("getBlock", nullptr);  // skipped slots, every one
-  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(
-      ChainQuestion{kSignature, kBlockhash, 200, std::nullopt, std::nullopt});
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(ChainQuestion{
+      kSignature, kBlockhash, 200, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
   ASSERT_FALSE(proof.ok());
   EXPECT_THAT(proof.error().message(), HasSubstr("to test the node's transaction history"));
   EXPECT_EQ(blocks_asked_.size(), 8u) << "a few slots are tried, never an unbounded walk";
+}
+
+// A clock set back after the build makes the build look new, so a node with little history
+// would do: nothing is concluded while the clock is behind the build.
+TEST_F(ScriptedNode, AClockBehindTheBuildProvesNothing) {
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(ChainQuestion{
+      kSignature, kBlockhash, -50, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(), HasSubstr("behind the build's time"));
+}
+
+// A node of another network (devnet asked about a mainnet build) would call every blockhash
+// invalid and every signature unknown.
+TEST_F(ScriptedNode, ANodeOfAnotherNetworkProvesNothing) {
+  ChainQuestion q{kSignature,   kBlockhash,   200,         std::nullopt,
+                  std::nullopt, std::nullopt, std::nullopt};
+  q.genesis_hash = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG";
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(q);
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(), HasSubstr("on another network"));
+  q.genesis_hash = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d";
+  EXPECT_EQ(ask(q), Outcome::kNeverLands);
+}
+
+// With the node's slot recorded at the build, the history asked for reaches back before it,
+// whatever the clock says of the build's age.
+TEST_F(ScriptedNode, TheHistoryAskedForReachesBackBeforeTheRecordedBuildSlot) {
+  ChainQuestion q;
+  q.build_slot = 990'000;
+  set("minimumLedgerSlot", 995'000);  // enough for 200 s by the clock, not for the build slot
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(ChainQuestion{
+      kSignature, kBlockhash, 200, std::nullopt, std::nullopt, 990'000, std::nullopt});
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(), HasSubstr("after slot 989850"));
+  set("minimumLedgerSlot", 0);
+  blocks_asked_.clear();
+  EXPECT_EQ(ask(q), Outcome::kNeverLands);
+  ASSERT_FALSE(blocks_asked_.empty());
+  EXPECT_EQ(blocks_asked_.front(), 989'850U);
 }
 
 }  // namespace

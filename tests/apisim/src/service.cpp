@@ -766,6 +766,7 @@ Response rpc(Engine& e, const Request& q) {
       call.contains("params") && call["params"].is_array() ? call["params"] : json::array();
   if (method == "getSlot" || method == "getBlockHeight") return reply(e.slot());
   if (method == "getHealth") return reply("ok");
+  if (method == "getGenesisHash") return reply("AirLockTwinGenesis1111111111111111111111111");
   if (method == "minimumLedgerSlot") return reply(0);  // the twin keeps its whole history
   if (method == "isBlockhashValid") {
     if (params.empty() || !params[0].is_string())

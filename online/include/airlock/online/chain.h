@@ -37,9 +37,16 @@ struct ChainQuestion {
   // The blockhash's last valid block height, or a bound above it, measured at the build by a
   // node that had seen the blockhash.
   std::optional<std::uint64_t> last_valid_block_height;
+  // The node's finalized slot and genesis hash at the build, when one was asked then: the
+  // history asked for reaches back before that slot, and the node proving must be on the same
+  // network.
+  std::optional<std::uint64_t> build_slot;
+  std::optional<std::string> genesis_hash;
 };
 
-// Asks the node, in this order: is it healthy (a node far behind would not know a recent
+// Asks the node, in this order: is this machine's clock not behind the build (its age sizes the
+// history asked for); is the node on the build's network (its genesis hash, when recorded);
+// is it healthy (a node far behind would not know a recent
 // blockhash and would call it invalid); does its ledger reach back before the build (the
 // elapsed time at 2.5 slots a second plus two minutes must fit between its lowest and its
 // finalized slot); does it keep transaction history (a signature of one of its blocks from

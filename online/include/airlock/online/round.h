@@ -40,6 +40,10 @@ struct Round {
   std::int64_t blockhash_seconds = kBlockhashSeconds;    // its life from the build, as measured
   bool blockhash_measured = false;                       // by the RPC node, else the estimate
   std::optional<std::uint64_t> last_valid_block_height;  // as the RPC node gave it
+  // The node's finalized slot and genesis hash at the build: how far back its history must
+  // reach when it is asked for a proof later, and which network it is.
+  std::optional<std::uint64_t> node_build_slot;
+  std::optional<std::string> node_genesis_hash;
 };
 
 // `built_at` is the online clock when the build request started (unix seconds): the service's
