@@ -191,6 +191,13 @@ airlock::Result<std::string> read_answer(int fd) {
   return line;
 }
 
+// An answer in lower case, so Y and YES count as y and yes.
+std::string lowered(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char ch) { return std::tolower(ch); });
+  return text;
+}
+
 // What the operator is asked about: how many transactions, until when (none for a Keystone
 // request), the decision screen and the details behind it.
 struct Question {
@@ -240,9 +247,7 @@ bool ask_terminal(int tty, const Question& q) {
     }
     auto answer = read_answer(tty);
     if (!answer.ok()) return false;
-    std::string a = *answer;
-    std::transform(a.begin(), a.end(), a.begin(),
-                   [](unsigned char ch) { return std::tolower(ch); });
+    const std::string a = lowered(*answer);
     if (a == "d" || a == "details") {
       put("\n" + q.details + "\n" + q.decision);
       continue;
@@ -266,8 +271,7 @@ bool ask(int fd, const Question& q) {
   auto answer = read_answer(fd);
   std::cerr << "\n";
   if (!answer.ok()) return false;
-  std::string a = *answer;
-  std::transform(a.begin(), a.end(), a.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  const std::string a = lowered(*answer);
   return a == "y" || a == "yes";
 }
 

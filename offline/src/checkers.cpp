@@ -87,9 +87,8 @@ void extension_within(const CheckInput& in, TemplateFindings& out) {
 // perp_order: the order type the request's order.type and order.postOnly ask for.
 void perp_order_type(const CheckInput& in, TemplateFindings& out) {
   if (in.body == nullptr) return;
-  const ojson::json_pointer type_at("/order/type"), post_at("/order/postOnly");
-  const ojson* type = in.body->contains(type_at) ? &in.body->at(type_at) : nullptr;
-  const ojson* post = in.body->contains(post_at) ? &in.body->at(post_at) : nullptr;
+  const ojson* type = body_at(*in.body, "/order/type");
+  const ojson* post = body_at(*in.body, "/order/postOnly");
   // Only the exact values the API takes: the strings "market" and "limit", postOnly a boolean
   // or absent; anything else ("true", 1) asks for nothing this machine can hold the type to.
   std::string want;

@@ -401,7 +401,7 @@ struct PoolTotal {
 
 // What moves, in whole units where a label says the unit: each swap, and each pool's deposits
 // summed over the steps.
-std::vector<std::string> money_lines(const envelope::SignRequest& q, const Review& r) {
+std::vector<std::string> money_lines(const Review& r) {
   std::vector<std::string> lines;
   std::vector<std::pair<PublicKey, PoolTotal>> pools;
   for (const auto& s : r.steps) {
@@ -462,7 +462,6 @@ std::vector<std::string> money_lines(const envelope::SignRequest& q, const Revie
                            : " (pool tokens unknown)";
     lines.push_back(line);
   }
-  (void)q;
   return lines;
 }
 
@@ -499,7 +498,7 @@ std::string render_decision(const envelope::SignRequest& q, const Review& r, std
       first = false;
     }
   };
-  for (const auto& m : money_lines(q, r)) add_wrapped(m, 2);
+  for (const auto& m : money_lines(r)) add_wrapped(m, 2);
   std::uint64_t fees = 0;
   for (const auto& s : r.steps) {
     const std::uint64_t fee =

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <airlock/common/bytes.h>
+#include <airlock/formats/files.h>
 #include <airlock/online/journal.h>
 
 namespace airlock::online {
@@ -203,16 +204,12 @@ std::optional<Seal> read_seal(const std::string& path) {
 }
 
 Status write_seal(const std::string& path, const Seal& seal) {
-  const std::string tmp = path + ".tmp";
   const std::string line = "airlock-journal " + seal.id + " " + std::to_string(seal.changes) + "\n";
-  UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  const bool written =
-      fd.valid() &&
-      ::write(fd.get(), line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
-      ::fsync(fd.get()) == 0;
-  if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) {
+  const auto written = files::write_atomically(
+      path, ByteView(reinterpret_cast<const std::uint8_t*>(line.data()), line.size()));
+  if (!written.ok()) {
     return Error(ErrorCode::kIo,
-                 "journal: cannot write its seal '" + path + "': " + std::strerror(errno));
+                 "journal: cannot write its seal '" + path + "': " + written.error().message());
   }
   return {};
 }
