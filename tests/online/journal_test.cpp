@@ -1,6 +1,7 @@
 // The journal on its own: what is written survives closing and reopening, steps keep their
 // order and status, unresolved sends are found, and a journal of another schema is refused.
 #include <filesystem>
+#include <fstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -260,6 +261,13 @@ TEST(JournalIdentity, AnEmptiedReplacedOrRolledBackJournalIsRefused) {
   checkpoint(stranger);
   put(stranger);
   refused("another journal was put in its place");
+  // A seal that is not one (garbage where the seal should be) names no journal: refused too.
+  put(newest);
+  std::filesystem::copy_file(path + ".seal", dir.file("seal.kept"));
+  std::ofstream(path + ".seal", std::ios::trunc) << "not a seal\n";
+  refused("another journal was put in its place");
+  std::filesystem::copy_file(dir.file("seal.kept"), path + ".seal",
+                             std::filesystem::copy_options::overwrite_existing);
   // The newest copy back: it opens, with the step still sending.
   put(newest);
   auto j = Journal::open(path);
