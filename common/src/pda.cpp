@@ -1,5 +1,7 @@
 #include <cstring>
 
+#include <gmp.h>
+
 #include <airlock/common/hash.h>
 #include <airlock/common/pda.h>
 #include <airlock/common/programs.h>
@@ -8,6 +10,7 @@ namespace airlock {
 namespace {
 
 // Arithmetic modulo p = 2^255 - 19 in five 51-bit limbs: only what the curve test needs.
+static_assert(sizeof(mp_limb_t) == 8, "the curve test hands GMP four 64-bit limbs");
 struct Fe {
   std::uint64_t v[5];
 };
@@ -54,25 +57,6 @@ Fe fe_mul(const Fe& a, const Fe& b) {
   return fe_carry(r0, r1, r2, r3, r4);
 }
 
-// a^2, with the cross products doubled once instead of computed twice.
-Fe fe_sq(const Fe& a) {
-  const auto m = [](std::uint64_t x, std::uint64_t y) { return static_cast<u128>(x) * y; };
-  const std::uint64_t a0_2 = 2 * a.v[0], a1_2 = 2 * a.v[1], a1_38 = 38 * a.v[1],
-                      a2_38 = 38 * a.v[2], a3_19 = 19 * a.v[3], a3_38 = 38 * a.v[3],
-                      a4_19 = 19 * a.v[4];
-  return fe_carry(m(a.v[0], a.v[0]) + m(a1_38, a.v[4]) + m(a2_38, a.v[3]),
-                  m(a0_2, a.v[1]) + m(a2_38, a.v[4]) + m(a3_19, a.v[3]),
-                  m(a0_2, a.v[2]) + m(a.v[1], a.v[1]) + m(a3_38, a.v[4]),
-                  m(a0_2, a.v[3]) + m(a1_2, a.v[2]) + m(a4_19, a.v[4]),
-                  m(a0_2, a.v[4]) + m(a1_2, a.v[3]) + m(a.v[2], a.v[2]));
-}
-
-// a^(2^n).
-Fe fe_sq_times(Fe a, int n) {
-  for (int i = 0; i < n; ++i) a = fe_sq(a);
-  return a;
-}
-
 Fe fe_add(const Fe& a, const Fe& b) {
   return fe_carry(u128{a.v[0]} + b.v[0], u128{a.v[1]} + b.v[1], u128{a.v[2]} + b.v[2],
                   u128{a.v[3]} + b.v[3], u128{a.v[4]} + b.v[4]);
@@ -107,31 +91,6 @@ Fe fe_canonical(Fe f) {
   return f;
 }
 
-bool fe_equals(const Fe& a, std::uint64_t small) {
-  const Fe c = fe_canonical(a);
-  return c.v[0] == small && c.v[1] == 0 && c.v[2] == 0 && c.v[3] == 0 && c.v[4] == 0;
-}
-
-// a^((p-1)/2): 1 for a non-zero square, p-1 for a non-square, 0 for 0 (Euler's criterion).
-// (p-1)/2 = 2^254 - 10 = (2^250 - 1) * 2^4 + 6. a^(2^250 - 1) by the addition chain inversion
-// and square roots in curve25519 use (254 squarings, 13 multiplications in all), where bit by
-// bit would take 254 squarings and 250 multiplications.
-Fe fe_legendre(const Fe& a) {
-  const Fe a2 = fe_sq(a);
-  const Fe a9 = fe_mul(fe_sq_times(a2, 2), a);
-  const Fe a11 = fe_mul(a9, a2);
-  const Fe e5 = fe_mul(fe_sq(a11), a9);                  // 2^5 - 1
-  const Fe e10 = fe_mul(fe_sq_times(e5, 5), e5);         // 2^10 - 1
-  const Fe e20 = fe_mul(fe_sq_times(e10, 10), e10);      // 2^20 - 1
-  const Fe e40 = fe_mul(fe_sq_times(e20, 20), e20);      // 2^40 - 1
-  const Fe e50 = fe_mul(fe_sq_times(e40, 10), e10);      // 2^50 - 1
-  const Fe e100 = fe_mul(fe_sq_times(e50, 50), e50);     // 2^100 - 1
-  const Fe e200 = fe_mul(fe_sq_times(e100, 100), e100);  // 2^200 - 1
-  const Fe e250 = fe_mul(fe_sq_times(e200, 50), e50);    // 2^250 - 1
-  const Fe a6 = fe_mul(fe_sq(a2), a2);
-  return fe_mul(fe_sq_times(e250, 4), a6);  // 2^254 - 16 + 6
-}
-
 // d = -121665/121666 mod p, little-endian.
 constexpr std::uint8_t kD[32] = {0xa3, 0x78, 0x59, 0x13, 0xca, 0x4d, 0xeb, 0x75, 0xab, 0xd8, 0x41,
                                  0x41, 0x4d, 0x0a, 0x70, 0x00, 0x98, 0xe8, 0x79, 0x77, 0x79, 0x40,
@@ -141,14 +100,23 @@ constexpr std::uint8_t kD[32] = {0xa3, 0x78, 0x59, 0x13, 0xca, 0x4d, 0xeb, 0x75,
 
 bool is_on_curve(const PublicKey& key) noexcept {
   // -x^2 + y^2 = 1 + d x^2 y^2  =>  x^2 = (y^2 - 1) / (d y^2 + 1). The denominator is never 0
-  // (-1/d is not a square), so an x exists exactly when u * v is a square or zero.
+  // (-1/d is not a square), so an x exists exactly when u * v is a square or zero: its Jacobi
+  // symbol modulo the prime p is 1 or 0. GMP computes that symbol by a binary GCD, about three
+  // times faster than Euler's criterion (a^((p-1)/2), 254 squarings); the key is public, so
+  // its running time may depend on it.
   const Fe one{{1, 0, 0, 0, 0}};
   const Fe y = fe_from_bytes(key.bytes.data());
   const Fe y2 = fe_mul(y, y);
   const Fe u = fe_sub(y2, one);
   const Fe v = fe_add(fe_mul(fe_from_bytes(kD), y2), one);
-  const Fe chi = fe_legendre(fe_mul(u, v));
-  return fe_equals(chi, 1) || fe_equals(chi, 0);
+  const Fe w = fe_canonical(fe_mul(u, v));
+  const mp_limb_t w_limbs[4] = {w.v[0] | (w.v[1] << 51), (w.v[1] >> 13) | (w.v[2] << 38),
+                                (w.v[2] >> 26) | (w.v[3] << 25), (w.v[3] >> 39) | (w.v[4] << 12)};
+  static constexpr mp_limb_t kP[4] = {0xffffffffffffffedULL, ~0ULL, ~0ULL, 0x7fffffffffffffffULL};
+  mpz_t w_z, p_z;  // read-only views of the limbs: nothing is allocated
+  mpz_roinit_n(w_z, w_limbs, 4);
+  mpz_roinit_n(p_z, kP, 4);
+  return mpz_jacobi(w_z, p_z) >= 0;
 }
 
 std::optional<PublicKey> create_program_address(const std::vector<Bytes>& seeds,
