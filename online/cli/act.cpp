@@ -24,9 +24,13 @@ namespace {
 
 online::SendContext send_context(online::ApiClient& client, online::Journal& journal,
                                  const std::optional<std::string>& rpc) {
-  return {client,    journal,
-          now_s,     [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); },
-          std::cerr, rpc ? online::rpc_prover(*rpc) : online::ChainProver{}};
+  return {client,
+          journal,
+          now_s,
+          [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); },
+          std::cerr,
+          online::boot_now,
+          rpc ? online::rpc_prover(*rpc) : online::ChainProver{}};
 }
 
 // The usage line, and for an action its body fields as flags.
@@ -251,6 +255,7 @@ int run_act(const std::vector<std::string>& args) {
                              now_s,
                              [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); },
                              std::cerr,
+                             online::boot_now,
                              rpc ? online::rpc_prover(*rpc) : online::ChainProver{}};
   if (::isatty(0) == 1 && ::isatty(2) == 1) {
     context.ask_remaining = [] {
@@ -325,8 +330,8 @@ int run_resume(const std::vector<std::string>& args) {
       std::string again = repeated(api);
       repeat(again, "rpc", rpc);
       repeat(again, "journal", journal_file);
-      auto plan =
-          online::plan_after_stop(*client, *journal, run.id, run.body, now_s(), std::cerr, again);
+      auto plan = online::plan_after_stop(*client, *journal, run.id, run.body, now_s(),
+                                          online::boot_now(), std::cerr, again);
       if (!plan.ok()) return report(plan.error());
       if (!plan->builds.empty()) {
         std::cerr

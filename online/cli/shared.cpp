@@ -37,11 +37,8 @@ int report(const Error& error) { return cli::report(kProgram, error); }
 const std::vector<cli::FromEnvironment> kEnvironment = {{"AIRLOCK_PACE_FILE", "pace-file"},
                                                         {"AIRLOCK_JOURNAL", "journal"}};
 
-std::int64_t now_s() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+// Deadlines within a run are on the monotonic clock: a wall clock that jumps mid-run moves none.
+std::int64_t now_s() { return online::steady_unix_now(); }
 
 void api_options(po::options_description& options, ApiOptions& o, bool required) {
   auto* api = po::value<std::string>(&o.api);

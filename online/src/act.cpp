@@ -74,6 +74,7 @@ class Run {
   Result<Result<Next>> round(int round_no, const std::string& action, const json& body) {
     // The service starts the tickets' clock while it builds: count from the request's start.
     const std::int64_t built_at = c_.clock();
+    const std::optional<BootInstant> build_boot = c_.boot ? c_.boot() : std::nullopt;
     auto built = c_.client.build(action, body);
     if (!built.ok()) return Result<Next>(built.error());
     if (built->failure) return Result<Next>(api_error("build " + action, *built));
@@ -118,10 +119,10 @@ class Run {
           Error(online::errors::kOfflineRefused,
                 "the offline half refused: " + envelope::describe(*answer->refusal)));
     }
-    auto steps =
-        steps_of_round(run_id_, round_no, r, answer->signed_transactions, built_at, c_.clock());
+    auto steps = steps_of_round(run_id_, round_no, r, answer->signed_transactions, built_at,
+                                c_.clock(), build_boot);
     AIRLOCK_CHECK(c_.journal.add_signed_steps(steps));
-    SendContext send{c_.client, c_.journal, c_.clock, c_.sleep, c_.log, c_.prove};
+    SendContext send{c_.client, c_.journal, c_.clock, c_.sleep, c_.log, c_.boot, c_.prove};
     auto sent = send_round(send, steps);
     if (!sent.ok()) return Result<Next>(sent.error());
     if (*sent == RoundEnd::kRebuild) return Result<Next>(Next::kAgain);
@@ -158,9 +159,10 @@ class Run {
 
 Result<RemainingWork> plan_after_stop(ApiClient& client, const Journal& journal,
                                       std::int64_t run_id, const json& body, std::int64_t now,
-                                      std::ostream& log, std::string_view command_options) {
+                                      const std::optional<BootInstant>& boot, std::ostream& log,
+                                      std::string_view command_options) {
   AIRLOCK_TRY(steps, journal.steps(run_id));
-  const RemainingWork plan = plan_remaining(steps, now);
+  const RemainingWork plan = plan_remaining(steps, now, boot);
   if (plan.kind == RemainingWork::Kind::kNone) return plan;
   show_current_state(client, body, log);
   log << "airlock-online: what is left of run " << run_id << ": " << printable(plan.why) << "\n";
@@ -198,8 +200,8 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
     last = run.perform(next.action, next.body);
     if (last.ok()) continue;
     if (run.failed_run() == 0) return last;  // still open in the journal: resume, not replan
-    auto plan = plan_after_stop(c.client, c.journal, run.failed_run(), next.body, c.clock(), c.log,
-                                options.command_options);
+    auto plan = plan_after_stop(c.client, c.journal, run.failed_run(), next.body, c.clock(),
+                                c.boot ? c.boot() : std::nullopt, c.log, options.command_options);
     if (!plan.ok()) {
       c.log << "airlock-online: " << printable(plan.error().to_string()) << "\n";
       return last;

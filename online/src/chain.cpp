@@ -34,9 +34,9 @@ constexpr std::uint64_t kStatusCacheSlots = 512;
 // so a block from before the build (and before any status cache) is there to test its history
 // with (check_history). Returns that block's slot.
 Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion& q) {
-  if (q.elapsed_seconds < 0) {
+  if (q.history_seconds < 0) {
     return Error(online::errors::kHttp,
-                 "this machine's clock is " + std::to_string(-q.elapsed_seconds) +
+                 "this machine's clock is " + std::to_string(-q.history_seconds) +
                      " s behind the build's time, so how far back the node's history must reach "
                      "cannot be told; set the clock right and ask again");
   }
@@ -58,7 +58,7 @@ Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion&
   const std::uint64_t now = slot.get<std::uint64_t>();
   // Before the build: the slot the build's node recorded, less the blockhash's life for a node
   // that lagged; else the build's age on the clock. And before the status cache either way.
-  std::uint64_t before = now - std::min(now, slots_back(q.elapsed_seconds));
+  std::uint64_t before = now - std::min(now, slots_back(q.history_seconds));
   if (q.build_slot) before = *q.build_slot - std::min<std::uint64_t>(*q.build_slot, 150);
   before = std::min(before, now - std::min(now, kStatusCacheSlots));
   if (lowest.get<std::uint64_t>() > before) {
@@ -162,8 +162,8 @@ Result<std::string> why_blockhash_dead(const RpcCall& call, const ChainQuestion&
            std::to_string(*q.last_valid_block_height) + ")";
   }
   if (q.elapsed_seconds < kBlockhashMaxLifeSeconds) return std::string();
-  return "its blockhash has expired (invalid finalized and processed, and the build is " +
-         std::to_string(q.elapsed_seconds) + " s old, past the " +
+  return "its blockhash has expired (invalid finalized and processed, and the build is at least " +
+         std::to_string(q.elapsed_seconds) + " s old " + q.age_measured_by + ", past the " +
          std::to_string(kBlockhashMaxLifeSeconds) + " s any blockhash lives)";
 }
 

@@ -72,7 +72,7 @@ void settle_open(const JournalStep& st, const ReconcileOptions& options, std::in
     a.detail = said + " (give --rpc to settle it on chain)";
     return;
   }
-  auto question = chain_question(st, now);
+  auto question = chain_question(st, now, options.boot ? options.boot() : std::nullopt);
   auto proof = question.ok() ? options.prove(*question) : Result<ChainProof>(question.error());
   if (!proof.ok()) {
     a.detail = said + "; the node could not settle it: " + proof.error().message();

@@ -51,7 +51,8 @@ bool is_ranged_action(const std::string& action) {
          action == "dlmm/remove";
 }
 
-RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t now);
+RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t now,
+                          const std::optional<BootInstant>& boot);
 
 // A step whose outcome says the same request would fail the same way: it landed and failed, or
 // the API refused it for what it is (preflight 422, validation, scope), not for the time it
@@ -67,8 +68,9 @@ const JournalStep* needs_a_change(const std::vector<const JournalStep*>& undone)
 
 }  // namespace
 
-RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t now) {
-  RemainingWork plan = plan_builds(steps, now);
+RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t now,
+                             const std::optional<BootInstant>& boot) {
+  RemainingWork plan = plan_builds(steps, now, boot);
   if (plan.kind != RemainingWork::Kind::kOffer || steps.empty()) return plan;
   const int last_round =
       std::max_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
@@ -114,20 +116,21 @@ std::vector<const JournalStep*> last_round_of(const std::vector<JournalStep>& st
 
 // Why nothing can be planned yet: a step whose outcome is not known, or one never sent whose
 // signed bytes could still land.
-std::optional<RemainingWork> not_yet(const std::vector<const JournalStep*>& round,
-                                     std::int64_t now) {
+std::optional<RemainingWork> not_yet(const std::vector<const JournalStep*>& round, std::int64_t now,
+                                     const std::optional<BootInstant>& boot) {
   for (const JournalStep* st : round) {
     const std::string& s = st->status;
     if (s == ss::kSending || s == ss::kPending || s == ss::kUnknown) {
       return manual("step " + std::to_string(st->step) + " of round " + std::to_string(st->round) +
                     " is " + s + ": run airlock-online resume to learn its outcome first");
     }
-    if (s == ss::kSigned && st->built_at + kTicketSeconds > now) {
+    const std::int64_t left = kTicketSeconds - build_age(*st, now, boot).at_least;
+    if (s == ss::kSigned && left > 0) {
       // Never sent, but the signed bytes could still land until the ticket and its blockhash
       // die; building the same work now could do it twice.
-      return manual(
-          "step " + std::to_string(st->step) + " was signed but not sent and stays valid for " +
-          std::to_string(st->built_at + kTicketSeconds - now) + " s more; plan again after that");
+      return manual("step " + std::to_string(st->step) +
+                    " was signed but not sent and stays valid for " + std::to_string(left) +
+                    " s more; plan again after that");
     }
   }
   return std::nullopt;
@@ -186,13 +189,14 @@ RemainingWork plan_ranges(const std::string& action, const json& body,
                 " with their lowerBinId/upperBinId)");
 }
 
-RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t now) {
+RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t now,
+                          const std::optional<BootInstant>& boot) {
   if (steps.empty()) return manual("no step was signed, so nothing was sent");
   const std::vector<const JournalStep*> round = last_round_of(steps);
   const int last_round = round.front()->round;
   const std::string action = round.front()->action;
   const json& body = round.front()->body;
-  if (auto wait = not_yet(round, now)) return *wait;
+  if (auto wait = not_yet(round, now, boot)) return *wait;
 
   std::vector<const JournalStep*> done, undone;
   for (const JournalStep* st : round) (st->status == ss::kConfirmed ? done : undone).push_back(st);

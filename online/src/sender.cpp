@@ -45,21 +45,31 @@ std::string step_name(const JournalStep& st, std::size_t total) {
   return "step " + std::to_string(st.step) + " of " + std::to_string(total);
 }
 
+// The seconds the step's ticket may still live: from its build's age at least (clock.h), so a
+// wall clock that jumped forward does not call a live ticket dead.
+std::int64_t ticket_left(SendContext& c, const JournalStep& st) {
+  return kTicketSeconds - build_age(st, c.clock(), c.boot ? c.boot() : std::nullopt).at_least;
+}
+
 // What the chain is asked about a step: its signature, its blockhash (or durable nonce) and,
 // when the node measured it at the build, the blockhash's last valid block height.
 Result<ChainQuestion> question_for(SendContext& c, const JournalStep& st) {
-  return chain_question(st, c.clock());
+  return chain_question(st, c.clock(), c.boot ? c.boot() : std::nullopt);
 }
 
 }  // namespace
 
-Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now) {
+Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now,
+                                     const std::optional<BootInstant>& boot) {
   AIRLOCK_TRY(wire, from_base64(st.transaction, kMaxTransactionBytes));
   AIRLOCK_TRY(tx, parse_transaction(wire));
   ChainQuestion q;
   q.signature = st.signature;
   q.blockhash = to_base58(tx.message.recent_blockhash);
-  q.elapsed_seconds = now - st.built_at;
+  const BuildAge age = build_age(st, now, boot);
+  q.elapsed_seconds = age.at_least;
+  q.history_seconds = age.at_most;
+  q.age_measured_by = age.measured_by;
   if (auto nonce = durable_nonce(tx.message)) q.nonce_account = nonce->nonce_account;
   if (st.metadata.is_object()) {
     const auto unsigned_at = [&](const char* name) -> std::optional<std::uint64_t> {
@@ -256,7 +266,7 @@ Result<Reply> send_identical_bytes(SendContext& c, JournalStep& st, std::size_t 
     std::int64_t wait = kResendSeconds;
     if (sent.ok() && sent->retry_after)
       wait = std::max<std::int64_t>(wait, sent->retry_after->count());
-    if (st.built_at + kTicketSeconds - c.clock() <= wait) break;
+    if (ticket_left(c, st) <= wait) break;
     c.log << "airlock-online: " << step_name(st, total) << ": "
           << (sent.ok() ? "HTTP " + std::to_string(http) + " " + printable(st.code)
                         : printable(st.message))
@@ -345,7 +355,7 @@ Result<StepSend> send_step(SendContext& c, JournalStep& st, std::size_t total, b
                      (st.code.empty() ? "" : ": " + st.code) +
                      "; read the current state before building the rest");
   }
-  const std::int64_t left = st.built_at + kTicketSeconds - c.clock();
+  const std::int64_t left = ticket_left(c, st);
   if (left <= 0) {
     if (is(st, ss::kSigned) && c.resumed) {
       // Left `signed` by a process that is gone: the `sending` mark written before its send
@@ -406,7 +416,8 @@ Status follow_group(SendContext& c, std::span<JournalStep> group, std::size_t to
 
 std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const Round& round,
                                         const std::vector<Transaction>& signed_transactions,
-                                        std::int64_t built_at, std::int64_t now) {
+                                        std::int64_t built_at, std::int64_t now,
+                                        const std::optional<BootInstant>& build_boot) {
   std::vector<JournalStep> out;
   for (std::size_t i = 0; i < signed_transactions.size(); ++i) {
     const json& step = round.steps[i];
@@ -429,12 +440,14 @@ std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const
     for (const char* bulky : {"transaction", "ticket", "blockhash", "simulation", "next"})
       st.metadata.erase(bulky);
     // Only the node's measure is trusted for it, not a field of the build reply.
-    for (const char* measured : {"lastValidBlockHeight", "nodeBuildSlot", "nodeGenesisHash"})
+    for (const char* measured :
+         {"lastValidBlockHeight", "nodeBuildSlot", "nodeGenesisHash", "buildBoot"})
       st.metadata.erase(measured);
     if (round.last_valid_block_height)
       st.metadata["lastValidBlockHeight"] = *round.last_valid_block_height;
     if (round.node_build_slot) st.metadata["nodeBuildSlot"] = *round.node_build_slot;
     if (round.node_genesis_hash) st.metadata["nodeGenesisHash"] = *round.node_genesis_hash;
+    if (build_boot) st.metadata["buildBoot"] = boot_record(*build_boot);
     st.updated_at = now;
     out.push_back(std::move(st));
   }

@@ -78,6 +78,12 @@ class ActTest : public Twin {
                          [this] { return now_s(); },
                          [this](std::chrono::milliseconds d) { advance(d.count()); },
                          log};
+    // The boot clock runs with the twin's clock, as the wall clock does here.
+    c.boot = [this] {
+      return online::BootInstant{
+          "0b9d6c2e-5a41-4f3e-8d7c-2e6f1a9b3c40",
+          control("/_sim/clock", {{"advanceMs", 0}}).body["nowMs"].get<std::int64_t>()};
+    };
     online::ActOptions options;
     if (node) {
       options.rpc = "http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc";

@@ -75,10 +75,20 @@ class ScriptedNode : public ::testing::Test {
     std::lock_guard<std::mutex> lock(mutex_);
     answers_[method] = std::move(result);
   }
+  // The question about kSignature for a build `seconds` old, at least and at most.
+  static ChainQuestion aged(std::int64_t seconds) {
+    ChainQuestion q;
+    q.signature = kSignature;
+    q.blockhash = kBlockhash;
+    q.elapsed_seconds = seconds;
+    q.history_seconds = seconds;
+    return q;
+  }
   Outcome ask(ChainQuestion q, std::int64_t elapsed_seconds = 200) {
     q.signature = kSignature;
     if (q.blockhash.empty()) q.blockhash = kBlockhash;
     q.elapsed_seconds = elapsed_seconds;
+    q.history_seconds = elapsed_seconds;
     auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(q);
     EXPECT_TRUE(proof.ok()) << proof.error().to_string();
     return proof.ok() ? proof->outcome : Outcome::kMayLand;
@@ -140,10 +150,9 @@ TEST_F(ScriptedNode, ADurableNonceLandsUntilItsNonceMoves) {
   ChainQuestion q;
   q.nonce_account = public_key_from_base58("8eRGBBLisJ4DsFLsAMfxyq1AxS3iCLFtoDfHJv8k9JTo").value();
   // Its "blockhash" is the nonce value, which no node calls a valid blockhash.
-  EXPECT_FALSE(rpc_prover("http://127.0.0.1:" + std::to_string(port_) +
-                          "/rpc")(ChainQuestion{kSignature, kBlockhash, 200, q.nonce_account,
-                                                std::nullopt, std::nullopt, std::nullopt})
-                   .ok())
+  ChainQuestion unread = aged(200);
+  unread.nonce_account = q.nonce_account;
+  EXPECT_FALSE(rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(unread).ok())
       << "an unreadable nonce account proves nothing";
   set("getAccountInfo", nonce_account(kBlockhash));
   EXPECT_EQ(ask(q), Outcome::kMayLand) << "the nonce is still current";
@@ -153,14 +162,10 @@ TEST_F(ScriptedNode, ADurableNonceLandsUntilItsNonceMoves) {
 
 TEST_F(ScriptedNode, AnUnhealthyNodeOrOneWithoutHistoryProvesNothing) {
   set("getHealth", "behind");
-  EXPECT_FALSE(rpc_prover("http://127.0.0.1:" + std::to_string(port_) +
-                          "/rpc")(ChainQuestion{kSignature, kBlockhash, 200, std::nullopt,
-                                                std::nullopt, std::nullopt, std::nullopt})
-                   .ok());
+  EXPECT_FALSE(rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200)).ok());
   set("getHealth", "ok");
   set("minimumLedgerSlot", 999'900);  // 100 slots of history: under a minute
-  auto shallow = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(ChainQuestion{
-      kSignature, kBlockhash, 200, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  auto shallow = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200));
   ASSERT_FALSE(shallow.ok());
   EXPECT_THAT(shallow.error().message(), HasSubstr("transaction history"));
 }
@@ -178,8 +183,7 @@ TEST_F(ScriptedNode, InvalidInBothViewsIsNoProofUntilTheBlockhashCouldHaveLived)
 // "unknown" for a signature that landed: it must know a signature of its own older block.
 TEST_F(ScriptedNode, ANodeThatKeepsNoTransactionStatusesProvesNothing) {
   set("getSignatureStatuses:history", {{"context", {{"slot", 1}}}, {"value", {nullptr}}});
-  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(ChainQuestion{
-      kSignature, kBlockhash, 200, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200));
   ASSERT_FALSE(proof.ok());
   EXPECT_THAT(proof.error().message(), HasSubstr("keeps no transaction history"));
   // The block it tests with is older than the build (and any status cache): 200 s and two
@@ -190,8 +194,7 @@ TEST_F(ScriptedNode, ANodeThatKeepsNoTransactionStatusesProvesNothing) {
 
 TEST_F(ScriptedNode, ANodeWithNoReadableBlockBeforeTheBuildProvesNothing) {
   set("getBlock", nullptr);  // skipped slots, every one
-  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(ChainQuestion{
-      kSignature, kBlockhash, 200, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200));
   ASSERT_FALSE(proof.ok());
   EXPECT_THAT(proof.error().message(), HasSubstr("to test the node's transaction history"));
   EXPECT_EQ(blocks_asked_.size(), 8u) << "a few slots are tried, never an unbounded walk";
@@ -200,8 +203,7 @@ TEST_F(ScriptedNode, ANodeWithNoReadableBlockBeforeTheBuildProvesNothing) {
 // A clock set back after the build makes the build look new, so a node with little history
 // would do: nothing is concluded while the clock is behind the build.
 TEST_F(ScriptedNode, AClockBehindTheBuildProvesNothing) {
-  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(ChainQuestion{
-      kSignature, kBlockhash, -50, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(-50));
   ASSERT_FALSE(proof.ok());
   EXPECT_THAT(proof.error().message(), HasSubstr("behind the build's time"));
 }
@@ -209,8 +211,7 @@ TEST_F(ScriptedNode, AClockBehindTheBuildProvesNothing) {
 // A node of another network (devnet asked about a mainnet build) would call every blockhash
 // invalid and every signature unknown.
 TEST_F(ScriptedNode, ANodeOfAnotherNetworkProvesNothing) {
-  ChainQuestion q{kSignature,   kBlockhash,   200,         std::nullopt,
-                  std::nullopt, std::nullopt, std::nullopt};
+  ChainQuestion q = aged(200);
   q.genesis_hash = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG";
   auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(q);
   ASSERT_FALSE(proof.ok());
@@ -225,8 +226,9 @@ TEST_F(ScriptedNode, TheHistoryAskedForReachesBackBeforeTheRecordedBuildSlot) {
   ChainQuestion q;
   q.build_slot = 990'000;
   set("minimumLedgerSlot", 995'000);  // enough for 200 s by the clock, not for the build slot
-  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(ChainQuestion{
-      kSignature, kBlockhash, 200, std::nullopt, std::nullopt, 990'000, std::nullopt});
+  ChainQuestion recorded = aged(200);
+  recorded.build_slot = 990'000;
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(recorded);
   ASSERT_FALSE(proof.ok());
   EXPECT_THAT(proof.error().message(), HasSubstr("after slot 989850"));
   set("minimumLedgerSlot", 0);

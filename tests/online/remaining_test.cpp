@@ -49,7 +49,8 @@ std::vector<JournalStep> open_batch(const std::string& first, const std::string&
 }
 
 TEST(Remaining, NothingIsLeftWhenEveryStepConfirmedWithoutAFollowUp) {
-  const auto plan = plan_remaining(open_batch(ss::kConfirmed, ss::kConfirmed), kLater);
+  const auto plan =
+      plan_remaining(open_batch(ss::kConfirmed, ss::kConfirmed), kLater, std::nullopt);
   EXPECT_EQ(plan.kind, Kind::kNone);
   EXPECT_TRUE(plan.builds.empty());
 }
@@ -58,7 +59,7 @@ TEST(Remaining, APendingFollowUpIsOfferedWithItsBodyUnchanged) {
   const json next = {{"path", "aggregator/sweep"}, {"body", {{"vault", "V"}, {"mint", "M"}}}};
   auto steps = std::vector<JournalStep>{step(1, ss::kConfirmed, "dlmm/zap-out", {{"vault", "V"}})};
   steps[0].next = next;
-  const auto plan = plan_remaining(steps, kLater);
+  const auto plan = plan_remaining(steps, kLater, std::nullopt);
   ASSERT_EQ(plan.kind, Kind::kOffer);
   ASSERT_EQ(plan.builds.size(), 1U);
   EXPECT_EQ(plan.builds[0].action, "aggregator/sweep");
@@ -75,7 +76,7 @@ TEST(Remaining, ARoundWhereNothingLandedIsBuiltAgainAsItWas) {
     SCOPED_TRACE(status + " " + code);
     auto steps = open_batch(status, ss::kSigned);
     steps[0].code = code;
-    const auto plan = plan_remaining(steps, kLater);
+    const auto plan = plan_remaining(steps, kLater, std::nullopt);
     ASSERT_EQ(plan.kind, Kind::kOffer) << plan.why;
     ASSERT_EQ(plan.builds.size(), 1U);
     EXPECT_EQ(plan.builds[0].action, "dlmm/open");
@@ -93,7 +94,7 @@ TEST(Remaining, TheSameBuildIsNotOfferedAfterALandedFailureOrARefusalOfWhatItIs)
     SCOPED_TRACE(status + " " + code);
     auto steps = open_batch(status, ss::kExpired);
     steps[0].code = code;
-    const auto plan = plan_remaining(steps, kLater);
+    const auto plan = plan_remaining(steps, kLater, std::nullopt);
     EXPECT_EQ(plan.kind, Kind::kManual) << plan.why;
     EXPECT_THAT(plan.why, HasSubstr(code));
     EXPECT_THAT(plan.why, HasSubstr("the same request would fail the same way"));
@@ -109,13 +110,13 @@ TEST(Remaining, OnlyTheLastRoundCounts) {
   std::vector<JournalStep> steps = {
       step(1, ss::kConfirmed, "dlmm/extend", {{"vault", "V"}}, json::object(), 1),
       step(1, ss::kExpired, "dlmm/extend", follow, json::object(), 2)};
-  const auto plan = plan_remaining(steps, kLater);
+  const auto plan = plan_remaining(steps, kLater, std::nullopt);
   ASSERT_EQ(plan.kind, Kind::kOffer);
   EXPECT_EQ(plan.builds[0].body, follow);
 }
 
 TEST(Remaining, ABatchThatStoppedPartWayResumesAtTheFirstRangeNotDone) {
-  const auto plan = plan_remaining(open_batch(ss::kConfirmed, ss::kFailed), kLater);
+  const auto plan = plan_remaining(open_batch(ss::kConfirmed, ss::kFailed), kLater, std::nullopt);
   ASSERT_EQ(plan.kind, Kind::kOffer) << plan.why;
   ASSERT_EQ(plan.builds.size(), 1U);
   json expected = kOpenBody;
@@ -130,7 +131,7 @@ TEST(Remaining, DlmmAddNamesTheWholeRangeBesideItsCursor) {
   std::vector<JournalStep> steps = {step(1, ss::kConfirmed, "dlmm/add", body, range(100, 169)),
                                     step(2, ss::kConfirmed, "dlmm/add", body, range(170, 239)),
                                     step(3, ss::kExpired, "dlmm/add", body, range(240, 259))};
-  const auto plan = plan_remaining(steps, kLater);
+  const auto plan = plan_remaining(steps, kLater, std::nullopt);
   ASSERT_EQ(plan.kind, Kind::kOffer) << plan.why;
   json expected = body;
   expected["cursorBinId"] = 240;
@@ -144,7 +145,7 @@ TEST(Remaining, ARemovalWithGapsIsRebuiltRangeByRange) {
   std::vector<JournalStep> steps = {step(1, ss::kFailed, "dlmm/remove", body, range(0, 69)),
                                     step(2, ss::kConfirmed, "dlmm/remove", body, range(70, 139)),
                                     step(3, ss::kExpired, "dlmm/remove", body, range(140, 150))};
-  const auto plan = plan_remaining(steps, kLater);
+  const auto plan = plan_remaining(steps, kLater, std::nullopt);
   ASSERT_EQ(plan.kind, Kind::kOffer) << plan.why;
   ASSERT_EQ(plan.builds.size(), 2U);
   for (std::size_t i = 0; i < 2; ++i) {
@@ -159,7 +160,7 @@ TEST(Remaining, ARemovalWithGapsIsRebuiltRangeByRange) {
 }
 
 TEST(Remaining, FundingWithGapsIsLeftToTheOperatorWithTheRanges) {
-  const auto plan = plan_remaining(open_batch(ss::kFailed, ss::kConfirmed), kLater);
+  const auto plan = plan_remaining(open_batch(ss::kFailed, ss::kConfirmed), kLater, std::nullopt);
   EXPECT_EQ(plan.kind, Kind::kManual);
   EXPECT_TRUE(plan.builds.empty());
   EXPECT_THAT(plan.why, HasSubstr("bins 4930 to 4999"));
@@ -174,7 +175,7 @@ TEST(Remaining, APartlyDoneBatchWithoutRangesIsLeftToTheOperator) {
                      {"slippageBps", 50}};
   std::vector<JournalStep> steps = {step(1, ss::kConfirmed, "aggregator/swap", body),
                                     step(2, ss::kFailed, "aggregator/swap", body)};
-  const auto plan = plan_remaining(steps, kLater);
+  const auto plan = plan_remaining(steps, kLater, std::nullopt);
   EXPECT_EQ(plan.kind, Kind::kManual);
   EXPECT_THAT(plan.why, HasSubstr("read the current state"));
 }
@@ -182,7 +183,7 @@ TEST(Remaining, APartlyDoneBatchWithoutRangesIsLeftToTheOperator) {
 TEST(Remaining, NothingIsPlannedWhileAnOutcomeIsOpen) {
   for (const char* status : {ss::kSending, ss::kPending, ss::kUnknown}) {
     SCOPED_TRACE(status);
-    const auto plan = plan_remaining(open_batch(ss::kConfirmed, status), kLater);
+    const auto plan = plan_remaining(open_batch(ss::kConfirmed, status), kLater, std::nullopt);
     EXPECT_EQ(plan.kind, Kind::kManual);
     EXPECT_THAT(plan.why, HasSubstr("resume"));
   }
@@ -190,17 +191,17 @@ TEST(Remaining, NothingIsPlannedWhileAnOutcomeIsOpen) {
 
 TEST(Remaining, ASignedStepWhoseTicketLivesBlocksThePlanUntilItDies) {
   const auto steps = open_batch(ss::kExpired, ss::kSigned);
-  const auto early = plan_remaining(steps, kBuiltAt + 30);
+  const auto early = plan_remaining(steps, kBuiltAt + 30, std::nullopt);
   EXPECT_EQ(early.kind, Kind::kManual);
   EXPECT_THAT(early.why, HasSubstr("60 s"));
-  EXPECT_EQ(plan_remaining(steps, kBuiltAt + 90).kind, Kind::kOffer);
+  EXPECT_EQ(plan_remaining(steps, kBuiltAt + 90, std::nullopt).kind, Kind::kOffer);
 }
 
 TEST(Remaining, AJournalWithoutTheRoundBodyCannotPlan) {
   auto steps = open_batch(ss::kFailed, ss::kSigned);
   for (auto& st : steps) st.body = json::object();
-  EXPECT_EQ(plan_remaining(steps, kLater).kind, Kind::kManual);
-  EXPECT_EQ(plan_remaining({}, kLater).kind, Kind::kManual);
+  EXPECT_EQ(plan_remaining(steps, kLater, std::nullopt).kind, Kind::kManual);
+  EXPECT_EQ(plan_remaining({}, kLater, std::nullopt).kind, Kind::kManual);
 }
 
 TEST(Remaining, TheCommandQuotesTheBodyForTheShell) {

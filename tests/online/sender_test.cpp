@@ -50,9 +50,22 @@ class SenderTest : public Twin {
   }
 
   online::SendContext context() {
-    return {*client, *journal, [this] { return now_s(); },
-            [this](std::chrono::milliseconds d) { advance(d.count()); }, log};
+    return {*client,
+            *journal,
+            [this] { return now_s() + wall_jump_s; },
+            [this](std::chrono::milliseconds d) { advance(d.count()); },
+            log,
+            [this] { return boot(); }};
   }
+
+  // The machine's boot clock runs with the twin's clock; the wall clock is the twin's plus
+  // `wall_jump_s`, so a test can make it jump without moving time.
+  std::optional<online::BootInstant> boot() {
+    return online::BootInstant{
+        boot_id, control("/_sim/clock", {{"advanceMs", 0}}).body["nowMs"].get<std::int64_t>()};
+  }
+  std::int64_t wall_jump_s = 0;
+  std::string boot_id = "6e1c0d52-1f7b-4d2a-9a8e-3c5b7f0e2d11";
 
   void faults(const json& f) { control("/_sim/faults", f); }
 
@@ -81,8 +94,8 @@ class SenderTest : public Twin {
     auto answer = online::apply_response(*round, response, built_at);
     EXPECT_TRUE(answer.ok()) << answer.error().to_string();
     run_id = journal->begin_run("twin", action, body, built_at).value();
-    auto steps =
-        online::steps_of_round(run_id, 1, *round, answer->signed_transactions, built_at, built_at);
+    auto steps = online::steps_of_round(run_id, 1, *round, answer->signed_transactions, built_at,
+                                        built_at, boot());
     EXPECT_TRUE(journal->add_signed_steps(steps).ok());
     return steps;
   }
@@ -273,7 +286,7 @@ TEST_F(SenderTest, AfterAResumedBatchFailsTheJournalPlansOnlyTheRangesLeft) {
   auto outcome = online::resume_run(c, run);
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
   EXPECT_EQ(outcome->state, "failed") << outcome->note;
-  const auto plan = online::plan_remaining(journal->steps(run.id).value(), now_s() + 600);
+  const auto plan = online::plan_remaining(journal->steps(run.id).value(), now_s() + 600, boot());
   ASSERT_EQ(plan.kind, online::RemainingWork::Kind::kOffer) << plan.why;
   ASSERT_EQ(plan.builds.size(), 1U);
   json expected = open_body();
@@ -402,7 +415,7 @@ TEST_F(AtMostOnce, ASendThatNeverGetsItsReceiptStaysOpenAndBlocksEveryRebuild) {
   EXPECT_EQ(landed(steps[0].signature), 1U);
   EXPECT_EQ(counters()["landedUnread"], 1);
   // The plan of the remaining work offers nothing while the outcome is open.
-  const auto plan = online::plan_remaining(journal->steps(run_id).value(), now_s());
+  const auto plan = online::plan_remaining(journal->steps(run_id).value(), now_s(), boot());
   EXPECT_NE(plan.kind, online::RemainingWork::Kind::kOffer) << plan.why;
   // resume, after the ticket died, leaves it open rather than calling it rejected.
   faults({{"relayThenFail", json::array()}});
@@ -463,9 +476,93 @@ TEST_F(AtMostOnce, TheChainProvesThatASendWithoutReceiptCanNeverLandAndOnlyThenF
   EXPECT_EQ(outcome->state, "failed") << outcome->note;
   EXPECT_EQ(statuses().front(), ss::kExpired);
   EXPECT_TRUE(journal->unresolved().value().empty()) << "the intent is free for a new build";
-  const auto plan = online::plan_remaining(journal->steps(run_id).value(), now_s());
+  const auto plan = online::plan_remaining(journal->steps(run_id).value(), now_s(), boot());
   EXPECT_EQ(plan.kind, online::RemainingWork::Kind::kOffer) << plan.why;
   EXPECT_EQ(landed(steps[0].signature), 0U);
+}
+
+// Issue 31: the wall clock jumps an hour forward between the send and the resume (a time sync,
+// a virtual machine resumed). Only 91 s passed, fewer than any blockhash may live, so nothing
+// is proved and the intent stays held; on the wall clock alone it was "3691 s old" and freed.
+TEST_F(AtMostOnce, AWallClockJumpForwardProvesNoBlockhashDead) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"relayThenFail", json(std::vector<int>(60, 504))}, {"nextLandings", {"never"}}});
+  auto c = context();
+  ASSERT_FALSE(online::send_round(c, steps).ok());
+  faults({{"relayThenFail", json::array()}});
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+  advance(91'000 - 1000 * (now_s() - steps[0].built_at));
+  wall_jump_s = 3600;
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "open") << outcome->note;
+  EXPECT_EQ(statuses().front(), ss::kSending);
+  EXPECT_FALSE(journal->unresolved().value().empty()) << "the intent is still held";
+  // Once 180 s have passed on the boot clock, the same node proves it.
+  advance(90'000);
+  outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "failed") << outcome->note;
+  EXPECT_THAT(journal->steps(run_id).value().front().message, HasSubstr("boot clock"));
+  EXPECT_EQ(landed(steps[0].signature), 0U);
+}
+
+// The same jump before the first send: the ticket still lives, so the step is sent, not
+// abandoned as "its ticket expired before it was sent".
+TEST_F(AtMostOnce, AWallClockJumpForwardDoesNotKillALiveTicket) {
+  auto steps = signed_round("vault/update", update_body());
+  wall_jump_s = 3600;
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_TRUE(end.ok()) << end.error().to_string() << "\n" << log.str();
+  EXPECT_EQ(statuses().front(), ss::kConfirmed);
+  EXPECT_EQ(landed(steps[0].signature), 1U);
+}
+
+// A restart of the machine between build and resume: the boot clock of the build is gone, but
+// the build came before this boot, so at least the uptime has passed, and no more is assumed
+// however far the wall clock says.
+TEST_F(AtMostOnce, AfterARebootABuildIsAsOldAsTheUptimeAtLeast) {
+  auto steps = signed_round("vault/update", update_body());
+  online::JournalStep st = journal->steps(run_id).value().front();
+  const online::BootInstant rebooted{"d2a7f1c0-8b3e-4c59-a6d4-91e0b7c35f28", 30'000};
+  auto q = online::chain_question(st, st.built_at + 3600, rebooted);
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q->elapsed_seconds, 30) << "at least the uptime";
+  EXPECT_EQ(q->history_seconds, 3600) << "the history asked for reaches back as far as the wall";
+  EXPECT_THAT(q->age_measured_by, HasSubstr("restart"));
+  // A wall clock that says less time passed than the uptime is behind: no history is sized by it.
+  auto behind = online::chain_question(st, st.built_at + 10, rebooted);
+  ASSERT_TRUE(behind.ok());
+  EXPECT_LT(behind->history_seconds, 0);
+  // In the same boot, the boot clock alone.
+  auto same = online::chain_question(st, st.built_at + 3600, boot());
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->elapsed_seconds, same->history_seconds);
+  EXPECT_LT(same->elapsed_seconds, 60);
+  // A journal an older version wrote (no boot record): the wall clock, as before.
+  st.metadata.erase("buildBoot");
+  auto legacy = online::chain_question(st, st.built_at + 3600, boot());
+  ASSERT_TRUE(legacy.ok());
+  EXPECT_EQ(legacy->elapsed_seconds, 3600);
+}
+
+// The build reply is the API's: a `buildBoot` field in it is not this machine's measure.
+TEST_F(AtMostOnce, TheApiCannotPlantTheBuildsBootRecord) {
+  const json body = update_body();
+  json built = post("/transactions/vault/update", body).body;
+  for (auto& step : built["steps"])
+    step["buildBoot"] = {{"boot", boot_id}, {"ms", 0}};  // "built at boot": ages the step
+  auto round = online::prepare_round("vault/update", body, built, std::nullopt, now_s());
+  ASSERT_TRUE(round.ok()) << round.error().to_string();
+  std::vector<Transaction> signed_txs = round->transactions;
+  const auto none =
+      online::steps_of_round(1, 1, *round, signed_txs, now_s(), now_s(), std::nullopt);
+  EXPECT_FALSE(none.front().metadata.contains("buildBoot"));
+  const auto ours = online::steps_of_round(1, 1, *round, signed_txs, now_s(), now_s(), boot());
+  const auto recorded = online::read_boot_record(ours.front().metadata["buildBoot"]);
+  ASSERT_TRUE(recorded.has_value()) << ours.front().metadata.dump();
+  EXPECT_EQ(recorded->ms, boot()->ms);
 }
 
 TEST_F(AtMostOnce, WithoutAnRpcNodeAnExpiredTicketProvesNothing) {

@@ -15,6 +15,7 @@
 #include <airlock/formats/envelope.h>
 #include <airlock/online/api.h>
 #include <airlock/online/chain.h>
+#include <airlock/online/clock.h>
 #include <airlock/online/journal.h>
 #include <airlock/online/remaining.h>
 
@@ -58,7 +59,10 @@ struct ActContext {
   Courier courier;
   std::function<std::int64_t()> clock;  // unix seconds
   std::function<void(std::chrono::milliseconds)> sleep;
-  std::ostream& log;       // progress lines for the operator
+  std::ostream& log;  // progress lines for the operator
+  // The boot clock (clock.h): recorded with each build, so its age is known whatever the wall
+  // clock does. Empty: none (the wall clock alone).
+  BootClock boot = boot_now;
   ChainProver prove = {};  // settles a send without receipt once its ticket died (sender.h)
   // Asked, in kAsk mode, whether to build the remaining work; absent: not a terminal, so not
   // asked (and not built).
@@ -77,7 +81,9 @@ struct ActContext {
 // `command_options` go after each printed command (ActOptions::command_options).
 [[nodiscard]] Result<RemainingWork> plan_after_stop(ApiClient& client, const Journal& journal,
                                                     std::int64_t run_id, const json& body,
-                                                    std::int64_t now, std::ostream& log,
+                                                    std::int64_t now,
+                                                    const std::optional<BootInstant>& boot,
+                                                    std::ostream& log,
                                                     std::string_view command_options = {});
 
 }  // namespace airlock::online

@@ -28,9 +28,10 @@ struct ChainProof {
 
 // What the prover is asked about one signed transaction.
 struct ChainQuestion {
-  std::string signature;             // base58, the manager's
-  std::string blockhash;             // base58, the message's recent blockhash (or nonce value)
-  std::int64_t elapsed_seconds = 0;  // since the build
+  std::string signature;  // base58, the manager's
+  std::string blockhash;  // base58, the message's recent blockhash (or nonce value)
+  // The build's age, at least (what may prove the blockhash dead by age; clock.h, build_age).
+  std::int64_t elapsed_seconds = 0;
   // A durable-nonce transaction: its nonce account. It stays landable while the account holds
   // `blockhash` as its nonce, whatever the age of any blockhash.
   std::optional<PublicKey> nonce_account;
@@ -42,6 +43,10 @@ struct ChainQuestion {
   // network.
   std::optional<std::uint64_t> build_slot;
   std::optional<std::string> genesis_hash;
+  // The build's age at most (what sizes the history the node must keep; negative: the clock is
+  // behind the build), and how the age was measured, for the operator.
+  std::int64_t history_seconds = 0;
+  std::string age_measured_by = "on the wall clock";
 };
 
 // Asks the node, in this order: is this machine's clock not behind the build (its age sizes the

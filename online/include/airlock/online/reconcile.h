@@ -16,6 +16,7 @@
 #include <airlock/formats/audit_record.h>
 #include <airlock/online/api.h>
 #include <airlock/online/chain.h>
+#include <airlock/online/clock.h>
 #include <airlock/online/journal.h>
 
 namespace airlock::online {
@@ -73,6 +74,8 @@ struct ReconcileOptions {
   std::function<Result<std::string>(const std::string& receipt)> receipt_status;
   // Keystone signatures were answered to another wallet: listed, but accounted for.
   bool accept_keystone = false;
+  // The boot clock a step's age is measured on (clock.h); empty: the wall clock alone.
+  BootClock boot = boot_now;
   // The head the offline machine showed when it exported (`log export` prints it), read off its
   // screen: the export must end exactly there. A chain checks itself only from within, so
   // without this anchor whoever carries the export could cut its tail, or build another chain.

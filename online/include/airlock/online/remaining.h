@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <airlock/online/clock.h>
 #include <airlock/online/journal.h>
 
 namespace airlock::online {
@@ -37,7 +38,9 @@ struct RemainingWork {
 // When the work left is the same build again and a step landed and failed, or was refused for
 // what it is (not for an expired ticket or the rate limit), the build is only a suggestion
 // (kManual): the spec says not to build the same thing again unchanged.
-[[nodiscard]] RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t now);
+// `boot` is the boot clock now (clock.h): a step's build is as old as build_age says.
+[[nodiscard]] RemainingWork plan_remaining(const std::vector<JournalStep>& steps, std::int64_t now,
+                                           const std::optional<BootInstant>& boot);
 
 // The command line that performs one build, for the operator to run: the action, its body,
 // then `options` (the API, key file, RPC, transport and journal options of the invocation that

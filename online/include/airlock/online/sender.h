@@ -11,6 +11,7 @@
 
 #include <airlock/online/api.h>
 #include <airlock/online/chain.h>
+#include <airlock/online/clock.h>
 #include <airlock/online/journal.h>
 #include <airlock/online/round.h>
 
@@ -34,6 +35,8 @@ struct SendContext {
   std::function<std::int64_t()> clock;  // unix seconds
   std::function<void(std::chrono::milliseconds)> sleep;
   std::ostream& log;  // progress lines for the operator
+  // The boot clock (clock.h): how old a build is, whatever the wall clock says. Empty: none.
+  BootClock boot = boot_now;
   // Proves from the chain whether a step that may have been sent can still land (--rpc);
   // without it, such a step stays `sending` once its ticket has expired.
   ChainProver prove = {};
@@ -46,7 +49,8 @@ struct SendContext {
 // The journal rows for a round's signed transactions, in the API's order, status `signed`.
 std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const Round& round,
                                         const std::vector<Transaction>& signed_transactions,
-                                        std::int64_t built_at, std::int64_t now);
+                                        std::int64_t built_at, std::int64_t now,
+                                        const std::optional<BootInstant>& build_boot);
 
 enum class RoundEnd {
   kDone,     // every step confirmed
@@ -63,7 +67,8 @@ enum class RoundEnd {
 // What the chain is asked about a journal step at `now`: its signature, its blockhash (or
 // durable nonce account) and, when the node measured it at the build, the blockhash's last valid
 // block height.
-[[nodiscard]] Result<ChainQuestion> chain_question(const JournalStep& step, std::int64_t now);
+[[nodiscard]] Result<ChainQuestion> chain_question(const JournalStep& step, std::int64_t now,
+                                                   const std::optional<BootInstant>& boot);
 
 [[nodiscard]] Result<RoundEnd> send_round(SendContext& c, std::vector<JournalStep>& steps);
 
