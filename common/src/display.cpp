@@ -1,5 +1,6 @@
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
@@ -113,6 +114,16 @@ std::string xml_escape(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string iso_utc(std::int64_t unix_seconds) {
+  const auto t = static_cast<std::time_t>(unix_seconds);
+  std::tm utc{};
+  if (::gmtime_r(&t, &utc) == nullptr) return "unix " + std::to_string(unix_seconds);
+  char text[40] = {};
+  if (std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc) == 0)
+    return "unix " + std::to_string(unix_seconds);
+  return text;
 }
 
 }  // namespace airlock

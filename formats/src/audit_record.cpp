@@ -79,9 +79,9 @@ ojson start_json(const Start& s) {
 }
 
 Result<Decision> decision_named(const std::string& name) {
-  for (Decision d :
-       {Decision::kSigned, Decision::kRefused, Decision::kDeclined, Decision::kReissued,
-        Decision::kStarted, Decision::kCarried, Decision::kClosing, Decision::kClosed}) {
+  for (Decision d : {Decision::kSigned, Decision::kRefused, Decision::kDeclined,
+                     Decision::kReissued, Decision::kStarted, Decision::kCarried,
+                     Decision::kClosing, Decision::kClosed, Decision::kApproved}) {
     if (name == decision_name(d)) return d;
   }
   return Error(ErrorCode::kUsage, "unknown decision \"" + name + "\"");
@@ -152,7 +152,8 @@ Status check_fields(const ojson& j) {
   // "outflows" came later: an entry has it or (written before) not; "start" only a started
   // one; "successor" and "successor_file" only a closed one.
   std::size_t optional = 0;
-  for (const char* k : {"outflows", "start", "successor", "successor_file"})
+  for (const char* k :
+       {"outflows", "start", "successor", "successor_file", "approved", "under_approval"})
     if (j.contains(k)) ++optional;
   if (j.size() != std::size(kKeys) + optional)
     return Error(ErrorCode::kUsage, "has other fields than an entry's");
@@ -215,6 +216,24 @@ Status read_optional(const ojson& j, Entry& e) {
     if (!j["successor_file"].is_string())
       return Error(ErrorCode::kUsage, "successor_file is not a string");
     e.successor_file = j["successor_file"].get<std::string>();
+  }
+  if (j.contains("approved")) {
+    const ojson& a = j["approved"];
+    if (!a.is_object() || a.size() != 3 || !a.contains("intent") || !a.contains("expires") ||
+        !a.contains("policy") || !a["expires"].is_number_integer())
+      return Error(ErrorCode::kUsage, "approved is not {intent, expires, policy}");
+    AIRLOCK_TRY(intent, fixed_hex<32>(a["intent"]));
+    AIRLOCK_TRY(policy, fixed_hex<32>(a["policy"]));
+    const auto expires = a["expires"].get<std::int64_t>();
+    if (!plausible_time(expires))
+      return Error(ErrorCode::kUsage, "approved.expires is not a unix time from 1970 to 9999");
+    e.approved = Entry::Approved{intent, expires, policy};
+  }
+  if (j.contains("under_approval")) {
+    AIRLOCK_TRY(id, fixed_hex<envelope::kRequestIdBytes>(j["under_approval"]));
+    envelope::RequestId approval{};
+    std::copy(id.bytes.begin(), id.bytes.end(), approval.begin());
+    e.under_approval = approval;
   }
   return {};
 }
@@ -302,6 +321,14 @@ Status check_place(const Entry& e, const std::vector<Entry>& before) {
     return Error(ErrorCode::kUsage,
                  "is a closing entry whose successor_file is not a full path as log start "
                  "writes it (absolute, no empty, . or .. parts, printable UTF-8)");
+  const bool approved = e.decision == Decision::kApproved;
+  if (approved != e.approved.has_value())
+    return Error(ErrorCode::kUsage, approved ? "is an approved entry without its \"approved\""
+                                             : "has an \"approved\" but is not an approved entry");
+  if (approved && (!e.message_hashes.empty() || (e.outflows && !e.outflows->empty())))
+    return Error(ErrorCode::kUsage, "is an approved entry that records transactions");
+  if (e.under_approval && e.decision != Decision::kSigned)
+    return Error(ErrorCode::kUsage, "has an \"under_approval\" but is not a signed entry");
   if (!e.signatures.empty() && !holds_signatures(e))
     return Error(ErrorCode::kUsage, std::string("is a ") + decision_name(e.decision) +
                                         " entry with signatures, which only a signed, reissued "
@@ -369,6 +396,8 @@ const char* decision_name(Decision d) noexcept {
       return "closing";
     case Decision::kClosed:
       return "closed";
+    case Decision::kApproved:
+      return "approved";
   }
   return "unknown";
 }
@@ -404,6 +433,12 @@ std::string body_text(const Entry& e) {
   if (e.start) j["start"] = start_json(*e.start);
   if (e.successor) j["successor"] = to_hex(e.successor->view());
   if (e.successor_file) j["successor_file"] = *e.successor_file;
+  if (e.approved)
+    j["approved"] = {{"intent", to_hex(e.approved->intent.view())},
+                     {"expires", e.approved->expires},
+                     {"policy", to_hex(e.approved->policy.view())}};
+  if (e.under_approval)
+    j["under_approval"] = to_hex(ByteView(e.under_approval->data(), e.under_approval->size()));
   return j.dump();
 }
 

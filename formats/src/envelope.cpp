@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 #include <sodium.h>
 
+#include <airlock/common/hash.h>
 #include <airlock/common/secret.h>
 #include <airlock/formats/envelope.h>
 #include <airlock/formats/keystone.h>
@@ -26,6 +27,7 @@ constexpr std::uint64_t kAction = 6;
 constexpr std::uint64_t kIntent = 7;
 constexpr std::uint64_t kSteps = 8;
 constexpr std::uint64_t kHints = 9;
+constexpr std::uint64_t kApproval = 10;  // an approval request: true, and no steps
 // Step
 constexpr std::uint64_t kTransaction = 1;
 constexpr std::uint64_t kSendConcurrently = 2;
@@ -50,6 +52,9 @@ constexpr std::uint64_t kSigner = 2;
 constexpr std::uint64_t kSignatures = 3;
 constexpr std::uint64_t kRefusal = 4;
 constexpr std::uint64_t kAuditHead = 5;
+constexpr std::uint64_t kApproved = 6;
+constexpr std::uint64_t kIntentHash = 1;
+constexpr std::uint64_t kExpiresAt = 2;
 constexpr std::uint64_t kCode = 1;
 constexpr std::uint64_t kReason = 2;
 }  // namespace key
@@ -291,10 +296,13 @@ Bytes encode_request(const SignRequest& q) {
   e.emplace_back(entry_key(key::kVault), fixed_value(q.vault));
   e.emplace_back(entry_key(key::kAction), Value::text(q.action));
   e.emplace_back(entry_key(key::kIntent), Value::text(q.intent_json));
-  std::vector<Value> steps;
-  for (const auto& s : q.steps) steps.push_back(encode_step(s));
-  e.emplace_back(entry_key(key::kSteps), Value::array(std::move(steps)));
+  if (!q.approval) {
+    std::vector<Value> steps;
+    for (const auto& s : q.steps) steps.push_back(encode_step(s));
+    e.emplace_back(entry_key(key::kSteps), Value::array(std::move(steps)));
+  }
   if (!hints_empty(q.hints)) e.emplace_back(entry_key(key::kHints), encode_hints(q.hints));
+  if (q.approval) e.emplace_back(entry_key(key::kApproval), Value::boolean(true));
   return cbor::encode(Value::map(std::move(e)));
 }
 
@@ -310,7 +318,8 @@ Result<SignRequest> decode_request(ByteView bytes) {
                               {key::kAction, "action"},
                               {key::kIntent, "intent"},
                               {key::kSteps, "steps"},
-                              {key::kHints, "hints"}}));
+                              {key::kHints, "hints"},
+                              {key::kApproval, "approval"}}));
   AIRLOCK_CHECK(check_version(r));
   SignRequest q;
   AIRLOCK_TRY(id, require_request_id(r));
@@ -343,10 +352,20 @@ Result<SignRequest> decode_request(ByteView bytes) {
     return cbor::bad_value(r.field("intent"), "must be the builder request body, a JSON object");
   }
   q.intent_json = std::move(intent);
-  AIRLOCK_TRY(steps, require_array(r, key::kSteps, "steps", 1, kMaxSteps));
-  for (std::size_t i = 0; i < steps->size(); ++i) {
-    AIRLOCK_TRY(step, decode_step((*steps)[i], indexed(r.field("steps"), i)));
-    q.steps.push_back(std::move(step));
+  if (r.get(key::kApproval) != nullptr) {
+    // An approval request: the intent alone. `false` would be a second spelling of a sign
+    // request, and a request with steps is never an approval.
+    AIRLOCK_TRY(approval, r.require_bool(key::kApproval, "approval"));
+    if (!approval) return cbor::bad_value(r.field("approval"), "must be true when present");
+    if (r.get(key::kSteps) != nullptr)
+      return cbor::bad_value(r.field("steps"), "must be absent from an approval request");
+    q.approval = true;
+  } else {
+    AIRLOCK_TRY(steps, require_array(r, key::kSteps, "steps", 1, kMaxSteps));
+    for (std::size_t i = 0; i < steps->size(); ++i) {
+      AIRLOCK_TRY(step, decode_step((*steps)[i], indexed(r.field("steps"), i)));
+      q.steps.push_back(std::move(step));
+    }
   }
   if (const Value* hints = r.get(key::kHints); hints != nullptr) {
     AIRLOCK_TRY(h, decode_hints(*hints, r.field("hints")));
@@ -370,6 +389,10 @@ Bytes encode_response(const SignResponse& s) {
     std::vector<Value> items;
     for (const auto& sig : *sigs) items.push_back(fixed_value(sig));
     e.emplace_back(entry_key(key::kSignatures), Value::array(std::move(items)));
+  } else if (const auto* approval = std::get_if<Approval>(&s.result)) {
+    e.emplace_back(entry_key(key::kApproved),
+                   Value::map({{entry_key(key::kIntentHash), fixed_value(approval->intent)},
+                               {entry_key(key::kExpiresAt), uint_value(approval->expires_at)}}));
   } else {
     const auto& refusal = std::get<Refusal>(s.result);
     e.emplace_back(entry_key(key::kRefusal),
@@ -388,7 +411,8 @@ Result<SignResponse> decode_response(ByteView bytes) {
                               {key::kSigner, "signer"},
                               {key::kSignatures, "signatures"},
                               {key::kRefusal, "refusal"},
-                              {key::kAuditHead, "audit_head"}}));
+                              {key::kAuditHead, "audit_head"},
+                              {key::kApproved, "approved"}}));
   AIRLOCK_CHECK(check_version(r));
   SignResponse s;
   AIRLOCK_TRY(id, require_request_id(r));
@@ -397,12 +421,20 @@ Result<SignResponse> decode_response(ByteView bytes) {
   s.signer = signer;
   const bool has_sigs = r.get(key::kSignatures) != nullptr;
   const bool has_refusal = r.get(key::kRefusal) != nullptr;
-  if (has_sigs == has_refusal) {
+  const bool has_approval = r.get(key::kApproved) != nullptr;
+  if (int{has_sigs} + int{has_refusal} + int{has_approval} != 1) {
     return cbor::bad_value("sign_response",
-                           "must carry exactly one of signatures (key 3) and "
-                           "refusal (key 4)");
+                           "must carry exactly one of signatures (key 3), refusal (key 4) and "
+                           "approved (key 6)");
   }
-  if (has_sigs) {
+  if (has_approval) {
+    FieldReader approved(*r.get(key::kApproved), r.field("approved"));
+    AIRLOCK_CHECK(
+        approved.check_keys({{key::kIntentHash, "intent"}, {key::kExpiresAt, "expires_at"}}));
+    AIRLOCK_TRY(intent, approved.require_fixed<32>(key::kIntentHash, "intent"));
+    AIRLOCK_TRY(expires, approved.require_uint(key::kExpiresAt, "expires_at", UINT64_MAX));
+    s.result = Approval{intent, expires};
+  } else if (has_sigs) {
     AIRLOCK_TRY(items, require_array(r, key::kSignatures, "signatures", 1, kMaxSteps));
     std::vector<Signature> sigs;
     for (std::size_t i = 0; i < items->size(); ++i) {
@@ -426,6 +458,22 @@ Result<SignResponse> decode_response(ByteView bytes) {
   AIRLOCK_TRY(head, r.require_fixed<32>(key::kAuditHead, "audit_head"));
   s.audit_head = head;
   return s;
+}
+
+Hash intent_hash(const SignRequest& q) {
+  // Each variable-length part after its length, so no two intents share the hashed bytes.
+  constexpr std::string_view kTag = "airlock intent v1";
+  Bytes text(kTag.begin(), kTag.end());
+  text.push_back(0);
+  text.insert(text.end(), q.manager.bytes.begin(), q.manager.bytes.end());
+  text.insert(text.end(), q.vault.bytes.begin(), q.vault.bytes.end());
+  for (const std::string* part : {&q.action, &q.intent_json}) {
+    const auto n = static_cast<std::uint32_t>(part->size());
+    for (int shift = 24; shift >= 0; shift -= 8)
+      text.push_back(static_cast<std::uint8_t>(n >> shift));
+    text.insert(text.end(), part->begin(), part->end());
+  }
+  return sha256(text);
 }
 
 RequestId random_request_id() {

@@ -202,6 +202,7 @@ std::string lowered(std::string text) {
 // request), the decision screen and the details behind it.
 struct Question {
   std::size_t steps = 0;
+  bool approval = false;                 // an approval request: no transaction yet
   std::optional<std::int64_t> deadline;  // unix
   std::string decision;
   std::string details;
@@ -210,7 +211,9 @@ struct Question {
 // The prompt line, padded to one width so that rewriting it covers the last one: the question
 // and the seconds left, said louder under 15.
 std::string prompt_line(const Question& q, std::int64_t now) {
-  std::string p = "Sign " + std::to_string(q.steps) + " transaction(s)? [y/N, d: details]";
+  std::string p = q.approval
+                      ? std::string("Approve this intent? [y/N, d: details]")
+                      : "Sign " + std::to_string(q.steps) + " transaction(s)? [y/N, d: details]";
   if (q.deadline) {
     const std::int64_t left = std::max<std::int64_t>(*q.deadline - now, 0);
     p += (left < 15 ? "  ONLY " : "  ") + std::to_string(left) + " s left";
@@ -267,7 +270,10 @@ bool ask(int fd, const Question& q) {
     }
     return ask_terminal(tty.get(), q);
   }
-  std::cerr << "Sign all " << q.steps << " transaction(s) above? [y/N] ";
+  if (q.approval)
+    std::cerr << "Approve this intent? [y/N] ";
+  else
+    std::cerr << "Sign all " << q.steps << " transaction(s) above? [y/N] ";
   auto answer = read_answer(fd);
   std::cerr << "\n";
   if (!answer.ok()) return false;
@@ -465,16 +471,6 @@ airlock::Result<airlock::offline::AuditLog> open_sign_log(const std::string& pat
   return log;
 }
 
-// A unix time as ISO 8601 in UTC ("2026-11-27T14:03:09Z").
-std::string iso_time(std::int64_t unix_seconds) {
-  const auto t = static_cast<std::time_t>(unix_seconds);
-  std::tm utc{};
-  if (::gmtime_r(&t, &utc) == nullptr) return "unix " + std::to_string(unix_seconds);
-  char text[32] = {};
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 // A request signed before: which, when, that nothing new is signed, and whether its deadline
 // is long gone (a file from yesterday).
 void say_reissued(const airlock::envelope::SignRequest& request,
@@ -484,7 +480,7 @@ void say_reissued(const airlock::envelope::SignRequest& request,
                    airlock::ByteView(request.request_id.data(), request.request_id.size()))
             << " (" << airlock::printable(request.action) << ", " << request.steps.size()
             << " step(s)) was already signed"
-            << (outcome.first_signed_at ? " at " + iso_time(*outcome.first_signed_at) : "")
+            << (outcome.first_signed_at ? " at " + airlock::iso_utc(*outcome.first_signed_at) : "")
             << ": the same signatures are given again, nothing new is signed.\n";
   const std::int64_t now = unix_now();
   if (request.action != airlock::offline::kKeystoneAction &&
@@ -492,6 +488,22 @@ void say_reissued(const airlock::envelope::SignRequest& request,
     std::cout << "Its deadline passed " << now - static_cast<std::int64_t>(request.deadline)
               << " s ago: unless the online half sent them in time, they cannot land now.\n";
   }
+}
+
+// An approval given, or a signature given without a question under one (docs/approvals.md).
+void say_approval(const airlock::offline::SigningOutcome& outcome) {
+  if (const auto* approval = std::get_if<airlock::envelope::Approval>(&outcome.response.result)) {
+    std::cout << "Approved until "
+              << airlock::iso_utc(static_cast<std::int64_t>(
+                     std::min<std::uint64_t>(approval->expires_at, INT64_MAX)))
+              << ": the build of exactly this intent will be signed without a second question, "
+                 "once.\n";
+  }
+  if (outcome.under_approval)
+    std::cout << "Signed without a question: approval "
+              << airlock::to_hex(airlock::ByteView(outcome.under_approval->data(),
+                                                   outcome.under_approval->size()))
+              << " covers exactly this intent, and nothing in the transactions warns.\n";
 }
 
 // What sign prints and asks. On a terminal the decision screen stands for the summary, the
@@ -505,9 +517,10 @@ class SignScreen {
         decision_screen_(!o.json && !o.details && ::isatty(STDOUT_FILENO) == 1) {}
 
   void show(const std::string& summary, const airlock::offline::Review& review) {
+    // The approval screen (render_approval) is already short: it is the summary.
     if (o_.json) {
       std::cout << airlock::offline::summary_json(request_, review).dump(2, ' ', true) << "\n";
-    } else if (decision_screen_) {
+    } else if (decision_screen_ && !request_.approval) {
       std::cout << airlock::offline::render_decision(request_, review, unix_now());
     } else {
       std::cout << summary;
@@ -523,10 +536,13 @@ class SignScreen {
     shown_ = true;
     Question question;
     question.steps = request_.steps.size();
+    question.approval = request_.approval;
     if (request_.action != airlock::offline::kKeystoneAction)
       question.deadline =
           static_cast<std::int64_t>(std::min<std::uint64_t>(request_.deadline, INT64_MAX));
-    question.decision = airlock::offline::render_decision(request_, review, unix_now());
+    question.decision = request_.approval
+                            ? summary
+                            : airlock::offline::render_decision(request_, review, unix_now());
     question.details = summary;
     return ask(o_.confirm_fd, question);
   }
@@ -594,6 +610,7 @@ int run_sign(const std::vector<std::string>& args) {
   if (!screen.shown() && decision != airlock::offline::Decision::kReissued)
     screen.show(outcome->summary, outcome->review);
   if (decision == airlock::offline::Decision::kReissued) say_reissued(*request, *outcome);
+  say_approval(*outcome);
   // The answer: airlock's response envelope (signatures or the refusal), or for a Keystone
   // request its ur:sol-signature, which exists only when signed.
   airlock::transfer::Content answer{airlock::dense::ContentType::kSignResponse,

@@ -47,6 +47,12 @@ class Reviewer {
   }
 
   Review run() {
+    if (q_.approval) {
+      refuse(FindingCode::kIntentSteps,
+             "an approval request holds no transaction: it is approved (process_request), "
+             "never signed");
+      return std::move(review_);
+    }
     request_checks();
     token_labels();
     pool_labels();
@@ -60,6 +66,19 @@ class Reviewer {
     const ActionRule rule = policy_.rule(q_.action);
     review_.auto_approvable =
         !keystone_ && rule.auto_approve && review_.refusals.empty() && review_.warnings.empty();
+    return std::move(review_);
+  }
+
+  // The rules that need no transaction, for an approval request: the manager, the action (a
+  // pinned descriptor describes it, the policy allows it), the vault, the deadline, the body.
+  Review run_intent() {
+    if (!q_.approval || !q_.steps.empty()) {
+      refuse(FindingCode::kIntentSteps, "not an approval request: a sign request is reviewed");
+      return std::move(review_);
+    }
+    request_checks();
+    token_labels();
+    pool_labels();
     return std::move(review_);
   }
 
@@ -747,6 +766,12 @@ Review review_request(const envelope::SignRequest& request, const Policy& policy
                       const DecoderRegistry& decoders, const PublicKey& signer,
                       std::int64_t now_unix) {
   return Reviewer(request, policy, decoders, signer, now_unix).run();
+}
+
+Review review_intent(const envelope::SignRequest& request, const Policy& policy,
+                     const DecoderRegistry& decoders, const PublicKey& signer,
+                     std::int64_t now_unix) {
+  return Reviewer(request, policy, decoders, signer, now_unix).run_intent();
 }
 
 }  // namespace airlock::offline

@@ -99,6 +99,29 @@ envelope::Refusal replay_refusal(const AuditEntry& earlier) {
               ") for other transactions"};
 }
 
+Hash policy_hash(const Policy& policy) {
+  const std::string text = policy_toml(policy);
+  return sha256(ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+}
+
+const AuditEntry* usable_approval(const std::vector<AuditEntry>& entries,
+                                  const envelope::SignRequest& q, const Hash& policy,
+                                  std::int64_t now) {
+  if (q.approval || q.action == kKeystoneAction) return nullptr;
+  const Hash intent = envelope::intent_hash(q);
+  for (const auto& e : entries) {
+    if (e.decision != Decision::kApproved || !e.approved || e.approved->intent != intent ||
+        e.approved->policy != policy || e.approved->expires < now || e.vault != q.vault ||
+        e.manager != q.manager || e.action != q.action)
+      continue;
+    const bool used = std::any_of(entries.begin(), entries.end(), [&](const AuditEntry& later) {
+      return later.under_approval == e.request_id;
+    });
+    if (!used) return &e;
+  }
+  return nullptr;
+}
+
 Examination examine(const envelope::SignRequest& request, const Policy& policy,
                     const DecoderRegistry& decoders, const PublicKey& signer, std::int64_t now_unix,
                     const std::vector<AuditEntry>* log) {
@@ -116,17 +139,78 @@ Examination examine(const envelope::SignRequest& request, const Policy& policy,
   return out;
 }
 
+namespace {
+
+// An approval request: decided at leisure, before anything is built; never automatic.
+Result<SigningOutcome> process_approval(const envelope::SignRequest& q, SigningContext& c,
+                                        const PublicKey& signer) {
+  SigningOutcome out;
+  out.response.request_id = q.request_id;
+  out.response.signer = signer;
+  const auto finish =
+      [&](AuditEntry entry,
+          std::variant<std::vector<Signature>, envelope::Refusal, envelope::Approval> result)
+      -> Result<SigningOutcome> {
+    out.decision = entry.decision;
+    AIRLOCK_TRY(head, c.log.append(std::move(entry)));
+    out.response.result = std::move(result);
+    out.response.audit_head = head;
+    return std::move(out);
+  };
+  const std::int64_t now = c.clock();
+  // An id decided before, whatever it was: an approval is asked for once.
+  for (const auto& e : c.log.entries()) {
+    if (e.request_id != q.request_id || e.decision == Decision::kCarried) continue;
+    AuditEntry refused = entry_for(q, Decision::kRefused, now);
+    refused.codes = {std::string(FindingCode::kPolicyReplay.name())};
+    return finish(
+        std::move(refused),
+        envelope::Refusal{std::string(FindingCode::kPolicyReplay.name()),
+                          "request id already decided (audit entry " + std::to_string(e.seq) +
+                              "); an approval is asked for under a new id"});
+  }
+  out.review = review_intent(q, c.policy, c.decoders, signer, now);
+  const std::int64_t asked =
+      static_cast<std::int64_t>(std::min<std::uint64_t>(q.deadline, INT64_MAX));
+  const std::int64_t expires = std::min(asked, now + kMaxApprovalSeconds);
+  out.summary = render_approval(q, out.review, expires, now);
+  if (out.review.refused()) {
+    AuditEntry e = entry_for(q, Decision::kRefused, now);
+    for (const auto& f : out.review.refusals) e.codes.push_back(f.code);
+    return finish(std::move(e), refusal_of(out.review.refusals));
+  }
+  if (!c.confirm(out.summary, out.review)) {
+    return finish(entry_for(q, Decision::kDeclined, c.clock()),
+                  envelope::Refusal{"operator.declined", "the operator declined to approve"});
+  }
+  if (c.clock() > expires) {
+    AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
+    e.codes = {std::string(FindingCode::kPolicyDeadlinePassed.name())};
+    return finish(std::move(e),
+                  envelope::Refusal{std::string(FindingCode::kPolicyDeadlinePassed.name()),
+                                    "the approval's time ran out while waiting for the answer"});
+  }
+  AuditEntry e = entry_for(q, Decision::kApproved, c.clock());
+  const Hash intent = envelope::intent_hash(q);
+  e.approved = AuditEntry::Approved{intent, expires, policy_hash(c.policy)};
+  return finish(std::move(e), envelope::Approval{intent, static_cast<std::uint64_t>(expires)});
+}
+
+}  // namespace
+
 Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningContext& c) {
   // A closed log was continued in another: a decision here would be outside what counts.
   AIRLOCK_CHECK(c.log.check_not_closed());
   AIRLOCK_TRY(info, read_keystore_info(c.keystore_path));
+  if (q.approval) return process_approval(q, c, info.public_key);
   SigningOutcome out;
   out.response.request_id = q.request_id;
   out.response.signer = info.public_key;
   const auto hashes = message_hashes(q);
 
-  const auto finish = [&](AuditEntry entry,
-                          std::variant<std::vector<Signature>, envelope::Refusal> result)
+  const auto finish =
+      [&](AuditEntry entry,
+          std::variant<std::vector<Signature>, envelope::Refusal, envelope::Approval> result)
       -> Result<SigningOutcome> {
     out.decision = entry.decision;
     entry.message_hashes = hashes;
@@ -160,7 +244,13 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   }
   std::vector<std::string> warnings;
   for (const auto& w : out.review.warnings) warnings.push_back(w.code);
-  const bool automatic = c.auto_approve && out.review.auto_approvable;
+  // Approved before its build, and nothing in the transactions warns: asked already.
+  const AuditEntry* approval =
+      out.review.warnings.empty()
+          ? usable_approval(c.log.entries(), q, policy_hash(c.policy), c.clock())
+          : nullptr;
+  if (approval != nullptr) out.under_approval = approval->request_id;
+  const bool automatic = approval != nullptr || (c.auto_approve && out.review.auto_approvable);
   if (!automatic && !c.confirm(out.summary, out.review)) {
     AuditEntry e = entry_for(q, Decision::kDeclined, c.clock());
     e.codes = warnings;
@@ -179,6 +269,7 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   AIRLOCK_TRY(signatures, sign_steps(out.review, c, q.deadline));
   AuditEntry e = entry_for(q, Decision::kSigned, c.clock());
   e.codes = warnings;
+  e.under_approval = out.under_approval;
   // What the limits count from now on, the moves whose amount the bytes do not state included.
   e.outflows = examined.outflows.known;
   for (const auto& u : examined.outflows.unknown) e.outflows->push_back({u.mint, std::nullopt});

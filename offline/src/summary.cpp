@@ -546,6 +546,71 @@ std::string render_decision(const envelope::SignRequest& q, const Review& r, std
   return out;
 }
 
+std::string render_approval(const envelope::SignRequest& q, const Review& r,
+                            std::int64_t expires_at, std::int64_t now, std::size_t width,
+                            std::size_t max_lines) {
+  std::vector<std::string> lines;
+  lines.push_back("Approve before it is built: " + q.action);
+  lines.push_back("  request   " + request_id_hex(q.request_id) + " (an approval request)");
+  for (const auto& l :
+       wrap(r.reads.empty() ? std::string("(no descriptor says)") : r.reads, width - 12, 3))
+    lines.push_back((lines.size() == 2 ? "  what      " : "            ") + l);
+  lines.push_back("  vault     " + to_base58(q.vault));
+  // Every field of the body, as the build request will send it; a key a label knows says so.
+  const auto body = nlohmann::ordered_json::parse(q.intent_json, nullptr, false);
+  const std::size_t room_for_body = max_lines > 14 ? max_lines - 14 : 1;
+  std::size_t shown = 0;
+  if (body.is_object()) {
+    for (const auto& [name, value] : body.items()) {
+      if (name == "vault") continue;
+      if (shown == room_for_body) {
+        lines.push_back("            ... and " + std::to_string(body.size() - 1 - shown) +
+                        " more field(s): --details shows the whole body");
+        break;
+      }
+      std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+      if (value.is_string()) {
+        for (const auto& t : r.tokens) {
+          if (to_base58(t.mint) == text)
+            text += " (" + t.symbol + (t.pinned ? ", pinned" : ", the online half's hint") + ")";
+        }
+      }
+      lines.push_back(std::string(shown == 0 ? "  body      " : "            ") +
+                      fit(name + ": " + text, width - 12));
+      ++shown;
+    }
+  }
+  const std::int64_t minutes = (expires_at - now + 59) / 60;
+  lines.push_back("  until     " + iso_utc(expires_at) + ", " + std::to_string(minutes) +
+                  " min from now by this machine's clock");
+  if (r.refused()) {
+    lines.push_back("  verdict   REFUSED (" + std::to_string(r.refusals.size()) +
+                    " reason(s)): nothing will be approved");
+    lines.push_back("Refused");
+    for (const auto& f : r.refusals) {
+      const auto text = wrap(f.code + ": " + f.message, width - 4, 3);
+      if (lines.size() + text.size() > max_lines) {
+        lines.push_back("  ... and more: --details shows every one");
+        break;
+      }
+      for (std::size_t k = 0; k < text.size(); ++k)
+        lines.push_back((k == 0 ? "  x " : std::string(4, ' ')) + text[k]);
+    }
+  } else {
+    lines.push_back("  verdict   nothing refused: it asks you");
+    for (const auto& l :
+         wrap("Approving records it in the audit log. The build of exactly this body, for this "
+              "vault and manager, under this policy, is then signed without a second question, "
+              "once, until the time above, if nothing in its transactions warns; anything else "
+              "asks as always.",
+              width - 4, 5))
+      lines.push_back("  " + l);
+  }
+  std::string out;
+  for (const auto& l : lines) out += fit(l, width) + "\n";
+  return out;
+}
+
 std::string render_html_report(const Review& r, const std::string& title,
                                const std::string& report_text) {
   std::ostringstream figures;

@@ -67,6 +67,8 @@ struct ActCommand {
   std::string density = "medium";
   int max_rounds = 8;
   std::string remaining = "ask";
+  std::optional<std::string> approve_first;  // the manager's public key
+  int approval_minutes = 30;
   std::optional<std::string> journal;
   std::map<std::string, std::optional<std::string>> fields;  // by flag name
 };
@@ -102,7 +104,15 @@ po::options_description act_options_of(ActCommand& o, const std::vector<online::
       "stop after this many signing rounds (follow-ups, rebuilds and remaining work included)")(
       "remaining", po::value<std::string>(&o.remaining)->default_value(o.remaining),
       "after a step fails or expires: ask (offer to build only the work left, on a terminal), "
-      "build (build it without asking), show (print the commands that would)");
+      "build (build it without asking), show (print the commands that would)")(
+      "approve-first", cli::optional_value(&o.approve_first),
+      "MANAGER: carry the intent across for approval before building (the manager's public "
+      "key); the build is then signed without a second question (docs/approvals.md)")(
+      "approval-minutes",
+      cli::value_in(&o.approval_minutes, 1, 1440, "approval-minutes")
+          ->default_value(o.approval_minutes),
+      "with --approve-first: how long the approval is asked to hold (the offline half gives at "
+      "most 60)");
   journal_option(options, o.journal);
   if (fields != nullptr) {
     po::options_description field_options("fields of " + *named);
@@ -166,6 +176,10 @@ Status check_transport_options(ActCommand& o) {
                                                {"--pace-file", o.api.pace_file.value_or("")}}));
   if (o.remaining != "ask" && o.remaining != "build" && o.remaining != "show")
     return Error(ErrorCode::kUsage, "--remaining: must be ask, build or show");
+  if (o.approve_first) {
+    if (auto key = public_key_from_base58(*o.approve_first); !key.ok())
+      return key.error().in_field("--approve-first");
+  }
   if (o.rpc) {
     if (auto s = online::check_transport(*o.rpc); !s.ok()) return s.error().in_field("--rpc");
   }
@@ -272,6 +286,8 @@ int run_act(const std::vector<std::string>& args) {
                           : o.remaining == "show" ? online::RemainingMode::kShow
                                                   : online::RemainingMode::kAsk;
   act_options.command_options = repeated(o);
+  if (o.approve_first) act_options.approve_first = public_key_from_base58(*o.approve_first).value();
+  act_options.approval_seconds = std::int64_t{o.approval_minutes} * 60;
   if (auto s = online::act(context, act_options, first_action, *first_body); !s.ok())
     return report(s.error());
   return cli::kExitOk;

@@ -152,8 +152,9 @@ online::Courier courier_for(const Transport& t, frames::FrameSource* camera) {
         const std::int64_t left = static_cast<std::int64_t>(q.deadline) - now_s();
         if (left < 0) break;
         if (terminal && left != shown) {
-          std::cerr << "\rairlock-online: waiting for the offline half's signatures: " << left
-                    << " s left   " << std::flush;
+          std::cerr << "\rairlock-online: waiting for the offline half's "
+                    << (q.approval ? "approval" : "signatures") << ": " << left << " s left   "
+                    << std::flush;
           shown = left;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(250));

@@ -171,6 +171,68 @@ Result<RemainingWork> plan_after_stop(ApiClient& client, const Journal& journal,
   return plan;
 }
 
+Result<envelope::SignRequest> approval_request(const std::string& action, const json& body,
+                                               const PublicKey& manager, std::int64_t now,
+                                               std::int64_t seconds) {
+  if (action == "vault/initialize")
+    return Error(ErrorCode::kUsage,
+                 "vault/initialize makes its vault in the build: it cannot be approved first");
+  if (!body.is_object() || !body.contains("vault") || !body["vault"].is_string())
+    return Error(ErrorCode::kUsage, "the build request body names no vault");
+  AIRLOCK_TRY(vault, public_key_from_base58(body["vault"].get<std::string>()));
+  if (seconds < 60 || seconds > 86400)
+    return Error(ErrorCode::kUsage, "an approval is asked to hold 60 s to a day");
+  envelope::SignRequest q;
+  q.request_id = envelope::random_request_id();
+  q.created_at = static_cast<std::uint64_t>(now);
+  q.deadline = static_cast<std::uint64_t>(now + seconds);
+  q.manager = manager;
+  q.vault = vault;
+  q.action = action;
+  q.intent_json = body.dump();  // exactly the text the sign request will carry (round.cpp)
+  q.approval = true;
+  return q;
+}
+
+namespace {
+
+// --approve-first: the intent crosses to the offline half and its approval comes back before
+// anything is built, so the ticket window that a build opens holds no reading.
+Status get_approval(ActContext& c, const ActOptions& options, const std::string& action,
+                    const json& body) {
+  AIRLOCK_TRY(q, approval_request(action, body, *options.approve_first, c.clock(),
+                                  options.approval_seconds));
+  c.log << "airlock-online: approval request for " << action << " carried across first; "
+        << "nothing is built until the offline half approves it (it may take "
+        << options.approval_seconds / 60 << " min)\n";
+  AIRLOCK_TRY(response, c.courier(q));
+  if (!response)
+    return Error(errors::kNotApproved,
+                 "no approval came back before the approval request's time ran out; nothing "
+                 "was built");
+  const auto mismatch = [](const std::string& what) {
+    return Error(errors::kResponseMismatch, "the answer to the approval request: " + what);
+  };
+  if (response->request_id != q.request_id) return mismatch("it answers another request id");
+  if (response->signer != q.manager)
+    return mismatch("it comes from " + to_base58(response->signer) + ", not the manager " +
+                    to_base58(q.manager));
+  if (const auto* refusal = std::get_if<envelope::Refusal>(&response->result))
+    return Error(errors::kOfflineRefused,
+                 "the offline half did not approve: " + envelope::describe(*refusal));
+  const auto* approval = std::get_if<envelope::Approval>(&response->result);
+  if (approval == nullptr) return mismatch("it holds signatures, which answer no approval");
+  if (approval->intent != envelope::intent_hash(q))
+    return mismatch("it approves another intent than the one carried across");
+  c.log << "airlock-online: approved until "
+        << iso_utc(
+               static_cast<std::int64_t>(std::min<std::uint64_t>(approval->expires_at, INT64_MAX)))
+        << " by the offline clock; building now\n";
+  return {};
+}
+
+}  // namespace
+
 Status act(ActContext& c, const ActOptions& options, const std::string& action, const json& body) {
   // Never build while an earlier run is unfinished: its signed steps may still be sent (resume
   // sends those whose tickets live) or may have landed.
@@ -190,6 +252,7 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
                      st.action + ") is " + st.status +
                      "; run airlock-online resume before building anything");
   }
+  if (options.approve_first) AIRLOCK_CHECK(get_approval(c, options, action, body));
   int rounds_left = options.max_rounds;
   std::deque<Build> queue{{action, body}};
   Status last;

@@ -326,7 +326,10 @@ Result<Answer> apply_response(const Round& round, const envelope::SignResponse& 
                      std::to_string(kSendMarginSeconds) +
                      " s after it, too close to send: build again");
   }
-  const auto& signatures = std::get<std::vector<Signature>>(response.result);
+  const auto* signed_steps = std::get_if<std::vector<Signature>>(&response.result);
+  if (signed_steps == nullptr)
+    return mismatch("it is an approval, which answers an approval request, not a sign request");
+  const auto& signatures = *signed_steps;
   if (signatures.size() != round.transactions.size()) {
     return mismatch(std::to_string(signatures.size()) + " signatures for " +
                     std::to_string(round.transactions.size()) + " steps");

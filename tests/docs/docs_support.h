@@ -85,6 +85,7 @@ inline std::map<std::string, std::string> guide_settings(const std::filesystem::
       {"RPC", ""},
       {"API_KEY", (secure / "api.key").string()},
       {"VAULT", apisim::test::kVault},
+      {"MANAGER", "AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax"},  // the vectors' demo key
   };
 }
 

@@ -283,7 +283,7 @@ int stated_exit(const std::string& command) {
 // Where an act command writes its request, to wait for before the offline command beside it.
 std::string request_path(const std::string& command) {
   std::smatch m;
-  if (std::regex_search(command, m, std::regex(R"(--request-(?:qr-png|file) (\S+))"))) return m[1];
+  if (std::regex_search(command, m, std::regex(R"(--request-(?:qr-png|file|out) (\S+))"))) return m[1];
   return {};
 }
 
@@ -294,7 +294,12 @@ TEST_F(DocExamples, EveryCommandRunsAsWritten) {
     for (const auto& block : blocks_of(document)) {
       if (block.kind != "sh") continue;
       CommandResult act_result;
-      std::jthread act;  // an act command runs beside the block's next command
+      std::jthread act;  // an act command runs beside the block's next command(s)
+      // How many offline commands answer it: an --approve-first act is answered twice (the
+      // approval, then the signature), each after act has written the request it answers.
+      int answers_left = 0;
+      fs::path act_request;
+      std::string answered;  // the request file as the last answer found it
       for (const auto& command : block.commands) {
         SCOPED_TRACE(document + ":" + std::to_string(block.line) + ": " + command);
         ++ran;
@@ -314,11 +319,20 @@ TEST_F(DocExamples, EveryCommandRunsAsWritten) {
           ASSERT_TRUE(airlock::test::wait_for_file(
               written.has_filename() ? written : written.parent_path(), std::chrono::seconds(30)))
               << "act wrote no request";
+          answers_left = command.find("--approve-first") != std::string::npos ? 2 : 1;
+          act_request = written;
+          answered.clear();
           continue;
         }
+        if (act.joinable() && !answered.empty() && act_request.has_filename()) {
+          // The next request: wait until act has written it over the one answered.
+          for (int i = 0; i < 300 && slurp(act_request.string()) == answered; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        if (act.joinable() && act_request.has_filename()) answered = slurp(act_request.string());
         const auto result = run_answering(command);
         EXPECT_EQ(result.exit_code, stated_exit(command)) << result.output;
-        if (act.joinable()) {
+        if (act.joinable() && --answers_left == 0) {
           act.join();
           EXPECT_EQ(act_result.exit_code, 0) << act_result.output;
           EXPECT_THAT(act_result.output, HasSubstr("confirmed"));

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <airlock/common/hash.h>
 #include <airlock/formats/audit_record.h>
 
 namespace airlock::audit {
@@ -93,6 +94,44 @@ TEST(AuditRecord, OutflowsAreRecordedAndAnEntryWithoutThemStillVerifies) {
       EXPECT_EQ(r.error().code(), errors::kBroken);
     }
   }
+}
+
+// Issue 32: an approved entry records the intent, its expiry and the policy, and nothing
+// signed; a signed entry may name the approval it was signed under. Either field on another
+// kind of entry does not verify.
+TEST(AuditRecord, AnApprovalAndTheSignatureUnderItAreRecordedAndOnlyThere) {
+  Entry approved = entry_after(nullptr, std::vector<Outflow>{});
+  approved.decision = Decision::kApproved;
+  approved.request_id[0] = 9;
+  approved.approved = Entry::Approved{sha256(Bytes{1}), 1'790'000'000, sha256(Bytes{2})};
+  Entry under = entry_after(&approved, std::vector<Outflow>{});
+  under.under_approval = approved.request_id;
+  std::vector<Entry> entries{approved, under};
+  chain(entries);
+  std::string text = line_of(entries[0]) + "\n" + line_of(entries[1]) + "\n";
+  EXPECT_THAT(text, HasSubstr("\"decision\":\"approved\""));
+  auto read = verify_lines(text, "log");
+  ASSERT_TRUE(read.ok()) << read.error().to_string();
+  EXPECT_EQ((*read)[0].approved, approved.approved);
+  EXPECT_EQ((*read)[1].under_approval, approved.request_id);
+  const auto broken = [](std::vector<Entry> es) {
+    chain(es);
+    std::string t;
+    for (const auto& e : es) t += line_of(e) + "\n";
+    return !verify_lines(t, "log").ok();
+  };
+  Entry no_field = approved;
+  no_field.approved.reset();
+  EXPECT_TRUE(broken({no_field})) << "an approved entry without what it approved";
+  Entry signed_with = under;
+  signed_with.approved = approved.approved;
+  EXPECT_TRUE(broken({approved, signed_with})) << "a signed entry claiming an approval";
+  Entry refused_under = under;
+  refused_under.decision = Decision::kRefused;
+  EXPECT_TRUE(broken({approved, refused_under})) << "under_approval on a refused entry";
+  Entry approving_tx = approved;
+  approving_tx.message_hashes.push_back(sha256(Bytes{3}));
+  EXPECT_TRUE(broken({approving_tx})) << "an approval records no transaction";
 }
 
 // A chain of `entries` as lines, each hashed onto the one before (so only the rule between

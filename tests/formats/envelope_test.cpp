@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <airlock/common/hash.h>
 #include <airlock/formats/cbor.h>
 #include <airlock/formats/dense.h>
 #include <airlock/formats/envelope.h>
@@ -210,6 +211,87 @@ TEST(Envelope, ResponseMustHaveExactlyOneResult) {
   ASSERT_FALSE(as_request.ok()) << "a response is not a request";
   EXPECT_EQ(as_request.error().code(), envelope::errors::kWrongType);
   EXPECT_THAT(as_request.error().message(), HasSubstr("created_at"));
+}
+
+// Issue 32: an approval request is the intent alone (key 10 true, no steps); its answer holds
+// the approval (key 6). Neither spelling is ambiguous: an approval with steps, `false`, a sign
+// request without steps, or a response holding an approval and signatures are refused.
+TEST(Envelope, AnApprovalRequestAndItsApprovalRoundTripAndNothingElseReadsAsOne) {
+  using cbor::Value;
+  SignRequest q = sample_request(1);
+  q.steps.clear();
+  q.approval = true;
+  const Bytes wire = encode_request(q);
+  auto back = decode_request(wire);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(*back, q);
+  const auto refused = [&](const char* name,
+                           const std::function<void(std::vector<Value::Entry>&)>& edit,
+                           const char* field) {
+    auto decoded = decode_edited(q, edit);
+    ASSERT_FALSE(decoded.ok()) << name;
+    EXPECT_THAT(decoded.error().message(), HasSubstr(field)) << name;
+  };
+  refused(
+      "approval false", [](auto& e) { set_key(e, 10, Value::boolean(false)); },
+      "sign_request.approval");
+  refused(
+      "approval as a number", [](auto& e) { set_key(e, 10, Value::unsigned_int(1)); },
+      "sign_request.approval");
+  refused(
+      "approval with steps",
+      [&](auto& e) {
+        set_key(e, 8,
+                Value::array({Value::map({{Value::unsigned_int(1), Value::bytes(Bytes(10, 1))},
+                                          {Value::unsigned_int(2), Value::boolean(false)},
+                                          {Value::unsigned_int(3), Value::boolean(false)}})}));
+      },
+      "sign_request.steps");
+  refused(
+      "neither steps nor approval", [](auto& e) { drop_key(e, 10); }, "sign_request.steps");
+
+  SignResponse a = sample_response(1);
+  a.result = Approval{sha256(Bytes{1, 2, 3}), 1'790'000'000};
+  auto approval = decode_response(encode_response(a));
+  ASSERT_TRUE(approval.ok()) << approval.error().to_string();
+  EXPECT_EQ(*approval, a);
+  auto root = cbor::decode_strict(encode_response(sample_response(1)),
+                                  {kMaxResponseBytes, kMaxDepth, 1000});
+  ASSERT_TRUE(root.ok());
+  auto entries = root->entries();
+  entries.emplace_back(Value::unsigned_int(6),
+                       Value::map({{Value::unsigned_int(1), Value::bytes(Bytes(32, 7))},
+                                   {Value::unsigned_int(2), Value::unsigned_int(5)}}));
+  auto both = decode_response(cbor::encode(Value::map(entries)));
+  ASSERT_FALSE(both.ok()) << "signatures and an approval";
+  EXPECT_EQ(both.error().code(), envelope::errors::kBadValue);
+}
+
+// What an approval covers: one byte of the body, the vault, the manager or the action changes
+// the intent; the steps, hints and times of the request do not.
+TEST(Envelope, TheIntentHashCoversManagerVaultActionAndTheBodysExactText) {
+  const SignRequest q = sample_request(2);
+  const Hash h = intent_hash(q);
+  SignRequest same = sample_request(1);
+  same.request_id = random_request_id();
+  same.deadline += 100;
+  same.hints = {};
+  EXPECT_EQ(intent_hash(same), h);
+  for (int field = 0; field < 4; ++field) {
+    SignRequest other = q;
+    if (field == 0) other.intent_json.insert(other.intent_json.size() - 1, " ");
+    if (field == 1) other.vault.bytes[0] ^= 1;
+    if (field == 2) other.manager.bytes[0] ^= 1;
+    if (field == 3) other.action += "x";
+    EXPECT_NE(intent_hash(other), h) << field;
+  }
+  // The lengths are hashed: moving a character between action and body is another intent.
+  SignRequest a = q, b = q;
+  a.action = "ab";
+  a.intent_json = "{}";
+  b.action = "a";
+  b.intent_json = "b{}";
+  EXPECT_NE(intent_hash(a), intent_hash(b));
 }
 
 TEST(Envelope, RequestIdsAreRandom) { EXPECT_NE(random_request_id(), random_request_id()); }

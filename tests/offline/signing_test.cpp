@@ -117,6 +117,20 @@ class SigningTest : public SigningTwin {
            " 4<" + dir.file("answer") + " ";
   }
 
+  // airlock-online act for the 5 USDC swap against the twin, with its node; `rest` adds the
+  // transport (and any other) options.
+  std::string act_swap_command(const std::string& rest) {
+    const std::string base = "http://127.0.0.1:" + std::to_string(server_->port());
+    const json body = {{"vault", kVault},
+                       {"sourceMint", kUsdc},
+                       {"destinationMint", kJup},
+                       {"amount", "5000000"},
+                       {"slippageBps", 50}};
+    return std::string(AIRLOCK_ONLINE_BIN) + " act aggregator/swap --api " + base +
+           std::string(kApiPrefix) + " --api-key-file " + dir.file("api.key") + " --rpc " + base +
+           "/rpc --body '" + body.dump() + "' " + rest;
+  }
+
   json last_build;
   bool answer = true;
   bool auto_approve = false;
@@ -235,6 +249,127 @@ TEST_F(SigningTest, DeclinedRefusedAndAutoApprovedRequestsEndAsRecorded) {
   EXPECT_EQ(not_allowed->decision, offline::Decision::kDeclined);
   EXPECT_EQ(asked, asked_before + 1);
   EXPECT_EQ(log->entries().size(), 5U);
+}
+
+// The approval request for a sign request's intent, as airlock-online act --approve-first
+// makes it before anything is built: the same manager, vault, action and body text.
+envelope::SignRequest approval_of(const envelope::SignRequest& q, std::int64_t now) {
+  envelope::SignRequest a;
+  a.request_id = envelope::random_request_id();
+  a.created_at = static_cast<std::uint64_t>(now);
+  a.deadline = static_cast<std::uint64_t>(now + 1800);
+  a.manager = q.manager;
+  a.vault = q.vault;
+  a.action = q.action;
+  a.intent_json = q.intent_json;
+  a.approval = true;
+  return a;
+}
+
+// Issue 32: the manager decides on the intent at leisure; its build is then signed without a
+// second question, once.
+TEST_F(SigningTest, AnIntentApprovedBeforeItsBuildIsSignedWithoutASecondQuestionOnce) {
+  auto q = swap_request();
+  const auto policy = demo_policy(q);
+  const auto approval = approval_of(q, now_s());
+  auto approved = process(approval, policy);
+  ASSERT_TRUE(approved.ok()) << approved.error().to_string();
+  EXPECT_EQ(approved->decision, offline::Decision::kApproved);
+  EXPECT_EQ(asked, 1) << "an approval is always asked, never automatic";
+  EXPECT_THAT(last_summary, HasSubstr("Approve before it is built: aggregator/swap"));
+  EXPECT_THAT(last_summary, HasSubstr("amount: 5000000"));
+  const auto* given = std::get_if<envelope::Approval>(&approved->response.result);
+  ASSERT_NE(given, nullptr);
+  EXPECT_EQ(given->intent, envelope::intent_hash(q));
+  EXPECT_LE(given->expires_at, static_cast<std::uint64_t>(now_s() + 1800));
+  ASSERT_TRUE(log->entries().back().approved.has_value());
+  EXPECT_EQ(log->entries().back().approved->policy, offline::policy_hash(policy));
+
+  answer = false;  // from here any question is answered no
+  auto signed_once = process(q, policy);
+  ASSERT_TRUE(signed_once.ok()) << signed_once.error().to_string();
+  EXPECT_EQ(signed_once->decision, offline::Decision::kSigned) << signed_once->summary;
+  EXPECT_EQ(asked, 1) << "not asked again";
+  ASSERT_TRUE(signed_once->under_approval.has_value());
+  EXPECT_EQ(*signed_once->under_approval, approval.request_id);
+  EXPECT_EQ(log->entries().back().under_approval, approval.request_id);
+
+  // The same intent built again: the approval is spent, so the operator is asked.
+  auto again = process(swap_request(), policy);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->decision, offline::Decision::kDeclined);
+  EXPECT_EQ(asked, 2);
+  // The log with its approved entry and the one it covers reads back and verifies.
+  log.reset();
+  auto reopened = offline::AuditLog::open(dir.file("audit.log"));
+  ASSERT_TRUE(reopened.ok()) << reopened.error().to_string();
+  EXPECT_EQ(reopened->entries().size(), 3U);
+}
+
+TEST_F(SigningTest, AnApprovalCoversOnlyItsExactIntentUnexpiredUnderTheSamePolicyWithNoWarning) {
+  const auto asked_for = [&](const envelope::SignRequest& q, const offline::Policy& policy) {
+    const int before = asked;
+    auto outcome = process(q, policy);
+    EXPECT_TRUE(outcome.ok()) << outcome.error().to_string();
+    return asked > before && outcome.ok() && !outcome->under_approval;
+  };
+  answer = true;
+  // Another amount than the one approved.
+  auto q = swap_request();
+  const auto policy = demo_policy(q);
+  ASSERT_TRUE(process(approval_of(q, now_s()), policy).ok());
+  const json other = {{"vault", kVault},
+                      {"sourceMint", kUsdc},
+                      {"destinationMint", kJup},
+                      {"amount", "5000001"},
+                      {"slippageBps", 50}};
+  const auto changed =
+      request_of("aggregator/swap", other, post("/transactions/aggregator/swap", other).body);
+  EXPECT_TRUE(asked_for(changed, policy)) << "a changed body is another intent";
+  // Under another policy than the one it was given under.
+  const auto stricter = demo_policy(q, "[actions.\"aggregator/swap\"]\nmax_slippage_bps = 60");
+  EXPECT_TRUE(asked_for(q, stricter)) << "the policy changed since the approval";
+  // With a warning in the review (a token hint whose symbol a screen cannot show as itself).
+  auto warned = q;
+  warned.request_id = envelope::random_request_id();
+  warned.hints.tokens.push_back({public_key_from_base58(kJup).value(), "JUP\x1b", 6, std::nullopt});
+  EXPECT_TRUE(asked_for(warned, policy)) << "a warning always asks";
+  // None of these used the approval: the exact intent, built again, is still covered.
+  const int before = asked;
+  auto exact = process(swap_request(), policy);
+  ASSERT_TRUE(exact.ok());
+  EXPECT_EQ(asked, before);
+  EXPECT_TRUE(exact->under_approval.has_value());
+  // Expired: the approval holds at most an hour, whatever the request asked (1800 s here).
+  auto late = swap_request();
+  ASSERT_TRUE(process(approval_of(late, now_s()), policy).ok());
+  advance(1801 * 1000);
+  late = swap_request();
+  EXPECT_TRUE(asked_for(late, demo_policy(late))) << "the approval has expired";
+}
+
+TEST_F(SigningTest, AnApprovalRequestIsRefusedByTheRulesThatNeedNoTransactionAndAskedOnce) {
+  auto q = swap_request();
+  auto policy = demo_policy(q);
+  policy.vaults.clear();
+  auto refused = process(approval_of(q, now_s()), policy);
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->decision, offline::Decision::kRefused);
+  EXPECT_EQ(std::get<envelope::Refusal>(refused->response.result).code, "policy.vault_not_allowed");
+  EXPECT_EQ(asked, 0) << "a refused approval asks nothing";
+  // Its id again: decided once, refused as a replay whatever it says now.
+  policy = demo_policy(q);
+  const auto approval = approval_of(q, now_s());
+  ASSERT_EQ(process(approval, policy)->decision, offline::Decision::kApproved);
+  auto replayed = process(approval, policy);
+  ASSERT_TRUE(replayed.ok());
+  EXPECT_EQ(std::get<envelope::Refusal>(replayed->response.result).code, "policy.replay");
+  // Declined: recorded, and nothing approved.
+  answer = false;
+  auto declined = process(approval_of(q, now_s()), policy);
+  ASSERT_TRUE(declined.ok());
+  EXPECT_EQ(declined->decision, offline::Decision::kDeclined);
+  EXPECT_FALSE(log->entries().back().approved.has_value());
 }
 
 TEST_F(SigningTest, AWrongPassphraseDecidesNothing) {
@@ -697,23 +832,15 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
   write_command_inputs("y");
   write_text("api.key", std::string(kDemoKey) + "\n");
   log.reset();
-  const std::string base = "http://127.0.0.1:" + std::to_string(server_->port());
-  const json body = {{"vault", kVault},
-                     {"sourceMint", kUsdc},
-                     {"destinationMint", kJup},
-                     {"amount", "5000000"},
-                     {"slippageBps", 50}};
   const json before = counters();
   // The online half builds, writes the request as QR frames and waits for the answer's frames
   // (the folders written with a trailing slash, as docs/cli.md does).
   airlock::test::CommandResult online_run;
   std::thread online([&] {
-    online_run = airlock::test::run_command(
-        std::string(AIRLOCK_ONLINE_BIN) + " act aggregator/swap --api " + base +
-        std::string(kApiPrefix) + " --api-key-file " + dir.file("api.key") + " --rpc " + base +
-        "/rpc --body '" + body.dump() + "' --request-qr-png " + dir.file("request-frames") +
-        "/ --request-qr-html " + dir.file("request.html") + " --response-qr-png " +
-        dir.file("response-frames") + "/ --journal " + dir.file("journal.sqlite"));
+    online_run = airlock::test::run_command(act_swap_command(
+        "--request-qr-png " + dir.file("request-frames") + "/ --request-qr-html " +
+        dir.file("request.html") + " --response-qr-png " + dir.file("response-frames") +
+        "/ --journal " + dir.file("journal.sqlite")));
   });
   // The offline half reads the request frames once they are all written.
   EXPECT_TRUE(airlock::test::wait_for_file(dir.file("request-frames"),  // renamed into place
@@ -738,6 +865,67 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
   const json after = counters();
   EXPECT_EQ(after["builds"].get<int>() - before["builds"].get<int>(), 1) << after.dump();
   EXPECT_EQ(after["sends"].get<int>() - before["sends"].get<int>(), 1) << after.dump();
+  EXPECT_EQ(after["landed"].get<int>() - before["landed"].get<int>(), 1) << after.dump();
+}
+
+// Issue 32, end to end with both programs: act --approve-first carries the intent across, sign
+// approves it (asked once), and the build that follows is signed by sign with nothing to answer
+// on its descriptor: were it asked, the empty answer would decline it.
+TEST_F(SigningTest, AnIntentApprovedFirstIsBuiltSignedWithoutAQuestionAndLands) {
+  write_command_inputs("y");
+  // The twin's lookup tables pinned (an unverified table warns, and a warning always asks).
+  write_text("policy.toml", offline::policy_toml(demo_policy(swap_request())));
+  write_text("api.key", std::string(kDemoKey) + "\n");
+  write_text("no-answer", "");
+  log.reset();
+  const json before = counters();
+  airlock::test::CommandResult online_run;
+  std::thread online([&] {
+    online_run = airlock::test::run_command(
+        act_swap_command("--approve-first " + to_base58(manager_->public_key()) +
+                         " --request-out " + dir.file("req.alreq") + " --response " +
+                         dir.file("res.alres") + " --journal " + dir.file("journal.sqlite")));
+  });
+  // The request file as it stands once it holds a request of the kind wanted.
+  const auto wait_request = [&](bool approval) -> std::optional<envelope::SignRequest> {
+    for (int i = 0; i < 600; ++i) {
+      auto file = files::read_limited(dir.file("req.alreq"), envelope::kMaxRequestBytes + 64);
+      if (file.ok()) {
+        auto unwrapped = files::unwrap_envelope(*file);
+        if (unwrapped.ok()) {
+          auto q = envelope::decode_request(unwrapped->second);
+          if (q.ok() && q->approval == approval) return *q;
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return std::nullopt;
+  };
+  const auto asked_for_approval = wait_request(true);
+  ASSERT_TRUE(asked_for_approval.has_value());
+  EXPECT_EQ(counters()["builds"], before["builds"]) << "nothing is built before the approval";
+  const auto approve = airlock::test::run_command(
+      sign_command() + "--out " + dir.file("res.alres") + " " + dir.file("req.alreq"));
+  EXPECT_EQ(approve.exit_code, 0) << approve.output;
+  EXPECT_THAT(approve.output, HasSubstr("Approve this intent? [y/N"));
+  EXPECT_THAT(approve.output, HasSubstr("Approved until"));
+  const auto to_sign = wait_request(false);
+  ASSERT_TRUE(to_sign.has_value()) << online_run.output;
+  std::filesystem::remove(dir.file("res.alres"));
+  const auto signed_run = airlock::test::run_command(
+      std::string(AIRLOCK_OFFLINE_BIN) + " sign --unsafe-allow-network --keystore " + keystore +
+      " --policy " + dir.file("policy.toml") + " --audit-log " + dir.file("audit.log") +
+      " --passphrase-fd 3 --confirm-fd 4 3<" + dir.file("pass") + " 4<" + dir.file("no-answer") +
+      " --out " + dir.file("res.alres") + " " + dir.file("req.alreq"));
+  online.join();
+  EXPECT_EQ(signed_run.exit_code, 0) << signed_run.output;
+  EXPECT_THAT(signed_run.output, HasSubstr("Signed without a question: approval"));
+  EXPECT_THAT(signed_run.output, Not(HasSubstr("[y/N")));
+  EXPECT_EQ(online_run.exit_code, 0) << online_run.output;
+  EXPECT_THAT(online_run.output, HasSubstr("approved until"));
+  EXPECT_THAT(online_run.output, HasSubstr("aggregator/swap done"));
+  const json after = counters();
+  EXPECT_EQ(after["builds"].get<int>() - before["builds"].get<int>(), 1) << after.dump();
   EXPECT_EQ(after["landed"].get<int>() - before["landed"].get<int>(), 1) << after.dump();
 }
 

@@ -59,6 +59,17 @@ class ActTest : public Twin {
         response.result = envelope::Refusal{"policy.test", "refused by the test"};
         return std::optional(response);
       }
+      if (q.approval) {
+        approval_asked_with_builds = builds();
+        envelope::Approval approval{envelope::intent_hash(q), q.deadline};
+        if (approve_other_intent) approval.intent.bytes[0] ^= 1;
+        response.result = approval;
+        return std::optional(response);
+      }
+      if (answer_with_approval) {
+        response.result = envelope::Approval{envelope::intent_hash(q), q.deadline};
+        return std::optional(response);
+      }
       std::vector<Signature> signatures;
       for (const auto& step : q.steps)
         signatures.push_back(
@@ -93,6 +104,7 @@ class ActTest : public Twin {
     options.max_rounds = max_rounds;
     options.remaining = remaining;
     options.command_options = " --api http://twin --request-out 'a b.alreq'";
+    options.approve_first = approve_first;
     return online::act(c, options, action, body);
   }
 
@@ -115,7 +127,56 @@ class ActTest : public Twin {
   std::int64_t answer_ms = 3000;
   bool refuse = false;
   int requests = 0;
+  // --approve-first: the manager the approval request names; how the courier answers it.
+  std::optional<PublicKey> approve_first;
+  bool approve_other_intent = false;
+  bool answer_with_approval = false;  // a sign request answered with an approval
+  std::optional<std::uint64_t> approval_asked_with_builds;
 };
+
+// Issue 32: with --approve-first the intent crosses first, and only its approval opens a build.
+TEST_F(ActTest, ApproveFirstCarriesTheIntentAcrossBeforeAnythingIsBuilt) {
+  approve_first = manager_->public_key();
+  auto s = act("vault/update", update_body());
+  ASSERT_TRUE(s.ok()) << s.error().to_string() << "\n" << log.str();
+  ASSERT_TRUE(approval_asked_with_builds.has_value());
+  EXPECT_EQ(*approval_asked_with_builds, 0U) << "nothing built before the approval";
+  EXPECT_EQ(requests, 2) << "the approval request, then the sign request";
+  EXPECT_EQ(builds(), 1U);
+  EXPECT_EQ(landed(), 1U);
+  EXPECT_THAT(log.str(), HasSubstr("approved until"));
+}
+
+TEST_F(ActTest, NoApprovalOrAnotherIntentsApprovalBuildsNothing) {
+  approve_first = manager_->public_key();
+  refuse = true;
+  auto refused = act("vault/update", update_body());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), online::errors::kOfflineRefused);
+  refuse = false;
+  approve_other_intent = true;
+  auto other = act("vault/update", update_body());
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().code(), online::errors::kResponseMismatch) << other.error().to_string();
+  approve_other_intent = false;
+  answer_ms = -1;  // never answered: its time runs out
+  auto silent = act("vault/update", update_body());
+  ASSERT_FALSE(silent.ok());
+  EXPECT_EQ(silent.error().code(), online::errors::kNotApproved);
+  EXPECT_EQ(builds(), 0U);
+  EXPECT_TRUE(journal->runs(false).value().empty()) << "no run was begun";
+  // vault/initialize makes its vault in the build: it cannot be approved first.
+  EXPECT_EQ(act("vault/initialize", {{"name", "x"}}).error().code(), ErrorCode::kUsage);
+}
+
+// An approval where signatures are due (a confused or hostile channel) is no answer.
+TEST_F(ActTest, AnApprovalAnsweringASignRequestIsRefusedNotSent) {
+  answer_with_approval = true;
+  auto s = act("vault/update", update_body());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code(), online::errors::kResponseMismatch) << s.error().to_string();
+  EXPECT_EQ(counters()["sends"], 0);
+}
 
 TEST_F(ActTest, AnActionIsBuiltSignedSentAndConfirmedOnce) {
   auto s = act("vault/update", update_body());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -28,5 +29,8 @@ namespace airlock {
 // Text as HTML or XML character data or an attribute value: & < > " ' become entities, so the
 // text can open no element, attribute or comment. Apply printable() first for outside text.
 [[nodiscard]] std::string xml_escape(std::string_view text);
+
+// A unix time as ISO 8601 in UTC, "2026-11-27T14:03:09Z" ("unix N" where the calendar ends).
+[[nodiscard]] std::string iso_utc(std::int64_t unix_seconds);
 
 }  // namespace airlock

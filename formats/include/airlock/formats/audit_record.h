@@ -38,6 +38,9 @@ inline constexpr ErrorCode kFull{ErrorKind::kIo, "audit.full"};
 // closed after it, naming the same head. From closing on nothing is decided in the log, and it
 // is continued into no other file: an interrupted start is recognisable, and is finished by
 // the same command (docs/audit-log.md).
+// approved: an intent the operator approved before its build (an approval request,
+// docs/approvals.md); the build of exactly that intent is then signed without a second
+// question, once, until the approval expires.
 enum class Decision {
   kSigned,
   kRefused,
@@ -46,7 +49,8 @@ enum class Decision {
   kStarted,
   kCarried,
   kClosing,
-  kClosed
+  kClosed,
+  kApproved
 };
 
 // How long before a new log's start the signed entries of the log it continues are carried
@@ -102,6 +106,18 @@ struct Entry {
   std::optional<Hash> successor;
   // A closing entry's, and only its: the new log's file, as a full path.
   std::optional<std::string> successor_file;
+  // An approved entry's, and only its: the intent approved (envelope::intent_hash), until when
+  // (unix seconds, offline clock) and under which policy (SHA-256 of its canonical text).
+  struct Approved {
+    Hash intent{};
+    std::int64_t expires = 0;
+    Hash policy{};
+    friend bool operator==(const Approved&, const Approved&) = default;
+  };
+  std::optional<Approved> approved;
+  // A signed entry's made without a question under an approval, and only such: the approval's
+  // request id (each approval is used once).
+  std::optional<envelope::RequestId> under_approval;
   Hash hash{};
   friend bool operator==(const Entry&, const Entry&) = default;
 };

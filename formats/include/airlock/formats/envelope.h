@@ -102,6 +102,10 @@ struct Hints {
   friend bool operator==(const Hints&, const Hints&) = default;
 };
 
+// A sign request, or with `approval` an approval request: the intent alone (no steps), sent
+// before anything is built, so the manager decides on what was asked at leisure and the build
+// that follows is signed without a second question (docs/approvals.md). Its deadline is when
+// the approval asked for ends.
 struct SignRequest {
   RequestId request_id{};
   std::uint64_t created_at = 0;  // unix seconds, online clock
@@ -110,9 +114,22 @@ struct SignRequest {
   PublicKey vault;
   std::string action;       // builder action, e.g. "aggregator/swap"
   std::string intent_json;  // the builder request body as sent, a JSON object
-  std::vector<Step> steps;  // in the order they must be sent
+  std::vector<Step> steps;  // in the order they must be sent; none in an approval request
   Hints hints;
+  bool approval = false;
   friend bool operator==(const SignRequest&, const SignRequest&) = default;
+};
+
+// What an approval covers: SHA-256 over a domain tag, the manager, the vault, the action and
+// the intent's exact text, so a build request whose body differs in one byte is another intent.
+[[nodiscard]] Hash intent_hash(const SignRequest& request);
+
+// An intent approved by the offline half, recorded in its audit log: the build of exactly that
+// intent is signed without a second question until `expires_at`, once.
+struct Approval {
+  Hash intent{};                 // intent_hash of the approval request
+  std::uint64_t expires_at = 0;  // unix seconds, offline clock
+  friend bool operator==(const Approval&, const Approval&) = default;
 };
 
 struct Refusal {
@@ -129,8 +146,9 @@ struct Refusal {
 struct SignResponse {
   RequestId request_id{};
   PublicKey signer;
-  // One signature per step in request order, or a refusal of the whole request.
-  std::variant<std::vector<Signature>, Refusal> result;
+  // One signature per step in request order, or a refusal of the whole request, or for an
+  // approval request the approval.
+  std::variant<std::vector<Signature>, Refusal, Approval> result;
   Hash audit_head;  // the audit log's head after recording this decision
   friend bool operator==(const SignResponse&, const SignResponse&) = default;
 };

@@ -104,6 +104,12 @@ struct Review {
 // payer, signers and vaults, warned `warn.no_intent`, never auto-approvable, no deadline.
 inline constexpr std::string_view kKeystoneAction = keystone::kSignRequestAction;
 
+// An approval request (envelope.h): the rules that need no transaction (manager, action,
+// descriptor, vault, deadline, body), with the token and pool labels; no steps, no binding.
+[[nodiscard]] Review review_intent(const envelope::SignRequest& request, const Policy& policy,
+                                   const DecoderRegistry& decoders, const PublicKey& signer,
+                                   std::int64_t now_unix);
+
 // `signer` is the keystore's key; `now_unix` the offline clock.
 [[nodiscard]] Review review_request(const envelope::SignRequest& request, const Policy& policy,
                                     const DecoderRegistry& decoders, const PublicKey& signer,

@@ -42,6 +42,8 @@ struct SigningContext {
 
 struct SigningOutcome {
   Decision decision = Decision::kRefused;
+  // Signed without a question under this approval (docs/approvals.md).
+  std::optional<envelope::RequestId> under_approval;
   // kReissued: when the log first recorded these signatures (unix seconds, offline clock).
   std::optional<std::int64_t> first_signed_at;
   envelope::SignResponse response;
@@ -75,6 +77,24 @@ struct Replay {
 // The refusal of a replay with other transactions.
 [[nodiscard]] envelope::Refusal replay_refusal(const AuditEntry& earlier);
 
+// How long an approval holds at most, whatever the request asks: long enough to build and carry
+// a batch across at leisure, short enough that yesterday's approval is gone.
+inline constexpr std::int64_t kMaxApprovalSeconds = 3600;
+
+// The approval in `entries` that lets `request` be signed without a question at `now`: an
+// approved entry for its intent hash, vault, action and manager, under the policy whose
+// canonical text hashes to `policy_hash`, unexpired, and used by no signed entry. Null: none.
+[[nodiscard]] const AuditEntry* usable_approval(const std::vector<AuditEntry>& entries,
+                                                const envelope::SignRequest& request,
+                                                const Hash& policy_hash, std::int64_t now);
+
+// The SHA-256 of the policy's canonical text (policy_toml): what an approval was given under.
+[[nodiscard]] Hash policy_hash(const Policy& policy);
+
+// An approval request (request.approval) or a sign request. An approval request is checked by
+// the rules that need no transaction (review_intent), shown (render_approval), always asked,
+// and recorded `approved`; its answer is the Approval. A sign request whose intent has a usable
+// approval and whose review neither refuses nor warns is signed without asking, once.
 // Fails (without a response) only when the keystore, log or passphrase fail: then nothing was
 // decided and nothing recorded. A wrong passphrase is such a failure: ask again.
 [[nodiscard]] Result<SigningOutcome> process_request(const envelope::SignRequest& request,

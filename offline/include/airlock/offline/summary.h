@@ -25,6 +25,15 @@ namespace airlock::offline {
                                           const Review& review, std::int64_t now_unix,
                                           std::size_t width = 80, std::size_t max_lines = 23);
 
+// The screen of an approval request (docs/approvals.md): what the action does, the vault, every
+// field of the body (keys the policy or a hint labels as tokens say which), until when the
+// approval would hold, and the refusals or what approving means, last, above the prompt. At
+// most `max_lines` lines of at most `width` columns.
+[[nodiscard]] std::string render_approval(const envelope::SignRequest& request,
+                                          const Review& review, std::int64_t expires_at,
+                                          std::int64_t now_unix, std::size_t width = 80,
+                                          std::size_t max_lines = 23);
+
 // One self-contained HTML page for an auditor to file: `report_text` (the terminal's report,
 // exactly) in a <pre id="report">, then each DLMM instruction's bins as SVG. The page has no
 // script and no external resource, and its Content-Security-Policy forbids fetching any.

@@ -29,6 +29,8 @@ inline constexpr ErrorCode kOfflineRefused{ErrorKind::kRefused, "act.offline_ref
 inline constexpr ErrorCode kStopped{ErrorKind::kRefused, "act.stopped"};
 // An earlier run or send is still open in the journal: resume before building anything.
 inline constexpr ErrorCode kUnfinished{ErrorKind::kRefused, "act.unfinished"};
+// --approve-first: no approval came back before its time ran out: nothing was built.
+inline constexpr ErrorCode kNotApproved{ErrorKind::kRefused, "act.not_approved"};
 }  // namespace errors
 
 // The way to the offline half and back: shows or writes `request`, then waits for the response
@@ -51,6 +53,11 @@ struct ActOptions {
   // The invocation's API, key file, RPC, transport and journal options, shell-quoted, each
   // after a space: the `act` commands printed for the work left repeat them.
   std::string command_options;
+  // --approve-first MANAGER: carry the intent across for approval before anything is built, so
+  // the ticket window holds only machine time (docs/approvals.md); the manager is the key the
+  // builds will name as fee payer. The approval is asked to hold `approval_seconds`.
+  std::optional<PublicKey> approve_first;
+  std::int64_t approval_seconds = 1800;
 };
 
 struct ActContext {
@@ -68,6 +75,15 @@ struct ActContext {
   // asked (and not built).
   std::function<bool()> ask_remaining = {};
 };
+
+// The approval request for `action` with `body` (envelope.h): the intent alone, for `manager`,
+// asked to hold from `now` for `seconds`. usage.invalid when the body names no vault (or the
+// action makes one: vault/initialize cannot be approved before it is built).
+[[nodiscard]] Result<envelope::SignRequest> approval_request(const std::string& action,
+                                                             const json& body,
+                                                             const PublicKey& manager,
+                                                             std::int64_t now,
+                                                             std::int64_t seconds);
 
 // Performs `action` with `body` and whatever work is left after a stop, within
 // options.max_rounds signing rounds. Refuses to build anything while an earlier send's outcome
