@@ -31,7 +31,7 @@ using airlock::ErrorCode;
 
 namespace {
 
-enum class Verdict { kRefused, kAsks, kAutomatic, kReissued };
+enum class Verdict { kRefused, kAsks, kAutomatic, kReissued, kUnderApproval };
 
 std::string_view verdict_name(Verdict v) {
   switch (v) {
@@ -43,15 +43,20 @@ std::string_view verdict_name(Verdict v) {
       return "auto-approvable";
     case Verdict::kReissued:
       return "reissued";
+    case Verdict::kUnderApproval:
+      return "approved-before";
   }
   return "refused";
 }
 
-// What sign would do: answer again from the log, refuse, ask, or sign under --auto-approve.
+// What sign would do: answer again from the log, refuse, sign without asking under an
+// approval given before the build, ask, or sign under --auto-approve.
 Verdict judge(const airlock::offline::Replay& replay, bool replay_refused,
-              const airlock::offline::Review& review) {
+              const airlock::offline::Review& review,
+              const airlock::offline::AuditEntry* approval) {
   if (replay.earlier && replay.same_transactions) return Verdict::kReissued;
   if (replay_refused || review.refused()) return Verdict::kRefused;
+  if (approval != nullptr && review.warnings.empty()) return Verdict::kUnderApproval;
   if (review.auto_approvable) return Verdict::kAutomatic;
   return Verdict::kAsks;
 }
@@ -59,9 +64,16 @@ Verdict judge(const airlock::offline::Replay& replay, bool replay_refused,
 // The verdict, in words, as the report's last line.
 std::string verdict_line(Verdict verdict, const airlock::offline::Replay& replay,
                          const std::optional<airlock::envelope::Refusal>& replay_refused,
-                         const airlock::offline::Review& review) {
+                         const airlock::offline::Review& review,
+                         const airlock::offline::AuditEntry* approval, bool approval_request) {
   std::ostringstream out;
   switch (verdict) {
+    case Verdict::kUnderApproval:
+      out << "VERDICT: sign would sign this without asking: the approval in audit entry "
+          << approval->seq
+          << " covers exactly this intent, under this policy, unexpired and unused, and nothing "
+             "warns.\n";
+      break;
     case Verdict::kReissued:
       out << "VERDICT: the audit log signed this request id for these transactions "
              "(entry "
@@ -79,6 +91,11 @@ std::string verdict_line(Verdict verdict, const airlock::offline::Replay& replay
           << " reason(s) above).\n";
       break;
     case Verdict::kAsks:
+      if (approval_request) {
+        out << "VERDICT: sign would show this approval request and ask the operator; a yes "
+               "records the approval.\n";
+        break;
+      }
       out << "VERDICT: sign would show this and ask the operator"
           << (review.warnings.empty() ? "" : ", with the warnings above") << ".\n";
       break;
@@ -232,7 +249,8 @@ struct Judgement {
   Verdict verdict = Verdict::kRefused;
   airlock::offline::Replay replay;
   std::optional<airlock::envelope::Refusal> replay_refused;
-  std::string digest;  // of the request as read, hex
+  const airlock::offline::AuditEntry* approval = nullptr;  // the one sign would sign under
+  std::string digest;                                      // of the request as read, hex
 };
 
 void print_json(const ReviewOptions& o, const ReviewInputs& in,
@@ -250,12 +268,17 @@ void print_json(const ReviewOptions& o, const ReviewInputs& in,
     out["review"]["replay"] = {{"entry", j.replay.earlier->seq},
                                {"same_transactions", j.replay.same_transactions}};
   }
+  if (j.replay_refused)
+    out["review"]["refused_by_log"] = {{"code", j.replay_refused->code},
+                                       {"reason", j.replay_refused->reason}};
+  if (j.approval != nullptr) out["review"]["under_approval_entry"] = j.approval->seq;
   std::cout << out.dump(2, ' ', true) << "\n";
 }
 
 // The text report on standard output, and with --html the same text as a page.
 airlock::Status print_text(const ReviewOptions& o, const ReviewInputs& in,
-                           const airlock::offline::Examination& examined, const Judgement& j) {
+                           const airlock::offline::Examination& examined, const Judgement& j,
+                           bool examined_is_approval) {
   std::ostringstream text;
   text << "REVIEW ONLY: nothing is signed here.\n"
        << "request SHA-256  " << j.digest << "\n"
@@ -265,7 +288,8 @@ airlock::Status print_text(const ReviewOptions& o, const ReviewInputs& in,
                     : std::string("none: the empty policy, which allows nothing"))
        << "\n\n"
        << examined.summary << "\n";
-  text << verdict_line(j.verdict, j.replay, j.replay_refused, examined.review);
+  text << verdict_line(j.verdict, j.replay, j.replay_refused, examined.review, j.approval,
+                       examined_is_approval);
   const std::string report_text = text.str();  // the summary is escaped where it is made
   std::cout << report_text;
   if (!o.html) return {};
@@ -297,15 +321,22 @@ int run_review(const std::vector<std::string>& args) {
   const auto examined = airlock::offline::examine(request, in.policy, in.decoders, *in.signer, now,
                                                   o.audit_log ? &in.log : nullptr);
   Judgement j;
-  // sign decides a request id its log has signed before from the log, before any review.
-  j.replay = airlock::offline::check_replay(in.log, request);
-  if (j.replay.earlier && !j.replay.same_transactions)
-    j.replay_refused = airlock::offline::replay_refusal(*j.replay.earlier);
-  j.verdict = judge(j.replay, j.replay_refused.has_value(), examined.review);
+  // sign decides a request id its log has decided before from the log, before any review: an
+  // approval request's whatever the decision, a sign request's when it was signed.
+  if (request.approval) {
+    j.replay_refused = airlock::offline::approval_replay(in.log, request);
+  } else {
+    j.replay = airlock::offline::check_replay(in.log, request);
+    if (j.replay.earlier && !j.replay.same_transactions)
+      j.replay_refused = airlock::offline::replay_refusal(*j.replay.earlier);
+    j.approval = airlock::offline::usable_approval(in.log, request,
+                                                   airlock::offline::policy_hash(in.policy), now);
+  }
+  j.verdict = judge(j.replay, j.replay_refused.has_value(), examined.review, j.approval);
   j.digest = airlock::to_hex(incoming->digest.view());
   if (o.json) {
     print_json(o, in, request, examined.review, j, now);
-  } else if (auto s = print_text(o, in, examined, j); !s.ok()) {
+  } else if (auto s = print_text(o, in, examined, j, request.approval); !s.ok()) {
     return report(s.error());
   }
   std::cout << std::flush;

@@ -122,10 +122,33 @@ const AuditEntry* usable_approval(const std::vector<AuditEntry>& entries,
   return nullptr;
 }
 
+std::int64_t approval_expiry(const envelope::SignRequest& q, std::int64_t now) {
+  const auto asked = static_cast<std::int64_t>(std::min<std::uint64_t>(q.deadline, INT64_MAX));
+  return std::min(asked, now + kMaxApprovalSeconds);
+}
+
+std::optional<envelope::Refusal> approval_replay(const std::vector<AuditEntry>& entries,
+                                                 const envelope::SignRequest& q) {
+  for (const auto& e : entries) {
+    if (e.request_id != q.request_id || e.decision == Decision::kCarried) continue;
+    return envelope::Refusal{std::string(FindingCode::kPolicyReplay.name()),
+                             "request id already decided (audit entry " + std::to_string(e.seq) +
+                                 "); an approval is asked for under a new id"};
+  }
+  return std::nullopt;
+}
+
 Examination examine(const envelope::SignRequest& request, const Policy& policy,
                     const DecoderRegistry& decoders, const PublicKey& signer, std::int64_t now_unix,
                     const std::vector<AuditEntry>* log) {
   Examination out;
+  if (request.approval) {
+    // The rules that need no transaction, and the approval screen; no limits (nothing moves).
+    out.review = review_intent(request, policy, decoders, signer, now_unix);
+    out.summary =
+        render_approval(request, out.review, approval_expiry(request, now_unix), now_unix);
+    return out;
+  }
   out.review = review_request(request, policy, decoders, signer, now_unix);
   out.outflows = outflows_of(out.review);
   auto limits = check_limits(policy, request, out.outflows, log, now_unix);
@@ -158,22 +181,15 @@ Result<SigningOutcome> process_approval(const envelope::SignRequest& q, SigningC
     return std::move(out);
   };
   const std::int64_t now = c.clock();
-  // An id decided before, whatever it was: an approval is asked for once.
-  for (const auto& e : c.log.entries()) {
-    if (e.request_id != q.request_id || e.decision == Decision::kCarried) continue;
+  if (auto replayed = approval_replay(c.log.entries(), q)) {
     AuditEntry refused = entry_for(q, Decision::kRefused, now);
-    refused.codes = {std::string(FindingCode::kPolicyReplay.name())};
-    return finish(
-        std::move(refused),
-        envelope::Refusal{std::string(FindingCode::kPolicyReplay.name()),
-                          "request id already decided (audit entry " + std::to_string(e.seq) +
-                              "); an approval is asked for under a new id"});
+    refused.codes = {replayed->code};
+    return finish(std::move(refused), std::move(*replayed));
   }
-  out.review = review_intent(q, c.policy, c.decoders, signer, now);
-  const std::int64_t asked =
-      static_cast<std::int64_t>(std::min<std::uint64_t>(q.deadline, INT64_MAX));
-  const std::int64_t expires = std::min(asked, now + kMaxApprovalSeconds);
-  out.summary = render_approval(q, out.review, expires, now);
+  auto examined = examine(q, c.policy, c.decoders, signer, now, &c.log.entries());
+  out.review = std::move(examined.review);
+  out.summary = std::move(examined.summary);
+  const std::int64_t expires = approval_expiry(q, now);
   if (out.review.refused()) {
     AuditEntry e = entry_for(q, Decision::kRefused, now);
     for (const auto& f : out.review.refusals) e.codes.push_back(f.code);

@@ -868,6 +868,42 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
   EXPECT_EQ(after["landed"].get<int>() - before["landed"].get<int>(), 1) << after.dump();
 }
 
+// review judges as sign would: an approval request asks (and once decided, is a replay); the
+// build it covers is signed without asking, which review says, naming the approval's entry.
+TEST_F(SigningTest, ReviewSaysWhatSignWouldDoWithAnApproval) {
+  auto q = swap_request();
+  const auto policy = demo_policy(q);
+  write_text("policy.toml", offline::policy_toml(policy));
+  const auto approval = approval_of(q, now_s());
+  const auto review_of = [&](const envelope::SignRequest& r, const std::string& extra) {
+    write_request_file(r);
+    return airlock::test::run_command(
+        std::string(AIRLOCK_OFFLINE_BIN) + " review --policy " + dir.file("policy.toml") +
+        " --audit-log " + dir.file("audit.log") + " " + extra + " " + dir.file("req.alreq"));
+  };
+  const auto before = review_of(approval, "");
+  EXPECT_EQ(before.exit_code, 0) << before.output;
+  EXPECT_THAT(before.output, HasSubstr("Approve before it is built: aggregator/swap"));
+  EXPECT_THAT(before.output, HasSubstr("sign would show this approval request and ask"));
+  ASSERT_EQ(process(approval, policy)->decision, offline::Decision::kApproved);
+  const auto again = review_of(approval, "");
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_THAT(again.output, HasSubstr("policy.replay"));
+  const auto covered = review_of(q, "");
+  EXPECT_EQ(covered.exit_code, 0) << covered.output;
+  EXPECT_THAT(covered.output, HasSubstr("sign would sign this without asking: the approval in "
+                                        "audit entry 1 covers exactly this intent"));
+  const auto as_json = review_of(q, "--json");
+  EXPECT_THAT(as_json.output, HasSubstr("\"verdict\": \"approved-before\""));
+  EXPECT_THAT(as_json.output, HasSubstr("\"under_approval_entry\": 1"));
+  // Once sign used it, review no longer counts on it.
+  answer = true;
+  ASSERT_TRUE(process(q, policy)->under_approval.has_value());
+  auto rebuilt = swap_request();
+  const auto spent = review_of(rebuilt, "");
+  EXPECT_THAT(spent.output, HasSubstr("sign would show this and ask the operator"));
+}
+
 // Issue 32, end to end with both programs: act --approve-first carries the intent across, sign
 // approves it (asked once), and the build that follows is signed by sign with nothing to answer
 // on its descriptor: were it asked, the empty answer would decline it.

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <airlock/common/error.h>
 #include <airlock/common/secret.h>
@@ -51,7 +53,8 @@ struct SigningOutcome {
   std::string summary;
 };
 
-// What the operator is shown and what the decision rests on: the review of the request under
+// What the operator is shown and what the decision rests on (for an approval request: the
+// rules that need no transaction and the approval screen): the review of the request under
 // the policy, the policy's limits counted from the audit log `log` (null: none given, and any
 // limit refuses), and the summary at `now_unix`. process_request examines every request this
 // way, and `airlock-offline review` shows exactly this without a key (one code path, so an
@@ -87,6 +90,15 @@ inline constexpr std::int64_t kMaxApprovalSeconds = 3600;
 [[nodiscard]] const AuditEntry* usable_approval(const std::vector<AuditEntry>& entries,
                                                 const envelope::SignRequest& request,
                                                 const Hash& policy_hash, std::int64_t now);
+
+// Until when an approval of `request` given at `now` holds: the time it asks for, at most
+// kMaxApprovalSeconds.
+[[nodiscard]] std::int64_t approval_expiry(const envelope::SignRequest& request, std::int64_t now);
+
+// An approval request whose id the log has decided before, whatever the decision: refused as a
+// replay (an approval is asked for once). process_request and `review` both decide it here.
+[[nodiscard]] std::optional<envelope::Refusal> approval_replay(
+    const std::vector<AuditEntry>& entries, const envelope::SignRequest& request);
 
 // The SHA-256 of the policy's canonical text (policy_toml): what an approval was given under.
 [[nodiscard]] Hash policy_hash(const Policy& policy);
