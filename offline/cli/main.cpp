@@ -726,7 +726,8 @@ airlock::Status export_log(const LogOptions& o,
 
 void show_log(const std::vector<airlock::offline::AuditEntry>& entries) {
   for (const auto& e : entries) {
-    std::cout << e.seq << "  " << e.time << "  " << airlock::offline::decision_name(e.decision);
+    std::cout << e.seq << "  " << airlock::iso_utc(e.time) << "  "
+              << airlock::offline::decision_name(e.decision);
     if (e.start) {
       const auto& s = *e.start;
       using Previous = airlock::audit::Start::Previous;
@@ -736,7 +737,8 @@ void show_log(const std::vector<airlock::offline::AuditEntry>& entries) {
                         ? std::string("a lost log")
                         : "the log with head " + airlock::to_hex(s.previous_head.view()) + " (" +
                               std::to_string(s.previous_entries) + " entries)");
-      if (s.complete_since) std::cout << "  holds every signature since " << *s.complete_since;
+      if (s.complete_since)
+        std::cout << "  holds every signature since " << airlock::iso_utc(*s.complete_since);
       std::cout << "\n";
       continue;
     }
@@ -752,6 +754,13 @@ void show_log(const std::vector<airlock::offline::AuditEntry>& entries) {
               << airlock::to_hex(airlock::ByteView(e.request_id.data(), e.request_id.size()))
               << "  " << e.message_hashes.size() << " step(s)";
     for (const auto& c : e.codes) std::cout << "  " << c;
+    if (e.approved)
+      std::cout << "  approves intent " << airlock::to_hex(e.approved->intent.view())
+                << " until " << airlock::iso_utc(e.approved->expires);
+    if (e.under_approval)
+      std::cout << "  under approval "
+                << airlock::to_hex(
+                       airlock::ByteView(e.under_approval->data(), e.under_approval->size()));
     std::cout << "\n";
   }
 }

@@ -150,11 +150,13 @@ int run_history(const std::vector<std::string>& args) {
   }
   for (const auto& j : all) {
     std::cout << "run " << j["run"].get<std::int64_t>() << "  "
+              << iso_utc(j["startedAt"].get<std::int64_t>()) << "  "
               << printable(j["action"].get<std::string>()) << "  " << j["state"].get<std::string>()
               << "  " << printable(j["note"].get<std::string>()) << "\n";
     for (const auto& st : j["steps"]) {
       std::cout << "    round " << st["round"].get<int>() << " step " << st["step"].get<int>()
-                << "  " << printable(st["action"].get<std::string>()) << "  "
+                << "  built " << iso_utc(st["builtAt"].get<std::int64_t>()) << "  "
+                << printable(st["action"].get<std::string>()) << "  "
                 << st["status"].get<std::string>();
       const auto sent_at = st["sentAt"].get<std::int64_t>();
       if (sent_at != 0) {

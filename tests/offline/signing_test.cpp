@@ -556,6 +556,10 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
   EXPECT_EQ(shown.exit_code, 0) << shown.output;
   EXPECT_THAT(shown.output, HasSubstr("1  "));
   EXPECT_THAT(shown.output, HasSubstr("  signed  aggregator/swap"));
+  // Times as people read them (ISO 8601, UTC); `log export` keeps the unix time.
+  EXPECT_THAT(shown.output,
+              ::testing::ContainsRegex(
+                  "1  [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z  signed"));
   EXPECT_THAT(shown.output, HasSubstr("  refused  aggregator/swap"));
   EXPECT_THAT(shown.output, HasSubstr("policy.vault_not_allowed"));
   const auto edited =
@@ -960,6 +964,15 @@ TEST_F(SigningTest, AnIntentApprovedFirstIsBuiltSignedWithoutAQuestionAndLands) 
   EXPECT_EQ(online_run.exit_code, 0) << online_run.output;
   EXPECT_THAT(online_run.output, HasSubstr("approved until"));
   EXPECT_THAT(online_run.output, HasSubstr("aggregator/swap done"));
+  // The journal's history with times as people read them (ISO 8601, UTC; --json keeps unix).
+  const auto history = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
+                                                  " history --journal " +
+                                                  dir.file("journal.sqlite"));
+  EXPECT_EQ(history.exit_code, 0) << history.output;
+  EXPECT_THAT(history.output,
+              ::testing::ContainsRegex("run 1  [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z  "
+                                       "aggregator/swap  done"));
+  EXPECT_THAT(history.output, ::testing::ContainsRegex("built [0-9]{4}-[0-9]{2}-[0-9]{2}T"));
   const json after = counters();
   EXPECT_EQ(after["builds"].get<int>() - before["builds"].get<int>(), 1) << after.dump();
   EXPECT_EQ(after["landed"].get<int>() - before["landed"].get<int>(), 1) << after.dump();
