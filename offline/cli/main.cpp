@@ -62,6 +62,7 @@ constexpr std::string_view kUsage =
     "  sign      review a sign request against the policy, ask, sign, and write the response\n"
     "  review    show what sign would show for a request, and its verdict, without the key\n"
     "  descriptor  check a descriptor against its IDLs and print the policy entry pinning it\n"
+    "  policy    check a policy as sign would read it, and say what it will do\n"
     "  log       verify, list or export the audit log\n"
     "\n"
     "Run 'airlock-offline <command> --help' for a command's options.\n";
@@ -755,8 +756,8 @@ void show_log(const std::vector<airlock::offline::AuditEntry>& entries) {
               << "  " << e.message_hashes.size() << " step(s)";
     for (const auto& c : e.codes) std::cout << "  " << c;
     if (e.approved)
-      std::cout << "  approves intent " << airlock::to_hex(e.approved->intent.view())
-                << " until " << airlock::iso_utc(e.approved->expires);
+      std::cout << "  approves intent " << airlock::to_hex(e.approved->intent.view()) << " until "
+                << airlock::iso_utc(e.approved->expires);
     if (e.under_approval)
       std::cout << "  under approval "
                 << airlock::to_hex(
@@ -863,5 +864,6 @@ int main(int argc, char** argv) {
                                  {"sign", run_sign},
                                  {"review", run_review},
                                  {"descriptor", run_descriptor},
+                                 {"policy", run_policy},
                                  {"log", run_log}});
 }

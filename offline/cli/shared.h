@@ -79,6 +79,9 @@ int run_review(const std::vector<std::string>& args);
 // descriptor.cpp: validate a descriptor against its IDLs and print the pin for it.
 int run_descriptor(const std::vector<std::string>& args);
 
+// policy.cpp: read a policy as sign would and say what it will do.
+int run_policy(const std::vector<std::string>& args);
+
 // The key commands (keys.cpp).
 int run_init(const std::vector<std::string>& args);
 int run_import(const std::vector<std::string>& args);

@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <airlock/offline/policy.h>
+#include <airlock/offline/signing.h>
+
+#include "support/helpers.h"
 
 using ::testing::HasSubstr;
 
@@ -39,6 +42,35 @@ TEST(Policy, TheExampleParsesAndMeansWhatItSays) {
   ASSERT_NE(usdc, nullptr);
   EXPECT_EQ(usdc->symbol, "USDC");
   EXPECT_EQ(usdc->decimals, 6);
+}
+
+// Issue 32: `policy check` reads a policy as sign reads it, says what it will do, and gives the
+// hash approvals are given under; a broken policy is refused by key and rule.
+TEST(PolicyCheck, ThePolicyIsReadAsSignReadsItAndSaidInWords) {
+  const auto ok = airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " policy check " +
+                                             AIRLOCK_POLICY_EXAMPLE);
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_THAT(ok.output, HasSubstr("action    vault/close: refused"));
+  EXPECT_THAT(ok.output, HasSubstr("action    aggregator/swap: asks, slippage at most 100 bps"));
+  EXPECT_THAT(ok.output, HasSubstr("the files match their hashes"));
+  const auto example = load_policy_file(AIRLOCK_POLICY_EXAMPLE);
+  ASSERT_TRUE(example.ok());
+  EXPECT_THAT(ok.output, HasSubstr("sha256    " + to_hex(policy_hash(*example).view())));
+
+  airlock::test::ScratchDir dir("airlock-policy-check");
+  const auto check = [&](const std::string& text) {
+    std::ofstream(dir.file("p.toml")) << text;
+    return airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " policy check " +
+                                      dir.file("p.toml"));
+  };
+  const auto unknown = check(std::string(kHead) + "vault = []\n");
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_THAT(unknown.output, HasSubstr("vault"));
+  const auto bare = check(std::string(kHead) + "allow_unverified_lookup_tables = true\n");
+  EXPECT_EQ(bare.exit_code, 0) << bare.output;
+  EXPECT_THAT(bare.output, HasSubstr("caution   no vault: every request is refused"));
+  EXPECT_THAT(bare.output, HasSubstr("caution   allow_unverified_lookup_tables"));
+  EXPECT_THAT(bare.output, HasSubstr("caution   max_priority_fee_lamports is 0"));
 }
 
 // The operator's guide's cookbook: every ```toml block in it is a whole policy that loads.
