@@ -76,6 +76,12 @@ class Reviewer {
       refuse(FindingCode::kIntentSteps, "not an approval request: a sign request is reviewed");
       return std::move(review_);
     }
+    // Its vault is made by the build: the vault on the approval would be one the online half
+    // chose, bound to nothing.
+    if (action_ == Action::kVaultInitialize)
+      refuse(FindingCode::kPolicyActionNotAllowed,
+             "vault/initialize makes its vault in the build: it cannot be approved before it is "
+             "built");
     request_checks();
     token_labels();
     pool_labels();

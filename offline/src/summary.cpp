@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -357,8 +358,10 @@ namespace {
 std::string fit(const std::string& text, std::size_t width) {
   std::string line = printable(text);
   if (line.size() <= width) return line;
-  // Cut on a character boundary: printable() leaves only ASCII and escapes.
-  return line.substr(0, width - 3) + "...";
+  // Cut on a character boundary: printable() leaves letters beyond ASCII as they are.
+  std::size_t cut = width - 3;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+  return line.substr(0, cut) + "...";
 }
 
 // `text` in lines of at most `width` columns, broken at spaces, at most `most` lines (the last
@@ -373,7 +376,10 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width, std::s
     }
     std::size_t cut = rest.rfind(' ', width);
     const bool at_space = cut != std::string::npos && cut != 0;
-    if (!at_space) cut = width;
+    if (!at_space) {
+      cut = width;  // on a character boundary (a letter beyond ASCII is several bytes)
+      while (cut > 1 && (static_cast<unsigned char>(rest[cut]) & 0xC0) == 0x80) --cut;
+    }
     lines.push_back(rest.substr(0, cut));
     rest = rest.substr(at_space ? cut + 1 : cut);
   }
@@ -546,68 +552,91 @@ std::string render_decision(const envelope::SignRequest& q, const Review& r, std
   return out;
 }
 
+namespace {
+
+// Every leaf of a JSON value as "path: value" (bins[2].amount: 1000), in the body's order: an
+// approval shows each one in full, however many there are.
+void body_leaves(const nlohmann::ordered_json& v, const std::string& path,
+                 std::vector<std::pair<std::string, std::string>>& out) {
+  if (v.is_object()) {
+    if (v.empty()) out.emplace_back(path, "{}");
+    for (const auto& [name, member] : v.items())
+      body_leaves(member, path.empty() ? name : path + "." + name, out);
+  } else if (v.is_array()) {
+    if (v.empty()) out.emplace_back(path, "[]");
+    for (std::size_t i = 0; i < v.size(); ++i)
+      body_leaves(v[i], path + "[" + std::to_string(i) + "]", out);
+  } else {
+    out.emplace_back(path, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+}
+
+}  // namespace
+
 std::string render_approval(const envelope::SignRequest& q, const Review& r,
-                            std::int64_t expires_at, std::int64_t now, std::size_t width,
-                            std::size_t max_lines) {
+                            std::int64_t expires_at, std::int64_t now, std::size_t width) {
+  // Nothing here is ever cut: the approval is decided at leisure, and what is approved is
+  // signed later without a question, so every field and finding is shown whole, wrapped.
+  constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
   std::vector<std::string> lines;
-  lines.push_back("Approve before it is built: " + q.action);
-  lines.push_back("  request   " + request_id_hex(q.request_id) + " (an approval request)");
-  for (const auto& l :
-       wrap(r.reads.empty() ? std::string("(no descriptor says)") : r.reads, width - 12, 3))
-    lines.push_back((lines.size() == 2 ? "  what      " : "            ") + l);
-  lines.push_back("  vault     " + to_base58(q.vault));
-  // Every field of the body, as the build request will send it; a key a label knows says so.
+  const auto add = [&](const std::string& label, const std::string& text) {
+    bool first = true;
+    for (const auto& l : wrap(text, width - 12, kAll)) {
+      lines.push_back("  " + (first ? label : std::string(10, ' ')) + l);
+      first = false;
+    }
+  };
+  lines.push_back("Approve before it is built: " + printable(q.action));
+  add("request   ", request_id_hex(q.request_id) + " (an approval request)");
+  add("what      ", r.reads.empty() ? std::string("(no descriptor says)") : r.reads);
+  add("vault     ", to_base58(q.vault));
+  // Every leaf of the body, as the build request will send it; a key a label knows says so.
   const auto body = nlohmann::ordered_json::parse(q.intent_json, nullptr, false);
-  const std::size_t room_for_body = max_lines > 14 ? max_lines - 14 : 1;
-  std::size_t shown = 0;
-  if (body.is_object()) {
-    for (const auto& [name, value] : body.items()) {
-      if (name == "vault") continue;
-      if (shown == room_for_body) {
-        lines.push_back("            ... and " + std::to_string(body.size() - 1 - shown) +
-                        " more field(s): --details shows the whole body");
-        break;
-      }
-      std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-      if (value.is_string()) {
-        for (const auto& t : r.tokens) {
-          if (to_base58(t.mint) == text)
-            text += " (" + t.symbol + (t.pinned ? ", pinned" : ", the online half's hint") + ")";
-        }
-      }
-      lines.push_back(std::string(shown == 0 ? "  body      " : "            ") +
-                      fit(name + ": " + text, width - 12));
-      ++shown;
+  std::vector<std::pair<std::string, std::string>> leaves;
+  if (body.is_object()) body_leaves(body, "", leaves);
+  add("body      ", std::to_string(leaves.size()) + " field(s), every one below");
+  for (auto& [path, text] : leaves) {
+    for (const auto& t : r.tokens) {
+      if (to_base58(t.mint) == text)
+        text += " (" + t.symbol + (t.pinned ? ", pinned" : ", the online half's hint") + ")";
+    }
+    bool first = true;
+    for (const auto& l : wrap(path + ": " + text, width - 14, kAll)) {
+      lines.push_back((first ? "            " : "              ") + l);
+      first = false;
     }
   }
   const std::int64_t minutes = (expires_at - now + 59) / 60;
-  lines.push_back("  until     " + iso_utc(expires_at) + ", " + std::to_string(minutes) +
-                  " min from now by this machine's clock");
-  if (r.refused()) {
-    lines.push_back("  verdict   REFUSED (" + std::to_string(r.refusals.size()) +
-                    " reason(s)): nothing will be approved");
-    lines.push_back("Refused");
-    for (const auto& f : r.refusals) {
-      const auto text = wrap(f.code + ": " + f.message, width - 4, 3);
-      if (lines.size() + text.size() > max_lines) {
-        lines.push_back("  ... and more: --details shows every one");
-        break;
+  add("until     ", iso_utc(expires_at) + ", " + std::to_string(minutes) +
+                        " min from now by this machine's clock");
+  const auto findings = [&](const char* heading, const char* mark, const std::vector<Finding>& fs) {
+    if (fs.empty()) return;
+    lines.push_back(heading);
+    for (const auto& f : fs) {
+      bool first = true;
+      for (const auto& l : wrap(f.code + ": " + f.message, width - 4, kAll)) {
+        lines.push_back((first ? "  " + std::string(mark) + " " : std::string(4, ' ')) + l);
+        first = false;
       }
-      for (std::size_t k = 0; k < text.size(); ++k)
-        lines.push_back((k == 0 ? "  x " : std::string(4, ' ')) + text[k]);
     }
+  };
+  if (r.refused()) {
+    add("verdict   ",
+        "REFUSED (" + std::to_string(r.refusals.size()) + " reason(s)): nothing will be approved");
+    findings("Refused", "x", r.refusals);
   } else {
-    lines.push_back("  verdict   nothing refused: it asks you");
+    add("verdict   ", "nothing refused: it asks you");
     for (const auto& l :
          wrap("Approving records it in the audit log. The build of exactly this body, for this "
               "vault and manager, under this policy, is then signed without a second question, "
               "once, until the time above, if nothing in its transactions warns; anything else "
               "asks as always.",
-              width - 4, 5))
+              width - 4, kAll))
       lines.push_back("  " + l);
+    findings("Warnings", "!", r.warnings);
   }
   std::string out;
-  for (const auto& l : lines) out += fit(l, width) + "\n";
+  for (const auto& l : lines) out += l + "\n";
   return out;
 }
 

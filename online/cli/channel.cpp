@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <iostream>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
+#include <airlock/common/display.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/html.h>
 #include <airlock/formats/qr_io.h>
@@ -20,9 +22,63 @@ using namespace airlock;
 namespace online_cli {
 namespace {
 
+// The folders the request is written into, which a removable stick may not hold right now.
+std::vector<std::filesystem::path> request_folders(const Transport& t) {
+  std::vector<std::filesystem::path> out;
+  for (const auto* path : {&t.request_file, &t.request_html, &t.request_png}) {
+    if (!*path) continue;
+    // A QR folder is put in place whole beside its name: its parent must be there. "req/" is
+    // the folder req.
+    std::filesystem::path p = std::filesystem::path(**path).lexically_normal();
+    if (!p.has_filename()) p = p.parent_path();
+    p = p.parent_path();
+    out.push_back(p.empty() ? std::filesystem::path(".") : p);
+  }
+  return out;
+}
+
+// Waits, while the request's deadline lasts, for every folder the request goes into to be
+// there (the stick back in): false when the deadline passed first.
+bool wait_for_folders(const Transport& t, const envelope::SignRequest& q) {
+  bool said = false;
+  for (;;) {
+    std::error_code ec;
+    std::optional<std::filesystem::path> missing;
+    for (const auto& folder : request_folders(t))
+      if (!std::filesystem::is_directory(folder, ec)) missing = folder;
+    if (!missing) return true;
+    if (now_s() > static_cast<std::int64_t>(std::min<std::uint64_t>(q.deadline, INT64_MAX)))
+      return false;
+    if (!said) {
+      std::cerr << "airlock-online: waiting for the folder " << printable(missing->string())
+                << " (is the stick out?) to write the request into\n";
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+// An earlier request still in the request file keeps its own name beside it (the request id's
+// first 8 hex digits before the extension), so a rebuild never takes away the request the
+// operator may still be reading.
+void keep_earlier_request(const std::string& path, const envelope::SignRequest& q) {
+  auto file = files::read_limited(path, envelope::kMaxRequestBytes + 64);
+  if (!file.ok()) return;
+  auto unwrapped = files::unwrap_envelope(*file);
+  if (!unwrapped.ok()) return;
+  auto earlier = envelope::decode_request(unwrapped->second);
+  if (!earlier.ok() || earlier->request_id == q.request_id) return;
+  const std::filesystem::path p(path);
+  const std::string id = to_hex(ByteView(earlier->request_id.data(), 4));
+  std::error_code ec;
+  std::filesystem::rename(
+      p, p.parent_path() / (p.stem().string() + "." + id + p.extension().string()), ec);
+}
+
 Status write_request(const Transport& t, const envelope::SignRequest& q) {
   const Bytes cbor = envelope::encode_request(q);
   if (t.request_file) {
+    keep_earlier_request(*t.request_file, q);
     AIRLOCK_CHECK(files::write_atomically(
         *t.request_file, files::wrap_envelope(files::EnvelopeKind::kRequest, cbor)));
   }
@@ -121,6 +177,7 @@ std::optional<envelope::SignResponse> response_from_camera(frames::FrameSource& 
 online::Courier courier_for(const Transport& t, frames::FrameSource* camera) {
   return [&t,
           camera](const envelope::SignRequest& q) -> Result<std::optional<envelope::SignResponse>> {
+    if (!wait_for_folders(t, q)) return std::optional<envelope::SignResponse>();
     AIRLOCK_CHECK(write_request(t, q));
     // The terminal animation runs beside the wait and stops when it ends.
     std::atomic<bool> stop_animation{false};

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <sstream>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -872,6 +873,47 @@ TEST_F(SigningTest, OnlineAndOfflineTogetherCarryASwapFromBuildToConfirmedOverQr
   EXPECT_EQ(after["landed"].get<int>() - before["landed"].get<int>(), 1) << after.dump();
 }
 
+// Found by an independent review: the approval screen cut long values ("bins: [{...},{...},
+// {"amount":"1000","binId":49...") and listed only the first fields, so an operator approved
+// bins they never saw, later signed without a question. Every leaf is shown whole now, the
+// warnings too, and vault/initialize (whose vault the build makes) is not approvable.
+TEST_F(SigningTest, TheApprovalScreenShowsEveryFieldWholeAndItsWarnings) {
+  auto q = swap_request();
+  const auto policy = demo_policy(q);
+  json bins = json::array();
+  for (int i = 0; i < 5; ++i)
+    bins.push_back({{"binId", 4990 + i}, {"amount", i < 2 ? "1000" : "150000000"}});
+  json body = {{"vault", kVault}, {"lbPair", kSolUsdcPool}, {"side", "bid"}, {"bins", bins}};
+  for (int i = 0; i < 12; ++i) body["note" + std::to_string(i)] = std::string(90, 'x');
+  auto approval = approval_of(q, now_s());
+  approval.action = "dlmm/limit-order/place";
+  approval.intent_json = body.dump();
+  approval.hints.tokens.push_back({public_key_from_base58(kJup).value(), "JUP\x1b", 6, {}});
+  answer = false;
+  auto shown = process(approval, policy);
+  ASSERT_TRUE(shown.ok()) << shown.error().to_string();
+  EXPECT_THAT(last_summary, HasSubstr("bins[4].amount: 150000000"));
+  EXPECT_THAT(last_summary, HasSubstr("bins[4].binId: 4994"));
+  EXPECT_THAT(last_summary, HasSubstr("note11:"));
+  EXPECT_THAT(last_summary, Not(HasSubstr("...")));
+  EXPECT_THAT(last_summary, HasSubstr("warn.misleading_hint"));
+  for (const auto& line : [&] {
+         std::vector<std::string> out;
+         std::istringstream in(last_summary);
+         for (std::string l; std::getline(in, l);) out.push_back(l);
+         return out;
+       }())
+    EXPECT_LE(line.size(), 80U) << line;
+
+  auto make_vault = approval_of(q, now_s());
+  make_vault.action = "vault/initialize";
+  auto refused = process(make_vault, demo_policy(q, "allow_vault_initialize = true"));
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->decision, offline::Decision::kRefused);
+  EXPECT_THAT(std::get<envelope::Refusal>(refused->response.result).reason,
+              HasSubstr("vault/initialize makes its vault in the build"));
+}
+
 // review judges as sign would: an approval request asks (and once decided, is a replay); the
 // build it covers is signed without asking, which review says, naming the approval's entry.
 TEST_F(SigningTest, ReviewSaysWhatSignWouldDoWithAnApproval) {
@@ -919,17 +961,21 @@ TEST_F(SigningTest, AnIntentApprovedFirstIsBuiltSignedWithoutAQuestionAndLands) 
   write_text("no-answer", "");
   log.reset();
   const json before = counters();
+  // The requests go onto a stick, which is out between the approval and the build: act waits
+  // for its folder rather than ending.
+  const std::string stick = dir.file("stick");
+  const std::string request_file = stick + "/req.alreq";
+  std::filesystem::create_directories(stick);
   airlock::test::CommandResult online_run;
   std::thread online([&] {
-    online_run = airlock::test::run_command(
-        act_swap_command("--approve-first " + to_base58(manager_->public_key()) +
-                         " --request-out " + dir.file("req.alreq") + " --response " +
-                         dir.file("res.alres") + " --journal " + dir.file("journal.sqlite")));
+    online_run = airlock::test::run_command(act_swap_command(
+        "--approve-first " + to_base58(manager_->public_key()) + " --request-out " + request_file +
+        " --response " + dir.file("res.alres") + " --journal " + dir.file("journal.sqlite")));
   });
   // The request file as it stands once it holds a request of the kind wanted.
   const auto wait_request = [&](bool approval) -> std::optional<envelope::SignRequest> {
     for (int i = 0; i < 600; ++i) {
-      auto file = files::read_limited(dir.file("req.alreq"), envelope::kMaxRequestBytes + 64);
+      auto file = files::read_limited(request_file, envelope::kMaxRequestBytes + 64);
       if (file.ok()) {
         auto unwrapped = files::unwrap_envelope(*file);
         if (unwrapped.ok()) {
@@ -944,8 +990,13 @@ TEST_F(SigningTest, AnIntentApprovedFirstIsBuiltSignedWithoutAQuestionAndLands) 
   const auto asked_for_approval = wait_request(true);
   ASSERT_TRUE(asked_for_approval.has_value());
   EXPECT_EQ(counters()["builds"], before["builds"]) << "nothing is built before the approval";
+  std::filesystem::copy_file(request_file, dir.file("approval.alreq"));
+  std::filesystem::remove_all(stick);  // the stick is taken out
   const auto approve = airlock::test::run_command(
-      sign_command() + "--out " + dir.file("res.alres") + " " + dir.file("req.alreq"));
+      sign_command() + "--out " + dir.file("res.alres") + " " + dir.file("approval.alreq"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_FALSE(std::filesystem::exists(request_file));
+  std::filesystem::create_directories(stick);  // and put back
   EXPECT_EQ(approve.exit_code, 0) << approve.output;
   EXPECT_THAT(approve.output, HasSubstr("Approve this intent? [y/N"));
   EXPECT_THAT(approve.output, HasSubstr("Approved until"));
@@ -956,18 +1007,18 @@ TEST_F(SigningTest, AnIntentApprovedFirstIsBuiltSignedWithoutAQuestionAndLands) 
       std::string(AIRLOCK_OFFLINE_BIN) + " sign --unsafe-allow-network --keystore " + keystore +
       " --policy " + dir.file("policy.toml") + " --audit-log " + dir.file("audit.log") +
       " --passphrase-fd 3 --confirm-fd 4 3<" + dir.file("pass") + " 4<" + dir.file("no-answer") +
-      " --out " + dir.file("res.alres") + " " + dir.file("req.alreq"));
+      " --out " + dir.file("res.alres") + " " + request_file);
   online.join();
   EXPECT_EQ(signed_run.exit_code, 0) << signed_run.output;
   EXPECT_THAT(signed_run.output, HasSubstr("Signed without a question: approval"));
   EXPECT_THAT(signed_run.output, Not(HasSubstr("[y/N")));
   EXPECT_EQ(online_run.exit_code, 0) << online_run.output;
   EXPECT_THAT(online_run.output, HasSubstr("approved until"));
+  EXPECT_THAT(online_run.output, HasSubstr("waiting for the folder " + stick));
   EXPECT_THAT(online_run.output, HasSubstr("aggregator/swap done"));
   // The journal's history with times as people read them (ISO 8601, UTC; --json keeps unix).
-  const auto history = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
-                                                  " history --journal " +
-                                                  dir.file("journal.sqlite"));
+  const auto history = airlock::test::run_command(
+      std::string(AIRLOCK_ONLINE_BIN) + " history --journal " + dir.file("journal.sqlite"));
   EXPECT_EQ(history.exit_code, 0) << history.output;
   EXPECT_THAT(history.output,
               ::testing::ContainsRegex("run 1  [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z  "

@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -450,6 +451,14 @@ TEST_F(RemainingTest, OnATerminalTheOperatorIsAskedBeforeTheRestIsBuilt) {
   const auto yes = run("y", "yes.sqlite");
   EXPECT_EQ(yes.exit_code, 0) << yes.output;
   EXPECT_EQ(counters()["buildsByAction"]["dlmm/open"], 2);
+  // The first round's request was not overwritten by the second's: it kept its own name
+  // (req.<its id's first 8 hex digits>.alreq).
+  std::size_t kept = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    if (std::regex_match(name, std::regex(R"(req\.[0-9a-f]{8}\.alreq)"))) ++kept;
+  }
+  EXPECT_GE(kept, 1U) << "the earlier round's request kept";
   const auto no = run("", "no.sqlite");
   EXPECT_EQ(no.exit_code, 1) << no.output;
   EXPECT_THAT(no.output, HasSubstr("[y/N]"));

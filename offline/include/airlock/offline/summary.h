@@ -25,14 +25,14 @@ namespace airlock::offline {
                                           const Review& review, std::int64_t now_unix,
                                           std::size_t width = 80, std::size_t max_lines = 23);
 
-// The screen of an approval request (docs/approvals.md): what the action does, the vault, every
-// field of the body (keys the policy or a hint labels as tokens say which), until when the
-// approval would hold, and the refusals or what approving means, last, above the prompt. At
-// most `max_lines` lines of at most `width` columns.
+// The screen of an approval request (docs/approvals.md): what the action does, the vault,
+// every leaf of the body (bins[2].amount: 1000), keys the policy or a hint labels as tokens
+// saying which, until when the approval would hold, what approving means, and the refusals or
+// warnings. Nothing is cut, however many lines it takes: the approval is decided at leisure
+// and what it covers is signed later without a question. Lines of at most `width` columns.
 [[nodiscard]] std::string render_approval(const envelope::SignRequest& request,
                                           const Review& review, std::int64_t expires_at,
-                                          std::int64_t now_unix, std::size_t width = 80,
-                                          std::size_t max_lines = 23);
+                                          std::int64_t now_unix, std::size_t width = 80);
 
 // One self-contained HTML page for an auditor to file: `report_text` (the terminal's report,
 // exactly) in a <pre id="report">, then each DLMM instruction's bins as SVG. The page has no
