@@ -106,10 +106,11 @@ Result<online::Journal> open_journal(const std::optional<std::string>& journal,
     AIRLOCK_TRY(state, state_file("journal.sqlite", "give --journal FILE or set AIRLOCK_JOURNAL"));
     path = state;
   }
-  if (holder) {
-    AIRLOCK_TRY(lock, online::JournalLock::take(path, "airlock-online " + *holder));
-    g_journal_lock.emplace(std::move(lock));
-  }
+  // A command that only reads (no holder: history, reconcile) creates, upgrades and seals
+  // nothing.
+  if (!holder) return online::Journal::open_read_only(path);
+  AIRLOCK_TRY(lock, online::JournalLock::take(path, "airlock-online " + *holder));
+  g_journal_lock.emplace(std::move(lock));
   return online::Journal::open(path);
 }
 

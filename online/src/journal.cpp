@@ -258,6 +258,16 @@ Status check_identity(sqlite3* db, const std::string& path, const std::string& s
   return {};
 }
 
+// The database at `path` opened with `flags`, or why not.
+Result<sqlite3*> open_database(const std::string& path, int flags) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) == SQLITE_OK) return db;
+  Error e = Error(ErrorCode::kIo, "journal: cannot open " + path + ": " +
+                                      (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
+  sqlite3_close(db);
+  return e;
+}
+
 }  // namespace
 
 Result<Journal> Journal::open(const std::string& path) {
@@ -272,14 +282,7 @@ Result<Journal> Journal::open(const std::string& path) {
                                      "invisible through another: keep one name");
   }
   const bool existed_empty = existed && st.st_size == 0;
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
-    Error e = Error(ErrorCode::kIo, "journal: cannot open " + path + ": " +
-                                        (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
-    sqlite3_close(db);
-    return e;
-  }
+  AIRLOCK_TRY(db, open_database(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
   Journal journal(db);
   sqlite3_busy_timeout(db, 5000);
   // WAL with synchronous=FULL: every commit is on disk before it returns, and a crash at any
@@ -326,6 +329,33 @@ Result<Journal> Journal::open(const std::string& path) {
     AIRLOCK_CHECK(run_change(db, insert, "recording the journal's identity"));
   }
   AIRLOCK_CHECK(journal.seal());
+  return journal;
+}
+
+Result<Journal> Journal::open_read_only(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return Error(ErrorCode::kIo, "journal: there is no journal at '" + path +
+                                     "' (nothing was recorded there; give --journal FILE)");
+  if (st.st_nlink > 1) {
+    return Error(ErrorCode::kIo, "journal: '" + path + "' has " + std::to_string(st.st_nlink) +
+                                     " names (hard links); keep one name");
+  }
+  AIRLOCK_TRY(db, open_database(path, SQLITE_OPEN_READONLY));
+  Journal journal(db);
+  sqlite3_busy_timeout(db, 5000);
+  Statement version(db, "PRAGMA user_version");
+  if (!version.ok() || version.step() != SQLITE_ROW) return db_error(db, "reading the version");
+  if (version.integer(0) != kSchemaVersion) {
+    return Error(ErrorCode::kIo, "journal: " + path + " has schema version " +
+                                     std::to_string(version.integer(0)) + "; this build reads " +
+                                     std::to_string(kSchemaVersion) +
+                                     " (airlock-online resume upgrades it)");
+  }
+  std::error_code ec;
+  const auto real = std::filesystem::weakly_canonical(path, ec);
+  journal.seal_path_ = (ec ? path : real.string()) + ".seal";
+  AIRLOCK_CHECK(check_identity(db, path, journal.seal_path_, st.st_size == 0));
   return journal;
 }
 

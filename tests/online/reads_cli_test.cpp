@@ -152,7 +152,14 @@ TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
   const auto history = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
                                                   " history --journal /nonexistent/dir/j.sqlite");
   EXPECT_EQ(history.exit_code, 3) << history.output;
-  EXPECT_THAT(history.output, HasSubstr("journal: cannot open"));
+  EXPECT_THAT(history.output, HasSubstr("journal: there is no journal at"));
+  // A command that only reads creates nothing: no journal, no seal (issue 31: history used to
+  // make an empty journal, and seal it, where none was).
+  const auto none = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
+                                               " history --journal " + dir.file("none.sqlite"));
+  EXPECT_EQ(none.exit_code, 3) << none.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("none.sqlite")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("none.sqlite.seal")));
 }
 
 }  // namespace

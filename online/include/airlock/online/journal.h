@@ -107,6 +107,10 @@ class Journal {
   // how many changes it has seen, rewritten after each change) says was emptied, replaced or
   // rolled back.
   [[nodiscard]] static Result<Journal> open(const std::string& path);
+  // The journal as it stands, for the commands that only read it (history, reconcile): nothing
+  // is created, upgraded or sealed, and the same checks hold (one name, the seal's identity and
+  // count). A journal that is not there, or of another schema version, is an error saying so.
+  [[nodiscard]] static Result<Journal> open_read_only(const std::string& path);
   ~Journal();
   Journal(Journal&& other) noexcept;
   Journal& operator=(Journal&& other) noexcept;
