@@ -327,8 +327,10 @@ Status check_place(const Entry& e, const std::vector<Entry>& before) {
                                              : "has an \"approved\" but is not an approved entry");
   if (approved && (!e.message_hashes.empty() || (e.outflows && !e.outflows->empty())))
     return Error(ErrorCode::kUsage, "is an approved entry that records transactions");
-  if (e.under_approval && e.decision != Decision::kSigned)
-    return Error(ErrorCode::kUsage, "has an \"under_approval\" but is not a signed entry");
+  // A carried entry is a signed one copied whole into the log that continues it.
+  if (e.under_approval && e.decision != Decision::kSigned && e.decision != Decision::kCarried)
+    return Error(ErrorCode::kUsage,
+                 "has an \"under_approval\" but is not a signed (or carried) entry");
   if (!e.signatures.empty() && !holds_signatures(e))
     return Error(ErrorCode::kUsage, std::string("is a ") + decision_name(e.decision) +
                                         " entry with signatures, which only a signed, reissued "

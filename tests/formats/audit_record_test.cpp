@@ -132,6 +132,16 @@ TEST(AuditRecord, AnApprovalAndTheSignatureUnderItAreRecordedAndOnlyThere) {
   Entry approving_tx = approved;
   approving_tx.message_hashes.push_back(sha256(Bytes{3}));
   EXPECT_TRUE(broken({approving_tx})) << "an approval records no transaction";
+  // Continued in a new log, the entry signed under the approval is carried whole (the approval
+  // itself is not), and the new log verifies.
+  auto begun = begun_entries(Start::Previous::kContinued, *read, under.time + 10);
+  std::string continued;
+  for (const auto& e : begun) continued += line_of(e) + "\n";
+  auto next = verify_lines(continued, "next");
+  ASSERT_TRUE(next.ok()) << next.error().to_string();
+  ASSERT_EQ(next->size(), 2U);
+  EXPECT_EQ((*next)[1].decision, Decision::kCarried);
+  EXPECT_EQ((*next)[1].under_approval, approved.request_id);
 }
 
 // A chain of `entries` as lines, each hashed onto the one before (so only the rule between
