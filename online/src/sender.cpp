@@ -389,13 +389,21 @@ Result<StepSend> send_step(SendContext& c, JournalStep& st, std::size_t total, b
   return settle_send(c, st, total, sent, maybe_relayed, accepted, again, left);
 }
 
-// Every step of a sent group followed to its end, even after one fails: the others were sent
-// too, and what is left can only be planned once their outcomes are known.
+// Every step of a sent group followed to its end, even after one fails or cannot be known
+// yet: the others were sent too, and what is left can only be planned once their outcomes are
+// known. A step whose outcome stays unknown is the group's answer (the run stays open for
+// resume), before any step that failed.
 Status follow_group(SendContext& c, std::span<JournalStep> group, std::size_t total) {
   std::optional<Error> stopped;
+  std::optional<Error> unknown;
   for (JournalStep& st : group) {
     if (is(st, ss::kConfirmed)) continue;
-    AIRLOCK_CHECK(follow(c, st, total));
+    if (auto followed = follow(c, st, total); !followed.ok()) {
+      c.log << "airlock-online: " << step_name(st, total) << ": "
+            << printable(followed.error().to_string()) << "\n";
+      if (!unknown) unknown = followed.error();
+      continue;
+    }
     if (!is(st, ss::kConfirmed)) {
       c.log << "airlock-online: " << step_name(st, total) << " " << st.status << "\n";
       if (!stopped) {
@@ -408,6 +416,7 @@ Status follow_group(SendContext& c, std::span<JournalStep> group, std::size_t to
     }
     c.log << "airlock-online: " << step_name(st, total) << " confirmed\n";
   }
+  if (unknown) return *unknown;
   if (stopped) return *stopped;
   return {};
 }

@@ -238,6 +238,24 @@ TEST_F(SenderTest, AFailureInAGroupStillFollowsTheRestOfTheGroupToItsEnd) {
   EXPECT_TRUE(journal->unresolved()->empty());
 }
 
+// Issue 31: a step whose outcome cannot be known yet (the API says expired and no node can
+// prove it; or the node fails on a receipt the API forgot) used to end the following of its
+// group there, leaving the steps sent with it unpolled. Each is followed to its end; the
+// unknown one keeps the run open.
+TEST_F(SenderTest, AnUnknownOutcomeInAGroupStillFollowsTheRestOfTheGroup) {
+  auto steps = signed_round("dlmm/open", open_body());
+  ASSERT_EQ(steps.size(), 2U);
+  ASSERT_TRUE(steps[0].concurrent && steps[1].concurrent);
+  faults({{"nextLandings", {"never", "lands"}}});
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok());
+  EXPECT_EQ(end.error().code(), online::errors::kOutcomeUnknown) << end.error().to_string();
+  EXPECT_EQ(statuses()[1], ss::kConfirmed) << "the step sent with it was followed too\n"
+                                           << log.str();
+  EXPECT_FALSE(journal->unresolved()->empty()) << "the unknown one keeps the run open";
+}
+
 TEST_F(SenderTest, A422IsNotRetriedAndAnInvalidTicketBuildsAgain) {
   auto steps = signed_round("vault/update", update_body());
   faults({{"preflightReject", "SimulationFailed"}});
