@@ -5,6 +5,7 @@
 // ticket window (target: under 1%); the rest of the window belongs to the person reviewing.
 // Images are passed in memory rather than through a screen and a camera.
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include <benchmark/benchmark.h>
@@ -134,19 +135,11 @@ class ApprovedRound {
   // The offline half's answer to `request`, through process_request; `asked` says whether it
   // asked the operator (it must not, under the approval).
   Result<envelope::SignResponse> decide(const envelope::SignRequest& request, std::string& asked) {
-    offline::SigningContext context{
-        policy_,
-        twin_.decoders(),
-        *log_,
-        keystore_,
-        false,
-        [&](const std::string&, const offline::Review& review) {
-          asked = "asked:";
-          for (const auto& w : review.warnings) asked += " " + w.code + " (" + w.message + ")";
-          return false;
-        },
-        [] { return SecretBytes::copy_of(std::string_view("bench passphrase")); },
-        unix_now};
+    auto context = context_for([&](const std::string&, const offline::Review& review) {
+      asked = "asked:";
+      for (const auto& w : review.warnings) asked += " " + w.code + " (" + w.message + ")";
+      return false;
+    });
     AIRLOCK_TRY(outcome, offline::process_request(request, context));
     return std::move(outcome.response);
   }
@@ -157,15 +150,8 @@ class ApprovedRound {
         must(online::approval_request(action, body, twin_.manager().public_key(), unix_now(), 1800),
              "approval request");
     bool asked = false;
-    offline::SigningContext context{
-        policy_,
-        twin_.decoders(),
-        *log_,
-        keystore_,
-        false,
-        [&](const std::string&, const offline::Review&) { return asked = true; },
-        [] { return SecretBytes::copy_of(std::string_view("bench passphrase")); },
-        unix_now};
+    auto context =
+        context_for([&](const std::string&, const offline::Review&) { return asked = true; });
     AIRLOCK_TRY(outcome, offline::process_request(request, context));
     if (outcome.decision != offline::Decision::kApproved)
       return Error(ErrorCode::kUsage, "the intent was not approved");
@@ -173,6 +159,19 @@ class ApprovedRound {
   }
 
  private:
+  // The offline half's context: this keystore and log, the operator's answer `confirm`.
+  offline::SigningContext context_for(
+      std::function<bool(const std::string&, const offline::Review&)> confirm) {
+    return {policy_,
+            twin_.decoders(),
+            *log_,
+            keystore_,
+            false,
+            std::move(confirm),
+            [] { return SecretBytes::copy_of(std::string_view("bench passphrase")); },
+            unix_now};
+  }
+
   BenchTwin& twin_;
   offline::Policy policy_;
   std::filesystem::path dir_;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <airlock/common/display.h>
 #include <airlock/common/fd.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/json_fields.h>
@@ -30,12 +31,9 @@ Error malformed(const std::string& rule) {
 }
 
 std::string utc_now() {
-  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return iso_utc(std::chrono::duration_cast<std::chrono::seconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count());
 }
 
 // A header of the wrong shape is refused by rule, never by a JSON type exception.
