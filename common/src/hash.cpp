@@ -1,14 +1,17 @@
-#include <sodium.h>
+#include <nettle/sha2.h>
 
 #include <airlock/common/hash.h>
 
 namespace airlock {
 
-static_assert(crypto_hash_sha256_BYTES == Hash::kSize);
+static_assert(SHA256_DIGEST_SIZE == Hash::kSize);
 
 Hash sha256(ByteView data) {
+  sha256_ctx context{};
+  sha256_init(&context);
+  sha256_update(&context, data.size(), data.data());
   Hash out;
-  crypto_hash_sha256(out.bytes.data(), data.data(), data.size());
+  sha256_digest(&context, out.bytes.size(), out.bytes.data());
   return out;
 }
 

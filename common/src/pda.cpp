@@ -1,4 +1,7 @@
+#include <algorithm>
+#include <array>
 #include <cstring>
+#include <string_view>
 
 #include <gmp.h>
 
@@ -119,31 +122,63 @@ bool is_on_curve(const PublicKey& key) noexcept {
   return mpz_jacobi(w_z, p_z) >= 0;
 }
 
+namespace {
+
+constexpr std::size_t kMaxSeeds = 16, kMaxSeedBytes = 32;
+constexpr std::string_view kMarker = "ProgramDerivedAddress";
+
+// What the runtime hashes for an address: the seeds, then the bump (when searching for one), the
+// program and the marker, laid out once in a buffer on the stack so that trying another bump
+// changes one byte. Seeds the runtime refuses leave it invalid.
+class Preimage {
+ public:
+  Preimage(const std::vector<Bytes>& seeds, bool with_bump, const PublicKey& program) {
+    if (seeds.size() + (with_bump ? 1 : 0) > kMaxSeeds) return;
+    for (const auto& s : seeds) {
+      if (s.size() > kMaxSeedBytes) return;
+      append(s);
+    }
+    if (with_bump) bump_at_ = size_++;
+    append(program.view());
+    append(ByteView(reinterpret_cast<const std::uint8_t*>(kMarker.data()), kMarker.size()));
+    valid_ = true;
+  }
+  [[nodiscard]] bool valid() const { return valid_; }
+  void set_bump(std::uint8_t bump) { bytes_[bump_at_] = bump; }
+  // The address these bytes hash to, or nullopt when it is on the curve (a key someone could
+  // hold the private half of).
+  [[nodiscard]] std::optional<PublicKey> address() const {
+    const PublicKey address = sha256(ByteView(bytes_.data(), size_));
+    if (is_on_curve(address)) return std::nullopt;
+    return address;
+  }
+
+ private:
+  void append(ByteView b) {
+    std::copy(b.begin(), b.end(), bytes_.begin() + static_cast<std::ptrdiff_t>(size_));
+    size_ += b.size();
+  }
+  std::array<std::uint8_t, kMaxSeeds * kMaxSeedBytes + PublicKey::kSize + kMarker.size()> bytes_{};
+  std::size_t size_ = 0, bump_at_ = 0;
+  bool valid_ = false;
+};
+
+}  // namespace
+
 std::optional<PublicKey> create_program_address(const std::vector<Bytes>& seeds,
                                                 const PublicKey& program) {
-  constexpr std::size_t kMaxSeeds = 16, kMaxSeedBytes = 32;
-  if (seeds.size() > kMaxSeeds) return std::nullopt;
-  Bytes preimage;
-  for (const auto& s : seeds) {
-    if (s.size() > kMaxSeedBytes) return std::nullopt;
-    preimage.insert(preimage.end(), s.begin(), s.end());
-  }
-  preimage.insert(preimage.end(), program.bytes.begin(), program.bytes.end());
-  constexpr std::string_view kMarker = "ProgramDerivedAddress";
-  preimage.insert(preimage.end(), kMarker.begin(), kMarker.end());
-  const PublicKey address = sha256(preimage);
-  if (is_on_curve(address)) return std::nullopt;
-  return address;
+  const Preimage preimage(seeds, false, program);
+  if (!preimage.valid()) return std::nullopt;
+  return preimage.address();
 }
 
 std::optional<std::pair<PublicKey, std::uint8_t>> find_program_address(
     const std::vector<Bytes>& seeds, const PublicKey& program) {
-  if (seeds.size() >= 16) return std::nullopt;  // the bump is a seed too
-  std::vector<Bytes> with_bump = seeds;
-  with_bump.emplace_back(1);
+  Preimage preimage(seeds, true, program);  // the bump is a seed too
+  if (!preimage.valid()) return std::nullopt;
   for (int bump = 255; bump >= 0; --bump) {
-    with_bump.back()[0] = static_cast<std::uint8_t>(bump);
-    if (auto address = create_program_address(with_bump, program))
+    preimage.set_bump(static_cast<std::uint8_t>(bump));
+    if (auto address = preimage.address())
       return std::make_pair(*address, static_cast<std::uint8_t>(bump));
   }
   return std::nullopt;

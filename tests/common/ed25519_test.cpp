@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sodium.h>
 
 #include <airlock/common/ed25519.h>
 #include <airlock/common/hash.h>
@@ -91,10 +92,30 @@ TEST(SecretBytes, MovesOwnershipAndStartsZeroed) {
   static_assert(!std::is_copy_constructible_v<Keypair>);
 }
 
+// FIPS 180-2's examples (appendix B): one block, two blocks, a million bytes; and the empty
+// message.
 TEST(Sha256, KnownAnswer) {
-  const std::string abc = "abc";
-  EXPECT_EQ(to_hex(sha256(Bytes(abc.begin(), abc.end())).view()),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const auto hex_of = [](const std::string& text) {
+    return to_hex(sha256(Bytes(text.begin(), text.end())).view());
+  };
+  EXPECT_EQ(hex_of("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(hex_of(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(hex_of("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(hex_of(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+// Against libsodium's own SHA-256, an independent implementation, at every length around the
+// block and padding boundaries up to five blocks.
+TEST(Sha256, AgreesWithLibsodiumAtEveryLengthAcrossBlockBoundaries) {
+  Bytes data(5 * 64 + 1);
+  randombytes_buf(data.data(), data.size());
+  for (std::size_t n = 0; n <= data.size(); ++n) {
+    Hash theirs;
+    crypto_hash_sha256(theirs.bytes.data(), data.data(), n);
+    EXPECT_EQ(sha256(ByteView(data.data(), n)), theirs) << n << " bytes";
+  }
 }
 
 }  // namespace
