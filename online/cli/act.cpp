@@ -22,15 +22,22 @@ using namespace airlock;
 namespace online_cli {
 namespace {
 
+// The prover over the node at `rpc`, if one is given: a build the journal recorded no node
+// for is proven only by a node on the API's network (mainnet, or the twin's on this machine).
+online::ChainProver prover_for(const std::optional<std::string>& rpc, const std::string& api) {
+  if (!rpc) return {};
+  return online::rpc_prover(*rpc, std::chrono::seconds(20), online::expected_network(api));
+}
+
 online::SendContext send_context(online::ApiClient& client, online::Journal& journal,
-                                 const std::optional<std::string>& rpc) {
+                                 const std::optional<std::string>& rpc, const std::string& api) {
   return {client,
           journal,
           now_s,
           [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); },
           std::cerr,
           online::boot_now,
-          rpc ? online::rpc_prover(*rpc) : online::ChainProver{}};
+          prover_for(rpc, api)};
 }
 
 // The usage line, and for an action its body fields as flags.
@@ -270,7 +277,7 @@ int run_act(const std::vector<std::string>& args) {
                              [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); },
                              std::cerr,
                              online::boot_now,
-                             rpc ? online::rpc_prover(*rpc) : online::ChainProver{}};
+                             prover_for(rpc, api_of(o.api))};
   if (::isatty(0) == 1 && ::isatty(2) == 1) {
     context.ask_remaining = [] {
       std::cerr << "Build only the remaining work now? [y/N] " << std::flush;
@@ -295,7 +302,8 @@ int run_act(const std::vector<std::string>& args) {
 
 int run_resume(const std::vector<std::string>& args) {
   po::options_description options(
-      "usage: airlock-online resume --api URL [--rpc URL] [--journal FILE]\n\n"
+      "usage: airlock-online resume --api URL --api-key-file FILE [--rpc URL] [--journal FILE]\n"
+      "       (the key file, or the key in AIRLOCK_API_KEY)\n\n"
       "Finishes every run the journal shows open after a crash or a stop: polls each receipt\n"
       "first, sends signed steps whose tickets are still valid (a step that may have been sent\n"
       "goes again only as the identical signed bytes), and never builds anything. A step that\n"
@@ -323,7 +331,7 @@ int run_resume(const std::vector<std::string>& args) {
   if (rpc) {
     if (auto s = online::check_transport(*rpc); !s.ok()) return report(s.error().in_field("--rpc"));
   }
-  auto context = send_context(*client, *journal, rpc);
+  auto context = send_context(*client, *journal, rpc, api_of(api));
   for (const auto& run : *runs) {
     std::string recorded = run.api;
     while (!recorded.empty() && recorded.back() == '/') recorded.pop_back();

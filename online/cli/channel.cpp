@@ -109,29 +109,12 @@ Status write_request(const Transport& t, const envelope::SignRequest& q) {
 }
 
 // The response for this request, once it is complete; nullopt while it is not there yet.
-// What a response location holds now: names, sizes and modification times. The wait loop reads
-// and decodes only when this changes, not every quarter second.
-std::string snapshot(const std::string& path) {
-  std::error_code ec;
-  std::string out;
-  const auto describe = [&](const std::filesystem::path& p) {
-    const auto size = std::filesystem::file_size(p, ec);
-    const auto time = std::filesystem::last_write_time(p, ec);
-    out += p.filename().string() + ":" + std::to_string(ec ? 0 : size) + ":" +
-           std::to_string(time.time_since_epoch().count()) + ";";
-  };
-  if (std::filesystem::is_directory(path, ec)) {
-    for (const auto& entry : std::filesystem::directory_iterator(path, ec)) describe(entry.path());
-  } else if (std::filesystem::exists(path, ec)) {
-    describe(path);
-  }
-  return out;
-}
-
+// Read and decoded only when what the location holds changes (files::snapshot), not every
+// quarter second.
 std::optional<envelope::SignResponse> try_response(const Transport& t,
                                                    const envelope::RequestId& id,
                                                    std::string& seen) {
-  const std::string now = snapshot(t.response_file ? *t.response_file : *t.response_qr);
+  const std::string now = files::snapshot({t.response_file ? *t.response_file : *t.response_qr});
   if (now.empty() || now == seen) return std::nullopt;
   seen = now;
   Bytes cbor;

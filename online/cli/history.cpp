@@ -86,8 +86,11 @@ void print_reconcile(const online::ReconcileReport& r, bool json, bool chain) {
 
 // What reconcile may ask the RPC node: the outcome of a send, and whether a signature is on
 // chain at all.
-void with_rpc(online::ReconcileOptions& options, const std::string& rpc) {
-  options.prove = online::rpc_prover(rpc);
+void with_rpc(online::ReconcileOptions& options, const std::string& rpc, const std::string& api) {
+  // A build the journal recorded no node for is proven only on the API's network (mainnet, or
+  // the twin's on this machine; with no --api, the node's own place says which).
+  options.prove = online::rpc_prover(rpc, std::chrono::seconds(20),
+                                     online::expected_network(api.empty() ? rpc : api));
   options.on_chain = [rpc](const std::string& signature) -> Result<bool> {
     AIRLOCK_TRY(reply, online::rpc_call(rpc, "getSignatureStatuses",
                                         online::json::array({online::json::array({signature}),
@@ -239,7 +242,7 @@ int run_reconcile(const std::vector<std::string>& args) {
   }
   if (rpc) {
     if (auto s = online::check_transport(*rpc); !s.ok()) return report(s.error().in_field("--rpc"));
-    with_rpc(reconcile_options, *rpc);
+    with_rpc(reconcile_options, *rpc, api.api);
   }
   std::vector<online::AuditExport> exports;
   for (std::size_t i = 0; i < paths.size(); ++i)

@@ -2,9 +2,12 @@
 #include "shared.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+
+#include <sys/stat.h>
 
 #include <airlock/common/display.h>
 #include <airlock/online/remaining.h>
@@ -76,8 +79,24 @@ std::string api_of(const ApiOptions& o) {
   return url;
 }
 
+namespace {
+
+// A key file others on this machine can read gives them the key: said on every run (as
+// ssh refuses such a private key; here the key only reads and builds, so it is a warning).
+void warn_if_shared(const std::optional<std::string>& key_file) {
+  struct stat st {};
+  if (!key_file || ::stat(key_file->c_str(), &st) != 0 || (st.st_mode & 077) == 0) return;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
+  std::cerr << kProgram << ": warning: the API key file " << printable(*key_file)
+            << " can be read by other users (mode " << mode << "): chmod 600 it\n";
+}
+
+}  // namespace
+
 Result<online::ApiClient> client_from(const ApiOptions& o) {
   AIRLOCK_TRY(key, online::ApiKey::load(o.api_key_file));
+  warn_if_shared(o.api_key_file);
   // Requests are paced together with every other airlock-online on this machine, since the
   // per-address limits count them all.
   online::ClientOptions options;

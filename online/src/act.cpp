@@ -214,9 +214,15 @@ Status get_approval(ActContext& c, const ActOptions& options, const std::string&
     return Error(errors::kResponseMismatch, "the answer to the approval request: " + what);
   };
   if (response->request_id != q.request_id) return mismatch("it answers another request id");
-  if (response->signer != q.manager)
-    return mismatch("it comes from " + to_base58(response->signer) + ", not the manager " +
-                    to_base58(q.manager));
+  if (response->signer != q.manager) {
+    std::string what = "it names the key " + to_base58(response->signer) + ", not the manager " +
+                       to_base58(q.manager) +
+                       " (the offline half holds another keystore, or the answer is not "
+                       "from this manager's machine)";
+    if (const auto* refusal = std::get_if<envelope::Refusal>(&response->result))
+      what += "; it refuses: " + printable(envelope::describe(*refusal));
+    return mismatch(what);
+  }
   if (const auto* refusal = std::get_if<envelope::Refusal>(&response->result))
     return Error(errors::kOfflineRefused,
                  "the offline half did not approve: " + envelope::describe(*refusal));

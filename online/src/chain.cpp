@@ -30,23 +30,43 @@ std::uint64_t slots_back(std::int64_t elapsed_seconds) {
 // the history with lies further back than this.
 constexpr std::uint64_t kStatusCacheSlots = 512;
 
+// The newest finalized slot any answer of one proof came from. A "not found" for the signature
+// proves nothing from a view older than that: a node whose answers come from backends at
+// different heights could say the blockhash expired from a new one and the signature absent
+// from one that has not reached its landing yet.
+struct Views {
+  std::uint64_t newest = 0;
+  void saw(std::uint64_t slot) { newest = std::max(newest, slot); }
+  // An RpcResponse's context slot, when it has one.
+  void saw_context(const json& reply) {
+    if (reply.is_object() && reply.contains("context") && reply["context"].is_object() &&
+        reply["context"].contains("slot") && reply["context"]["slot"].is_number_unsigned())
+      saw(reply["context"]["slot"].get<std::uint64_t>());
+  }
+};
+
 // The node is on the build's network and healthy, and its ledger reaches back past the build,
 // so a block from before the build (and before any status cache) is there to test its history
 // with (check_history). Returns that block's slot.
-Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion& q) {
+Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion& q,
+                                       const std::optional<std::string>& network, Views& views) {
   if (q.history_seconds < 0) {
     return Error(online::errors::kHttp,
                  "this machine's clock is " + std::to_string(-q.history_seconds) +
                      " s behind the build's time, so how far back the node's history must reach "
                      "cannot be told; set the clock right and ask again");
   }
-  if (q.genesis_hash) {
+  // The build's network: its node's, when one was asked then; else the API's (mainnet).
+  if (const auto& wanted = q.genesis_hash ? q.genesis_hash : network) {
     AIRLOCK_TRY(genesis, call("getGenesisHash", json::array()));
-    if (!genesis.is_string() || genesis.get<std::string>() != *q.genesis_hash) {
-      return odd("getGenesisHash", "the node is on another network (genesis " +
-                                       (genesis.is_string() ? genesis.get<std::string>() : "?") +
-                                       ") than the node asked at the build (" + *q.genesis_hash +
-                                       "); ask a node of that network");
+    if (!genesis.is_string() || genesis.get<std::string>() != *wanted) {
+      return odd("getGenesisHash",
+                 "the node is on another network (genesis " +
+                     (genesis.is_string() ? genesis.get<std::string>() : "?") + ") than " +
+                     (q.genesis_hash ? "the node asked at the build (" + *wanted + ")"
+                                     : "the API's, mainnet (" + *wanted +
+                                           "; no node was asked at the build)") +
+                     "; ask a node of that network");
     }
   }
   AIRLOCK_TRY(health, call("getHealth", json::array()));
@@ -56,6 +76,7 @@ Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion&
   if (!lowest.is_number_unsigned() || !slot.is_number_unsigned())
     return odd("getSlot", "the slots are not unsigned numbers");
   const std::uint64_t now = slot.get<std::uint64_t>();
+  views.saw(now);
   // Before the build: the slot the build's node recorded, less the blockhash's life for a node
   // that lagged; else the build's age on the clock. And before the status cache either way.
   std::uint64_t before = now - std::min(now, slots_back(q.history_seconds));
@@ -112,10 +133,11 @@ Status check_history(const RpcCall& call, std::uint64_t before_build) {
 // Why a transaction on a durable nonce can never land (its nonce has advanced), or "" when it
 // still can. A durable nonce never expires with time: only a new nonce value ends it.
 Result<std::string> why_nonce_dead(const RpcCall& call, const PublicKey& nonce_account,
-                                   const std::string& blockhash) {
+                                   const std::string& blockhash, Views& views) {
   AIRLOCK_TRY(account, call("getAccountInfo",
                             json::array({to_base58(nonce_account),
                                          {{"encoding", "base64"}, {"commitment", "finalized"}}})));
+  views.saw_context(account);
   const json* value =
       account.is_object() && account.contains("value") ? &account["value"] : nullptr;
   if (value == nullptr || !value->is_object() || !value->contains("data") ||
@@ -138,7 +160,7 @@ Result<std::string> why_nonce_dead(const RpcCall& call, const PublicKey& nonce_a
 // Why a transaction on a recent blockhash can never land (the blockhash has expired in the
 // finalized and the processed view, and past its last valid height when that is known), or ""
 // when it still can.
-Result<std::string> why_blockhash_dead(const RpcCall& call, const ChainQuestion& q) {
+Result<std::string> why_blockhash_dead(const RpcCall& call, const ChainQuestion& q, Views& views) {
   AIRLOCK_TRY(final_view,
               call("isBlockhashValid", json::array({q.blockhash, {{"commitment", "finalized"}}})));
   AIRLOCK_TRY(tip_view,
@@ -147,30 +169,64 @@ Result<std::string> why_blockhash_dead(const RpcCall& call, const ChainQuestion&
     if (!v->is_object() || !v->contains("value") || !(*v)["value"].is_boolean())
       return odd("isBlockhashValid", "the reply has no boolean value");
   }
+  views.saw_context(final_view);
   if (final_view["value"].get<bool>() || tip_view["value"].get<bool>()) return std::string();
   // Invalid in both views may only mean the node has not seen the blockhash yet (a node
   // behind). It is dead when the finalized height is past its last valid height, measured at
   // the build by a node that had seen it; or, with no such measure, when the build is older on
   // the clock than any blockhash lives.
   if (q.last_valid_block_height) {
-    AIRLOCK_TRY(height, call("getBlockHeight", json::array({{{"commitment", "finalized"}}})));
-    if (!height.is_number_unsigned())
-      return odd("getBlockHeight", "the height is not an unsigned number");
+    // The height and its slot from one view (getEpochInfo), so the signature is then asked of a
+    // view at least that new.
+    AIRLOCK_TRY(epoch, call("getEpochInfo", json::array({{{"commitment", "finalized"}}})));
+    if (!epoch.is_object() || !epoch.contains("blockHeight") ||
+        !epoch["blockHeight"].is_number_unsigned() || !epoch.contains("absoluteSlot") ||
+        !epoch["absoluteSlot"].is_number_unsigned())
+      return odd("getEpochInfo", "no unsigned blockHeight and absoluteSlot");
+    const json height = epoch["blockHeight"];
+    views.saw(epoch["absoluteSlot"].get<std::uint64_t>());
     if (height.get<std::uint64_t>() <= *q.last_valid_block_height) return std::string();
     return "its blockhash has expired (the finalized height " +
            std::to_string(height.get<std::uint64_t>()) + " is past its last valid height " +
            std::to_string(*q.last_valid_block_height) + ")";
   }
   if (q.elapsed_seconds < kBlockhashMaxLifeSeconds) return std::string();
-  return "its blockhash has expired (invalid finalized and processed, and the build is at least " +
-         std::to_string(q.elapsed_seconds) + " s old " + q.age_measured_by + ", past the " +
+  // Invalid in both views is also what a node answers that stalled before the blockhash (and
+  // calls itself healthy): found by an attacker review, whose frozen node had a landed
+  // transaction declared expired and the intent landed twice. The node must show it has moved
+  // on since the build: its finalized block made at least a blockhash's life after it.
+  AIRLOCK_TRY(epoch, call("getEpochInfo", json::array({{{"commitment", "finalized"}}})));
+  if (!epoch.is_object() || !epoch.contains("absoluteSlot") ||
+      !epoch["absoluteSlot"].is_number_unsigned())
+    return odd("getEpochInfo", "no unsigned absoluteSlot");
+  const std::uint64_t slot = epoch["absoluteSlot"].get<std::uint64_t>();
+  views.saw(slot);
+  AIRLOCK_TRY(made, call("getBlockTime", json::array({slot})));
+  if (!made.is_number_integer()) {
+    return odd("getBlockTime", "no time for the finalized slot " + std::to_string(slot) +
+                                   ", so whether the node has moved on since the build is "
+                                   "unknown");
+  }
+  if (made.get<std::int64_t>() < q.built_unix + kBlockhashMaxLifeSeconds) {
+    return odd("getBlockTime",
+               "the node's finalized block (slot " + std::to_string(slot) + ") was made at " +
+                   std::to_string(made.get<std::int64_t>()) + ", not " +
+                   std::to_string(kBlockhashMaxLifeSeconds) + " s after the build at " +
+                   std::to_string(q.built_unix) +
+                   ": a node that has not moved on since the build calls any newer blockhash "
+                   "invalid");
+  }
+  return "its blockhash has expired (invalid finalized and processed, the build at least " +
+         std::to_string(q.elapsed_seconds) + " s old " + q.age_measured_by +
+         ", and the node's finalized block made " +
+         std::to_string(made.get<std::int64_t>() - q.built_unix) + " s after it: past the " +
          std::to_string(kBlockhashMaxLifeSeconds) + " s any blockhash lives)";
 }
 
 // The proof: the signature's status on chain, and when it is not there, whether it still may
 // land (`why_dead` empty) or never can.
 Result<ChainProof> signature_outcome(const RpcCall& call, const ChainQuestion& q,
-                                     const std::string& why_dead) {
+                                     const std::string& why_dead, const Views& views) {
   AIRLOCK_TRY(
       found, call("getSignatureStatuses",
                   json::array({json::array({q.signature}), {{"searchTransactionHistory", true}}})));
@@ -205,23 +261,49 @@ Result<ChainProof> signature_outcome(const RpcCall& call, const ChainQuestion& q
                                         "seen it, or by the build's age) and the signature is "
                                         "not on chain yet"};
   }
+  // Absent, from a view at least as new as every other answer of this proof: else a backend
+  // behind the landing could be what says so.
+  const bool fresh = found.contains("context") && found["context"].is_object() &&
+                     found["context"].contains("slot") &&
+                     found["context"]["slot"].is_number_unsigned() &&
+                     found["context"]["slot"].get<std::uint64_t>() >= views.newest;
+  if (!fresh) {
+    return odd("getSignatureStatuses",
+               "the node says the signature is not on chain from a view of slot " +
+                   (found.contains("context") && found["context"].is_object() &&
+                            found["context"].contains("slot")
+                        ? found["context"]["slot"].dump()
+                        : std::string("?")) +
+                   ", behind slot " + std::to_string(views.newest) +
+                   " its other answers came from: a part of the node that lags proves nothing "
+                   "absent; ask again, or ask another node");
+  }
   return ChainProof{ChainProof::Outcome::kNeverLands,
                     why_dead + " and the signature is not on chain"};
 }
 
 }  // namespace
 
-ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout) {
-  return [rpc_url = std::move(rpc_url), timeout](const ChainQuestion& q) -> Result<ChainProof> {
+ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout,
+                       std::optional<std::string> network_genesis) {
+  return [rpc_url = std::move(rpc_url), timeout,
+          network = std::move(network_genesis)](const ChainQuestion& q) -> Result<ChainProof> {
     const RpcCall call = [&](const std::string& method, const json& params) {
       return rpc_call(rpc_url, method, params, timeout);
     };
-    AIRLOCK_TRY(before_build, check_node_reach(call, q));
+    Views views;
+    AIRLOCK_TRY(before_build, check_node_reach(call, q, network, views));
     AIRLOCK_CHECK(check_history(call, before_build));
-    AIRLOCK_TRY(why_dead, q.nonce_account ? why_nonce_dead(call, *q.nonce_account, q.blockhash)
-                                          : why_blockhash_dead(call, q));
-    return signature_outcome(call, q, why_dead);
+    AIRLOCK_TRY(why_dead, q.nonce_account
+                              ? why_nonce_dead(call, *q.nonce_account, q.blockhash, views)
+                              : why_blockhash_dead(call, q, views));
+    return signature_outcome(call, q, why_dead, views);
   };
+}
+
+std::optional<std::string> expected_network(const std::string& url) {
+  if (check_transport(url).ok() && url.rfind("http://", 0) == 0) return std::nullopt;
+  return std::string(kMainnetGenesisHash);
 }
 
 }  // namespace airlock::online

@@ -1,4 +1,5 @@
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -190,28 +191,57 @@ struct Seal {
   std::int64_t changes = 0;
 };
 
-std::optional<Seal> read_seal(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+// A seal or a registry entry: "airlock-journal ID CHANGES", and for a registry entry the name
+// the journal was last used under after it. nullopt when the file is not there; a file that is
+// there but unreadable names no journal (an empty id), which matches none.
+struct Record {
+  Seal seal;
+  std::string path;
+};
+
+std::optional<Record> read_record(const std::string& file) {
+  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return std::nullopt;
-  char text[160] = {};
-  const ssize_t n = ::pread(fd.get(), text, sizeof text - 1, 0);
-  if (n <= 0) return Seal{};  // present but unreadable: names no journal, matches none
+  std::string text(8192, '\0');
+  const ssize_t n = ::pread(fd.get(), text.data(), text.size() - 1, 0);
+  if (n <= 0) return Record{};
+  text.resize(static_cast<std::size_t>(n));
   char id[65] = {};
   long long changes = -1;
-  if (std::sscanf(text, "airlock-journal %64s %lld", id, &changes) != 2 || changes < 0)
-    return Seal{};
-  return Seal{id, changes};
+  int used = 0;
+  if (std::sscanf(text.c_str(), "airlock-journal %64s %lld %n", id, &changes, &used) != 2 ||
+      changes < 0 || used <= 0)
+    return Record{};
+  std::string path = text.substr(static_cast<std::size_t>(used));
+  if (!path.empty() && path.back() == '\n') path.pop_back();
+  return Record{Seal{id, changes}, path};
 }
 
-Status write_seal(const std::string& path, const Seal& seal) {
-  const std::string line = "airlock-journal " + seal.id + " " + std::to_string(seal.changes) + "\n";
+std::optional<Seal> read_seal(const std::string& path) {
+  auto record = read_record(path);
+  if (!record) return std::nullopt;
+  return record->seal;
+}
+
+// Writes a record atomically; `what` names it in an error ("seal", "registry entry").
+Status write_record(const std::string& file, const Record& record, const std::string& what) {
+  const std::string line = "airlock-journal " + record.seal.id + " " +
+                           std::to_string(record.seal.changes) +
+                           (record.path.empty() ? "" : " " + record.path) + "\n";
   const auto written = files::write_atomically(
-      path, ByteView(reinterpret_cast<const std::uint8_t*>(line.data()), line.size()));
+      file, ByteView(reinterpret_cast<const std::uint8_t*>(line.data()), line.size()));
   if (!written.ok()) {
-    return Error(ErrorCode::kIo,
-                 "journal: cannot write its seal '" + path + "': " + written.error().message());
+    return Error(ErrorCode::kIo, "journal: cannot write its " + what + " '" + file +
+                                     "': " + written.error().message());
   }
   return {};
+}
+
+// The journal's own name: its real path where it can be resolved, else as given.
+std::string real_name(const std::string& path) {
+  std::error_code ec;
+  const auto real = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : real.string();
 }
 
 Result<Seal> identity_of(sqlite3* db) {
@@ -258,6 +288,139 @@ Status check_identity(sqlite3* db, const std::string& path, const std::string& s
   return {};
 }
 
+// The identity of the journal at `path`, read without creating, upgrading or sealing it: ""
+// when it is a database with no identity (no journal of these versions), nullopt when it cannot
+// be read at all.
+std::optional<std::string> identity_at(const std::string& path) {
+  sqlite3* db = nullptr;
+  std::optional<std::string> id;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 1000);
+    Statement s(db, "SELECT id FROM identity");
+    if (s.ok()) {
+      const int rc = s.step();
+      if (rc == SQLITE_ROW) id = s.text(0);
+      if (rc == SQLITE_DONE) id = std::string();
+    } else if (sqlite3_errcode(db) == SQLITE_ERROR) {
+      id = std::string();  // readable, but no such table: not a journal of these versions
+    }
+  }
+  sqlite3_close(db);
+  return id;
+}
+
+// The journal against what the registry knows of its id, wherever it was last used: it has at
+// least the changes counted there (else it was moved or copied without its write-ahead log, or
+// is an older copy), and no other file is the same journal.
+Status check_registered(const Seal& mine, const std::string& path, const std::string& real,
+                        const std::string& entry) {
+  if (mine.id.empty() || entry.empty()) return {};
+  const auto known = read_record(entry);
+  if (!known) return {};
+  const std::string undo = "to go on from this file knowingly, move '" + entry + "' away";
+  if (known->seal.id != mine.id) {
+    return Error(ErrorCode::kIo,
+                 "journal: the registry entry '" + entry + "' for journal " + mine.id + " is " +
+                     (known->seal.id.empty() ? "unreadable" : "journal " + known->seal.id + "'s") +
+                     ", so what it counted cannot be checked; look at it, or, " + undo);
+  }
+  if (mine.changes < known->seal.changes) {
+    return Error(
+        ErrorCode::kIo,
+        "journal: '" + path + "' is journal " + mine.id + " with " + std::to_string(mine.changes) +
+            " changes, but that journal had " + std::to_string(known->seal.changes) +
+            " when last used as '" + known->path +
+            "': it was moved or copied without its write-ahead log ('" + known->path +
+            "-wal'), or is an older copy, and its newest steps may be missing; put it back as '" +
+            known->path + "' beside its -wal file, or, " + undo);
+  }
+  if (known->path.empty() || known->path == real) return {};
+  struct stat here {};
+  struct stat there {};
+  if (::stat(known->path.c_str(), &there) != 0) return {};  // moved whole: it goes on from here
+  if (::stat(real.c_str(), &here) == 0 && here.st_dev == there.st_dev &&
+      here.st_ino == there.st_ino)
+    return {};
+  const auto other = identity_at(known->path);
+  if (!other) {
+    return Error(ErrorCode::kIo, "journal: journal " + mine.id + " was last used as '" +
+                                     known->path +
+                                     "', which is there but cannot be read to tell whether it "
+                                     "is this same journal; make it readable or move it away, "
+                                     "or, " +
+                                     undo);
+  }
+  if (*other == mine.id) {
+    return Error(ErrorCode::kIo,
+                 "journal: '" + path + "' and '" + known->path + "' are both journal " + mine.id +
+                     ": a step sent through one is unknown to the other, so going on from "
+                     "either could send it again; keep one (move the other away), or, " +
+                     undo);
+  }
+  return {};
+}
+
+// The registry entry of journal `id` ("" without a registry).
+Result<std::string> registry_entry(const std::string& id, bool create) {
+  const std::string dir = journal_registry_dir();
+  if (dir.empty() || id.empty()) return std::string();
+  // From each working directory a relative folder is another folder: the registry would split.
+  if (dir.front() != '/') {
+    return Error(ErrorCode::kUsage,
+                 "journal: AIRLOCK_JOURNAL_REGISTRY must be an absolute path, not '" + dir + "'");
+  }
+  if (create) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      return Error(ErrorCode::kIo,
+                   "journal: cannot create the registry folder '" + dir + "': " + ec.message() +
+                       " (set AIRLOCK_JOURNAL_REGISTRY to a folder this user may write)");
+  }
+  return dir + "/" + id;
+}
+
+// A journal whose file is missing or empty while its write-ahead log or its seal is still
+// beside its name was moved, deleted or emptied without them. Opening it (or making the file
+// anew, as the lock would) lets SQLite discard that log, and the newest commits with it: it is
+// refused before anything is touched.
+Status check_not_orphaned(const std::string& path) {
+  struct stat st {};
+  const bool present = ::stat(path.c_str(), &st) == 0;
+  if (present && st.st_size > 0) return {};
+  const std::string named = real_name(path);
+  struct stat side {};
+  const std::string wal_path = named + "-wal";
+  const bool wal = ::stat(wal_path.c_str(), &side) == 0 && side.st_size > 0;
+  const auto seal = read_seal(named + ".seal");
+  if (!wal && !seal) return {};
+  std::string what = present ? "is empty" : "is not there";
+  if (seal) {
+    what += ", but its seal says journal " + seal->id + " had " + std::to_string(seal->changes) +
+            " changes";
+  }
+  if (wal) what += (seal ? " and " : ", but ") + std::string("its write-ahead log is there");
+  std::string away = "'" + named + ".seal'";
+  if (wal) away = "'" + wal_path + "' and " + away;
+  return Error(ErrorCode::kIo, "journal: '" + path + "' " + what +
+                                   ": the journal was moved, deleted or emptied without them, "
+                                   "and opening it would discard the log's newest commits; put "
+                                   "the journal back beside them, or, to start a new journal "
+                                   "knowingly, move " +
+                                   away + " away");
+}
+
+// The journal at `path` (its real name `real`) is the journal its seal and its registry entry
+// know, or it is refused; its identity (empty for one from before identities).
+Result<Seal> check_is_the_journal(sqlite3* db, const std::string& path, const std::string& real,
+                                  bool existed_empty) {
+  AIRLOCK_CHECK(check_identity(db, path, real + ".seal", existed_empty));
+  AIRLOCK_TRY(mine, identity_of(db));
+  AIRLOCK_TRY(entry, registry_entry(mine.id, false));
+  AIRLOCK_CHECK(check_registered(mine, path, real, entry));
+  return mine;
+}
+
 // The database at `path` opened with `flags`, or why not.
 Result<sqlite3*> open_database(const std::string& path, int flags) {
   sqlite3* db = nullptr;
@@ -269,6 +432,14 @@ Result<sqlite3*> open_database(const std::string& path, int flags) {
 }
 
 }  // namespace
+
+std::string journal_registry_dir() {
+  if (const char* dir = std::getenv("AIRLOCK_JOURNAL_REGISTRY"); dir != nullptr && *dir != '\0')
+    return dir;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return std::string(home) + "/.local/state/airlock/journals";
+  return {};
+}
 
 Result<Journal> Journal::open(const std::string& path) {
   // One name only: SQLite keeps the write-ahead log beside the name it opens, so commits made
@@ -282,6 +453,7 @@ Result<Journal> Journal::open(const std::string& path) {
                                      "invisible through another: keep one name");
   }
   const bool existed_empty = existed && st.st_size == 0;
+  AIRLOCK_CHECK(check_not_orphaned(path));
   AIRLOCK_TRY(db, open_database(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
   Journal journal(db);
   sqlite3_busy_timeout(db, 5000);
@@ -290,9 +462,12 @@ Result<Journal> Journal::open(const std::string& path) {
   AIRLOCK_CHECK(exec(db, "PRAGMA journal_mode=WAL", "setting WAL mode"));
   AIRLOCK_CHECK(exec(db, "PRAGMA synchronous=FULL", "setting synchronous=FULL"));
   AIRLOCK_CHECK(exec(db, "PRAGMA foreign_keys=ON", "enabling foreign keys"));
-  Statement version(db, "PRAGMA user_version");
-  if (!version.ok() || version.step() != SQLITE_ROW) return db_error(db, "reading the version");
-  const std::int64_t found = version.integer(0);
+  std::int64_t found = 0;
+  {
+    Statement version(db, "PRAGMA user_version");
+    if (!version.ok() || version.step() != SQLITE_ROW) return db_error(db, "reading the version");
+    found = version.integer(0);
+  }
   // Version 1 lacked each step's build body and metadata, which planning the remaining work
   // after a stop reads; its rows get empty ones (the plan then asks the operator to decide).
   if (found == 1) {
@@ -308,31 +483,38 @@ Result<Journal> Journal::open(const std::string& path) {
   AIRLOCK_CHECK(exec(db, kSchema, "creating the schema"));
   const std::string set_version = "PRAGMA user_version=" + std::to_string(kSchemaVersion);
   AIRLOCK_CHECK(exec(db, set_version.c_str(), "setting the version"));
-  std::error_code ec;
-  const auto real = std::filesystem::weakly_canonical(path, ec);
-  journal.seal_path_ = (ec ? path : real.string()) + ".seal";
-  AIRLOCK_CHECK(check_identity(db, path, journal.seal_path_, existed_empty));
-  AIRLOCK_TRY(mine, identity_of(db));
+  journal.real_path_ = real_name(path);
+  journal.seal_path_ = journal.real_path_ + ".seal";
+  AIRLOCK_TRY(mine, check_is_the_journal(db, path, journal.real_path_, existed_empty));
   if (mine.id.empty()) {
     // A new journal (or one from before identities): a random identity, and the changes it
     // already holds.
     std::uint8_t raw[16];
     randombytes_buf(raw, sizeof raw);
     mine.id = to_hex(ByteView(raw, sizeof raw));
-    Statement count(db,
-                    "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM steps) + "
-                    "(SELECT count(*) FROM events)");
-    if (!count.ok() || count.step() != SQLITE_ROW) return db_error(db, "counting the changes");
-    mine.changes = count.integer(0);
-    Statement insert(db, "INSERT INTO identity (id, changes) VALUES (?, ?)");
-    insert.bind(1, mine.id).bind(2, mine.changes);
-    AIRLOCK_CHECK(run_change(db, insert, "recording the journal's identity"));
+    {
+      Statement count(db,
+                      "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM steps) + "
+                      "(SELECT count(*) FROM events)");
+      if (!count.ok() || count.step() != SQLITE_ROW) return db_error(db, "counting the changes");
+      mine.changes = count.integer(0);
+      Statement insert(db, "INSERT INTO identity (id, changes) VALUES (?, ?)");
+      insert.bind(1, mine.id).bind(2, mine.changes);
+      AIRLOCK_CHECK(run_change(db, insert, "recording the journal's identity"));
+    }
+    // Into the file itself, out of the write-ahead log (no statement open, or it cannot be):
+    // a copy of the file alone, made at any later time, then carries the identity the
+    // registry knows it by.
+    AIRLOCK_CHECK(exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", "writing the identity through"));
   }
+  AIRLOCK_TRY(entry, registry_entry(mine.id, true));
+  journal.registry_path_ = entry;
   AIRLOCK_CHECK(journal.seal());
   return journal;
 }
 
 Result<Journal> Journal::open_read_only(const std::string& path) {
+  AIRLOCK_CHECK(check_not_orphaned(path));
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     return Error(ErrorCode::kIo, "journal: there is no journal at '" + path +
@@ -352,28 +534,34 @@ Result<Journal> Journal::open_read_only(const std::string& path) {
                                      std::to_string(kSchemaVersion) +
                                      " (airlock-online resume upgrades it)");
   }
-  std::error_code ec;
-  const auto real = std::filesystem::weakly_canonical(path, ec);
-  journal.seal_path_ = (ec ? path : real.string()) + ".seal";
-  AIRLOCK_CHECK(check_identity(db, path, journal.seal_path_, st.st_size == 0));
+  journal.real_path_ = real_name(path);
+  journal.seal_path_ = journal.real_path_ + ".seal";
+  AIRLOCK_CHECK(check_is_the_journal(db, path, journal.real_path_, st.st_size == 0));
   return journal;
 }
 
 Status Journal::seal() const {
   AIRLOCK_TRY(mine, identity_of(db_));
-  return write_seal(seal_path_, mine);
+  AIRLOCK_CHECK(write_record(seal_path_, Record{mine, {}}, "seal"));
+  if (registry_path_.empty()) return {};
+  return write_record(registry_path_, Record{mine, real_path_}, "registry entry");
 }
 
 Journal::~Journal() { sqlite3_close(db_); }
 
 Journal::Journal(Journal&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)), seal_path_(std::move(other.seal_path_)) {}
+    : db_(std::exchange(other.db_, nullptr)),
+      seal_path_(std::move(other.seal_path_)),
+      real_path_(std::move(other.real_path_)),
+      registry_path_(std::move(other.registry_path_)) {}
 
 Journal& Journal::operator=(Journal&& other) noexcept {
   if (this != &other) {
     sqlite3_close(db_);
     db_ = std::exchange(other.db_, nullptr);
     seal_path_ = std::move(other.seal_path_);
+    real_path_ = std::move(other.real_path_);
+    registry_path_ = std::move(other.registry_path_);
   }
   return *this;
 }
@@ -514,7 +702,9 @@ Result<std::vector<JournalStep>> Journal::unresolved() const {
 Result<JournalLock> JournalLock::take(const std::string& journal_path, const std::string& who) {
   // The lock is the database file's own (an flock, which SQLite's fcntl locks do not touch):
   // every name of the file, symlink or hard link, meets the same lock. Who holds it is written
-  // beside the file as its real path names it.
+  // beside the file as its real path names it. A journal moved without its write-ahead log or
+  // seal is not made anew here, which would let SQLite discard that log.
+  AIRLOCK_CHECK(check_not_orphaned(journal_path));
   UniqueFd db(::open(journal_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
   if (!db.valid()) {
     return Error(ErrorCode::kIo,

@@ -193,6 +193,18 @@ Result<ReconcileReport> open_report(const std::vector<audit::Entry>& entries,
   if (!entries.empty()) report.export_head = to_hex(entries.back().hash.view());
   if (options.expected_head) {
     const std::string wanted = to_hex(options.expected_head->view());
+    // A few digits off the export's head is a typing mistake off the offline screen.
+    if (wanted != report.export_head && !entries.empty() &&
+        audit::hex_digits_apart(*options.expected_head, entries.back().hash) <=
+            audit::kMistypedHeadDigits) {
+      return Error(
+          ErrorCode::kUsage,
+          "--head " + wanted + " differs from the head audit export " + export_name + " ends at (" +
+              report.export_head + ") in only " +
+              std::to_string(audit::hex_digits_apart(*options.expected_head, entries.back().hash)) +
+              " of its 64 digits: most likely mistyped off the offline screen; check "
+              "it (a cut log or another log would differ in nearly every digit)");
+    }
     if (wanted != report.export_head) {
       return Error(audit::errors::kBroken,
                    "audit export " + export_name + " ends at head " +

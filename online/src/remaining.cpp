@@ -218,8 +218,8 @@ RemainingWork plan_builds(const std::vector<JournalStep>& steps, std::int64_t no
   if (done.empty()) {
     return {RemainingWork::Kind::kOffer,
             {{action, body}},
-            "no step of round " + std::to_string(last_round) + " landed (steps " +
-                step_list(undone) + " did not confirm), so the same build is the work left"};
+            "no step of round " + std::to_string(last_round) + " confirmed (" + step_list(undone) +
+                " did not), so the same build is the work left"};
   }
   const bool ranged = is_ranged_action(action) &&
                       std::all_of(round.begin(), round.end(),

@@ -3,6 +3,7 @@
 
 #include <airlock/common/accounts.h>
 #include <airlock/common/bytes.h>
+#include <airlock/common/display.h>
 #include <airlock/formats/json_fields.h>
 #include <airlock/online/api.h>
 #include <airlock/online/round.h>
@@ -310,8 +311,16 @@ Result<Answer> apply_response(const Round& round, const envelope::SignResponse& 
   const envelope::SignRequest& q = round.request;
   if (response.request_id != q.request_id) return mismatch("it answers another request id");
   if (response.signer != q.manager) {
-    return mismatch("signed by " + to_base58(response.signer) + ", not the manager " +
-                    to_base58(q.manager));
+    // Only signatures are signed: a refusal names its key but proves nothing, and what it says
+    // is shown as its (escaped) words, for the operator to see why the other key's machine said
+    // no.
+    std::string what = "it names the key " + to_base58(response.signer) + ", not the manager " +
+                       to_base58(q.manager) +
+                       " (the offline half holds another keystore, or the answer is not "
+                       "from this manager's machine)";
+    if (const auto* refusal = std::get_if<envelope::Refusal>(&response.result))
+      what += "; it refuses: " + printable(envelope::describe(*refusal));
+    return mismatch(what);
   }
   Answer answer;
   if (const auto* refusal = std::get_if<envelope::Refusal>(&response.result)) {

@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <span>
+#include <string_view>
 
 #include <airlock/common/accounts.h>
 #include <airlock/common/bytes.h>
@@ -38,7 +40,37 @@ bool refused_before_relay(const ApiFailure& f) {
   // `RateLimited`, or the edge proxy's own reply without the envelope. Any other 429 proves
   // nothing.
   if (http == 429) return f.code == "RateLimited" || f.code == "HTTP429";
-  return http == 400 || http == 401 || http == 403 || http == 404 || http == 413 || http == 422;
+  // A 403 only with one of the check codes the spec gives it, a 422 only with its one message
+  // and a code no other status owns: a 403 or 422 `Internal` (an attacker review's API relayed,
+  // then answered so, and the intent landed twice) is no word that nothing was sent.
+  if (http == 403) {
+    return f.code == "Forbidden" || f.code == "Denied" || f.code == "InvalidTicket" ||
+           f.code == "InvalidTransaction" || f.code == "InvalidSignature";
+  }
+  if (http == 422) {
+    static constexpr std::array<std::string_view, 19> kOtherStatuses = {"Validation",
+                                                                        "Unauthorized",
+                                                                        "Forbidden",
+                                                                        "Denied",
+                                                                        "InvalidTicket",
+                                                                        "InvalidTransaction",
+                                                                        "InvalidSignature",
+                                                                        "NotFound",
+                                                                        "BodyTooLarge",
+                                                                        "RateLimited",
+                                                                        "Internal",
+                                                                        "BuildFailed",
+                                                                        "AggregatorQuoteFailed",
+                                                                        "AggregatorSwapFailed",
+                                                                        "PerpApi",
+                                                                        "PerpUnavailable",
+                                                                        "DlmmUnavailable",
+                                                                        "RpcUnavailable",
+                                                                        "ApiUnavailable"};
+    return f.message == "Transaction rejected during simulation or preflight" && !f.code.empty() &&
+           std::find(kOtherStatuses.begin(), kOtherStatuses.end(), f.code) == kOtherStatuses.end();
+  }
+  return http == 400 || http == 401 || http == 404 || http == 413;
 }
 
 std::string step_name(const JournalStep& st, std::size_t total) {
@@ -70,6 +102,7 @@ Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now,
   q.elapsed_seconds = age.at_least;
   q.history_seconds = age.at_most;
   q.age_measured_by = age.measured_by;
+  q.built_unix = st.built_at;
   if (auto nonce = durable_nonce(tx.message)) q.nonce_account = nonce->nonce_account;
   if (st.metadata.is_object()) {
     const auto unsigned_at = [&](const char* name) -> std::optional<std::uint64_t> {
@@ -89,6 +122,94 @@ namespace {
 
 Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total,
                            const std::string& why);
+
+// The status a step takes once the chain has settled it (any proof but kMayLand), after the API
+// said `status` with `code`: a landing confirmed; a landed failure failed, with the API's code when
+// it said failed, else FailedOnChain; a transaction proven never to land expired, with code
+// BlockhashExpired (the API's code stays in the message).
+void take_proof(ChainProof::Outcome outcome, std::string& status, std::string& code) {
+  switch (outcome) {
+    case ChainProof::Outcome::kLanded:
+      status = ss::kConfirmed;
+      break;
+    case ChainProof::Outcome::kLandedFailed:
+      if (status != ss::kFailed || code.empty()) code = "FailedOnChain";
+      status = ss::kFailed;
+      break;
+    case ChainProof::Outcome::kNeverLands:
+      // Never on chain and never can be: nothing of it happened, whatever code the API gave
+      // (kept in the message), as when the chain settles a step the API forgot.
+      status = ss::kExpired;
+      code = "BlockhashExpired";
+      break;
+    case ChainProof::Outcome::kMayLand:
+      break;
+  }
+}
+
+// The API's `expired` held against the chain: it frees the intent only with a node's proof that
+// the transaction never landed and never can (`status` then stays expired, with what each said
+// in `message`), or becomes what the chain shows landed; short of that, an error: the step stays
+// open.
+Status prove_expired(SendContext& c, const JournalStep& st, std::size_t total, std::string& status,
+                     std::string& code, std::string& message) {
+  // `expired` frees the intent for a new build, so the chain must agree first: a status
+  // endpoint that says so too early (a second after the send, or about a step that landed)
+  // would get the intent done twice. Without a node nothing proves it: the step stays open.
+  if (!c.prove) {
+    return Error(online::errors::kOutcomeUnknown,
+                 "status of " + step_name(st, total) +
+                     ": the API says expired, but only a Solana RPC node can prove the "
+                     "transaction never landed and never can (its blockhash past its last "
+                     "valid height, the signature absent from a node that keeps history); it "
+                     "stays open: run airlock-online resume --rpc URL");
+  }
+  AIRLOCK_TRY(question, question_for(c, st));
+  auto proof = c.prove(question);
+  if (!proof.ok() || proof->outcome == ChainProof::Outcome::kMayLand) {
+    return Error(online::errors::kOutcomeUnknown,
+                 "status of " + step_name(st, total) +
+                     ": the API says expired, but the RPC node does not show that it can "
+                     "never land (" +
+                     (proof.ok() ? proof->detail : proof.error().message()) +
+                     "); it stays open: run airlock-online resume --rpc URL later");
+  }
+  message = "the API: expired; the RPC node: " + proof->detail;
+  take_proof(proof->outcome, status, code);
+  return {};
+}
+
+// The API's `failed` or `confirmed` held against the chain (a node is given): the status the
+// step takes, in `status`, `code` and `message`, when the chain settles it; false to poll again
+// while `may_wait` (the node does not show it yet). Past the give-up, an API `failed` the chain
+// does not show stays open, and an API `confirmed` is kept as the API's (the spec makes it the
+// word on landing), with what the node said.
+Result<bool> settle_with_chain(SendContext& c, const JournalStep& st, std::size_t total,
+                               bool may_wait, std::string& status, std::string& code,
+                               std::string& message) {
+  AIRLOCK_TRY(question, question_for(c, st));
+  auto proof = c.prove(question);
+  const std::string said = "the API: " + status + (code.empty() ? "" : " (" + code + ")");
+  if (!proof.ok() || proof->outcome == ChainProof::Outcome::kMayLand) {
+    const std::string why = proof.ok() ? proof->detail : proof.error().message();
+    if (may_wait) return false;
+    if (status == ss::kConfirmed) {
+      c.log << "airlock-online: " << step_name(st, total)
+            << ": the API says confirmed; the RPC node does not show it yet (" << printable(why)
+            << ")\n";
+      message = said + "; the RPC node: not shown yet (" + why + ")";
+      return true;
+    }
+    return Error(online::errors::kOutcomeUnknown,
+                 "status of " + step_name(st, total) +
+                     ": the API says failed, but the RPC node does not show it on chain (" + why +
+                     "); it may still land, so it stays open: run airlock-online resume --rpc "
+                     "URL later");
+  }
+  message = said + "; the RPC node: " + proof->detail;
+  take_proof(proof->outcome, status, code);
+  return true;
+}
 
 // Polls the step's receipt every 2 s (the spec's floor) until it leaves pending/unknown,
 // recording each change. A receipt the API no longer knows (404: past its retention, or
@@ -124,33 +245,15 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
     }
     std::string code = json_fields::text(reply.body, "code");
     std::string message = json_fields::text(reply.body, "message");
-    // `expired` frees the intent for a new build, so the chain must agree first: a status
-    // endpoint that says so too early (a second after the send, or about a step that landed)
-    // would get the intent done twice. Without a node nothing proves it: the step stays open.
-    if (status == ss::kExpired && !c.prove) {
-      return Error(online::errors::kOutcomeUnknown,
-                   "status of " + step_name(st, total) +
-                       ": the API says expired, but only a Solana RPC node can prove the "
-                       "transaction never landed and never can (its blockhash past its last "
-                       "valid height, the signature absent from a node that keeps history); it "
-                       "stays open: run airlock-online resume --rpc URL");
-    }
-    if (status == ss::kExpired) {
-      AIRLOCK_TRY(question, question_for(c, st));
-      auto proof = c.prove(question);
-      if (!proof.ok() || proof->outcome == ChainProof::Outcome::kMayLand) {
-        return Error(online::errors::kOutcomeUnknown,
-                     "status of " + step_name(st, total) +
-                         ": the API says expired, but the RPC node does not show that it can "
-                         "never land (" +
-                         (proof.ok() ? proof->detail : proof.error().message()) +
-                         "); it stays open: run airlock-online resume --rpc URL later");
-      }
-      message = "the API: expired; the RPC node: " + proof->detail;
-      if (proof->outcome == ChainProof::Outcome::kLanded) status = ss::kConfirmed;
-      if (proof->outcome == ChainProof::Outcome::kLandedFailed) {
-        status = ss::kFailed;
-        code = "FailedOnChain";
+    if (status == ss::kExpired) AIRLOCK_CHECK(prove_expired(c, st, total, status, code, message));
+    // `failed` frees the intent too, and `confirmed` ends it: with a node at hand, the chain
+    // must agree (an API that says failed about a landing would get the intent done twice).
+    if ((status == ss::kFailed || status == ss::kConfirmed) && c.prove) {
+      AIRLOCK_TRY(settled,
+                  settle_with_chain(c, st, total, c.clock() <= give_up_at, status, code, message));
+      if (!settled) {  // the node does not show the failure yet: asked again at the next poll
+        c.sleep(std::chrono::seconds(2));
+        continue;
       }
     }
     // A poll never turns a step back to `unknown`: that is a send result, not a receipt state.

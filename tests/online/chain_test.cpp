@@ -30,6 +30,10 @@ constexpr const char* kOldSignature =
 
 // A node whose every answer the test sets: method (and, for isBlockhashValid, commitment) to
 // result.
+// The finalized slot the scripted node answers from.
+constexpr std::uint64_t kNodeSlot = 1'000'000;
+constexpr std::int64_t kNodeBlockTime = 1'800'000'000;
+
 class ScriptedNode : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -38,15 +42,17 @@ class ScriptedNode : public ::testing::Test {
         {"getGenesisHash", "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"},
         {"minimumLedgerSlot", 0},
         {"getSlot", 1'000'000},
-        {"getBlockHeight", 900'000},
-        {"isBlockhashValid:finalized", {{"context", {{"slot", 1}}}, {"value", false}}},
-        {"isBlockhashValid:processed", {{"context", {{"slot", 1}}}, {"value", false}}},
-        {"getSignatureStatuses", {{"context", {{"slot", 1}}}, {"value", {nullptr}}}},
+        {"getEpochInfo", {{"absoluteSlot", 1'000'000}, {"blockHeight", 900'000}}},
+        // Its finalized block's time: long after any build the tests ask about.
+        {"getBlockTime", kNodeBlockTime},
+        {"isBlockhashValid:finalized", {{"context", {{"slot", kNodeSlot}}}, {"value", false}}},
+        {"isBlockhashValid:processed", {{"context", {{"slot", kNodeSlot}}}, {"value", false}}},
+        {"getSignatureStatuses", {{"context", {{"slot", kNodeSlot}}}, {"value", {nullptr}}}},
         {"getBlock", {{"blockhash", kBlockhash}, {"signatures", {kOldSignature}}}},
         {"getSignatureStatuses:history",
-         {{"context", {{"slot", 1}}},
+         {{"context", {{"slot", kNodeSlot}}},
           {"value", {{{"slot", 2}, {"err", nullptr}, {"confirmationStatus", "finalized"}}}}}},
-        {"getAccountInfo", {{"context", {{"slot", 1}}}, {"value", nullptr}}}};
+        {"getAccountInfo", {{"context", {{"slot", kNodeSlot}}}, {"value", nullptr}}}};
     server_.Post("/rpc", [this](const httplib::Request& in, httplib::Response& out) {
       const json call = json::parse(in.body);
       std::string method = call["method"];
@@ -101,7 +107,7 @@ class ScriptedNode : public ::testing::Test {
     const Bytes value = from_base58(nonce, 32).value();
     std::copy(value.begin(), value.end(), data.begin() + 40);
     return {
-        {"context", {{"slot", 1}}},
+        {"context", {{"slot", kNodeSlot}}},
         {"value",
          {{"data", {to_base64(data), "base64"}}, {"owner", "11111111111111111111111111111111"}}}};
   }
@@ -117,25 +123,96 @@ class ScriptedNode : public ::testing::Test {
 TEST_F(ScriptedNode, AnExpiredBlockhashAndNoSignatureIsTheOnlyProofThatFrees) {
   EXPECT_EQ(ask({}), Outcome::kNeverLands);
   set("getSignatureStatuses",
-      {{"context", {{"slot", 1}}},
+      {{"context", {{"slot", kNodeSlot}}},
        {"value", {{{"slot", 5}, {"err", nullptr}, {"confirmationStatus", "finalized"}}}}});
   EXPECT_EQ(ask({}), Outcome::kLanded);
-  set("getSignatureStatuses", {{"context", {{"slot", 1}}},
+  set("getSignatureStatuses", {{"context", {{"slot", kNodeSlot}}},
                                {"value",
                                 {{{"slot", 5},
                                   {"err", {{"InstructionError", {0, "Custom"}}}},
                                   {"confirmationStatus", "confirmed"}}}}});
   EXPECT_EQ(ask({}), Outcome::kLandedFailed);
   set("getSignatureStatuses",
-      {{"context", {{"slot", 1}}},
+      {{"context", {{"slot", kNodeSlot}}},
        {"value", {{{"slot", 5}, {"err", nullptr}, {"confirmationStatus", "processed"}}}}});
   EXPECT_EQ(ask({}), Outcome::kMayLand) << "processed only: its fork may still be dropped";
 }
 
 TEST_F(ScriptedNode, ALaggingFinalizedRootIsNoProof) {
   // Finalized does not know the blockhash (it is newer than the stalled root); the tip does.
-  set("isBlockhashValid:processed", {{"context", {{"slot", 1}}}, {"value", true}});
+  set("isBlockhashValid:processed", {{"context", {{"slot", kNodeSlot}}}, {"value", true}});
   EXPECT_EQ(ask({}), Outcome::kMayLand);
+}
+
+// A node whose answers come from backends at different heights (a load balancer): the
+// blockhash found expired by a new one, the signature "not found" by one that has not reached
+// its landing. An absence from a view behind any other answer of the proof proves nothing.
+TEST_F(ScriptedNode, ASignatureAbsentFromAViewBehindTheRestIsNoProof) {
+  set("getSignatureStatuses", {{"context", {{"slot", 1}}}, {"value", {nullptr}}});
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200));
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(),
+              HasSubstr("not on chain from a view of slot 1, behind slot 1000000"));
+  // Behind the height view alone (getEpochInfo's slot), with the rest older: still no proof.
+  set("getSignatureStatuses", {{"context", {{"slot", kNodeSlot}}}, {"value", {nullptr}}});
+  set("getEpochInfo", {{"absoluteSlot", kNodeSlot + 5}, {"blockHeight", 900'000}});
+  ChainQuestion q = aged(200);
+  q.last_valid_block_height = 899'999;
+  proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(q);
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(), HasSubstr("behind slot 1000005"));
+  // A landing is believed from any view: it is there.
+  set("getSignatureStatuses",
+      {{"context", {{"slot", 1}}},
+       {"value", {{{"slot", 5}, {"err", nullptr}, {"confirmationStatus", "finalized"}}}}});
+  EXPECT_EQ(ask(q), Outcome::kLanded);
+}
+
+// A build whose node nobody recorded (act ran without --rpc) is a mainnet build: a node of
+// another network proves nothing about it, unless the API is this machine's twin.
+TEST_F(ScriptedNode, WithNoNodeRecordedAtTheBuildTheNodeMustBeOnTheAPIsNetwork) {
+  const std::string rpc = "http://127.0.0.1:" + std::to_string(port_) + "/rpc";
+  set("getGenesisHash", "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG");  // devnet's
+  auto proof = rpc_prover(rpc, std::chrono::seconds(20),
+                          expected_network("https://api.example.com/api/external/v1"))(aged(200));
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(),
+              HasSubstr("than the API's, mainnet (" + std::string(kMainnetGenesisHash)));
+  EXPECT_EQ(expected_network("http://127.0.0.1:8899/api/external/v1"), std::nullopt);
+  proof = rpc_prover(rpc, std::chrono::seconds(20),
+                     expected_network("http://127.0.0.1:8899/api/external/v1"))(aged(200));
+  ASSERT_TRUE(proof.ok()) << proof.error().to_string();
+  EXPECT_EQ(proof->outcome, Outcome::kNeverLands);
+  set("getGenesisHash", std::string(kMainnetGenesisHash));
+  proof = rpc_prover(rpc, std::chrono::seconds(20),
+                     expected_network("https://api.example.com/api/external/v1"))(aged(200));
+  ASSERT_TRUE(proof.ok()) << proof.error().to_string();
+  EXPECT_EQ(proof->outcome, Outcome::kNeverLands);
+}
+
+// Found by an attacker review: a node stalled before the build (healthy by its own word, its
+// answers consistent) calls the build's blockhash invalid at both commitments and knows nothing
+// of the landing; with no last valid height measured at the build, the build's age alone then
+// "proved" a landed transaction expired, and the intent landed twice. The node must show it has
+// moved on since the build: its finalized block made a blockhash's life after it.
+TEST_F(ScriptedNode, WithoutAMeasuredHeightANodeThatHasNotMovedOnSinceTheBuildProvesNothing) {
+  const std::string rpc = "http://127.0.0.1:" + std::to_string(port_) + "/rpc";
+  ChainQuestion q = aged(200);
+  q.built_unix = kNodeBlockTime - 179;  // its finalized block is from 179 s after the build
+  auto proof = rpc_prover(rpc)(q);
+  ASSERT_FALSE(proof.ok()) << "a node not a blockhash's life past the build freed the intent";
+  EXPECT_THAT(proof.error().message(), HasSubstr("has not moved on since the build"));
+  q.built_unix = kNodeBlockTime + 500;  // frozen since before the build
+  EXPECT_FALSE(rpc_prover(rpc)(q).ok());
+  set("getBlockTime", nullptr);  // no time for its block
+  q.built_unix = kNodeBlockTime - 1000;
+  proof = rpc_prover(rpc)(q);
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(), HasSubstr("getBlockTime"));
+  // Made 180 s after the build: the blockhash is dead.
+  set("getBlockTime", kNodeBlockTime);
+  q.built_unix = kNodeBlockTime - 180;
+  EXPECT_EQ(ask(q, 200), Outcome::kNeverLands);
 }
 
 TEST_F(ScriptedNode, TheBuildsLastValidHeightMustBeBehindTheFinalizedHeight) {
@@ -143,6 +220,31 @@ TEST_F(ScriptedNode, TheBuildsLastValidHeightMustBeBehindTheFinalizedHeight) {
   q.last_valid_block_height = 900'000;  // the finalized height is 900,000: not past it yet
   EXPECT_EQ(ask(q), Outcome::kMayLand);
   q.last_valid_block_height = 899'999;
+  EXPECT_EQ(ask(q), Outcome::kNeverLands);
+}
+
+// The height a build is measured against comes from one getEpochInfo reply: a reply that is
+// not an object with unsigned blockHeight and absoluteSlot proves nothing, however far past
+// the build's last valid height it seems to say the chain is.
+TEST_F(ScriptedNode, AMalformedEpochInfoProvesNothing) {
+  ChainQuestion q = aged(200);
+  q.last_valid_block_height = 899'999;
+  const std::string rpc = "http://127.0.0.1:" + std::to_string(port_) + "/rpc";
+  for (const json& reply : {json("900000"), json(nullptr), json::array({900'000, kNodeSlot}),
+                            json{{"blockHeight", 900'000}}, json{{"absoluteSlot", kNodeSlot}},
+                            json{{"absoluteSlot", kNodeSlot}, {"blockHeight", "900001"}},
+                            json{{"absoluteSlot", kNodeSlot}, {"blockHeight", -900'001}},
+                            json{{"absoluteSlot", kNodeSlot}, {"blockHeight", 900'001.5}},
+                            json{{"absoluteSlot", -1}, {"blockHeight", 900'001}},
+                            json{{"absoluteSlot", "1000000"}, {"blockHeight", 900'001}}}) {
+    SCOPED_TRACE(reply.dump());
+    set("getEpochInfo", reply);
+    const auto proof = rpc_prover(rpc)(q);
+    ASSERT_FALSE(proof.ok()) << "an unreadable height freed the intent";
+    EXPECT_THAT(proof.error().message(), HasSubstr("getEpochInfo"));
+  }
+  // Read well, the same height proves it.
+  set("getEpochInfo", {{"absoluteSlot", kNodeSlot}, {"blockHeight", 900'001}});
   EXPECT_EQ(ask(q), Outcome::kNeverLands);
 }
 
@@ -182,7 +284,7 @@ TEST_F(ScriptedNode, InvalidInBothViewsIsNoProofUntilTheBlockhashCouldHaveLived)
 // A node whose ledger reaches back far enough but which keeps no transaction statuses answers
 // "unknown" for a signature that landed: it must know a signature of its own older block.
 TEST_F(ScriptedNode, ANodeThatKeepsNoTransactionStatusesProvesNothing) {
-  set("getSignatureStatuses:history", {{"context", {{"slot", 1}}}, {"value", {nullptr}}});
+  set("getSignatureStatuses:history", {{"context", {{"slot", kNodeSlot}}}, {"value", {nullptr}}});
   auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200));
   ASSERT_FALSE(proof.ok());
   EXPECT_THAT(proof.error().message(), HasSubstr("keeps no transaction history"));

@@ -99,6 +99,7 @@ class CrashTest : public SigningTwin {
           decoders,
           *log,
           keystore,
+          airlock::test::locked_down(),
           true,
           [](const std::string&, const offline::Review&) { return true; },
           [] { return secret_of("correct horse"); },

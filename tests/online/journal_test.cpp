@@ -275,6 +275,130 @@ TEST(JournalIdentity, AnEmptiedReplacedOrRolledBackJournalIsRefused) {
   EXPECT_EQ(j->unresolved().value().size(), 1U);
 }
 
+// One run whose one step is being sent: an intent in flight.
+void record_a_sending_step(Journal& j) {
+  const auto run = j.begin_run("http://127.0.0.1:1/api", "vault/update", {}, 1000).value();
+  std::vector<JournalStep> steps = {step(run, 1, 1)};
+  ASSERT_TRUE(j.add_signed_steps(steps).ok());
+  steps[0].status = step_status::kSending;
+  ASSERT_TRUE(j.update_step(steps[0]).ok());
+}
+
+// A journal moved or copied to another name while its last commits were still in the
+// write-ahead log beside the old name (a crash, then `mv` of the file alone): no seal is beside
+// the new name, but the registry knows the journal by its id and how many changes it had.
+TEST(JournalIdentity, AJournalMovedWithoutItsWriteAheadLogIsRefusedByItsId) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  airlock::test::ScopedEnv state("AIRLOCK_JOURNAL_REGISTRY", dir.file("journals"));
+  const std::string path = dir.file("journal.sqlite");
+  const std::string moved = dir.file("moved.sqlite");
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok()) << j.error().to_string();
+    record_a_sending_step(*j);
+    // The file alone, its newest commits still in journal.sqlite-wal.
+    std::filesystem::copy_file(path, moved);
+  }
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + "-wal");
+  std::filesystem::remove(path + "-shm");
+  for (const bool read_only : {false, true}) {
+    auto j = read_only ? Journal::open_read_only(moved) : Journal::open(moved);
+    ASSERT_FALSE(j.ok()) << "opened, a step that was sending unknown to it";
+    EXPECT_THAT(j.error().message(), HasSubstr("when last used as '" + path + "'"));
+    EXPECT_THAT(j.error().message(), HasSubstr("without its write-ahead log"));
+  }
+}
+
+// Found by an independent review: after a crash (the newest commits only in the write-ahead
+// log) and a move of the file alone, act or resume at the old name took the lock, which made
+// an empty file there, and SQLite then discarded the log beside it: the step in flight was
+// gone for good. Nothing is made or opened at a name whose log or seal is still there.
+TEST(JournalIdentity, NothingIsMadeWhereAMovedJournalLeftItsLog) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  airlock::test::ScopedEnv state("AIRLOCK_JOURNAL_REGISTRY", dir.file("journals"));
+  const std::string path = dir.file("journal.sqlite");
+  const std::string moved = dir.file("moved.sqlite");
+  // A process that records a step in flight and dies without closing the journal.
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto j = Journal::open(path);
+    if (!j.ok()) ::_exit(1);
+    record_a_sending_step(*j);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_GT(std::filesystem::file_size(path + "-wal"), 0U) << "the commits are in the log";
+  std::filesystem::rename(path, moved);
+  const auto lock = JournalLock::take(path, "airlock-online resume");
+  ASSERT_FALSE(lock.ok());
+  EXPECT_THAT(lock.error().message(), HasSubstr("is not there, but its seal says journal"));
+  EXPECT_THAT(lock.error().message(), HasSubstr("its write-ahead log is there"));
+  EXPECT_FALSE(std::filesystem::exists(path)) << "the lock made the file anew";
+  for (const bool read_only : {false, true}) {
+    auto j = read_only ? Journal::open_read_only(path) : Journal::open(path);
+    ASSERT_FALSE(j.ok());
+  }
+  EXPECT_GT(std::filesystem::file_size(path + "-wal"), 0U) << "the log was discarded";
+  // Put back beside its log, the journal holds the step in flight.
+  std::filesystem::rename(moved, path);
+  auto back = Journal::open(path);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->unresolved().value().size(), 1U);
+}
+
+// Two files that are one journal: a step sent through one is unknown to the other. Moved (the
+// old name gone), it goes on from the new name.
+TEST(JournalIdentity, TwoCopiesOfOneJournalAreRefusedAndAMovedOneGoesOn) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  airlock::test::ScopedEnv state("AIRLOCK_JOURNAL_REGISTRY", dir.file("journals"));
+  const std::string path = dir.file("journal.sqlite");
+  const std::string copy = dir.file("copy.sqlite");
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok()) << j.error().to_string();
+    record_a_sending_step(*j);
+  }
+  std::filesystem::copy_file(path, copy);
+  auto both = Journal::open(copy);
+  ASSERT_FALSE(both.ok());
+  EXPECT_THAT(both.error().message(), HasSubstr("are both journal"));
+  EXPECT_THAT(both.error().message(), HasSubstr(path));
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".seal");
+  auto moved = Journal::open(copy);
+  ASSERT_TRUE(moved.ok()) << moved.error().to_string();
+  EXPECT_EQ(moved->unresolved().value().size(), 1U);
+}
+
+// The registry itself: a relative folder (another folder from each working directory) and an
+// entry that cannot be read are each refused by name, never taken as "nothing known".
+TEST(JournalIdentity, ARegistryThatCannotBeTrustedIsRefusedByName) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  const std::string path = dir.file("journal.sqlite");
+  {
+    airlock::test::ScopedEnv relative("AIRLOCK_JOURNAL_REGISTRY", "journals");
+    auto j = Journal::open(path);
+    ASSERT_FALSE(j.ok());
+    EXPECT_THAT(j.error().message(), HasSubstr("must be an absolute path"));
+  }
+  airlock::test::ScopedEnv state("AIRLOCK_JOURNAL_REGISTRY", dir.file("journals"));
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".seal");
+  ASSERT_TRUE(Journal::open(path).ok());
+  const auto entries = std::filesystem::directory_iterator(dir.file("journals"));
+  const auto entry = entries->path();
+  std::ofstream(entry, std::ios::trunc) << "garbage\n";
+  auto j = Journal::open(path);
+  ASSERT_FALSE(j.ok());
+  EXPECT_THAT(j.error().message(),
+              HasSubstr("is unreadable, so what it counted cannot be checked"));
+  EXPECT_THAT(j.error().message(), HasSubstr("move '" + entry.string() + "' away"));
+}
+
 TEST(JournalLock, ASecondProcessIsRefusedUntilTheFirstIsGone) {
   airlock::test::ScratchDir dir("airlock-journal-lock");
   const std::string path = dir.file("journal.sqlite");

@@ -1,5 +1,6 @@
 // Every read command of the real airlock-online executable against the twin: tables with what
 // the twin holds, --json exactly the reply, and bad arguments refused before any request.
+#include <filesystem>
 #include <fstream>
 #include <tuple>
 
@@ -19,6 +20,8 @@ class ReadsCli : public Twin {
   void SetUp() override {
     Twin::SetUp();
     std::ofstream(dir.file("api.key")) << kDemoKey << "\n";
+    std::filesystem::permissions(dir.file("api.key"), std::filesystem::perms::owner_read |
+                                                          std::filesystem::perms::owner_write);
   }
   airlock::test::CommandResult online(const std::string& args) {
     return airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) + " " + args +
@@ -93,6 +96,21 @@ TEST_F(ReadsCli, AKeyGivenAsTheKeyFilesNameIsNotPrintedBack) {
 }
 
 // The act and journal inputs: each bad one is refused by name and rule before anything is built.
+// A key file others can read is said on every run; one only its owner reads is not.
+TEST_F(ReadsCli, AKeyFileOthersCanReadIsWarnedAbout) {
+  namespace fs = std::filesystem;
+  fs::permissions(dir.file("api.key"), fs::perms::owner_read | fs::perms::owner_write |
+                                           fs::perms::group_read | fs::perms::others_read);
+  const auto shared = online("vaults");
+  EXPECT_EQ(shared.exit_code, 0) << shared.output;
+  EXPECT_THAT(shared.output, HasSubstr("warning: the API key file " + dir.file("api.key") +
+                                       " can be read by other users (mode 644): chmod 600 it"));
+  fs::permissions(dir.file("api.key"), fs::perms::owner_read | fs::perms::owner_write);
+  const auto own = online("vaults");
+  EXPECT_EQ(own.exit_code, 0) << own.output;
+  EXPECT_THAT(own.output, Not(HasSubstr("can be read by other users")));
+}
+
 TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
   const std::string out = " --request-out " + dir.file("req.alreq") + " --response " +
                           dir.file("res.alres") + " --journal " + dir.file("journal.sqlite");

@@ -455,6 +455,15 @@ TEST_F(Reconcile, TheCommandTakesTheHeadInEitherCaseAndRefusesAnythingElseByRule
       {head.substr(0, 4) + "g" + head.substr(5), "character 5 is not a hex digit"},
       {" " + head.substr(1), "character 1 is not a hex digit"},
   };
+  // Two digits off the export's head: a typing mistake, said so, not a cut log.
+  std::string typo = to_hex(entries_.back().hash.view());
+  typo[3] = typo[3] == '0' ? '1' : '0';
+  typo[63] = typo[63] == 'a' ? 'b' : 'a';
+  const auto mistyped = command(typo, dir_.file("export.jsonl"));
+  EXPECT_EQ(mistyped.exit_code, 2) << mistyped.output;
+  EXPECT_THAT(mistyped.output, ::testing::HasSubstr("in only 2 of its 64 digits: most likely "
+                                                    "mistyped off the offline screen"));
+  EXPECT_THAT(mistyped.output, ::testing::Not(::testing::HasSubstr("cut from its end")));
   for (const auto& b : bad) {
     // A missing export: the head is refused first, as usage, whatever else is wrong.
     const auto r = command(b.head, dir_.file("missing.jsonl"));

@@ -12,6 +12,7 @@
 #include "support/helpers.h"
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace airlock::online {
 namespace {
@@ -98,6 +99,9 @@ TEST(Remaining, TheSameBuildIsNotOfferedAfterALandedFailureOrARefusalOfWhatItIs)
     EXPECT_EQ(plan.kind, Kind::kManual) << plan.why;
     EXPECT_THAT(plan.why, HasSubstr(code));
     EXPECT_THAT(plan.why, HasSubstr("the same request would fail the same way"));
+    // Said once, without also saying that nothing landed (a landed failure did).
+    EXPECT_THAT(plan.why, Not(HasSubstr("landed (")));
+    EXPECT_THAT(plan.why, HasSubstr("confirmed ("));
     ASSERT_EQ(plan.builds.size(), 1U) << "the build is still shown, to be changed";
     EXPECT_EQ(plan.builds[0].body, kOpenBody);
   }

@@ -10,6 +10,7 @@
 #include "support/vectors.h"
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace airlock::online {
 namespace {
@@ -160,6 +161,11 @@ TEST_F(ApplyResponse, RefusesAnswersToAnythingElse) {
   auto other_signer = good;
   other_signer.signer = Keypair::from_seed(Bytes(32, 9)).value().public_key();
   EXPECT_THAT(error_of(other_signer), HasSubstr("not the manager"));
+  // A refusal from another key's machine is unsigned: not called signed, and its reason shown.
+  other_signer.result = envelope::Refusal{"policy.manager", "the key is not the\npolicy's"};
+  EXPECT_THAT(error_of(other_signer), Not(HasSubstr("signed by")));
+  EXPECT_THAT(error_of(other_signer),
+              HasSubstr("; it refuses: policy.manager: the key is not the\\u{000A}policy's"));
 
   auto two = good;
   std::get<std::vector<Signature>>(two.result).push_back(Signature{});

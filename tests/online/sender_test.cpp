@@ -404,6 +404,22 @@ class AtMostOnce : public SenderTest {
     const json n = counters();
     return n["landedBySignature"].value(signature, std::uint64_t{0});
   }
+  // The API relays the send, then answers `status` with code `Internal` (twin fault
+  // relayThenFail): not as the spec words a refusal before the relay, so the step stays open,
+  // nothing is built again, and the relayed transaction lands once.
+  void refusal_after_the_relay_stays_open(int status) {
+    auto steps = signed_round("vault/update", update_body());
+    faults({{"relayThenFail", json(std::vector<int>(60, status))}});
+    auto c = context();
+    auto end = online::send_round(c, steps);
+    ASSERT_FALSE(end.ok());
+    EXPECT_EQ(statuses().front(), ss::kSending) << "never `rejected`: it may have landed\n"
+                                                << log.str();
+    EXPECT_FALSE(journal->unresolved().value().empty()) << "act refuses to build while it is open";
+    advance(10'000);
+    EXPECT_EQ(landed(steps[0].signature), 1U) << "the twin relayed it";
+    EXPECT_EQ(counters()["builds"], 1) << "nothing was built again";
+  }
 };
 
 TEST_F(AtMostOnce, AGatewayTimeoutAfterTheRelayIsAnsweredByTheIdenticalBytesNotARebuild) {
@@ -417,6 +433,16 @@ TEST_F(AtMostOnce, AGatewayTimeoutAfterTheRelayIsAnsweredByTheIdenticalBytesNotA
   EXPECT_EQ(landed(steps[0].signature), 1U);
   EXPECT_EQ(counters()["sends"], 1) << "the resend was answered with the first send's receipt";
   EXPECT_EQ(counters()["builds"], 1);
+}
+
+// Found by an attacker review: the API relayed the send, then answered 403 or 422 with code
+// `Internal`, and the step was taken as refused before anything was sent; the same intent was
+// built and landed again. A refusal is believed only as the spec words it.
+TEST_F(AtMostOnce, A403NotAsTheSpecWordsItIsNoWordThatNothingWasSent) {
+  refusal_after_the_relay_stays_open(403);
+}
+TEST_F(AtMostOnce, A422NotAsTheSpecWordsItIsNoWordThatNothingWasSent) {
+  refusal_after_the_relay_stays_open(422);
 }
 
 TEST_F(AtMostOnce, ASendThatNeverGetsItsReceiptStaysOpenAndBlocksEveryRebuild) {
@@ -444,6 +470,54 @@ TEST_F(AtMostOnce, ASendThatNeverGetsItsReceiptStaysOpenAndBlocksEveryRebuild) {
   EXPECT_EQ(statuses().front(), ss::kSending);
   EXPECT_EQ(counters()["builds"], 1) << "nothing was built again";
   EXPECT_EQ(landed(steps[0].signature), 1U);
+}
+
+// A status endpoint that lies: `failed` about a landing would free the intent for a second
+// landing, and `confirmed` about a transaction that never landed would end the run with nothing
+// done. With a node, the chain has the last word; the step says what each of them said.
+TEST_F(AtMostOnce, AFailedTheChainDoesNotShowIsNotBelievedWhenANodeIsThere) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"statusSays", "failed"}});
+  auto c = context();
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+  auto end = online::send_round(c, steps);
+  ASSERT_TRUE(end.ok()) << end.error().to_string() << "\n" << log.str();
+  EXPECT_EQ(statuses().front(), ss::kConfirmed) << "it landed: the chain says so";
+  EXPECT_THAT(journal->steps(run_id).value().front().message,
+              HasSubstr("the API: failed (SlippageToleranceExceeded); the RPC node: on chain"));
+  EXPECT_EQ(landed(steps[0].signature), 1U);
+  const auto plan = online::plan_remaining(journal->steps(run_id).value(), now_s(), boot());
+  EXPECT_NE(plan.kind, online::RemainingWork::Kind::kOffer) << "nothing left to build again";
+}
+
+TEST_F(AtMostOnce, AFailedTheNodeCannotShowYetKeepsTheStepOpen) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"statusSays", "failed"}, {"nextLanding", "never"}});
+  auto c = context();
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok());
+  EXPECT_THAT(end.error().message(),
+              HasSubstr("the API says failed, but the RPC node does not show it on chain"));
+  EXPECT_NE(statuses().front(), ss::kFailed) << "not freed on the API's word";
+  EXPECT_FALSE(journal->unresolved().value().empty());
+}
+
+TEST_F(AtMostOnce, AConfirmedTheChainProvesNeverLandedEndsExpiredNotDone) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"statusSays", "confirmed"}, {"nextLanding", "never"}});
+  auto c = context();
+  // The node does not show it at the first poll; by the next one the blockhash is dead.
+  c.sleep = [this](std::chrono::milliseconds) { advance(200'000); };
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+  auto end = online::send_round(c, steps);
+  EXPECT_EQ(statuses().front(), ss::kExpired) << log.str();
+  EXPECT_THAT(journal->steps(run_id).value().front().message,
+              HasSubstr("the API: confirmed; the RPC node: its blockhash has expired"));
+  EXPECT_EQ(journal->steps(run_id).value().front().code, "BlockhashExpired")
+      << "proven never to land, as docs/journal.md gives it";
+  EXPECT_EQ(landed(steps[0].signature), 0U);
+  (void)end;
 }
 
 TEST_F(AtMostOnce, TheChainProvesThatASendWithoutReceiptLandedAndTheRunEndsDone) {

@@ -5,6 +5,7 @@
 
 #include <airlock/apisim/server.h>
 #include <airlock/cli/options.h>
+#include <airlock/common/bytes.h>
 #include <airlock/common/secret.h>
 #include <airlock/common/version.h>
 
@@ -16,6 +17,19 @@ apisim::Server* running = nullptr;
 void on_signal(int) {
   if (running) running->stop();
 }
+// The command line's changes to the fixtures: another seed, and a manager of the operator's
+// own in the fixtures' manager's place (every vault's authority, every API key's manager).
+Status adjust(apisim::World& world, const std::optional<std::uint64_t>& seed,
+              const std::optional<std::string>& manager) {
+  if (seed) world.seed = *seed;
+  if (!manager) return {};
+  auto key = public_key_from_base58(*manager);
+  if (!key.ok()) return Error(ErrorCode::kUsage, "--manager: not a base58 public key of 32 bytes");
+  for (auto& vault : world.vaults) vault.authority = *key;
+  for (auto& api_key : world.keys) api_key.manager = *key;
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -29,6 +43,7 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:8899";
   std::optional<std::string> fixtures_file;
   std::optional<std::uint64_t> seed;
+  std::optional<std::string> manager;
   apisim::ServiceOptions service_options;  // its defaults are the options' defaults
   po::options_description options(
       "usage: airlock-apisim [options]\n\n"
@@ -42,6 +57,9 @@ int main(int argc, char** argv) {
                          "fixtures file (default: the demo fixtures)")(
       "seed", cli::optional_value(&seed),
       "seed for derived keys and blockhashes (overrides the fixtures')")(
+      "manager", cli::optional_value(&manager),
+      "a public key (base58) that manages every vault of the fixtures and owns every API key, "
+      "in place of the fixtures' manager: to rehearse with a key of your own")(
       "control-token",
       po::value<std::string>(&service_options.control_token)
           ->default_value(service_options.control_token),
@@ -60,7 +78,7 @@ int main(int argc, char** argv) {
       cli::beside_executable("share/airlock-apisim/demo.json", "tests/apisim/fixtures/demo.json"));
   auto world = apisim::load_world_file(fixtures);
   if (!world.ok()) return cli::report(kProgram, world.error());
-  if (seed) world->seed = *seed;
+  if (auto s = adjust(*world, seed, manager); !s.ok()) return cli::report(kProgram, s.error());
   apisim::Service service(std::move(world).value(), service_options);
 
   const auto colon = listen.rfind(':');

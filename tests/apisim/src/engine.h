@@ -116,6 +116,9 @@ struct Faults {
   // The next sends are relayed (stored, and they land) but answered 200 with another
   // transaction's signature and receipt: a proxy or cache that mixes up replies. One per entry.
   int reply_about_another = 0;
+  // Every status reply says this ("failed" or "confirmed") whatever the receipt's truth: a
+  // status endpoint that lies, or a cache in front of it.
+  std::optional<std::string> status_says;
 };
 
 struct Counters {

@@ -585,6 +585,11 @@ class Api {
       out["code"] = r->fail_code;
       out["message"] = r->fail_message;
     }
+    if (e_.faults.status_says) {
+      out = {{"status", *e_.faults.status_says}};
+      if (*e_.faults.status_says == "failed")
+        out.update({{"code", e_.faults.fail_code}, {"message", "said by a lying status"}});
+    }
     return json_response(200, out);
   }
 
@@ -594,6 +599,48 @@ class Api {
 };
 
 // ---- /_sim ----
+
+// POST /_sim/faults: each switch the body names, set; the others as they were.
+void set_faults(Faults& f, const json& body) {
+  if (body.contains("rpcOutage")) f.rpc_outage = body["rpcOutage"];
+  if (body.contains("rpcNoHistory")) f.rpc_no_history = body["rpcNoHistory"];
+  if (body.contains("forgetReceipts")) f.forget_receipts = body["forgetReceipts"];
+  if (body.contains("keyLookupFailure")) f.key_lookup_failure = body["keyLookupFailure"];
+  if (body.contains("venueFailure")) {
+    f.venue_failure = body["venueFailure"].is_null()
+                          ? std::nullopt
+                          : std::optional<std::string>(body["venueFailure"].get<std::string>());
+  }
+  if (body.contains("preflightReject")) {
+    f.preflight_reject =
+        body["preflightReject"].is_null()
+            ? std::nullopt
+            : std::optional<std::string>(body["preflightReject"].get<std::string>());
+  }
+  const auto landing = [](const std::string& l) {
+    return l == "fails" ? Landing::kFails : l == "never" ? Landing::kNever : Landing::kLands;
+  };
+  if (body.contains("nextLanding")) f.next_landings = {landing(body["nextLanding"])};
+  if (body.contains("nextLandings")) {
+    f.next_landings.clear();
+    for (const auto& l : body["nextLandings"]) f.next_landings.push_back(landing(l));
+  }
+  if (body.contains("failCode")) f.fail_code = body["failCode"];
+  if (body.contains("statusSays")) {
+    f.status_says = body["statusSays"].is_null()
+                        ? std::nullopt
+                        : std::optional<std::string>(body["statusSays"].get<std::string>());
+  }
+  if (body.contains("extraConfirmMs")) f.extra_confirm_ms = body["extraConfirmMs"];
+  if (body.contains("unknownLands")) f.unknown_lands = body["unknownLands"];
+  if (body.contains("venueMidSubmit"))
+    f.venue_mid_submit = body["venueMidSubmit"].is_boolean() && body["venueMidSubmit"].get<bool>();
+  if (body.contains("replyAboutAnother")) f.reply_about_another = body["replyAboutAnother"];
+  if (body.contains("relayThenFail")) {
+    f.relay_then_fail.clear();
+    for (const auto& status : body["relayThenFail"]) f.relay_then_fail.push_back(status);
+  }
+}
 
 Response sim_control(Engine& e, const Request& q) {
   auto token = q.headers.find("x-sim-token");
@@ -623,41 +670,7 @@ Response sim_control(Engine& e, const Request& q) {
     return json_response(200, {{"nowMs", e.now_ms()}, {"slot", e.slot()}});
   }
   if (parts.size() == 2 && parts[1] == "faults") {
-    Faults& f = e.faults;
-    if (body.contains("rpcOutage")) f.rpc_outage = body["rpcOutage"];
-    if (body.contains("rpcNoHistory")) f.rpc_no_history = body["rpcNoHistory"];
-    if (body.contains("forgetReceipts")) f.forget_receipts = body["forgetReceipts"];
-    if (body.contains("keyLookupFailure")) f.key_lookup_failure = body["keyLookupFailure"];
-    if (body.contains("venueFailure")) {
-      f.venue_failure = body["venueFailure"].is_null()
-                            ? std::nullopt
-                            : std::optional<std::string>(body["venueFailure"].get<std::string>());
-    }
-    if (body.contains("preflightReject")) {
-      f.preflight_reject =
-          body["preflightReject"].is_null()
-              ? std::nullopt
-              : std::optional<std::string>(body["preflightReject"].get<std::string>());
-    }
-    const auto landing = [](const std::string& l) {
-      return l == "fails" ? Landing::kFails : l == "never" ? Landing::kNever : Landing::kLands;
-    };
-    if (body.contains("nextLanding")) f.next_landings = {landing(body["nextLanding"])};
-    if (body.contains("nextLandings")) {
-      f.next_landings.clear();
-      for (const auto& l : body["nextLandings"]) f.next_landings.push_back(landing(l));
-    }
-    if (body.contains("failCode")) f.fail_code = body["failCode"];
-    if (body.contains("extraConfirmMs")) f.extra_confirm_ms = body["extraConfirmMs"];
-    if (body.contains("unknownLands")) f.unknown_lands = body["unknownLands"];
-    if (body.contains("venueMidSubmit"))
-      f.venue_mid_submit =
-          body["venueMidSubmit"].is_boolean() && body["venueMidSubmit"].get<bool>();
-    if (body.contains("replyAboutAnother")) f.reply_about_another = body["replyAboutAnother"];
-    if (body.contains("relayThenFail")) {
-      f.relay_then_fail.clear();
-      for (const auto& status : body["relayThenFail"]) f.relay_then_fail.push_back(status);
-    }
+    set_faults(e.faults, body);
     return json_response(200, {{"ok", true}});
   }
   if (parts.size() == 3 && parts[1] == "keys") {
@@ -747,6 +760,56 @@ std::optional<std::uint64_t> vote_slot(const Engine& e, const Signature& s) {
   return slot;
 }
 
+// The node's own state, for the methods that take no parameters that matter: nullopt for the
+// others.
+std::optional<json> chain_state(const Engine& e, const std::string& method) {
+  if (method == "getSlot" || method == "getBlockHeight") return json(e.slot());
+  if (method == "getEpochInfo") {  // one block a slot: the height is the slot
+    constexpr std::uint64_t kSlotsInEpoch = 432'000;
+    return json{{"absoluteSlot", e.slot()},          {"blockHeight", e.slot()},
+                {"epoch", e.slot() / kSlotsInEpoch}, {"slotIndex", e.slot() % kSlotsInEpoch},
+                {"slotsInEpoch", kSlotsInEpoch},     {"transactionCount", nullptr}};
+  }
+  if (method == "getHealth") return json("ok");
+  if (method == "getGenesisHash") return json("AirLockTwinGenesis1111111111111111111111111");
+  if (method == "minimumLedgerSlot") return json(0);  // the twin keeps its whole history
+  return std::nullopt;
+}
+
+// getSignatureStatuses' value for `signatures`: each landed send's status (finalized), each vote
+// of a past slot, null for the rest; nullopt when one is not a base58 signature.
+std::optional<json> signature_statuses(Engine& e, const json& signatures) {
+  json value = json::array();
+  for (const auto& text : signatures) {
+    auto signature = text.is_string() ? fixed_from_base58<64>(text.get<std::string>())
+                                      : Result<Signature>(Error(ErrorCode::kUsage, ""));
+    if (!signature.ok()) return std::nullopt;
+    if (const auto vote = vote_slot(e, *signature)) {
+      if (e.faults.rpc_no_history) {  // a node that keeps no transaction statuses
+        value.push_back(nullptr);
+        continue;
+      }
+      value.push_back({{"slot", *vote},
+                       {"confirmations", nullptr},
+                       {"err", nullptr},
+                       {"confirmationStatus", "finalized"}});
+      continue;
+    }
+    const Receipt* r = e.receipt_for_signature(*signature);
+    if (r == nullptr || !r->landed || e.faults.rpc_no_history) {
+      value.push_back(nullptr);
+      continue;
+    }
+    value.push_back(
+        {{"slot", e.slot()},
+         {"confirmations", nullptr},
+         {"err", r->landing == Landing::kLands ? json(nullptr)
+                                               : json{{"InstructionError", {0, {{"Custom", 1}}}}}},
+         {"confirmationStatus", "finalized"}});
+  }
+  return value;
+}
+
 Response rpc(Engine& e, const Request& q) {
   const json call = json::parse(q.body, nullptr, false);
   const json id = call.is_object() && call.contains("id") ? call["id"] : json(nullptr);
@@ -764,10 +827,7 @@ Response rpc(Engine& e, const Request& q) {
   const json context = {{"slot", e.slot()}};
   const json params =
       call.contains("params") && call["params"].is_array() ? call["params"] : json::array();
-  if (method == "getSlot" || method == "getBlockHeight") return reply(e.slot());
-  if (method == "getHealth") return reply("ok");
-  if (method == "getGenesisHash") return reply("AirLockTwinGenesis1111111111111111111111111");
-  if (method == "minimumLedgerSlot") return reply(0);  // the twin keeps its whole history
+  if (auto state = chain_state(e, method)) return reply(*state);
   if (method == "isBlockhashValid") {
     if (params.empty() || !params[0].is_string())
       return fail(-32602, "Invalid params: expected [blockhash, {commitment}]");
@@ -783,35 +843,9 @@ Response rpc(Engine& e, const Request& q) {
   if (method == "getSignatureStatuses") {
     if (params.empty() || !params[0].is_array() || params[0].size() > 256)
       return fail(-32602, "Invalid params: expected [[signature...], {searchTransactionHistory}]");
-    json value = json::array();
-    for (const auto& text : params[0]) {
-      auto signature = text.is_string() ? fixed_from_base58<64>(text.get<std::string>())
-                                        : Result<Signature>(Error(ErrorCode::kUsage, ""));
-      if (!signature.ok()) return fail(-32602, "Invalid param: not a base58 signature");
-      if (const auto vote = vote_slot(e, *signature)) {
-        if (e.faults.rpc_no_history) {  // a node that keeps no transaction statuses
-          value.push_back(nullptr);
-          continue;
-        }
-        value.push_back({{"slot", *vote},
-                         {"confirmations", nullptr},
-                         {"err", nullptr},
-                         {"confirmationStatus", "finalized"}});
-        continue;
-      }
-      const Receipt* r = e.receipt_for_signature(*signature);
-      if (r == nullptr || !r->landed || e.faults.rpc_no_history) {
-        value.push_back(nullptr);
-        continue;
-      }
-      value.push_back({{"slot", e.slot()},
-                       {"confirmations", nullptr},
-                       {"err", r->landing == Landing::kLands
-                                   ? json(nullptr)
-                                   : json{{"InstructionError", {0, {{"Custom", 1}}}}}},
-                       {"confirmationStatus", "finalized"}});
-    }
-    return reply({{"context", context}, {"value", value}});
+    auto value = signature_statuses(e, params[0]);
+    if (!value) return fail(-32602, "Invalid param: not a base58 signature");
+    return reply({{"context", context}, {"value", *value}});
   }
   if (method == "getBlock") {
     if (params.empty() || !params[0].is_number_unsigned())
@@ -823,6 +857,14 @@ Response rpc(Engine& e, const Request& q) {
                   {"parentSlot", slot == 0 ? 0 : slot - 1},
                   {"blockHeight", slot},
                   {"signatures", {to_base58(vote_signature(e, slot).bytes)}}});
+  }
+  if (method == "getBlockTime") {  // a slot's time is when the twin's clock reached it
+    if (params.empty() || !params[0].is_number_unsigned())
+      return fail(-32602, "Invalid params: expected [slot]");
+    const std::uint64_t slot = params[0].get<std::uint64_t>();
+    if (slot > e.slot())
+      return fail(-32004, "Block not available for slot " + std::to_string(slot));
+    return reply(json(static_cast<std::int64_t>(slot) * kSlotMs / 1000));
   }
   if (method == "getLatestBlockhash") {
     return reply({{"context", context},

@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/error.h>
@@ -47,6 +48,9 @@ struct ChainQuestion {
   // behind the build), and how the age was measured, for the operator.
   std::int64_t history_seconds = 0;
   std::string age_measured_by = "on the wall clock";
+  // When it was built, in unix seconds on this machine's wall clock: without a measured last
+  // valid height, the node's finalized block must be a blockhash's life younger than this.
+  std::int64_t built_unix = 0;
 };
 
 // Asks the node, in this order: is this machine's clock not behind the build (its age sizes the
@@ -60,14 +64,27 @@ struct ChainQuestion {
 // otherwise is the blockhash invalid both at finalized commitment and at processed (a blockhash
 // newer than a lagging finalized root is unknown there, not expired) and provably dead: the
 // finalized block height past the last valid height measured at the build, or without that
-// measure the build older than any blockhash lives (180 s); and last, is the signature in the
+// measure the build older than any blockhash lives (180 s) and the node's finalized block made
+// at least that long after the build (a node stalled before the blockhash calls it invalid
+// too); and last, is the signature in the
 // ledger's history. Asking about the signature after the rest means a landing in between is
 // still seen. Anything short of a proof is kMayLand or an error naming what is missing.
 using ChainProver = std::function<Result<ChainProof>(const ChainQuestion&)>;
 
 // The prover over a JSON-RPC node (the same transport rule as the API: https, or http to this
-// machine).
+// machine). `network_genesis`: the genesis hash a node must have when the build recorded none
+// (act ran without --rpc), as expected_network gives it; nullopt accepts any network.
 [[nodiscard]] ChainProver rpc_prover(std::string rpc_url,
-                                     std::chrono::milliseconds timeout = std::chrono::seconds(20));
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(20),
+                                     std::optional<std::string> network_genesis = std::nullopt);
+
+// Mainnet's genesis hash: the Manager Bot API serves mainnet only (spec part 1).
+inline constexpr std::string_view kMainnetGenesisHash =
+    "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d";
+
+// The network a node must be on to prove anything about a build whose node nobody recorded:
+// mainnet's, unless `url` (the API's, else the node's) is on this machine, where the API is the
+// twin and the network its own (nullopt).
+[[nodiscard]] std::optional<std::string> expected_network(const std::string& url);
 
 }  // namespace airlock::online

@@ -99,6 +99,11 @@ class JournalLock {
   UniqueFd fd_;
 };
 
+// Where the journals' identities are kept by id: $AIRLOCK_JOURNAL_REGISTRY, else
+// ~/.local/state/airlock/journals; empty (no registry: each journal's seal beside it alone)
+// when neither is set.
+[[nodiscard]] std::string journal_registry_dir();
+
 class Journal {
  public:
   // Opens (creating when missing) and checks the schema version. Another process may hold the
@@ -106,6 +111,10 @@ class Journal {
   // more than one name (hard links), and one its seal (PATH.seal: the journal's identity and
   // how many changes it has seen, rewritten after each change) says was emptied, replaced or
   // rolled back.
+  // Each journal's identity is also kept by id in a registry (journal_registry_dir()): a
+  // journal moved or copied to another name (its write-ahead log left behind), or an older copy
+  // of it, holds fewer changes than the registry counted and is refused naming the name it was
+  // last used under; a second file that is the same journal is refused too.
   [[nodiscard]] static Result<Journal> open(const std::string& path);
   // The journal as it stands, for the commands that only read it (history, reconcile): nothing
   // is created, upgraded or sealed, and the same checks hold (one name, the seal's identity and
@@ -141,6 +150,8 @@ class Journal {
   [[nodiscard]] Status seal() const;
   sqlite3* db_ = nullptr;
   std::string seal_path_;
+  std::string real_path_;      // the journal's own name, as the registry records it
+  std::string registry_path_;  // its entry in the registry; empty when there is none
 };
 
 }  // namespace airlock::online
