@@ -88,6 +88,79 @@ std::string source_text(const AccountSource& s) {
   return "";
 }
 
+std::string join_pointers(const std::vector<std::string>& pointers) {
+  std::string out;
+  for (const auto& p : pointers) out += (out.empty() ? "" : " or ") + p;
+  return out;
+}
+
+// Every kind of rule in words: a reviewer who reads "bound to nothing" must be reading the truth.
+std::string rule_text(const airlock::offline::ArgumentRule& r) {
+  using K = airlock::offline::ArgumentRule::Kind;
+  std::string text;
+  switch (r.kind) {
+    case K::kEquals:
+      text = "equals the build request's " + join_pointers(r.pointers) +
+             (r.absent_is_none ? " (absent there: none)" : "");
+      break;
+    case K::kAtMost:
+      text = "at most the build request's " + r.pointer;
+      break;
+    case K::kWithin:
+      text = "within the build request's " + r.lower + " .. " + r.upper +
+             (r.from.empty() ? "" : ", from " + r.from) +
+             (r.if_given ? " (where the request gives a range)" : "");
+      break;
+    case K::kVariant: {
+      std::string map;
+      for (const auto& [value, variant] : r.variants)
+        map += (map.empty() ? "" : ", ") + value + " -> " + variant;
+      text = "the variant the build request's " + r.pointer + " names (" + map + ")";
+      break;
+    }
+    case K::kEach: {
+      std::string fields;
+      for (const auto& [field, pointer] : r.fields)
+        fields += (fields.empty() ? "" : ", ") + field + " = " + pointer;
+      text = "each entry equal to the build request's " + r.pointer + " (" + fields + ")" +
+             (r.all.empty() ? "" : "; empty for \"" + r.all + "\"");
+      break;
+    }
+    case K::kShown:
+      text = "shown, bound to nothing (asked): " + r.reason;
+      break;
+    case K::kUnconstrained:
+      text = "any value is the manager's: " + r.reason;
+      break;
+    case K::kChecker:
+      text = "held by the named checker " + r.checker;
+      break;
+  }
+  if (!r.ceiling.empty()) text += "; at most the policy's " + r.ceiling;
+  if (r.code != nullptr) text += "; else " + std::string(r.code->name());
+  return text;
+}
+
+void print_own(const airlock::offline::Descriptor& d) {
+  if (d.own_addresses.empty()) {
+    std::cout << "\nthe vault's own addresses: its token accounts and holdings only\n";
+    return;
+  }
+  std::cout << "\nthe vault's own addresses (never another party's choice), beyond its token "
+               "accounts and holdings:\n";
+  for (const auto& own : d.own_addresses) {
+    using For = airlock::offline::OwnAddress::For;
+    const std::string per = own.subject == For::kMint          ? ", for each mint"
+                            : own.subject == For::kHolding     ? ", for each holding"
+                            : own.subject == For::kHoldingMint ? ", for each holding and mint"
+                                                               : "";
+    std::cout << "  " << own.what << ": "
+              << (own.ata_owner ? "token accounts of " + d.own_addresses[*own.ata_owner].what
+                                : derivation_text(own.pda))
+              << per << "\n";
+  }
+}
+
 void print(const airlock::offline::Descriptor& d) {
   std::cout << "descriptor " << d.name << " (format " << airlock::offline::kDescriptorVersion
             << "), SHA-256 " << airlock::to_hex(d.sha256.view()) << "\n";
@@ -119,20 +192,15 @@ void print(const airlock::offline::Descriptor& d) {
       std::cout << "  instruction " << ix->instruction << " of " << ix->program << ":\n";
       for (const auto& account : ix->accounts)
         std::cout << "    " << account.name << ": " << source_text(account.source) << "\n";
-      for (const auto& arg : ix->args) {
-        std::cout << "    argument " << arg.name << ": "
-                  << (arg.rule.kind == airlock::offline::ArgumentRule::Kind::kEquals
-                          ? "equals the build request's " + arg.rule.pointer
-                          : "shown, bound to nothing: " + arg.rule.reason)
-                  << "\n";
-      }
-      if (ix->args.empty())
-        std::cout << "    arguments: held by the review's rules for the builder action\n";
+      for (const auto& arg : ix->args)
+        std::cout << "    argument " << arg.name << ": " << rule_text(arg.rule) << "\n";
+      if (ix->args.empty()) std::cout << "    arguments: none\n";
       for (const auto& m : ix->mints) std::cout << "    mint account: " << m << "\n";
       if (!ix->remaining.empty())
         std::cout << "    further accounts: read by the named checker " << ix->remaining << "\n";
     }
   }
+  print_own(d);
 }
 
 }  // namespace

@@ -72,15 +72,40 @@ void liquidity_fills_position(const CheckInput& in, TemplateFindings& out) {
   }
 }
 
-// dlmm_extend: the widened position ends no later than the requested upperBinId.
+// dlmm_extend: the position grows towards the requested upperBinId (inclusive) by at most
+// kExtendBins a step: a step either ends exactly there or is a whole kExtendBins short of it,
+// and a follow-up (its body's fromBinId is the first bin the extension added) starts a whole
+// number of steps after that bin. Where the first step starts is the position's upper bin + 1,
+// chain state this machine does not see; the program refuses a range that does not join it.
+constexpr std::int64_t kExtendBins = 70;
 void extension_within(const CheckInput& in, TemplateFindings& out) {
   if (in.body == nullptr) return;
   const auto upper = body_integer(*in.body, "upperBinId");
   const auto lower = in.args.integer("lower_bin_id"), width = in.args.integer("width");
-  if (!upper || !lower || !width || *width < 1 || *width > 1400 || *lower + *width - 1 > *upper) {
+  const std::string bins =
+      in.where + ": extends bins " + in.args.shown("lower_bin_id") + " +" + in.args.shown("width");
+  if (!upper || !lower || !width || *width < 1 || *width > kExtendBins ||
+      *lower + *width - 1 > *upper) {
     refuse(out, FindingCode::kIntentBins,
-           in.where + ": extends bins " + in.args.shown("lower_bin_id") + " +" +
-               in.args.shown("width") + ", past the requested upperBinId");
+           bins + ": at most " + std::to_string(kExtendBins) +
+               " bins a step, ending no later than the requested upperBinId");
+    return;
+  }
+  if (*lower + *width - 1 != *upper && *width != kExtendBins) {
+    refuse(out, FindingCode::kIntentBins,
+           bins + ": a step short of the requested upperBinId is a whole " +
+               std::to_string(kExtendBins) + " bins");
+    return;
+  }
+  if (in.body->contains("fromBinId")) {
+    const auto from = body_integer(*in.body, "fromBinId");
+    // A bin id is within ±443636 (the program's range), so the difference cannot overflow.
+    if (!from || *from < -443636 || *from > 443636 || *lower < *from ||
+        (*lower - *from) % kExtendBins != 0) {
+      refuse(out, FindingCode::kIntentBins,
+             bins + ": a follow-up continues a whole number of " + std::to_string(kExtendBins) +
+                 "-bin steps after the request's fromBinId");
+    }
   }
 }
 

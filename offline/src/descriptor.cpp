@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include <airlock/common/display.h>
 #include <airlock/common/hash.h>
 #include <airlock/common/programs.h>
 #include <airlock/formats/actions.h>
@@ -161,6 +162,7 @@ class Parser {
     }
     AIRLOCK_CHECK(instructions(top));
     AIRLOCK_CHECK(actions(top));
+    if (top.has("own_addresses")) AIRLOCK_CHECK(own_addresses(top));
     AIRLOCK_CHECK(top.done());
     return std::move(d_);
   }
@@ -346,6 +348,87 @@ class Parser {
     return {};
   }
 
+  // [{"what": TEXT, "name": NAME, "pda": {"program": NAME, "seeds": [...]}} |
+  //  {"what": TEXT, "ata": {"owner": NAME}}, ...]: seeds of constants and the accounts "vault",
+  // "mint" or "holding" (one of the last two at most); an ata's owner an earlier pda's name.
+  Status own_addresses(Fields& top) {
+    AIRLOCK_TRY(list, top.get("own_addresses"));
+    if (!list->is_array() || list->empty() || list->size() > 64)
+      return invalid("own_addresses", "must be an array of 1 to 64 addresses");
+    std::size_t n = 0;
+    for (const auto& e : *list) {
+      const std::string at = "own_addresses[" + std::to_string(n++) + "]";
+      Fields f(e, at);
+      AIRLOCK_CHECK(f.is_object());
+      OwnAddress own;
+      AIRLOCK_TRY(what, reason_at(f, "what"));
+      own.what = what;
+      if (f.has("name")) {
+        AIRLOCK_TRY(name, f.text("name"));
+        if (name.empty() || own_address_named(name))
+          return invalid(f.at("name"), "must be a name no earlier own address has");
+        own.name = name;
+      }
+      if (f.has("pda") == f.has("ata")) return invalid(at, "must hold exactly one of pda, ata");
+      if (f.has("ata")) {
+        AIRLOCK_TRY(body, f.get("ata"));
+        Fields a(*body, f.at("ata"));
+        AIRLOCK_CHECK(a.is_object());
+        AIRLOCK_TRY(owner, a.text("owner"));
+        const auto index = own_address_named(owner);
+        const OwnAddress::For of =
+            index ? d_.own_addresses[*index].subject : OwnAddress::For::kMint;
+        if (!index || d_.own_addresses[*index].ata_owner || of == OwnAddress::For::kHoldingMint)
+          return invalid(a.at("owner"), "\"" + owner +
+                                            "\" is no earlier pda entry derived for the vault "
+                                            "alone, for each mint or for each holding");
+        AIRLOCK_CHECK(a.done());
+        own.ata_owner = *index;
+        // The vault's alone: its token accounts for each mint; each mint's: its token accounts
+        // for that mint; each holding's: for each holding and mint.
+        own.subject = of == OwnAddress::For::kHolding ? OwnAddress::For::kHoldingMint
+                                                      : OwnAddress::For::kMint;
+      } else {
+        AIRLOCK_TRY(body, f.get("pda"));
+        AIRLOCK_CHECK(pda(*body, f.at("pda"), own.pda));
+        AIRLOCK_CHECK(own_seeds(own, f.at("pda")));
+      }
+      AIRLOCK_CHECK(f.done());
+      d_.own_addresses.push_back(std::move(own));
+    }
+    return {};
+  }
+
+  std::optional<std::size_t> own_address_named(const std::string& name) const {
+    for (std::size_t i = 0; i < d_.own_addresses.size(); ++i) {
+      if (d_.own_addresses[i].name == name) return i;
+    }
+    return std::nullopt;
+  }
+
+  // An own address derives from the vault and from at most one mint or holding.
+  static Status own_seeds(OwnAddress& own, const std::string& where) {
+    bool vault = false;
+    for (std::size_t i = 0; i < own.pda.seeds.size(); ++i) {
+      const SeedSource& seed = own.pda.seeds[i];
+      if (seed.kind != SeedSource::Kind::kAccount) continue;
+      const std::string at = where + ".seeds[" + std::to_string(i) + "]";
+      if (seed.account == "vault") {
+        vault = true;
+        continue;
+      }
+      if (seed.account != "mint" && seed.account != "holding")
+        return invalid(at, "\"" + seed.account +
+                               "\" is not vault, mint or holding (an own address is derived "
+                               "from the vault and what the request names)");
+      if (own.subject != OwnAddress::For::kVault)
+        return invalid(at, "an own address is for one mint or one holding, not two");
+      own.subject = seed.account == "mint" ? OwnAddress::For::kMint : OwnAddress::For::kHolding;
+    }
+    if (!vault) return invalid(where, "an own address derives from the vault");
+    return {};
+  }
+
   Result<PublicKey> program_id(Fields& f) {
     AIRLOCK_TRY(name, f.text("program"));
     const DescribedProgram* named = d_.program_named(name);
@@ -473,6 +556,9 @@ class Parser {
   static Result<std::string> reason_at(Fields& f, const std::string& key) {
     AIRLOCK_TRY(reason, f.text(key));
     if (reason.empty()) return invalid(f.at(key), "must say why");
+    // It goes to the operator's screen as it is: no control or direction characters.
+    if (!is_printable(reason))
+      return invalid(f.at(key), "must be printable text (no control or direction characters)");
     return reason;
   }
 
@@ -1076,23 +1162,117 @@ namespace {
 // Each IDL account's source, in the IDL's order: the instruction's own, else the descriptor's
 // default, else the address or derivation the IDL itself states (which a given source must
 // agree with).
+// The accounts of the instruction a derivation reads: its account seeds, an associated token
+// account's owner, mint and token program, a bin array's pool.
+std::vector<std::string> accounts_read(const Derivation& d) {
+  std::vector<std::string> names;
+  for (const auto& seed : d.seeds) {
+    if (seed.kind == SeedSource::Kind::kAccount) names.push_back(seed.account);
+  }
+  if (d.kind == Derivation::Kind::kAssociatedToken)
+    names.insert(names.end(), {d.owner, d.mint, d.token_program});
+  if (d.kind == Derivation::Kind::kBinArray) names.push_back(d.pool);
+  return names;
+}
+
+// Whether account `name`'s source pins one key the request determines (so that what the program
+// reads from that account's data is determined too): the vault, the manager, a program, a body
+// field, or a derivation every input of which is pinned so in turn. An account bound only by a
+// relation pins nothing, nor does one that derives from such an account (a cycle included).
+bool pins_one_key(const std::string& name, const std::vector<DescribedAccount>& ordered,
+                  const std::set<std::string>& by_relation, int depth, bool as_input) {
+  if (by_relation.count(name) != 0 || depth > 8) return false;
+  const auto it = std::find_if(ordered.begin(), ordered.end(),
+                               [&](const DescribedAccount& a) { return a.name == name; });
+  if (it == ordered.end()) return false;
+  using K = AccountSource::Kind;
+  switch (it->source.kind) {
+    case K::kVault:
+    case K::kManager:
+    case K::kProgram:
+    case K::kBody:
+      return true;
+    case K::kTokenProgram:
+      return as_input;  // one of two fixed programs: an input to an ata, not a relation's holder
+    case K::kDerived:
+      for (const auto& d : it->source.any_of) {
+        for (const auto& input : accounts_read(d)) {
+          if (!pins_one_key(input, ordered, by_relation, depth + 1, true)) return false;
+        }
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+// An account the IDL relates (Anchor's `has_one`: each related account's data names this one)
+// is bound by the chain once every related account is bound here: the program refuses any
+// other key. A signer is not: the relation says whose key it must be, not who signs for it.
+Result<AccountSource> relation_source(const Descriptor& descriptor, const DescribedInstruction& ix,
+                                      const IdlAccount& account,
+                                      const std::vector<DescribedAccount>& ordered,
+                                      const std::set<std::string>& by_relation,
+                                      const std::string& where) {
+  const std::string at = where + ".accounts." + account.name;
+  if (account.signer)
+    return invalid(at, "signs; its IDL relation to " + account.relations.front() +
+                           " says whose key it must be, not who signs: give it a source "
+                           "(manager, new_signer or cosigner)");
+  std::string related;
+  for (const auto& name : account.relations) {
+    const auto it = std::find_if(ordered.begin(), ordered.end(),
+                                 [&](const DescribedAccount& a) { return a.name == name; });
+    if (it == ordered.end())
+      return invalid(at, "the IDL relates it to " + name + ", which " + ix.instruction + " lacks");
+    if (!pins_one_key(name, ordered, by_relation, 0, false))
+      return invalid(at, "the IDL relates it to " + name +
+                             ", whose own source binds no one key (or derives from one that "
+                             "does not): give it a source");
+    related += (related.empty() ? "" : " and ") + name + "'s";
+  }
+  AccountSource s;
+  s.kind = AccountSource::Kind::kChecked;
+  const DescribedProgram* program = descriptor.program_of(ix.program_id);
+  s.text = (program != nullptr ? program->label : "the program") + " refuses any account but the " +
+           account.name + " that " + related + " data names (the IDL's relation)";
+  return s;
+}
+
 Status order_accounts(const Descriptor& descriptor, DescribedInstruction& ix,
                       const IdlInstruction& idl, const std::string& where) {
   std::vector<DescribedAccount> ordered;
+  std::vector<const IdlAccount*> by_relation;
   for (const auto& account : idl.accounts) {
     const DescribedAccount* own = ix.account(account.name);
     const DescribedAccount* def = descriptor.default_for(account.name);
     const std::optional<AccountSource> stated = idl_source(descriptor, ix, idl, account);
     if (const DescribedAccount* given = own != nullptr ? own : def; given && stated)
       AIRLOCK_CHECK(agrees(given->source, *stated, where + ".accounts." + account.name));
-    if (own == nullptr && def == nullptr && !stated)
-      return invalid(where, "account " + account.name +
-                                " of the IDL has no source (every account needs one; the IDL "
-                                "states no address or derivation from the instruction's own "
-                                "accounts for it)");
+    if (own == nullptr && def == nullptr && !stated) {
+      if (account.relations.empty())
+        return invalid(where, "account " + account.name +
+                                  " of the IDL has no source (every account needs one; the IDL "
+                                  "states no address, derivation from the instruction's own "
+                                  "accounts or relation for it)");
+      by_relation.push_back(&account);
+      ordered.push_back({account.name, AccountSource{}});  // filled below
+      continue;
+    }
     ordered.push_back({account.name, own != nullptr   ? own->source
                                      : def != nullptr ? def->source
                                                       : *stated});
+  }
+  // Relations are read once every other source is known; a related account bound only by a
+  // relation of its own does not count.
+  std::set<std::string> pending;
+  for (const IdlAccount* account : by_relation) pending.insert(account->name);
+  for (const IdlAccount* account : by_relation) {
+    AIRLOCK_TRY(source, relation_source(descriptor, ix, *account, ordered, pending, where));
+    const auto slot = std::find_if(ordered.begin(), ordered.end(), [&](const DescribedAccount& a) {
+      return a.name == account->name;
+    });
+    slot->source = std::move(source);
   }
   for (const auto& a : ix.accounts) {
     if (std::none_of(idl.accounts.begin(), idl.accounts.end(),
@@ -1111,14 +1291,7 @@ Status check_derivations(const IdlMap& idls, const DescribedInstruction& ix,
   for (const auto& a : ix.accounts) {
     const std::string at = where + ".accounts." + a.name;
     for (const auto& d : a.source.any_of) {
-      std::vector<std::string> names;
-      for (const auto& s : d.seeds) {
-        if (s.kind == SeedSource::Kind::kAccount) names.push_back(s.account);
-      }
-      if (d.kind == Derivation::Kind::kAssociatedToken)
-        names.insert(names.end(), {d.owner, d.mint, d.token_program});
-      if (d.kind == Derivation::Kind::kBinArray) names.push_back(d.pool);
-      for (const auto& n : names) {
+      for (const auto& n : accounts_read(d)) {
         if (ix.account(n) == nullptr)
           return invalid(at, "derives from account " + n + ", which " + ix.instruction + " lacks");
         if (n == a.name) return invalid(at, "derives from itself");

@@ -2,6 +2,7 @@
 #include <array>
 #include <limits>
 
+#include <airlock/common/display.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/units.h>
 #include <airlock/offline/limits.h>
@@ -266,8 +267,8 @@ std::optional<std::string> why_uncountable(const Limits& limits, const std::vect
   if (const auto since = audit::complete_since(log, now); since && *since > now - longest.seconds) {
     return "the last " + std::string(longest.name) +
            " cannot be counted: this audit log holds every signature only since " +
-           std::to_string(*since) + " (" + why_incomplete(log) + "); it can from " +
-           std::to_string(saturating_add(*since, longest.seconds)) +
+           iso_utc(*since) + " (" + why_incomplete(log) + "); it can from " +
+           iso_utc(saturating_add(*since, longest.seconds)) +
            ", or start logs with `airlock-offline log start` (--first for a key that has never "
            "signed, --continue-from OLD to carry the last day over)";
   }

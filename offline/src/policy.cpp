@@ -107,6 +107,14 @@ bool same_symbol(std::string_view a, std::string_view b) {
   return !sa.empty() && sa == sb;
 }
 
+bool is_ticker(std::string_view symbol) {
+  if (symbol.empty() || symbol.size() > kMaxTickerBytes) return false;
+  return std::all_of(symbol.begin(), symbol.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           std::string_view(".-_$+").find(c) != std::string_view::npos;
+  });
+}
+
 const PinnedMarket* Policy::market(std::string_view symbol) const {
   for (const auto& m : markets) {
     if (m.symbol == symbol) return &m;

@@ -43,6 +43,7 @@ class Reviewer {
     if (descriptor_ != nullptr) described_ = descriptor_->action(q.action);
     if (described_ != nullptr) review_.reads = described_->reads;
     review_.beyond_builder = described_ != nullptr && !action_;
+    if (descriptor_ != nullptr) own_.describe(*descriptor_);
     known_own_addresses(own_);
   }
 
@@ -147,10 +148,21 @@ class Reviewer {
              "vault " + to_base58(q_.vault) + " is not in the policy's vaults");
     }
     if (now_ > static_cast<std::int64_t>(q_.deadline)) {
+      // The request's times are the online machine's clock: one that was made moments ago but
+      // reads as long past says the two clocks differ, which the operator can set right.
+      const auto made = static_cast<std::int64_t>(
+          std::min<std::uint64_t>(q_.created_at, static_cast<std::uint64_t>(INT64_MAX)));
+      const std::string skew =
+          made > 0 && made <= now_
+              ? " (the online machine made it at " + iso_utc(made) + " by its clock, " +
+                    std::to_string(now_ - made) +
+                    " s before now by this one's: if it was made just now, the two machines' "
+                    "clocks differ by about that much; set them right)"
+              : "";
       refuse(FindingCode::kPolicyDeadlinePassed,
              "the deadline passed " +
                  std::to_string(now_ - static_cast<std::int64_t>(q_.deadline)) +
-                 " s ago by this machine's clock; the tickets are dead");
+                 " s ago by this machine's clock; the tickets are dead" + skew);
     }
     if (!intent_.is_object()) {
       refuse(FindingCode::kIntentUnreadable, intent_problem_.empty()
@@ -199,6 +211,15 @@ class Reviewer {
                                                    " holds characters a screen does not show as "
                                                    "themselves: '" +
                                                    printable(hint.symbol) + "'");
+        continue;
+      }
+      if (!is_ticker(hint.symbol)) {
+        // A symbol is pasted into sentences ("5 JUP (pinned)"): spaces, brackets or commas in
+        // it could write its own provenance, so only a ticker's characters are shown.
+        warn(FindingCode::kWarnMisleadingHint,
+             "the online half's symbol for mint " + mint + ", '" + hint.symbol +
+                 "', is not a ticker (1 to " + std::to_string(kMaxTickerBytes) +
+                 " of the letters A-Z and a-z, the digits and . - _ $ +); it is not shown");
         continue;
       }
       if (const PinnedToken* pinned = policy_.token(hint.mint)) {
@@ -590,7 +611,8 @@ class Reviewer {
       }
       envelope::SignRequest for_vault = q_;
       for_vault.vault = m.static_keys[ix.accounts[0]];
-      VaultAddresses own(for_vault.vault, derivations_);
+      VaultAddresses own(for_vault.vault, policy_.manager, derivations_);
+      own.describe(*action->descriptor);
       known_own_addresses(own);
       TemplateFindings found;
       bind_step({*action->descriptor, *action->action, for_vault, intent_, policy_, decoders_,
@@ -755,7 +777,7 @@ class Reviewer {
   std::int64_t now_;
   json intent_;
   Derivations derivations_;
-  VaultAddresses own_{q_.vault, derivations_};
+  VaultAddresses own_{q_.vault, policy_.manager, derivations_};
   std::optional<Action> action_;
   std::string intent_problem_;  // why the body could not be read, where it says
   const Descriptor* descriptor_ = nullptr;

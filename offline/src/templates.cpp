@@ -144,6 +144,15 @@ class StepBinder {
                                                       " (compute budget " + d.instruction +
                                                       ") is repeated or names accounts");
         }
+        // The builders set the unit limit and price only (request_units is refused with its
+        // fee); a heap frame or an accounts-data limit is no builder's, and a small limit makes
+        // the step fail with its fee paid.
+        if (d.instruction != "set_compute_unit_limit" &&
+            d.instruction != "set_compute_unit_price" && d.instruction != "request_units") {
+          refuse(FindingCode::kIntentInstruction,
+                 "instruction " + std::to_string(i + 1) + " (compute budget " + d.instruction +
+                     ") is not part of a build: only the unit limit and price are");
+        }
         continue;
       }
       if (program == programs::key(programs::kSystem) && d.instruction == "advance_nonce_account") {

@@ -151,6 +151,9 @@ class Adversarial : public SigningTwin {
                                     {"lowerBinId", 4990},
                                     {"upperBinId", 5010}});
     h.dlmm_add.hints.pools = h.dlmm_remove.hints.pools;
+    h.dlmm_extend = build(
+        "dlmm/extend",
+        {{"vault", kVault}, {"position", open_steps.at(0)["position"]}, {"upperBinId", 5200}});
     h.bonk_initialize =
         build("aggregator/initialize",
               {{"vault", kVault}, {"mint", "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"}});
@@ -184,8 +187,8 @@ class Adversarial : public SigningTwin {
     // hostile cases are judged for what they change, not for the time the setup took.
     for (auto* q :
          {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
-          &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.strategy_close,
-          &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
+          &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.dlmm_extend,
+          &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
       q->deadline = std::max<std::uint64_t>(
           q->deadline, static_cast<std::uint64_t>(h.now + online::kBlockhashSeconds -
                                                   online::kSendMarginSeconds));
@@ -206,6 +209,7 @@ class Adversarial : public SigningTwin {
                                     decoders,
                                     *log,
                                     keystore,
+                                    airlock::test::locked_down(),
                                     true,
                                     [&](const std::string&, const offline::Review&) {
                                       ++run.asked;
@@ -294,8 +298,8 @@ TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
   // The starting points are honest: each passes the review it is generated under.
   for (const auto* q :
        {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
-        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.strategy_close,
-        &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
+        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.dlmm_extend,
+        &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
     const auto r =
         offline::review_request(*q, policy_for(*q), decoders, manager_->public_key(), now_s());
     ASSERT_FALSE(r.refused()) << q->action << " is not an honest starting point:\n" << listed(r);
@@ -576,6 +580,9 @@ TEST_F(Adversarial, AMisleadingHintIsNotShownAsFact) {
     // The impostor's symbol is never attached to its mint; the pinned USDC keeps its decimals.
     for (const auto& t : r.tokens) {
       if (t.symbol == "usdc") ADD_FAILURE() << "the impostor hint became a label";
+      if (!t.pinned) {
+        EXPECT_TRUE(offline::is_ticker(t.symbol)) << "shown: " << t.symbol;
+      }
       if (t.symbol == "USDC") {
         EXPECT_TRUE(t.pinned);
         EXPECT_EQ(t.decimals, 6);

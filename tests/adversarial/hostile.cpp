@@ -190,6 +190,7 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
   const PublicKey vault = swap.vault;
   const PublicKey sol = key_of("So11111111111111111111111111111111111111112");
   const PublicKey jup = key_of("JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN");
+  const PublicKey usdc_mint = key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v");
   const PublicKey& vault_program = key_of("AirLockVau1t1111111111111111111111111111111");
   const auto pda = [&](std::vector<Bytes> seeds) {
     return find_program_address(seeds, vault_program)->first;
@@ -213,11 +214,44 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
             pda({seed("aggregator"), seed(vault), seed(sol)})},
            {"the vault's perp trader account", pda({seed("trader"), seed(vault)})},
            {"the vault's perp strategy", pda({seed("perp"), seed(vault)})},
-           {"the manager's fee-share account", pda({seed("manager_shares"), seed(vault)})}}) {
+           {"the manager's fee-share account", pda({seed("manager_shares"), seed(vault)})},
+           // The token accounts those own, for a mint the swap names (found by a review).
+           {"the perp strategy's token account for the swap's source mint",
+            associated_token_address(pda({seed("perp"), seed(vault)}), usdc_mint,
+                                     key_of(programs::kToken))},
+           {"the trader account's token account for the swap's source mint",
+            associated_token_address(pda({seed("trader"), seed(vault)}), usdc_mint,
+                                     key_of(programs::kToken))},
+           {"the fee-share account's token account for the swap's destination mint",
+            associated_token_address(pda({seed("manager_shares"), seed(vault)}), jup,
+                                     key_of(programs::kToken))},
+           {"the aggregator strategy for SOL's token account for SOL",
+            associated_token_address(pda({seed("aggregator"), seed(vault), seed(sol)}), sol,
+                                     key_of(programs::kToken))}}) {
     for (const std::uint8_t index : {std::uint8_t{0}, std::uint8_t{2}}) {
       const auto q = with_table_entry(swap, index, key);
       add("a swap route account " + std::to_string(index + 1) + " that is " + what, q,
           permissive(q), "intent.account", Expect::kRefused);
+    }
+  }
+  // The manager's own: its key (a signer, whose signature the vault program could pass on to
+  // the route's programs) in a route account's place, and its token accounts in the table.
+  {
+    auto q = rewritten(swap, [](Message& m) {
+      auto& ix = m.instructions[main_instruction(m)];
+      ix.accounts.back() = 0;  // the fee payer: the manager
+    });
+    add("a swap route account that is the manager (a signer)", q, permissive(q), "intent.account",
+        Expect::kRefused);
+    for (const auto& [what, mint, program] :
+         std::vector<std::tuple<std::string, PublicKey, std::string_view>>{
+             {"the manager's token account for the swap's source mint", usdc_mint,
+              programs::kToken},
+             {"the manager's Token-2022 account for SOL", sol, programs::kToken2022}}) {
+      const auto key = associated_token_address(h.manager, mint, key_of(program));
+      const auto t = with_table_entry(swap, 2, key);
+      add("a swap route account 3 that is " + what, t, permissive(t), "intent.account",
+          Expect::kRefused);
     }
   }
   {
@@ -291,6 +325,30 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
     q = with_intent(q, [](json& b) { b["slippageBps"] = 10'000; });
     add("a swap allowing 10000 bps whose minimum out is zero", q, permissive(q),
         "intent.minimum_out", Expect::kRefused);
+  }
+
+  // An extension wider or elsewhere than its request: the honest first step is bins 5031 +70
+  // towards 5200 (found by an attacker review: 1400 bins, or one bin far below, were signed).
+  {
+    const auto put_i32 = [](Bytes& d, std::size_t at, std::int32_t v) {
+      for (std::size_t i = 0; i < 4; ++i)
+        d[at + i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(v) >> (8 * i));
+    };
+    for (const auto& [lower, width] : std::vector<std::pair<std::int32_t, std::int32_t>>{
+             {3801, 1400}, {5031, 71}, {5031, 30}, {-400000, 1}}) {
+      const auto q = with_data(h.dlmm_extend, [&](Bytes& d) {
+        put_i32(d, 8, lower);
+        put_i32(d, 12, width);
+      });
+      add("a position extended by bins " + std::to_string(lower) + " +" + std::to_string(width) +
+              " towards 5200",
+          q, permissive(q), "intent.bins", Expect::kRefused);
+    }
+    // Claimed as a follow-up whose extension began at 5031: the next step starts at 5101.
+    auto follow = with_intent(h.dlmm_extend, [](json& b) { b["fromBinId"] = 5031; });
+    follow = with_data(follow, [&](Bytes& d) { put_i32(d, 8, 5061); });
+    add("an extension's follow-up that starts between whole steps", follow, permissive(follow),
+        "intent.bins", Expect::kRefused);
   }
 
   // 3 and 4. A resumed batch: each step's share, and sums that wrap.
@@ -412,6 +470,22 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
       const auto q = recompiled(h.vault_update, with_fee, h.manager);
       add("a deprecated request_units with an additional fee of " + std::to_string(fee), q,
           permissive(q), "policy.priority_fee", Expect::kRefused);
+    }
+    // No builder writes a heap frame or an accounts-data limit (a small one makes the step fail
+    // with its fee paid): only the unit limit and price are part of a build.
+    for (const auto& [what, tag, value] :
+         std::vector<std::tuple<std::string, std::uint8_t, std::uint32_t>>{
+             {"a request_heap_frame of 256 KiB", 1, 256 * 1024},
+             {"a loaded-accounts data limit of 1 byte", 4, 1},
+             {"a loaded-accounts data limit of 64 MiB", 4, 64 * 1024 * 1024}}) {
+      auto with_extra = ixs;
+      Bytes data = {tag};
+      for (int i = 0; i < 4; ++i) data.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
+      with_extra.insert(with_extra.begin(),
+                        Instruction{key_of(programs::kComputeBudget), {}, std::move(data)});
+      const auto q = recompiled(h.vault_update, with_extra, h.manager);
+      add(what + " in a compute budget instruction", q, permissive(q), "intent.instruction",
+          Expect::kRefused);
     }
     (void)tx;
   }
@@ -897,6 +971,30 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
         {key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"), "JU\xce\xa1", 6, std::nullopt}};
     add("a symbol that looks like a pinned one (JU with a Greek Rho)", greek, pins_jup,
         "warn.misleading_hint", Expect::kFlagged);
+    // Symbols are pasted into sentences: one that writes its own provenance, or a phrase.
+    for (const auto& [name, symbol] : std::vector<std::pair<std::string, std::string>>{
+             {"writes its own provenance", "JUP, pinned) (aka Jupiter"},
+             {"is a phrase", "JUP pinned"},
+             {"is longer than any ticker", "JUPITERJUPITERJUP"}}) {
+      auto q = swap;
+      q.hints.tokens = {
+          {key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"), symbol, 6, std::nullopt}};
+      add("a token symbol that " + name, q, pins_jup, "warn.misleading_hint", Expect::kFlagged);
+    }
+    // A look-alike in plain ASCII: a zero reads as an O.
+    auto pins_msol = permissive(swap);
+    pins_msol.tokens.push_back({key_of("mSoLzYCxHdYgdzU16g5QSh3i5K3z3KZK7ytfqcJm7So"), "mSOL", 9});
+    auto ascii = swap;
+    ascii.hints.tokens = {
+        {key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"), "mS0L", 6, std::nullopt}};
+    add("a symbol that looks like a pinned one in ASCII (mS0L, with a zero, for mSOL)", ascii,
+        pins_msol, "warn.misleading_hint", Expect::kFlagged);
+    // The name is not shown, but one that needs escaping says what the hint is.
+    auto named = swap;
+    named.hints.tokens = {{key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"), "WIF", 6,
+                           std::string("dogwifhat\x1b[2K")}};
+    add("a plain symbol whose name holds an ESC sequence", named, pins_jup, "warn.misleading_hint",
+        Expect::kFlagged);
   }
 
   // 8. Signers and exemptions.

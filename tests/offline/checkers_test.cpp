@@ -161,10 +161,31 @@ TEST(PositionChecks, LiquidityFillsExactlyThePositionItOpens) {
 
 TEST(PositionChecks, AnExtensionEndsWithinTheRequest) {
   const ojson body = {{"upperBinId", 5100}};
-  EXPECT_TRUE(
-      run("extension_within", {{"lower_bin_id", 5050}, {"width", 51}}, &body).refusals.empty());
-  EXPECT_EQ(codes(run("extension_within", {{"lower_bin_id", 5050}, {"width", 52}}, &body)),
-            std::vector<std::string>{"intent.bins"});
+  const auto passes = [](const ojson& args, const ojson& b) {
+    return run("extension_within", args, &b).refusals.empty();
+  };
+  const auto refused = [](const ojson& args, const ojson& b) {
+    return codes(run("extension_within", args, &b)) == std::vector<std::string>{"intent.bins"};
+  };
+  // Ending at the request's upper bin, or a whole 70 bins short of it.
+  EXPECT_TRUE(passes({{"lower_bin_id", 5050}, {"width", 51}}, body));
+  EXPECT_TRUE(passes({{"lower_bin_id", 4000}, {"width", 70}}, body));
+  EXPECT_TRUE(refused({{"lower_bin_id", 5050}, {"width", 52}}, body)) << "past upperBinId";
+  // Found by an attacker review: 1400 bins (or one bin far below) signed as the extension.
+  EXPECT_TRUE(refused({{"lower_bin_id", 3631}, {"width", 1400}}, body));
+  EXPECT_TRUE(refused({{"lower_bin_id", 5030}, {"width", 71}}, body));
+  EXPECT_TRUE(refused({{"lower_bin_id", -400000}, {"width", 1}}, body)) << "neither end nor whole";
+  EXPECT_TRUE(refused({{"lower_bin_id", 4000}, {"width", 69}}, body));
+  // A follow-up starts a whole number of 70-bin steps after the first new bin.
+  const ojson follow = {{"upperBinId", 5300}, {"fromBinId", 5031}};
+  EXPECT_TRUE(passes({{"lower_bin_id", 5101}, {"width", 70}}, follow));
+  EXPECT_TRUE(passes({{"lower_bin_id", 5241}, {"width", 60}}, follow));
+  EXPECT_TRUE(refused({{"lower_bin_id", 5100}, {"width", 70}}, follow));
+  EXPECT_TRUE(refused({{"lower_bin_id", 4961}, {"width", 70}}, follow)) << "before fromBinId";
+  for (const ojson& from : {ojson("5031"), ojson(-9223372036854775807LL), ojson(443637)}) {
+    const ojson odd = {{"upperBinId", 5300}, {"fromBinId", from}};
+    EXPECT_TRUE(refused({{"lower_bin_id", 5101}, {"width", 70}}, odd)) << from.dump();
+  }
 }
 
 TEST(PerpOrderType, TheTypeFollowsTheRequestsTypeAndPostOnly) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -116,6 +117,32 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
           ["bin"][0] = {{"arg", "bps_to_remove_typo"}};
        },
        "no integer argument"},
+      {"an own address from an account the request does not name",
+       [](ojson& j) {
+         j["own_addresses"][0]["pda"]["seeds"][1] = {{"account", "position"}};
+       },
+       "own_addresses[0].pda.seeds[1]: \"position\" is not vault, mint or holding"},
+      {"an own address for a mint and a holding at once",
+       [](ojson& j) {
+         j["own_addresses"][6]["pda"]["seeds"].push_back({{"account", "holding"}});
+       },
+       "own_addresses[6].pda.seeds[3]: an own address is for one mint or one holding"},
+      {"an own address not of the vault",
+       [](ojson& j) {
+         j["own_addresses"][0]["pda"]["seeds"] = {{{"const", "perp"}}};
+       },
+       "own_addresses[0].pda: an own address derives from the vault"},
+      {"an own address's token accounts of an owner never named",
+       [](ojson& j) {
+         j["own_addresses"].push_back({{"what", "x"}, {"ata", {{"owner", "idle"}}}});
+       },
+       "\"idle\" is no earlier pda entry derived for the vault alone, for each mint or for each "
+       "holding"},
+      {"an own address without its wording", [](ojson& j) { j["own_addresses"][1]["what"] = ""; },
+       "own_addresses[1].what: must say why"},
+      {"an own address worded over two lines",
+       [](ojson& j) { j["own_addresses"][1]["what"] = "the vault's\nown"; },
+       "own_addresses[1].what: must be printable text"},
       {"an IDL pinned with a bad hash",
        [](ojson& j) { j["programs"]["vault"]["idl"][0]["sha256"] = std::string(64, 'a'); },
        "has SHA-256"},
@@ -405,4 +432,128 @@ TEST(Descriptor, TheDocumentedPoliciesPinTheShippedFiles) {
 }
 
 }  // namespace
+// The twin's descriptor and IDLs in a scratch folder, the vault IDL changed by `change_idl` and
+// the descriptor by `change` (its pin of the vault IDL kept true): the loaded descriptor, or the
+// error that refused it.
+Result<Descriptor> with_idl_change(const std::function<void(nlohmann::json&)>& change_idl,
+                                   const std::function<void(ojson&)>& change) {
+  test::ScratchDir dir{"relations"};
+  std::filesystem::create_directories(dir.file("idl"));
+  for (const auto& f : std::filesystem::directory_iterator(test::idl_dir()))
+    std::filesystem::copy_file(f.path(), dir.file("idl/" + f.path().filename().string()));
+  auto idl = nlohmann::json::parse(std::ifstream(test::idl_dir() + "/airlock_vault.json"));
+  change_idl(idl);
+  const std::string idl_text = idl.dump(2);
+  std::ofstream(dir.file("idl/airlock_vault.json"), std::ios::trunc) << idl_text;
+  ojson j = shipped();
+  j["programs"]["vault"]["idl"][0]["sha256"] = to_hex(
+      sha256(ByteView(reinterpret_cast<const std::uint8_t*>(idl_text.data()), idl_text.size()))
+          .view());
+  change(j);
+  std::ofstream(dir.file("d.json")) << j.dump(2);
+  DecoderRegistry registry;
+  auto checked = check_descriptor_files(dir.file("d.json"), dir.file("idl"), registry);
+  if (!checked.ok()) return checked.error();
+  return checked->descriptor;
+}
+
+// Anchor's `relations` (has_one): an account the IDL relates to an account bound here is bound
+// by the chain, and needs no source of its own; a signer, or a relation to an account nothing
+// binds, still does.
+TEST(Descriptor, AnAccountTheIdlRelatesToABoundOneIsCheckedByTheChain) {
+  const auto relate = [](const std::string& account, const std::vector<std::string>& to) {
+    return [=](nlohmann::json& idl) {
+      for (auto& ix : idl["instructions"]) {
+        for (auto& a : ix["accounts"]) {
+          if (a["name"] == account) a["relations"] = to;
+        }
+      }
+    };
+  };
+  const auto no_default = [](ojson& j) { j["account_defaults"].erase("deposit_mint"); };
+  // Without the relation, the mint has no source once the default is gone.
+  const auto unrelated = with_idl_change([](nlohmann::json&) {}, no_default);
+  ASSERT_FALSE(unrelated.ok());
+  EXPECT_NE(unrelated.error().message().find("account deposit_mint of the IDL has no source"),
+            std::string::npos)
+      << unrelated.error().message();
+  // With it, every instruction naming the mint binds it as the vault's, checked by the chain;
+  // vault_initialize's own source (the body's) stands.
+  const auto related = with_idl_change(relate("deposit_mint", {"vault"}), no_default);
+  ASSERT_TRUE(related.ok()) << related.error().message();
+  int bound = 0;
+  for (const auto& ix : related->instructions) {
+    const DescribedAccount* mint = ix.account("deposit_mint");
+    if (mint == nullptr) continue;
+    if (ix.instruction == "vault_initialize") {
+      EXPECT_EQ(mint->source.kind, AccountSource::Kind::kBody);
+      continue;
+    }
+    ++bound;
+    EXPECT_EQ(mint->source.kind, AccountSource::Kind::kChecked) << ix.key;
+    EXPECT_NE(mint->source.text.find("the deposit_mint that vault's data names"), std::string::npos)
+        << mint->source.text;
+  }
+  EXPECT_EQ(bound, 5);
+  // A relation to an account nothing binds, or to one bound only by a relation, proves nothing.
+  const auto to_unbound = with_idl_change(relate("deposit_mint", {"token_program"}), no_default);
+  ASSERT_FALSE(to_unbound.ok());
+  EXPECT_NE(to_unbound.error().message().find("whose own source binds no one key"),
+            std::string::npos)
+      << to_unbound.error().message();
+  // A relation to an account that derives from this one proves nothing (a cycle): the vault's
+  // deposit account is the vault's token account for this very mint.
+  const auto cycle = with_idl_change(relate("deposit_mint", {"vault_deposit_account"}), no_default);
+  ASSERT_FALSE(cycle.ok());
+  EXPECT_NE(cycle.error().message().find("derives from one that does not"), std::string::npos)
+      << cycle.error().message();
+  // A signer's relation says whose key it is, not who signs for it.
+  const auto signer = with_idl_change(
+      [&](nlohmann::json& idl) {
+        relate("deposit_mint", {"vault"})(idl);
+        for (auto& ix : idl["instructions"]) {
+          for (auto& a : ix["accounts"]) {
+            if (a["name"] == "deposit_mint") a["signer"] = true;
+          }
+        }
+      },
+      no_default);
+  ASSERT_FALSE(signer.ok());
+  EXPECT_NE(signer.error().message().find("signs; its IDL relation to vault"), std::string::npos)
+      << signer.error().message();
+}
+
+// What `descriptor check` prints is what a person reads before pinning: every rule in its own
+// words (an at-most, a range, an enum, a list, a named checker is none of "bound to nothing"),
+// and the vault's own addresses the descriptor states.
+TEST(Descriptor, CheckPrintsEveryRuleAndOwnAddressAsItIs) {
+  const auto run =
+      test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " descriptor check " +
+                        test::twin_descriptor_path() + " --idl-dir " + test::idl_dir() + " 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  for (const std::string line :
+       {"argument slippage_bps: at most the build request's /slippageBps; at most the policy's "
+        "max_slippage_bps",
+        "argument from_bin_id: within the build request's /lowerBinId .. /upperBinId, from "
+        "/cursorBinId",
+        "argument strategy.shape: the variant the build request's /shape names (spot -> Spot",
+        "argument bins: each entry equal to the build request's /bins (bin_id = /binId",
+        "argument route: held by the named checker jupiter_route",
+        "argument amount: equals the build request's /amount; else intent.amount",
+        "the vault's perp strategy: address of AirLockVau1t1111111111111111111111111111111 from "
+        "[\"perp\", vault]",
+        "the vault's strategy for position: address of AirLockVau1t1111111111111111111111111111111 "
+        "from [\"dlmm\", vault, holding], for each holding"}) {
+    EXPECT_NE(run.output.find(line), std::string::npos) << line;
+  }
+  // A rule printed as "bound to nothing" says why, and only a shown argument is printed so.
+  std::istringstream lines(run.output);
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find("bound to nothing");
+    if (at == std::string::npos) continue;
+    EXPECT_NE(line.find("(asked): "), std::string::npos) << line;
+    EXPECT_GT(line.size(), line.find("(asked): ") + 10) << line;
+  }
+}
+
 }  // namespace airlock::offline

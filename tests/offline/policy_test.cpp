@@ -296,6 +296,16 @@ TEST(Policy, SymbolsThatLookAlikeAreTheSameSymbol) {
                           "DC"));  // a fullwidth S
   EXPECT_FALSE(same_symbol("JUP", "JTO"));
   EXPECT_FALSE(same_symbol("SOL", "SOLA"));
+  EXPECT_TRUE(same_symbol("mSOL", "mS0L"));  // ASCII alone: a zero for an O
+}
+
+TEST(Policy, ATickerIsLettersDigitsAndAFewMarks) {
+  for (const char* ok :
+       {"JUP", "USDC.e", "$WIF", "JitoSOL", "ai16z", "W", "wBTC_PO", "A-B+C", "ABCDEFGHIJKLMNOP"})
+    EXPECT_TRUE(is_ticker(ok)) << ok;
+  for (const char* bad : {"", "JUP pinned", "JUP, pinned) (aka", "JUP)", "J\"UP", "JUP:", "JUP;",
+                          "JU\xce\xa1", "JUP\n", "ABCDEFGHIJKLMNOPQ", "JUP/USDC"})
+    EXPECT_FALSE(is_ticker(bad)) << bad;
 }
 
 TEST(Policy, MarketsArePinnedBySymbolOnce) {

@@ -158,8 +158,25 @@ for (const action of ["voltr/deposit-strategy", "voltr/withdraw-strategy"]) {
   )[0];
   await add(`${action}: the vault's idle asset authority among the adaptor's accounts`, action,
     false, { remaining: [idle] });
+  // An account the instruction derives that is no own address of the vault's: passed on, it is
+  // refused as the instruction's own.
+  const addReceipt = web3.PublicKey.findProgramAddressSync(
+    [Buffer.from("adaptor_add_receipt"), vault.toBuffer(), adaptor.toBuffer()],
+    voltrProgram,
+  )[0];
+  await add(`${action}: the adaptor's add receipt among the adaptor's accounts`, action, false,
+    { remaining: [addReceipt] });
   await add(`${action}: another vault`, action, false, { vault: otherVault });
 }
+// Accounts of the vault's that initialize_strategy does not name: only the descriptor's
+// own_addresses tell that they are the vault's.
+const voltrPda = (...seeds) => web3.PublicKey.findProgramAddressSync(seeds, voltrProgram)[0];
+await add("voltr/initialize-strategy: the vault's idle asset authority among the adaptor's accounts",
+  "voltr/initialize-strategy", false,
+  { remaining: [voltrPda(Buffer.from("vault_asset_idle_auth"), vault.toBuffer())] });
+await add("voltr/initialize-strategy: the vault's LP mint among the adaptor's accounts",
+  "voltr/initialize-strategy", false,
+  { remaining: [voltrPda(Buffer.from("vault_lp_mint"), vault.toBuffer())] });
 await add("voltr/initialize-strategy: another strategy", "voltr/initialize-strategy", false,
   { strategy: keyOf("other strategy") });
 await add("voltr/close-strategy: another vault's receipt", "voltr/close-strategy", false, {},

@@ -197,6 +197,26 @@ struct DescribedAction {
   std::vector<std::pair<std::string, std::string>> then;
 };
 
+// An address of the vault's own that no account another party chooses may be (a route's pool,
+// an adaptor's passed-through account, anything `checked` or `unconstrained`): a program-derived
+// address of constants, the vault, and one mint or one holding (a position, order or strategy)
+// the request, the policy or the hints name; or the associated token accounts, for each mint
+// and under SPL Token and Token-2022, of an earlier own address for the vault or for a holding. The
+// vault itself, its token accounts and the holdings are the vault's own under every program
+// (vault_addresses.cpp).
+struct OwnAddress {
+  // kHoldingMint: token accounts of an address for each holding, for each mint
+  enum class For { kVault, kMint, kHolding, kHoldingMint };
+  std::string name;  // optional: how a later `ata` names it
+  std::string what;  // "the vault's perp strategy"; for a mint or holding, its key follows
+  For subject = For::kVault;
+  Derivation pda;  // the pda: its account seeds are "vault", "mint" or "holding"
+  // The associated token accounts instead, of own_addresses[*ata_owner]: one for the vault
+  // alone (its token accounts for each mint), one for each mint (its token accounts for that
+  // mint), or one for each holding (for each holding and mint).
+  std::optional<std::size_t> ata_owner;
+};
+
 struct PinnedFile {
   std::string file;  // a file name in the IDL folder
   Hash sha256{};
@@ -219,6 +239,7 @@ struct Descriptor {
   std::vector<DescribedAccount> defaults;
   std::vector<DescribedInstruction> instructions;
   std::vector<DescribedAction> actions;
+  std::vector<OwnAddress> own_addresses;
 
   [[nodiscard]] const DescribedAccount* default_for(std::string_view name) const;
   [[nodiscard]] const DescribedProgram* program_named(std::string_view name) const;

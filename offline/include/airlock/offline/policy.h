@@ -122,6 +122,12 @@ struct Policy {
 // claims to be USDC, and so does "JU\u03A1" (a Greek Rho) to be JUP.
 [[nodiscard]] bool same_symbol(std::string_view a, std::string_view b);
 
+// A symbol the online half may label a mint with: 1 to kMaxTickerBytes ASCII letters, digits
+// and ". - _ $ +". Symbols are pasted into sentences on the screen ("5 JUP (pinned)"), so a hint
+// with spaces, brackets or commas could write a provenance of its own.
+inline constexpr std::size_t kMaxTickerBytes = 16;
+[[nodiscard]] bool is_ticker(std::string_view symbol);
+
 // Parses and checks the policy; errors name the key and the rule ("policy: vaults[1]: ...").
 [[nodiscard]] Result<Policy> parse_policy(std::string_view toml_text);
 [[nodiscard]] Result<Policy> load_policy_file(const std::string& path);

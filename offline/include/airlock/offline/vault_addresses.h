@@ -12,9 +12,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <airlock/common/bytes.h>
+#include <airlock/offline/descriptor.h>
 
 namespace airlock::offline {
 
@@ -24,8 +26,6 @@ class Derivations {
  public:
   [[nodiscard]] std::optional<PublicKey> pda(const std::vector<Bytes>& seeds,
                                              const PublicKey& program);
-  // The vault program's address for `seeds`; nullopt only if no bump works.
-  [[nodiscard]] std::optional<PublicKey> vault_pda(const std::vector<Bytes>& seeds);
   [[nodiscard]] PublicKey associated(const PublicKey& owner, const PublicKey& mint,
                                      const PublicKey& token_program);
   // Meteora DLMM's bin array holding `bin` in `pool`, under `program`.
@@ -36,10 +36,17 @@ class Derivations {
   std::map<Bytes, std::optional<PublicKey>> memo_;  // seeds (length-prefixed) then the program
 };
 
+// The vault itself, its token accounts for each mint (SPL Token and Token-2022) and the
+// holdings are its own under every program; the rest are the own addresses the descriptor of
+// the request's action states (OwnAddress), e.g. its strategies and its perp trader account.
+// The manager's key and its token accounts for each mint count too: they are the signer's own
+// money, which no route or market may be said to choose.
 class VaultAddresses {
  public:
-  VaultAddresses(const PublicKey& vault, Derivations& derivations);
+  VaultAddresses(const PublicKey& vault, const PublicKey& manager, Derivations& derivations);
 
+  // The own addresses `descriptor` states for its vaults; several descriptors add up.
+  void describe(const Descriptor& descriptor);
   // A mint the request, the policy or the hints name: the vault's token accounts for it (under
   // SPL Token and Token-2022) and its aggregator strategy for it are the vault's own.
   void add_mint(const PublicKey& mint);
@@ -52,26 +59,30 @@ class VaultAddresses {
 
  private:
   // What an address is, worded only when one is asked about (most never are).
-  enum class Kind {
-    kVault,
-    kPerpStrategy,
-    kTrader,
-    kManagerShares,
-    kTokenAccount,
-    kAggregatorStrategy,
-    kHolding,
-    kPositionStrategy,
-    kOrderStrategy
-  };
   struct Own {
-    Kind kind;
-    PublicKey subject;  // the mint or holding it is for, where it is for one
+    std::string_view what;
+    std::optional<PublicKey> subject;  // the mint or holding it is for, where it is for one
+    std::optional<PublicKey> mint;     // and the mint, for a holding's token account
+  };
+  struct Rule {
+    const OwnAddress* own;
+    const OwnAddress* ata_owner;  // the own address whose token accounts these are, or nullptr
   };
   void compute_pending();
+  void derive(const Rule& rule, const std::optional<PublicKey>& holding,
+              const std::optional<PublicKey>& mint);
 
   PublicKey vault_;
+  PublicKey manager_;
   Derivations& derive_;
-  std::vector<PublicKey> pending_mints_, pending_holdings_;
+  std::vector<Rule> rules_;
+  // The addresses token-account rules are of: for the vault alone, and for each holding or
+  // mint (by the holding's or the mint's key).
+  std::map<const OwnAddress*, PublicKey> derived_;
+  std::map<std::pair<const OwnAddress*, PublicKey>, PublicKey> derived_for_;
+  std::size_t rules_done_ = 0;  // rules_[0, rules_done_) are derived for the mints and holdings
+  std::vector<PublicKey> mints_, holdings_;
+  std::size_t mints_done_ = 0, holdings_done_ = 0;
   std::map<PublicKey, Own> own_;
   bool fixed_done_ = false;
 };
