@@ -159,7 +159,7 @@ std::vector<std::string> sanitizer_extra_syscalls() {
           "pipe",    "pipe2",  "getdents"};
 }
 
-Status install_syscall_allowlist() {
+Result<LockedDown> install_syscall_allowlist() {
   scmp_filter_ctx ctx = ::seccomp_init(SCMP_ACT_KILL_PROCESS);
   if (ctx == nullptr) return Error(hardening::errors::kLockdown, "seccomp_init failed");
   auto names = allowed_syscalls();
@@ -180,7 +180,7 @@ Status install_syscall_allowlist() {
   if (rc != 0)
     return Error(hardening::errors::kLockdown,
                  std::string("seccomp_load failed: ") + std::strerror(-rc));
-  return {};
+  return LockedDown();
 }
 
 }  // namespace airlock::hardening

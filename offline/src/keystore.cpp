@@ -193,7 +193,8 @@ Result<KeystoreInfo> read_keystore_info(const std::string& path) {
   return info_of(parsed.header);
 }
 
-Result<SecretBytes> open_keystore_seed(const std::string& path, const SecretBytes& passphrase) {
+Result<SecretBytes> open_keystore_seed(const std::string& path, const SecretBytes& passphrase,
+                                       const hardening::LockedDown& /*locked*/) {
   if (auto s = crypto_init(); !s.ok()) return s.error();
   AIRLOCK_TRY(parsed, parse_file(path));
   AIRLOCK_TRY(info, info_of(parsed.header));
@@ -235,15 +236,17 @@ Result<SecretBytes> open_keystore_seed(const std::string& path, const SecretByte
   return seed;
 }
 
-Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passphrase) {
-  AIRLOCK_TRY(seed, open_keystore_seed(path, passphrase));
+Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passphrase,
+                              const hardening::LockedDown& locked) {
+  AIRLOCK_TRY(seed, open_keystore_seed(path, passphrase, locked));
   return Keypair::from_seed(seed.bytes());
 }
 
 Status change_keystore_passphrase(const std::string& path, const SecretBytes& old_passphrase,
-                                  const SecretBytes& new_passphrase, KdfLimits limits) {
+                                  const SecretBytes& new_passphrase, KdfLimits limits,
+                                  const hardening::LockedDown& locked) {
   AIRLOCK_TRY(info, read_keystore_info(path));
-  AIRLOCK_TRY(seed, open_keystore_seed(path, old_passphrase));
+  AIRLOCK_TRY(seed, open_keystore_seed(path, old_passphrase, locked));
   AIRLOCK_TRY(text, keystore_text(seed, new_passphrase, info.origin, limits, info.created));
   // The old file stays open across the rename, so its bytes can be overwritten once the new
   // file is in place: a crash before the rename leaves the old file whole, one after leaves the

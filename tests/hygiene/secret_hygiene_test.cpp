@@ -294,13 +294,13 @@ TEST(SecretHygiene, AKeystoreWrittenAndOpenedLeavesNoCopyInFreedMemory) {
     ASSERT_TRUE(offline::write_keystore(file, *seed, *passphrase, {"generated", std::nullopt},
                                         offline::minimum_kdf_limits())
                     .ok());
-    ASSERT_TRUE(
-        offline::change_keystore_passphrase(file, *passphrase, *next, offline::minimum_kdf_limits())
-            .ok());
-    auto opened = offline::open_keystore_seed(file, *next);
+    ASSERT_TRUE(offline::change_keystore_passphrase(
+                    file, *passphrase, *next, offline::minimum_kdf_limits(), test::locked_down())
+                    .ok());
+    auto opened = offline::open_keystore_seed(file, *next, test::locked_down());
     ASSERT_TRUE(opened.ok()) << opened.error().to_string();
     EXPECT_EQ(view(*opened, 32), view(*seed, 32));
-    auto pair = offline::open_keystore(file, *next);
+    auto pair = offline::open_keystore(file, *next, test::locked_down());
     ASSERT_TRUE(pair.ok());
   }
   EXPECT_EQ(watch.found(), 0) << "the seed or a passphrase was left in freed heap memory";

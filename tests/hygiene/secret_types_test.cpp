@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <airlock/common/secret.h>
+#include <airlock/hardening/lockdown.h>
 #include <airlock/offline/custody.h>
 #include <airlock/offline/derivation.h>
 #include <airlock/offline/keystore.h>
@@ -82,10 +83,19 @@ static_assert(has_signature<decltype(static_cast<Result<SecretBytes> (*)(std::st
                             Result<SecretBytes> (*)(std::string_view)>);
 
 // The keystore: seeds and passphrases in secure memory.
+// Opening one takes the proof that the process is under the syscall allowlist, which only
+// install_syscall_allowlist() makes (hardening/locked_down.h).
 static_assert(has_signature<decltype(&offline::open_keystore_seed),
-                            Result<SecretBytes> (*)(const std::string&, const SecretBytes&)>);
+                            Result<SecretBytes> (*)(const std::string&, const SecretBytes&,
+                                                    const hardening::LockedDown&)>);
 static_assert(has_signature<decltype(&offline::open_keystore),
-                            Result<Keypair> (*)(const std::string&, const SecretBytes&)>);
+                            Result<Keypair> (*)(const std::string&, const SecretBytes&,
+                                                const hardening::LockedDown&)>);
+static_assert(has_signature<decltype(&hardening::install_syscall_allowlist),
+                            Result<hardening::LockedDown> (*)()>);
+static_assert(!std::is_default_constructible_v<hardening::LockedDown> &&
+                  !std::is_copy_constructible_v<hardening::LockedDown>,
+              "only install_syscall_allowlist() makes the token, and it is not copied");
 static_assert(has_signature<decltype(&offline::generate_seed), Result<SecretBytes> (*)()>);
 
 // Files and the API key.

@@ -155,7 +155,7 @@ TEST_F(KeystoreFile, RoundTripsWithMode0600AndNeverOverwrites) {
   EXPECT_EQ(st.st_mode & 0777, 0600U);
   auto info = read_keystore_info(path_);
   ASSERT_TRUE(info.ok()) << info.error().to_string();
-  auto keypair = open_keystore(path_, secret_of("correct horse battery"));
+  auto keypair = open_keystore(path_, secret_of("correct horse battery"), test::locked_down());
   ASSERT_TRUE(keypair.ok()) << keypair.error().to_string();
   EXPECT_EQ(keypair->public_key(), info->public_key);
   EXPECT_EQ(keypair->public_key(), Keypair::from_seed(seed->bytes())->public_key());
@@ -179,7 +179,8 @@ TEST_F(KeystoreFile, APassphraseChangeKeepsTheKeyAndOverwritesTheOldFile) {
   const int held = ::open(path_.c_str(), O_RDONLY);
   ASSERT_GE(held, 0);
   ASSERT_TRUE(change_keystore_passphrase(path_, secret_of("correct horse battery"),
-                                         secret_of("a longer new passphrase"), minimum_kdf_limits())
+                                         secret_of("a longer new passphrase"), minimum_kdf_limits(),
+                                         test::locked_down())
                   .ok());
   char old_bytes[256] = {};
   const ssize_t n = ::pread(held, old_bytes, sizeof old_bytes, 0);
@@ -187,8 +188,8 @@ TEST_F(KeystoreFile, APassphraseChangeKeepsTheKeyAndOverwritesTheOldFile) {
   ASSERT_GT(n, 0);
   EXPECT_TRUE(std::all_of(old_bytes, old_bytes + n, [](char c) { return c == 0; }))
       << "the old file's bytes are still there";
-  EXPECT_FALSE(open_keystore(path_, secret_of("correct horse battery")).ok());
-  auto keypair = open_keystore(path_, secret_of("a longer new passphrase"));
+  EXPECT_FALSE(open_keystore(path_, secret_of("correct horse battery"), test::locked_down()).ok());
+  auto keypair = open_keystore(path_, secret_of("a longer new passphrase"), test::locked_down());
   ASSERT_TRUE(keypair.ok()) << keypair.error().to_string();
   EXPECT_EQ(keypair->public_key(), before.public_key);
   const auto after = read_keystore_info(path_).value();
@@ -197,18 +198,20 @@ TEST_F(KeystoreFile, APassphraseChangeKeepsTheKeyAndOverwritesTheOldFile) {
   // A keystore with another hard link is not changed: wiping its bytes would wipe the link.
   const std::string linked = path_ + ".link";
   std::filesystem::create_hard_link(path_, linked);
-  const auto refused =
-      change_keystore_passphrase(path_, secret_of("a longer new passphrase"),
-                                 secret_of("yet another passphrase"), minimum_kdf_limits());
+  const auto refused = change_keystore_passphrase(path_, secret_of("a longer new passphrase"),
+                                                  secret_of("yet another passphrase"),
+                                                  minimum_kdf_limits(), test::locked_down());
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.error().message(), HasSubstr("hard links"));
-  EXPECT_TRUE(open_keystore(linked, secret_of("a longer new passphrase")).ok());
+  EXPECT_TRUE(
+      open_keystore(linked, secret_of("a longer new passphrase"), test::locked_down()).ok());
   std::filesystem::remove(linked);
   // A wrong current passphrase changes nothing.
   EXPECT_FALSE(change_keystore_passphrase(path_, secret_of("correct horse battery"),
-                                          secret_of("yet another passphrase"), minimum_kdf_limits())
+                                          secret_of("yet another passphrase"), minimum_kdf_limits(),
+                                          test::locked_down())
                    .ok());
-  EXPECT_TRUE(open_keystore(path_, secret_of("a longer new passphrase")).ok());
+  EXPECT_TRUE(open_keystore(path_, secret_of("a longer new passphrase"), test::locked_down()).ok());
 }
 
 TEST(Bip39, WordsInAnyCaseGiveTheSameSeed) {
@@ -253,7 +256,7 @@ TEST(Bip39, EntropyAndPhraseRoundTripOnTheSharedVectors) {
 TEST_F(KeystoreFile, WrongPassphraseAndEveryTamperingFail) {
   auto seed = generate_seed();
   write(*seed);
-  auto wrong = open_keystore(path_, secret_of("correct horse batterz"));
+  auto wrong = open_keystore(path_, secret_of("correct horse batterz"), test::locked_down());
   ASSERT_FALSE(wrong.ok());
   EXPECT_THAT(wrong.error().message(), HasSubstr("wrong passphrase, or the file was altered"));
 
@@ -263,14 +266,14 @@ TEST_F(KeystoreFile, WrongPassphraseAndEveryTamperingFail) {
   header["created"] = "2020-01-01T00:00:00Z";
   tampered["header"] = header.dump();
   save(tampered);
-  EXPECT_FALSE(open_keystore(path_, secret_of("correct horse battery")).ok())
+  EXPECT_FALSE(open_keystore(path_, secret_of("correct horse battery"), test::locked_down()).ok())
       << "the header is authenticated";
 
   header = nlohmann::json::parse(original["header"].get<std::string>());
   header["kdf"]["opslimit"] = 1;
   tampered["header"] = header.dump();
   save(tampered);
-  auto weak = open_keystore(path_, secret_of("correct horse battery"));
+  auto weak = open_keystore(path_, secret_of("correct horse battery"), test::locked_down());
   ASSERT_FALSE(weak.ok());
   EXPECT_THAT(weak.error().message(), HasSubstr("interactive"));
 
@@ -279,12 +282,12 @@ TEST_F(KeystoreFile, WrongPassphraseAndEveryTamperingFail) {
   ct[3] = ct[3] == 'A' ? 'B' : 'A';
   tampered["ciphertext"] = ct;
   save(tampered);
-  EXPECT_FALSE(open_keystore(path_, secret_of("correct horse battery")).ok());
+  EXPECT_FALSE(open_keystore(path_, secret_of("correct horse battery"), test::locked_down()).ok());
 
   save(nlohmann::json{{"hello", 1}});
   EXPECT_THAT(read_keystore_info(path_).error().message(), HasSubstr("not an airlock keystore"));
   save(original);
-  EXPECT_TRUE(open_keystore(path_, secret_of("correct horse battery")).ok());
+  EXPECT_TRUE(open_keystore(path_, secret_of("correct horse battery"), test::locked_down()).ok());
 }
 
 // Found by the keystore_file fuzz target: header fields of the wrong JSON type threw

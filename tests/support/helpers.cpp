@@ -21,7 +21,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace airlock::hardening {
+struct UnlockedForTests {
+  static LockedDown make() { return LockedDown(); }
+};
+}  // namespace airlock::hardening
+
 namespace airlock::test {
+
+const hardening::LockedDown& locked_down() {
+  static const hardening::LockedDown token = hardening::UnlockedForTests::make();
+  return token;
+}
 
 Bytes random_bytes(std::size_t n, std::uint32_t seed) {
   std::mt19937 rng(seed);
@@ -94,6 +105,18 @@ ScratchDir::ScratchDir(const std::string& prefix) {
 ScratchDir::~ScratchDir() {
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
+}
+
+ScopedEnv::ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
+  if (const char* was = std::getenv(name_.c_str()); was != nullptr) before_ = was;
+  ::setenv(name_.c_str(), value.c_str(), 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (before_)
+    ::setenv(name_.c_str(), before_->c_str(), 1);
+  else
+    ::unsetenv(name_.c_str());
 }
 
 std::vector<std::string> recovery_words_on_screen(const std::string& raw) {

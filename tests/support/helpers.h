@@ -16,8 +16,13 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/secret.h>
+#include <airlock/hardening/locked_down.h>
 
 namespace airlock::test {
+
+// The token that opens a keystore (hardening/locked_down.h), for the tests that run the signing
+// path in their own process, which they cannot put under the syscall allowlist. Tests only.
+const hardening::LockedDown& locked_down();
 
 // n pseudo-random bytes, the same for the same seed.
 Bytes random_bytes(std::size_t n, std::uint32_t seed);
@@ -60,6 +65,19 @@ class ScratchDir {
 
  private:
   std::filesystem::path path_;
+};
+
+// An environment variable set for the object's lifetime, then put back as it was.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const std::string& value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> before_;
 };
 
 // Processes in tests synchronise on files and on the kernel's notices, never on a timer.

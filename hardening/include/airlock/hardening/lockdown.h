@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <airlock/common/error.h>
+#include <airlock/hardening/locked_down.h>
 
 namespace airlock::hardening {
 
@@ -60,7 +61,7 @@ std::vector<std::string> sanitizer_extra_syscalls();
 
 // Installs the allowlist filter on the calling thread's process (PR_SET_NO_NEW_PRIVS must be
 // set, which lock_down_process() does). Anything else is answered with SIGSYS, which kills the
-// whole process. Irreversible.
-Status install_syscall_allowlist();
+// whole process. Irreversible. Its proof is the token that opening a keystore takes.
+Result<LockedDown> install_syscall_allowlist();
 
 }  // namespace airlock::hardening

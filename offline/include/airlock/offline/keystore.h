@@ -14,6 +14,7 @@
 #include <airlock/common/ed25519.h>
 #include <airlock/common/error.h>
 #include <airlock/common/secret.h>
+#include <airlock/hardening/locked_down.h>
 
 namespace airlock::offline {
 
@@ -61,20 +62,23 @@ struct KeystoreInfo {
 
 // Decrypts the key. A wrong passphrase and an altered file are the same failure to the AEAD:
 // "cannot decrypt: wrong passphrase, or the file was altered". The public key in the header
-// must match the decrypted seed's.
-[[nodiscard]] Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passphrase);
+// must match the decrypted seed's. Only a process under the syscall allowlist opens a keystore
+// (`locked`, hardening/locked_down.h), as for the two below.
+[[nodiscard]] Result<Keypair> open_keystore(const std::string& path, const SecretBytes& passphrase,
+                                            const hardening::LockedDown& locked);
 
 // The decrypted 32-byte seed, with the same checks as open_keystore.
 [[nodiscard]] Result<SecretBytes> open_keystore_seed(const std::string& path,
-                                                     const SecretBytes& passphrase);
+                                                     const SecretBytes& passphrase,
+                                                     const hardening::LockedDown& locked);
 
 // Re-encrypts the keystore under `new_passphrase` (fresh salt and nonce, `limits`), keeping the
 // key, its origin and creation time: the new file is written beside and renamed over the old
 // one, then the old file's bytes, still open, are overwritten with zeros.
 [[nodiscard]] Status change_keystore_passphrase(const std::string& path,
                                                 const SecretBytes& old_passphrase,
-                                                const SecretBytes& new_passphrase,
-                                                KdfLimits limits);
+                                                const SecretBytes& new_passphrase, KdfLimits limits,
+                                                const hardening::LockedDown& locked);
 
 // A fresh 32-byte seed from the operating system's random source.
 [[nodiscard]] Result<SecretBytes> generate_seed();
