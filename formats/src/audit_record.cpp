@@ -604,4 +604,13 @@ Result<Hash> parse_head(std::string_view text, std::string_view option) {
   return fixed_from_view<Hash::kSize>(bytes);
 }
 
+int hex_digits_apart(const Hash& a, const Hash& b) {
+  int apart = 0;
+  for (std::size_t i = 0; i < Hash::kSize; ++i) {
+    apart += ((a.bytes[i] ^ b.bytes[i]) & 0xf0) != 0 ? 1 : 0;
+    apart += ((a.bytes[i] ^ b.bytes[i]) & 0x0f) != 0 ? 1 : 0;
+  }
+  return apart;
+}
+
 }  // namespace airlock::audit

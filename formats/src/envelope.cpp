@@ -347,8 +347,10 @@ Result<SignRequest> decode_request(ByteView bytes) {
   }
   q.action = std::move(action);
   AIRLOCK_TRY(intent, r.require_text(key::kIntent, "intent", 2, kMaxIntentBytes));
-  const auto parsed = nlohmann::json::parse(intent, nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_object()) {
+  // Valid JSON whose first token opens an object is an object; accept() checks without building
+  // the tree the review builds once from it.
+  const auto first = intent.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || intent[first] != '{' || !nlohmann::json::accept(intent)) {
     return cbor::bad_value(r.field("intent"), "must be the builder request body, a JSON object");
   }
   q.intent_json = std::move(intent);

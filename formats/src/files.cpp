@@ -194,6 +194,26 @@ Status check_outputs(const std::vector<NamedPath>& outputs, const std::vector<Na
   return {};
 }
 
+std::string snapshot(const std::vector<std::string>& paths) {
+  std::string out;
+  std::error_code ec;
+  const auto describe = [&](const std::filesystem::path& p) {
+    const auto size = std::filesystem::file_size(p, ec);
+    const auto time = std::filesystem::last_write_time(p, ec);
+    out += p.string() + ":" + std::to_string(ec ? 0 : size) + ":" +
+           std::to_string(time.time_since_epoch().count()) + ";";
+  };
+  for (const auto& path : paths) {
+    if (std::filesystem::is_directory(path, ec)) {
+      for (const auto& entry : std::filesystem::directory_iterator(path, ec))
+        describe(entry.path());
+    } else if (std::filesystem::exists(path, ec)) {
+      describe(path);
+    }
+  }
+  return out;
+}
+
 Result<Bytes> read_limited(const std::string& path, std::size_t limit) {
   std::ifstream file;
   std::istream* in = &std::cin;

@@ -9,9 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -110,6 +108,23 @@ Result<SecretBytes> new_passphrase(const KeyOptions& o) {
   if (passphrase.size() < 8)
     return Error(ErrorCode::kUsage, "passphrase: must be at least 8 characters");
   return passphrase;
+}
+
+// Where a new keystore goes: no file there yet (a keystore is never overwritten) and a folder
+// that can be written. Checked before any secret is shown or typed: words recited or written
+// down for a key that is then never stored are a trap.
+airlock::Status check_new_keystore(const std::string& keystore) {
+  std::error_code ec;
+  if (std::filesystem::exists(keystore, ec)) {
+    return Error(ErrorCode::kIo,
+                 "'" + keystore + "' exists; a keystore is never overwritten (give a new path)");
+  }
+  const auto folder = std::filesystem::absolute(keystore, ec).parent_path();
+  if (ec || !std::filesystem::is_directory(folder, ec) || ::access(folder.c_str(), W_OK) != 0) {
+    return Error(ErrorCode::kIo, "the keystore's folder '" + folder.string() +
+                                     "' does not exist or cannot be written");
+  }
+  return {};
 }
 
 int store(const KeyOptions& o, const SecretBytes& seed, const airlock::offline::KeyOrigin& origin,
@@ -233,109 +248,56 @@ Result<SecretBytes> secret_line(int fd, const std::string& prompt) {
   return airlock::offline::prompt_secret(prompt);
 }
 
-Result<SecretBytes> optional_passphrase(std::optional<int> fd) {
-  if (!fd) return SecretBytes::allocate(0);
-  return airlock::offline::read_secret_line(*fd);
+// The key a backup gives, and whether a passphrase went with it: the same words with another
+// passphrase (or none) give another key, which is all the operator would see.
+struct BackupKey {
+  SecretBytes key;
+  bool passphrase = false;
+};
+
+// The passphrase of a phrase or shares: from its descriptor when one is given; asked on the
+// terminal when the words were typed there (Enter for none), so a passphrase set when the backup
+// was made is never silently left out; else none.
+Result<SecretBytes> optional_passphrase(std::optional<int> fd, bool words_typed,
+                                        const std::string& what) {
+  if (fd) return airlock::offline::read_secret_line(*fd);
+  if (!words_typed) return SecretBytes::allocate(0);
+  return airlock::offline::prompt_secret(
+      what + " passphrase, if one was set when the backup was made (Enter for none): ", true);
+}
+
+// Says which key the backup gave and how, on the terminal's error stream.
+void tell_backup_key(const BackupKey& k, const airlock::keystone::DerivationPath& path) {
+  auto keypair = airlock::Keypair::from_seed(k.key.bytes());
+  if (!keypair.ok()) return;
+  std::cerr << "airlock-offline: the backup gives " << airlock::to_base58(keypair->public_key())
+            << " at " << path.to_string()
+            << (k.passphrase ? ", with the passphrase typed"
+                             : ", with no passphrase (one set when the backup was made "
+                               "gives another key)")
+            << "\n";
 }
 
 // A BIP39 phrase and its passphrase, as `import --mnemonic` and `backup verify --mnemonic` take
 // them, and the key they give at the path.
-Result<SecretBytes> key_from_typed_phrase(const KeyOptions& o,
-                                          const airlock::keystone::DerivationPath& path) {
+Result<BackupKey> key_from_typed_phrase(const KeyOptions& o,
+                                        const airlock::keystone::DerivationPath& path) {
   AIRLOCK_TRY(phrase,
               secret_line(o.mnemonic_fd, "BIP39 recovery phrase (words separated by spaces): "));
-  AIRLOCK_TRY(passphrase, optional_passphrase(o.mnemonic_passphrase_fd));
-  return custody::key_from_phrase(phrase, passphrase, path);
+  AIRLOCK_TRY(passphrase,
+              optional_passphrase(o.mnemonic_passphrase_fd, o.mnemonic_fd < 0, "BIP39"));
+  AIRLOCK_TRY(key, custody::key_from_phrase(phrase, passphrase, path));
+  return BackupKey{std::move(key), passphrase.size() > 0};
 }
 
 // The SLIP-0039 shares given so far, each checked against those before it: the same set and
 // shape as the first, its group's member threshold, no member twice.
-class TypedShares {
- public:
-  std::size_t size() const { return shares_.size(); }
-
-  // Whether enough groups have enough members to recover the secret.
-  bool enough() const {
-    if (infos_.empty()) return false;
-    std::size_t complete = 0;
-    for (const auto& [group, given] : members_)
-      if (given.size() >= threshold_of(group)) ++complete;
-    return complete >= infos_.front().group_threshold;
-  }
-
-  airlock::Status add(SecretBytes line, const slip39::ShareInfo& info) {
-    const std::string which = "share " + std::to_string(shares_.size() + 1);
-    if (!infos_.empty()) {
-      const slip39::ShareInfo& first = infos_.front();
-      if (info.identifier != first.identifier || info.extendable != first.extendable ||
-          info.iteration_exponent != first.iteration_exponent ||
-          info.group_threshold != first.group_threshold || info.group_count != first.group_count ||
-          info.words != first.words) {
-        return Error(airlock::offline::errors::kBackupInvalid,
-                     which + ": not from the same set as share 1 (identifier or shape differs)");
-      }
-      for (const auto& earlier : infos_) {
-        if (earlier.group_index != info.group_index) continue;
-        if (earlier.member_threshold != info.member_threshold) {
-          return Error(airlock::offline::errors::kBackupInvalid,
-                       which + ": its group's member threshold differs from an earlier share's");
-        }
-        if (earlier.member_index == info.member_index) {
-          return Error(airlock::offline::errors::kBackupInvalid,
-                       which + ": repeats group " + std::to_string(info.group_index + 1) +
-                           " member " + std::to_string(info.member_index + 1));
-        }
-      }
-    }
-    members_[info.group_index].insert(info.member_index);
-    infos_.push_back(info);
-    shares_.push_back(std::move(line));
-    return {};
-  }
-
-  // Exactly the threshold: the first complete groups, the first members of each. When no
-  // group is complete, every share, so that combining names what is missing.
-  std::vector<airlock::SecretText> chosen() const {
-    std::vector<airlock::SecretText> out;
-    std::size_t groups_taken = 0;
-    for (const auto& [group, given] : members_) {
-      if (groups_taken == infos_.front().group_threshold) break;
-      const std::size_t threshold = threshold_of(group);
-      if (given.size() < threshold) continue;
-      std::set<int> used;
-      std::size_t taken = 0;
-      for (std::size_t i = 0; i < infos_.size() && taken < threshold; ++i) {
-        if (infos_[i].group_index != group || !used.insert(infos_[i].member_index).second) continue;
-        out.emplace_back(shares_[i]);
-        ++taken;
-      }
-      ++groups_taken;
-    }
-    if (out.empty()) {
-      for (const auto& s : shares_) out.emplace_back(s);
-    }
-    return out;
-  }
-
- private:
-  // Every share of a group states the same member threshold (add checks it).
-  std::size_t threshold_of(int group) const {
-    const auto it = std::find_if(infos_.begin(), infos_.end(),
-                                 [&](const auto& i) { return i.group_index == group; });
-    return it == infos_.end() ? 0 : it->member_threshold;
-  }
-
-  std::vector<SecretBytes> shares_;
-  std::vector<slip39::ShareInfo> infos_;
-  std::map<int, std::set<int>> members_;  // group -> members given
-};
-
 // SLIP-0039 shares, one a line, until enough groups have enough members (or an empty line or
 // the end of input); then the master secret they recover and the key it gives.
-Result<SecretBytes> key_from_typed_shares(const KeyOptions& o,
-                                          const airlock::keystone::DerivationPath& path) {
+Result<BackupKey> key_from_typed_shares(const KeyOptions& o,
+                                        const airlock::keystone::DerivationPath& path) {
   const int fd = o.shares_fd;
-  TypedShares shares;
+  slip39::ShareSet shares;
   // From a descriptor every line is read, so a paper of another set or shape among them is
   // refused rather than skipped; on the terminal the asking stops once there are enough.
   while ((fd >= 0 || !shares.enough()) &&
@@ -360,9 +322,10 @@ Result<SecretBytes> key_from_typed_shares(const KeyOptions& o,
     }
     AIRLOCK_CHECK(shares.add(std::move(line), info));
   }
-  AIRLOCK_TRY(passphrase, optional_passphrase(o.slip39_passphrase_fd));
+  AIRLOCK_TRY(passphrase, optional_passphrase(o.slip39_passphrase_fd, fd < 0, "SLIP-0039"));
   AIRLOCK_TRY(master, slip39::combine(shares.chosen(), passphrase));
-  return custody::key_from_master_secret(master, path);
+  AIRLOCK_TRY(key, custody::key_from_master_secret(master, path));
+  return BackupKey{std::move(key), passphrase.size() > 0};
 }
 
 void phrase_options(po::options_description& options, KeyOptions& o) {
@@ -502,11 +465,7 @@ int run_init(const std::vector<std::string>& args) {
   clear_on_interrupt();
   auto path = path_of(o, airlock::offline::kDefaultDerivationPath);
   if (!path.ok()) return report(path.error());
-  std::error_code ec;
-  if (std::filesystem::exists(o.keystore, ec)) {
-    return report(
-        Error(ErrorCode::kIo, "'" + o.keystore + "' exists; a keystore is never overwritten"));
-  }
+  if (auto s = check_new_keystore(o.keystore); !s.ok()) return report(s.error());
   if (backup == "slip39") {
     if (auto shape = split_options(o); !shape.ok()) return report(shape.error());
   } else if (const int words = o.words; words < 12 || words > 24 || words % 3 != 0) {
@@ -518,11 +477,6 @@ int run_init(const std::vector<std::string>& args) {
     if (!hardened)
       return report(Error(ErrorCode::kUsage, "--path: Ed25519 allows hardened levels only ('" +
                                                  std::to_string(index) + "' needs an apostrophe)"));
-  }
-  const auto folder = std::filesystem::absolute(o.keystore, ec).parent_path();
-  if (ec || !std::filesystem::is_directory(folder, ec) || ::access(folder.c_str(), W_OK) != 0) {
-    return report(Error(ErrorCode::kIo, "the keystore's folder '" + folder.string() +
-                                            "' does not exist or cannot be written"));
   }
   if (auto s = enter_secret_mode(o.allow_network); !s.ok()) return report(s.error());
   auto screen = Screen::open();
@@ -560,6 +514,7 @@ int run_import(const std::vector<std::string>& args) {
   }
   // Before the secret is typed: a mistake in the options must not cost the operator a recital.
   if (auto limits = kdf_limits(o); !limits.ok()) return report(limits.error());
+  if (auto s = check_new_keystore(o.keystore); !s.ok()) return report(s.error());
   if (auto s = enter_secret_mode(o.allow_network); !s.ok()) return report(s.error());
   if (o.keypair) {
     // Straight into secure memory: the file holds the whole secret key.
@@ -576,7 +531,8 @@ int run_import(const std::vector<std::string>& args) {
   if (!path.ok()) return report(path.error());
   auto key = o.mnemonic ? key_from_typed_phrase(o, *path) : key_from_typed_shares(o, *path);
   if (!key.ok()) return report(key.error());
-  return store(o, *key, {o.mnemonic ? "bip39" : "slip39", path->to_string()});
+  tell_backup_key(*key, *path);
+  return store(o, key->key, {o.mnemonic ? "bip39" : "slip39", path->to_string()});
 }
 
 int run_pubkey(const std::vector<std::string>& args) {
@@ -631,12 +587,15 @@ int run_backup(const std::vector<std::string>& args) {
   if (auto s = enter_secret_mode(o.allow_network); !s.ok()) return report(s.error());
   auto key = o.mnemonic ? key_from_typed_phrase(o, *path) : key_from_typed_shares(o, *path);
   if (!key.ok()) return report(key.error());
-  auto keypair = airlock::Keypair::from_seed(key->bytes());
+  auto keypair = airlock::Keypair::from_seed(key->key.bytes());
   if (!keypair.ok()) return report(keypair.error());
   if (keypair->public_key() != info->public_key) {
     std::cout << "does NOT match: the backup gives " << airlock::to_base58(keypair->public_key())
-              << " at " << path->to_string() << ", the keystore holds "
-              << airlock::to_base58(info->public_key) << "\n";
+              << " at " << path->to_string()
+              << (key->passphrase ? " with the passphrase typed" : " with no passphrase")
+              << ", the keystore holds " << airlock::to_base58(info->public_key)
+              << " (a wrong word, a wrong or missing passphrase, or another path each give "
+                 "another key)\n";
     return airlock::cli::kExitRejected;
   }
   std::cout << "matches: the backup gives the keystore's key "
@@ -660,7 +619,8 @@ int run_passphrase(const std::vector<std::string>& args) {
   if (!airlock::cli::parse(kProgram, args, options, {}, code)) return code;
   auto limits = kdf_limits(o);
   if (!limits.ok()) return report(limits.error());
-  if (auto s = enter_secret_mode(o.allow_network); !s.ok()) return report(s.error());
+  const auto locked = enter_secret_mode(o.allow_network);
+  if (!locked.ok()) return report(locked.error());
   auto current =
       airlock::offline::obtain_secret(o.passphrase_fd, "Current keystore passphrase: ", false);
   if (!current.ok()) return report(current.error());
@@ -668,7 +628,8 @@ int run_passphrase(const std::vector<std::string>& args) {
       airlock::offline::obtain_secret(o.new_passphrase_fd, "New keystore passphrase: ", true);
   if (!fresh.ok()) return report(fresh.error());
   const std::string& path = o.keystore;
-  if (auto s = airlock::offline::change_keystore_passphrase(path, *current, *fresh, *limits);
+  if (auto s =
+          airlock::offline::change_keystore_passphrase(path, *current, *fresh, *limits, *locked);
       !s.ok())
     return report(s.error());
   std::cerr << "airlock-offline: " << path

@@ -6,13 +6,17 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
 #include <poll.h>
 #include <sodium.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <airlock/cli/options.h>
@@ -90,8 +94,9 @@ void add_network_override(po::options_description& options, bool& allow) {
                         "reported on every run)");
 }
 
-// Run by init, import and sign before they touch a secret: refuse while a network interface is
-// up (unless overridden, loudly) and say when memory could not be locked as a whole.
+// Run by init, import, backup verify, passphrase and sign before they touch a secret: refuse while
+// a network interface is up (unless overridden, loudly) and say when memory could not be locked as
+// a whole.
 airlock::Status check_air_gap(bool allow_network) {
   auto interfaces = airlock::hardening::list_interfaces("/sys/class/net");
   if (!interfaces.ok()) return interfaces.error();
@@ -108,9 +113,10 @@ airlock::Status check_air_gap(bool allow_network) {
   return {};
 }
 
-// init and import: the air-gap check, then the syscall allowlist before any secret exists.
-airlock::Status enter_secret_mode(bool allow_network) {
-  if (auto s = check_air_gap(allow_network); !s.ok()) return s;
+// init, import, backup verify and passphrase: the air-gap check, then the syscall allowlist before
+// any secret exists; its proof opens a keystore.
+airlock::Result<airlock::hardening::LockedDown> enter_secret_mode(bool allow_network) {
+  if (auto s = check_air_gap(allow_network); !s.ok()) return s.error();
   return airlock::hardening::install_syscall_allowlist();
 }
 
@@ -223,6 +229,100 @@ std::string prompt_line(const Question& q, std::int64_t now) {
   return p + " ";
 }
 
+// The terminal's height in rows (24 when it does not say).
+std::size_t terminal_rows(int tty) {
+  winsize size{};
+  if (::ioctl(tty, TIOCGWINSZ, &size) == 0 && size.ws_row >= 6) return size.ws_row;
+  return 24;
+}
+
+// Waits for a line on the terminal, rewriting `line(now)` in place each second; false when the
+// deadline passes first (said), or the terminal fails.
+bool wait_for_line(int tty, const Question& q, const std::function<std::string()>& line) {
+  const auto put = [&](const std::string& text) { (void)!::write(tty, text.data(), text.size()); };
+  for (;;) {
+    if (q.deadline && unix_now() >= *q.deadline) {
+      put("\nairlock-offline: the deadline passed at the prompt: its tickets are dead, so "
+          "nothing is signed\n");
+      return false;
+    }
+    pollfd waiting{tty, POLLIN, 0};
+    const int ready = ::poll(&waiting, 1, 1000);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) return false;
+    if (ready > 0) return true;
+    if (q.deadline)
+      put("\x1b"
+          "7\r" +
+          line() +
+          "\x1b"
+          "8");
+  }
+}
+
+std::size_t terminal_columns(int tty) {
+  winsize size{};
+  if (::ioctl(tty, TIOCGWINSZ, &size) == 0 && size.ws_col >= 20) return size.ws_col;
+  return 80;
+}
+
+// The details as the terminal shows them: each line cut into rows of at most `columns`
+// characters (UTF-8 code points), so a page of rows fills the screen and no row the terminal
+// would wrap pushes the page's first rows off it.
+std::vector<std::string> display_rows(const std::string& text, std::size_t columns) {
+  std::vector<std::string> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::string row;
+    std::size_t width = 0;
+    for (const char c : line) {
+      const bool starts = (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      if (starts && width == columns) {
+        rows.push_back(row);
+        row.clear();
+        width = 0;
+      }
+      row += c;
+      if (starts) ++width;
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// The details a screenful at a time, so the decision is never scrolled away for good: Enter for
+// the next page, q back to the decision; the seconds left tick on the pager's line too. False
+// when the deadline passed while reading.
+bool page_details(int tty, const Question& q) {
+  const auto put = [&](const std::string& text) { (void)!::write(tty, text.data(), text.size()); };
+  const std::vector<std::string> lines = display_rows(q.details, terminal_columns(tty));
+  const std::size_t page = terminal_rows(tty) - 2;
+  put("\n");
+  for (std::size_t first = 0; first < lines.size(); first += page) {
+    const std::size_t last = std::min(lines.size(), first + page);
+    std::string text;
+    for (std::size_t i = first; i < last; ++i) text += lines[i] + "\n";
+    put(text);
+    if (last == lines.size()) break;
+    const auto pager = [&] {
+      std::string p = "-- details, lines " + std::to_string(first + 1) + "-" +
+                      std::to_string(last) + " of " + std::to_string(lines.size()) +
+                      ": Enter for more, q to go back --";
+      if (q.deadline)
+        p += "  " + std::to_string(std::max<std::int64_t>(*q.deadline - unix_now(), 0)) + " s left";
+      p.resize(std::max<std::size_t>(p.size(), 66), ' ');
+      return p + " ";
+    };
+    put(pager());
+    if (!wait_for_line(tty, q, pager)) return false;
+    auto answer = read_answer(tty);
+    if (!answer.ok()) return false;
+    const std::string a = lowered(*answer);
+    if (a == "q" || a == "quit") break;
+  }
+  return true;
+}
+
 // On the terminal: the decision screen, then the prompt, its seconds left ticking in place
 // (the cursor saved, the line rewritten from its start, the cursor put back where the typing
 // is). d shows the details and asks again; the deadline passing ends the prompt, unsigned.
@@ -231,29 +331,13 @@ bool ask_terminal(int tty, const Question& q) {
   put(q.decision);
   for (;;) {
     put(prompt_line(q, unix_now()));
-    for (;;) {
-      if (q.deadline && unix_now() >= *q.deadline) {
-        put("\nairlock-offline: the deadline passed at the prompt: its tickets are dead, so "
-            "nothing is signed\n");
-        return false;
-      }
-      pollfd waiting{tty, POLLIN, 0};
-      const int ready = ::poll(&waiting, 1, 1000);
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready < 0) return false;
-      if (ready > 0) break;
-      if (q.deadline)
-        put("\x1b"
-            "7\r" +
-            prompt_line(q, unix_now()) +
-            "\x1b"
-            "8");
-    }
+    if (!wait_for_line(tty, q, [&] { return prompt_line(q, unix_now()); })) return false;
     auto answer = read_answer(tty);
     if (!answer.ok()) return false;
     const std::string a = lowered(*answer);
     if (a == "d" || a == "details") {
-      put("\n" + q.details + "\n" + q.decision);
+      if (!page_details(tty, q)) return false;
+      put("\n" + q.decision);
       continue;
     }
     return a == "y" || a == "yes";
@@ -350,6 +434,7 @@ struct SignOptions {
   bool auto_approve = false;
   bool json = false;
   bool details = false;
+  bool then_build = false;  // after an approval, hold the key open and sign its build
   RequestSource source;
   bool allow_network = false;
 };
@@ -395,7 +480,12 @@ po::options_description sign_options(SignOptions& o) {
       "json", po::bool_switch(&o.json), "print the summary as JSON instead of text")(
       "details", po::bool_switch(&o.details),
       "print every step, instruction, account and binding before the decision screen (on a "
-      "terminal they are otherwise shown on request: d at the prompt)");
+      "terminal they are otherwise shown on request: d at the prompt)")(
+      "then-build", po::bool_switch(&o.then_build),
+      "after approving an approval request, open the key at once (the passphrase typed now, "
+      "at leisure) and wait, until the approval expires, for the build of that intent in the "
+      "same REQUEST file or --qr folders; sign it as any request (without a question under the "
+      "approval when nothing warns) and close the key");
   add_request_source(options, o.source);
   add_network_override(options, o.allow_network);
   return options;
@@ -447,6 +537,13 @@ airlock::Result<airlock::density::Density> check_sign_options(const SignOptions&
                  "choose where the response goes: --out FILE, --qr-png DIR or --qr-terminal");
   }
   AIRLOCK_CHECK(check_request_source(o.source));
+  if (o.then_build && !o.source.file && o.source.qr.empty()) {
+    return Error(ErrorCode::kUsage,
+                 "--then-build waits for the build in the same REQUEST file or --qr folders; "
+                 "with --raw or --camera, run sign again for the build");
+  }
+  if (o.then_build && o.source.file && *o.source.file == "-")
+    return Error(ErrorCode::kUsage, "--then-build needs a REQUEST file to watch, not -");
   if (o.out) {
     AIRLOCK_CHECK(airlock::files::check_outputs({{"--out", *o.out}},
                                                 {{"--keystore", o.keystore},
@@ -557,6 +654,95 @@ class SignScreen {
   bool shown_ = false;
 };
 
+// What sign prints after deciding, and the answer: airlock's response envelope (signatures or
+// the refusal), or for a Keystone request its ur:sol-signature, which exists only when signed.
+int answer_request(const SignOptions& o, SignScreen& screen, const IncomingRequest& incoming,
+                   const airlock::offline::SigningOutcome& outcome,
+                   airlock::density::Density density) {
+  const auto& request = incoming.request;
+  const bool keystone = incoming.keystone.has_value();
+  const auto decision = outcome.decision;
+  if (!screen.shown() && decision != airlock::offline::Decision::kReissued)
+    screen.show(outcome.summary, outcome.review);
+  if (decision == airlock::offline::Decision::kReissued) say_reissued(request, outcome);
+  say_approval(outcome);
+  airlock::transfer::Content answer{airlock::dense::ContentType::kSignResponse,
+                                    airlock::envelope::encode_response(outcome.response)};
+  std::cerr << "airlock-offline: " << airlock::offline::decision_name(decision) << "; audit head "
+            << airlock::to_hex(outcome.response.audit_head.view()) << "\n";
+  if (keystone) {
+    auto signature = keystone_signature(*incoming.keystone, outcome);
+    if (!signature) return airlock::cli::kExitRejected;
+    answer = std::move(*signature);
+  }
+  if (auto s = write_answer(o, answer, keystone, density, request.deadline); !s.ok())
+    return report(s.error());
+  if (const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome.response.result)) {
+    std::cerr << "airlock-offline: " << airlock::printable(airlock::envelope::describe(*refusal))
+              << "\n";
+    return airlock::cli::kExitRejected;
+  }
+  return airlock::cli::kExitOk;
+}
+
+// sign --then-build, once an approval request is approved: the key is opened now (the
+// passphrase typed at leisure, not inside the build's ticket window) and the build of exactly
+// that intent is awaited in the same file or folders until the approval expires. It is then
+// decided as any request (docs/approvals.md: under the approval, without a question when
+// nothing warns), answered, and the key closed with the process.
+int sign_the_build(const SignOptions& o, const airlock::envelope::SignRequest& approval_request,
+                   const airlock::envelope::Approval& approval,
+                   airlock::offline::SigningContext& context, airlock::density::Density density) {
+  const auto expires = static_cast<std::int64_t>(
+      std::min<std::uint64_t>(approval.expires_at, std::numeric_limits<std::int64_t>::max()));
+  auto key = airlock::offline::open_signing_key(context, expires);
+  if (!key.ok()) return report(key.error());
+  if (key->public_key() != context.policy.manager) {
+    return report(Error(ErrorCode::kUsage, "the keystore's key " +
+                                               airlock::to_base58(key->public_key()) +
+                                               " is not the policy's manager"));
+  }
+  std::cerr << "airlock-offline: the key is open; waiting for the build of this intent until "
+            << airlock::iso_utc(expires) << " (Ctrl-C ends, signing nothing)\n";
+  std::optional<IncomingRequest> build;
+  // Nothing seen yet: the build may be there already (the online half builds while the key is
+  // being opened), so the first look reads whatever is there.
+  std::string seen;
+  bool told = false;
+  for (bool first = true; !build && unix_now() <= expires; first = false) {
+    if (!first) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    std::vector<std::string> watched = o.source.qr;
+    if (o.source.file) watched.push_back(*o.source.file);
+    const std::string now = airlock::files::snapshot(watched);
+    if (now == seen) continue;
+    seen = now;
+    auto incoming = read_request(o.source, unix_now());
+    if (!incoming.ok() || incoming->keystone || incoming->request.approval ||
+        incoming->request.request_id == approval_request.request_id)
+      continue;  // not yet whole, or not a build
+    if (airlock::envelope::intent_hash(incoming->request) == approval.intent) {
+      build = std::move(incoming).value();
+    } else if (!told) {
+      std::cerr << "airlock-offline: a request for another intent came; it is not this "
+                   "approval's build (still waiting; run sign for it afterwards)\n";
+      told = true;
+    }
+  }
+  if (!build) {
+    return report(Error(airlock::offline::errors::kNoBuild,
+                        "no build of the approved intent came before the approval expired; "
+                        "nothing was signed, and the key is closed"));
+  }
+  SignScreen screen(o, build->request);
+  context.confirm = [&](const std::string& summary, const airlock::offline::Review& review) {
+    return screen.confirm(summary, review);
+  };
+  context.opened = &*key;
+  auto outcome = airlock::offline::process_request(build->request, context);
+  if (!outcome.ok()) return report(outcome.error());
+  return answer_request(o, screen, *build, *outcome, density);
+}
+
 int run_sign(const std::vector<std::string>& args) {
   SignOptions o;
   const auto options = sign_options(o);
@@ -571,8 +757,6 @@ int run_sign(const std::vector<std::string>& args) {
   // UR text or from QR codes), which has no intent and is reviewed as such.
   auto incoming = read_request(o.source, unix_now());
   if (!incoming.ok()) return report(incoming.error());
-  const bool keystone = incoming->keystone.has_value();
-  const auto& keystone_request = incoming->keystone;
   const auto* request = &incoming->request;
   auto policy = airlock::offline::load_policy_file(o.policy);
   if (!policy.ok()) return report(policy.error());
@@ -583,8 +767,10 @@ int run_sign(const std::vector<std::string>& args) {
     return report(s.error());
   auto log = open_sign_log(o.audit_log, *policy);
   if (!log.ok()) return report(log.error());
-  // Everything sign reads is open or read; from here on no socket, exec or ptrace is possible.
-  if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
+  // Everything sign reads is open or read; from here on no socket, exec or ptrace is possible,
+  // and only from here can the keystore be opened (`locked` is the proof it takes).
+  const auto locked = airlock::hardening::install_syscall_allowlist();
+  if (!locked.ok()) return report(locked.error());
 
   SignScreen screen(o, *request);
   airlock::offline::SigningContext context{
@@ -592,6 +778,7 @@ int run_sign(const std::vector<std::string>& args) {
       decoders,
       *log,
       o.keystore,
+      *locked,
       o.auto_approve,
       [&](const std::string& summary, const airlock::offline::Review& review) {
         return screen.confirm(summary, review);
@@ -607,30 +794,15 @@ int run_sign(const std::vector<std::string>& args) {
       o.passphrase_fd < 0 ? 3 : 1};
   auto outcome = airlock::offline::process_request(*request, context);
   if (!outcome.ok()) return report(outcome.error());
-  const auto decision = outcome->decision;
-  if (!screen.shown() && decision != airlock::offline::Decision::kReissued)
-    screen.show(outcome->summary, outcome->review);
-  if (decision == airlock::offline::Decision::kReissued) say_reissued(*request, *outcome);
-  say_approval(*outcome);
-  // The answer: airlock's response envelope (signatures or the refusal), or for a Keystone
-  // request its ur:sol-signature, which exists only when signed.
-  airlock::transfer::Content answer{airlock::dense::ContentType::kSignResponse,
-                                    airlock::envelope::encode_response(outcome->response)};
-  std::cerr << "airlock-offline: " << airlock::offline::decision_name(decision) << "; audit head "
-            << airlock::to_hex(outcome->response.audit_head.view()) << "\n";
-  if (keystone) {
-    auto signature = keystone_signature(*keystone_request, *outcome);
-    if (!signature) return airlock::cli::kExitRejected;
-    answer = std::move(*signature);
+  const int answered = answer_request(o, screen, *incoming, *outcome, *chosen_density);
+  const auto* approval = std::get_if<airlock::envelope::Approval>(&outcome->response.result);
+  if (!o.then_build || answered != airlock::cli::kExitOk) return answered;
+  if (approval == nullptr) {
+    std::cerr << "airlock-offline: --then-build: this was no approval request; no build is "
+                 "awaited\n";
+    return answered;
   }
-  if (auto s = write_answer(o, answer, keystone, *chosen_density, request->deadline); !s.ok())
-    return report(s.error());
-  if (const auto* refusal = std::get_if<airlock::envelope::Refusal>(&outcome->response.result)) {
-    std::cerr << "airlock-offline: " << airlock::printable(airlock::envelope::describe(*refusal))
-              << "\n";
-    return airlock::cli::kExitRejected;
-  }
-  return airlock::cli::kExitOk;
+  return sign_the_build(o, *request, *approval, context, *chosen_density);
 }
 
 struct LogOptions {
@@ -670,7 +842,8 @@ int start_log(const LogOptions& o) {
     case Previous::kLost:
       std::cout << " after a lost log: [limits] refuse until it holds their longest window, "
                    "at most a day (until "
-                << *start.complete_since + airlock::offline::kCarriedSeconds << ")\n";
+                << airlock::iso_utc(*start.complete_since + airlock::offline::kCarriedSeconds)
+                << ")\n";
       break;
     case Previous::kContinued: {
       const auto carried = std::count_if(
@@ -698,11 +871,41 @@ int start_log(const LogOptions& o) {
 airlock::Status check_holds_head(const std::vector<airlock::offline::AuditEntry>& entries,
                                  const std::string& text) {
   AIRLOCK_TRY(wanted, airlock::audit::parse_head(text, "--head"));
-  if (std::none_of(entries.begin(), entries.end(), [&](const auto& e) { return e.hash == wanted; }))
-    return Error(airlock::audit::errors::kBroken,
-                 "head " + airlock::to_hex(wanted.view()) +
-                     " is not in the log: entries were removed from its end, or it is another log");
-  return {};
+  if (std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return e.hash == wanted; }))
+    return {};
+  // A few digits off one entry's head is a typing mistake, not a cut log: said as such.
+  const airlock::offline::AuditEntry* nearest = nullptr;
+  int apart = 2 * static_cast<int>(airlock::Hash::kSize) + 1;
+  for (const auto& e : entries) {
+    const int d = airlock::audit::hex_digits_apart(e.hash, wanted);
+    if (d < apart) {
+      apart = d;
+      nearest = &e;
+    }
+  }
+  if (nearest != nullptr && apart <= airlock::audit::kMistypedHeadDigits) {
+    return Error(ErrorCode::kUsage,
+                 "--head " + airlock::to_hex(wanted.view()) + " is in no entry, but entry " +
+                     std::to_string(nearest->seq) + "'s head " +
+                     airlock::to_hex(nearest->hash.view()) + " differs from it in only " +
+                     std::to_string(apart) +
+                     " of its 64 digits: most likely mistyped; check the head you typed "
+                     "(the log itself verifies)");
+  }
+  // A log continued from another holds none of the earlier log's heads: a head noted before
+  // the switch is checked against that log.
+  std::string earlier;
+  if (!entries.empty() && entries.front().start &&
+      entries.front().start->previous == airlock::audit::Start::Previous::kContinued) {
+    earlier = "; or it is a head of the log this one continues (" +
+              std::to_string(entries.front().start->previous_entries) + " entries, head " +
+              airlock::to_hex(entries.front().start->previous_head.view()) +
+              "): check it there with --audit-log OLD --head";
+  }
+  return Error(airlock::audit::errors::kBroken,
+               "head " + airlock::to_hex(wanted.view()) +
+                   " is not in the log: entries were removed from its end, or it is another log" +
+                   earlier);
 }
 
 // export: the verified entries as JSON lines, to a file and/or QR frames.

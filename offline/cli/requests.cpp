@@ -43,32 +43,40 @@ airlock::Status check_request_source(const RequestSource& source) {
   return {};
 }
 
-airlock::Result<IncomingRequest> read_request(const RequestSource& source, std::int64_t now) {
-  airlock::transfer::Content content;
-  IncomingRequest in;
+airlock::Result<RequestBytes> read_request_bytes(const RequestSource& source) {
+  RequestBytes read;
   if (source.file) {
     AIRLOCK_TRY(
         file, airlock::files::read_limited(*source.file, 4 * airlock::envelope::kMaxRequestBytes));
-    content = airlock::qr_io::content_of_file(file);
-    // Neither an envelope nor Keystone UR text: the envelope's own error says what is wrong.
-    if (content.type == airlock::dense::ContentType::kFile) {
-      if (auto unwrapped = airlock::files::unwrap_envelope(file); !unwrapped.ok())
-        return unwrapped.error();
-    }
-    in.digest = airlock::sha256(file);
-  } else {
-    airlock::qr_io::SourceSpec spec;
-    spec.files = source.qr;
-    spec.raw_size = source.raw;
-    spec.camera = source.camera;
-    spec.camera_size = source.camera_size;
-    AIRLOCK_TRY(qr_source, airlock::qr_io::open_source(spec));
-    AIRLOCK_TRY(received,
-                airlock::qr_io::receive(
-                    *qr_source, {.timeout = std::chrono::seconds(source.timeout),
-                                 .on_progress = airlock::qr_io::terminal_progress(kProgram)}));
-    content = std::move(received.content);
-    in.digest = airlock::sha256(airlock::qr_io::file_bytes(content));
+    read.digest = airlock::sha256(file);
+    read.content = airlock::qr_io::content_of_file(file);
+    read.from_file = true;
+    return read;
+  }
+  airlock::qr_io::SourceSpec spec;
+  spec.files = source.qr;
+  spec.raw_size = source.raw;
+  spec.camera = source.camera;
+  spec.camera_size = source.camera_size;
+  AIRLOCK_TRY(qr_source, airlock::qr_io::open_source(spec));
+  AIRLOCK_TRY(received,
+              airlock::qr_io::receive(
+                  *qr_source, {.timeout = std::chrono::seconds(source.timeout),
+                               .on_progress = airlock::qr_io::terminal_progress(kProgram)}));
+  read.content = std::move(received.content);
+  read.digest = airlock::sha256(airlock::qr_io::file_bytes(read.content));
+  return read;
+}
+
+airlock::Result<IncomingRequest> decode_incoming(const RequestBytes& read, std::int64_t now) {
+  const airlock::transfer::Content& content = read.content;
+  IncomingRequest in;
+  in.digest = read.digest;
+  // A file that is neither an envelope nor Keystone UR text: the envelope's own error says what
+  // is wrong.
+  if (read.from_file && content.type == airlock::dense::ContentType::kFile) {
+    if (auto unwrapped = airlock::files::unwrap_envelope(content.bytes); !unwrapped.ok())
+      return unwrapped.error();
   }
   const bool keystone = content.type == airlock::dense::ContentType::kKeystoneSignRequest;
   if (!keystone && content.type != airlock::dense::ContentType::kSignRequest) {
@@ -89,6 +97,11 @@ airlock::Result<IncomingRequest> read_request(const RequestSource& source, std::
     in.request = std::move(request);
   }
   return in;
+}
+
+airlock::Result<IncomingRequest> read_request(const RequestSource& source, std::int64_t now) {
+  AIRLOCK_TRY(read, read_request_bytes(source));
+  return decode_incoming(read, now);
 }
 
 }  // namespace offline_cli

@@ -31,7 +31,7 @@ using airlock::ErrorCode;
 
 namespace {
 
-enum class Verdict { kRefused, kAsks, kAutomatic, kReissued, kUnderApproval };
+using airlock::offline::Verdict;
 
 std::string_view verdict_name(Verdict v) {
   switch (v) {
@@ -47,18 +47,6 @@ std::string_view verdict_name(Verdict v) {
       return "approved-before";
   }
   return "refused";
-}
-
-// What sign would do: answer again from the log, refuse, sign without asking under an
-// approval given before the build, ask, or sign under --auto-approve.
-Verdict judge(const airlock::offline::Replay& replay, bool replay_refused,
-              const airlock::offline::Review& review,
-              const airlock::offline::AuditEntry* approval) {
-  if (replay.earlier && replay.same_transactions) return Verdict::kReissued;
-  if (replay_refused || review.refused()) return Verdict::kRefused;
-  if (approval != nullptr && review.warnings.empty()) return Verdict::kUnderApproval;
-  if (review.auto_approvable) return Verdict::kAutomatic;
-  return Verdict::kAsks;
 }
 
 // The verdict, in words, as the report's last line.
@@ -107,16 +95,20 @@ std::string verdict_line(Verdict verdict, const airlock::offline::Replay& replay
   return out.str();
 }
 
-// The report as one self-contained page: the text as shown, and the bins as pictures.
-airlock::Status write_html(const std::string& path, const airlock::offline::Review& review,
-                           Verdict verdict, const std::string& digest,
-                           const std::string& report_text) {
-  const std::string page = airlock::offline::render_html_report(
-      review,
-      "airlock review: " + std::string(verdict_name(verdict)) + ", request SHA-256 " + digest,
-      report_text);
+// The report as one self-contained page: the verdict and what identifies the request first,
+// the refusals and warnings, the text as shown, and the bins as pictures.
+airlock::Status write_html(const std::string& path, const airlock::offline::HtmlReport& report) {
+  const std::string page = airlock::offline::render_html_report(report);
   return airlock::files::write_atomically(
       path, airlock::ByteView(reinterpret_cast<const std::uint8_t*>(page.data()), page.size()));
+}
+
+// The verdict line without its "VERDICT: " and newline: the page's one sentence.
+std::string sentence_of(const std::string& line) {
+  std::string out = line;
+  if (out.rfind("VERDICT: ", 0) == 0) out.erase(0, 9);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
 }
 
 struct ReviewOptions {
@@ -245,12 +237,9 @@ airlock::Status load_inputs(const ReviewOptions& o, ReviewInputs& in) {
 }
 
 // The verdict and what it rests on besides the review: the log's earlier answer to the id.
-struct Judgement {
-  Verdict verdict = Verdict::kRefused;
-  airlock::offline::Replay replay;
-  std::optional<airlock::envelope::Refusal> replay_refused;
-  const airlock::offline::AuditEntry* approval = nullptr;  // the one sign would sign under
-  std::string digest;                                      // of the request as read, hex
+// sign's judgement of the request (offline::judge), and the request's digest.
+struct Judgement : airlock::offline::Judgement {
+  std::string digest;  // of the request as read, hex
 };
 
 void print_json(const ReviewOptions& o, const ReviewInputs& in,
@@ -268,32 +257,92 @@ void print_json(const ReviewOptions& o, const ReviewInputs& in,
     out["review"]["replay"] = {{"entry", j.replay.earlier->seq},
                                {"same_transactions", j.replay.same_transactions}};
   }
-  if (j.replay_refused)
-    out["review"]["refused_by_log"] = {{"code", j.replay_refused->code},
-                                       {"reason", j.replay_refused->reason}};
+  if (j.log_refusal)
+    out["review"]["refused_by_log"] = {{"code", j.log_refusal->code},
+                                       {"reason", j.log_refusal->reason}};
   if (j.approval != nullptr) out["review"]["under_approval_entry"] = j.approval->seq;
   std::cout << out.dump(2, ' ', true) << "\n";
 }
 
+std::string policy_text(const ReviewOptions& o) {
+  return o.policy ? airlock::printable(*o.policy)
+                  : std::string("none: the empty policy, which allows nothing");
+}
+
 // The text report on standard output, and with --html the same text as a page.
 airlock::Status print_text(const ReviewOptions& o, const ReviewInputs& in,
+                           const airlock::envelope::SignRequest& request,
                            const airlock::offline::Examination& examined, const Judgement& j,
-                           bool examined_is_approval) {
+                           std::int64_t now) {
   std::ostringstream text;
   text << "REVIEW ONLY: nothing is signed here.\n"
        << "request SHA-256  " << j.digest << "\n"
        << "signer           " << airlock::to_base58(*in.signer) << " (" << in.signer_source << ")\n"
-       << "policy           "
-       << (o.policy ? airlock::printable(*o.policy)
-                    : std::string("none: the empty policy, which allows nothing"))
-       << "\n\n"
+       << "policy           " << policy_text(o) << "\n\n"
        << examined.summary << "\n";
-  text << verdict_line(j.verdict, j.replay, j.replay_refused, examined.review, j.approval,
-                       examined_is_approval);
+  const std::string verdict = verdict_line(j.verdict, j.replay, j.log_refusal, examined.review,
+                                           j.approval, request.approval);
+  text << verdict;
   const std::string report_text = text.str();  // the summary is escaped where it is made
   std::cout << report_text;
   if (!o.html) return {};
-  return write_html(*o.html, examined.review, j.verdict, j.digest, report_text);
+  airlock::offline::HtmlReport report;
+  report.verdict = verdict_name(j.verdict);
+  report.sentence = sentence_of(verdict);
+  report.facts = {
+      {"Request SHA-256", j.digest},
+      {"Action", request.action + (examined.review.reads.empty() ? std::string()
+                                                                 : ": " + examined.review.reads)},
+      {"Request id",
+       airlock::to_hex(airlock::ByteView(request.request_id.data(), request.request_id.size()))},
+      {"Vault", airlock::to_base58(request.vault)},
+      {"Signer", airlock::to_base58(*in.signer) + " (" + in.signer_source + ")"},
+      {"Policy", policy_text(o)},
+      {"Reviewed as at", airlock::iso_utc(now)}};
+  report.review = &examined.review;
+  report.report_text = report_text;
+  return write_html(*o.html, report);
+}
+
+// A request that does not decode: sign would answer nothing. Its SHA-256 and the reason are
+// still the auditor's, as text, JSON or a page.
+int report_undecodable(const ReviewOptions& o, const RequestBytes& read, const Error& why,
+                       std::int64_t now) {
+  const std::string digest = airlock::to_hex(read.digest.view());
+  const std::string reason = airlock::printable(why.to_string());
+  if (o.json) {
+    nlohmann::ordered_json out;
+    out["review"] = {
+        {"request_sha256", digest},
+        {"verdict", "undecodable"},
+        {"error", {{"code", why.code_name()}, {"message", why.message()}}},
+        {"policy", o.policy ? nlohmann::ordered_json(*o.policy) : nlohmann::ordered_json(nullptr)},
+        {"at", now}};
+    std::cout << out.dump(2, ' ', true) << "\n";
+    return airlock::cli::kExitRejected;
+  }
+  const std::string sentence =
+      "sign would refuse to read this request and answer nothing: it does not decode.";
+  std::ostringstream text;
+  text << "REVIEW ONLY: nothing is signed here.\n"
+       << "request SHA-256  " << digest << "\n"
+       << "policy           " << policy_text(o) << "\n\n"
+       << "The request does not decode: " << reason << "\n\n"
+       << "VERDICT: " << sentence << "\n";
+  const std::string report_text = text.str();
+  std::cout << report_text << std::flush;
+  if (o.html) {
+    airlock::offline::HtmlReport page;
+    page.verdict = "undecodable";
+    page.sentence = sentence;
+    page.facts = {{"Request SHA-256", digest},
+                  {"Policy", policy_text(o)},
+                  {"Reviewed as at", airlock::iso_utc(now)}};
+    page.problems.emplace_back(std::string(why.code_name()), airlock::printable(why.message()));
+    page.report_text = report_text;
+    if (auto s = write_html(*o.html, page); !s.ok()) return report(s.error());
+  }
+  return airlock::cli::kExitRejected;
 }
 
 }  // namespace
@@ -308,8 +357,10 @@ int run_review(const std::vector<std::string>& args) {
   const std::int64_t now = o.at.value_or(unix_now());
   ReviewInputs in;
   if (auto s = load_inputs(o, in); !s.ok()) return report(s.error());
-  auto incoming = read_request(o.source, now);
-  if (!incoming.ok()) return report(incoming.error());
+  auto read = read_request_bytes(o.source);
+  if (!read.ok()) return report(read.error());
+  auto incoming = decode_incoming(*read, now);
+  if (!incoming.ok()) return report_undecodable(o, *read, incoming.error(), now);
   // Everything is read: what follows parses hostile bytes with no socket, exec or ptrace.
   if (auto s = airlock::hardening::install_syscall_allowlist(); !s.ok()) return report(s.error());
   const auto& request = incoming->request;
@@ -320,23 +371,15 @@ int run_review(const std::vector<std::string>& args) {
 
   const auto examined = airlock::offline::examine(request, in.policy, in.decoders, *in.signer, now,
                                                   o.audit_log ? &in.log : nullptr);
-  Judgement j;
   // sign decides a request id its log has decided before from the log, before any review: an
   // approval request's whatever the decision, a sign request's when it was signed.
-  if (request.approval) {
-    j.replay_refused = airlock::offline::approval_replay(in.log, request);
-  } else {
-    j.replay = airlock::offline::check_replay(in.log, request);
-    if (j.replay.earlier && !j.replay.same_transactions)
-      j.replay_refused = airlock::offline::replay_refusal(*j.replay.earlier);
-    j.approval = airlock::offline::usable_approval(in.log, request,
-                                                   airlock::offline::policy_hash(in.policy), now);
-  }
-  j.verdict = judge(j.replay, j.replay_refused.has_value(), examined.review, j.approval);
+  Judgement j;
+  static_cast<airlock::offline::Judgement&>(j) = airlock::offline::judge(
+      request, examined.review, in.log, airlock::offline::policy_hash(in.policy), now);
   j.digest = airlock::to_hex(incoming->digest.view());
   if (o.json) {
     print_json(o, in, request, examined.review, j, now);
-  } else if (auto s = print_text(o, in, examined, j, request.approval); !s.ok()) {
+  } else if (auto s = print_text(o, in, request, examined, j, now); !s.ok()) {
     return report(s.error());
   }
   std::cout << std::flush;

@@ -13,7 +13,9 @@
 #include <airlock/common/hash.h>
 #include <airlock/formats/envelope.h>
 #include <airlock/formats/keystone.h>
+#include <airlock/formats/transfer.h>
 #include <airlock/hardening/lockdown.h>
+#include <airlock/hardening/locked_down.h>
 
 namespace offline_cli {
 
@@ -44,7 +46,7 @@ void add_network_override(po::options_description& options, bool& allow);
 airlock::Status check_air_gap(bool allow_network);
 
 // The air-gap check, then the syscall allowlist, before any secret exists.
-airlock::Status enter_secret_mode(bool allow_network);
+airlock::Result<airlock::hardening::LockedDown> enter_secret_mode(bool allow_network);
 
 // Where sign and review read a request from (requests.cpp): the REQUEST positional, or
 // --qr IMAGE..., --raw WxH, --camera DEVICE (with --camera-size and --timeout).
@@ -70,7 +72,17 @@ struct IncomingRequest {
   // .alreq's bytes), so `sha256sum request.alreq` on another machine gives the same.
   airlock::Hash digest{};
 };
-// Reads and decodes the request; `now` dates a Keystone request, which carries no time.
+// The request's bytes as read (a file, or the file QR codes carry) and their SHA-256, before
+// anything is decoded: an auditor gets the digest of what does not decode too.
+struct RequestBytes {
+  airlock::transfer::Content content;
+  airlock::Hash digest{};
+  bool from_file = false;  // read from a file (else from QR codes)
+};
+airlock::Result<RequestBytes> read_request_bytes(const RequestSource& source);
+// Decodes what was read; `now` dates a Keystone request, which carries no time.
+airlock::Result<IncomingRequest> decode_incoming(const RequestBytes& read, std::int64_t now);
+// Both.
 airlock::Result<IncomingRequest> read_request(const RequestSource& source, std::int64_t now);
 
 // review.cpp: the verdict sign would reach, without the key.

@@ -11,7 +11,7 @@
 
 namespace airlock::offline {
 
-Result<SecretBytes> read_secret_line(int fd) {
+Result<SecretBytes> read_secret_line(int fd, bool allow_empty) {
   AIRLOCK_TRY(buffer, SecretBytes::allocate(kMaxSecretLine));
   std::size_t n = 0;
   for (;;) {
@@ -26,13 +26,14 @@ Result<SecretBytes> read_secret_line(int fd) {
     buffer.bytes()[n++] = c;
   }
   if (n > 0 && buffer.bytes()[n - 1] == '\r') --n;
+  if (n == 0 && allow_empty) return SecretBytes::allocate(0);
   if (n == 0) return Error(ErrorCode::kUsage, "secret: empty");
   AIRLOCK_TRY(out, SecretBytes::allocate(n));
   std::memcpy(out.bytes().data(), buffer.bytes().data(), n);
   return out;
 }
 
-Result<SecretBytes> prompt_secret(std::string_view prompt) {
+Result<SecretBytes> prompt_secret(std::string_view prompt, bool allow_empty) {
   const UniqueFd owner(::open("/dev/tty", O_RDWR | O_CLOEXEC));
   const int tty = owner.get();
   if (tty < 0) {
@@ -49,7 +50,7 @@ Result<SecretBytes> prompt_secret(std::string_view prompt) {
     tcsetattr(tty, TCSAFLUSH, &quiet);
   }
   (void)!::write(tty, prompt.data(), prompt.size());
-  auto secret = read_secret_line(tty);
+  auto secret = read_secret_line(tty, allow_empty);
   if (is_tty) tcsetattr(tty, TCSAFLUSH, &saved);
   return secret;
 }

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include <airlock/common/ed25519.h>
 #include <airlock/common/hash.h>
@@ -31,24 +32,19 @@ std::vector<Hash> message_hashes(const envelope::SignRequest& q) {
   return out;
 }
 
-// The key opened (its passphrase asked only now) and each step's message signed; a key that
-// is not the policy's manager, or a signature that does not verify, signs nothing.
-// The key, asked for again after a passphrase that does not open it, up to the context's
-// tries and while the request's deadline lasts.
-Result<Keypair> open_key(SigningContext& c, std::uint64_t deadline) {
-  for (int attempt = 1;; ++attempt) {
-    AIRLOCK_TRY(passphrase, c.passphrase());
-    auto key = open_keystore(c.keystore_path, passphrase);
-    const bool again = !key.ok() && key.error().code() == offline::errors::kKeystoreLocked &&
-                       attempt < c.passphrase_tries &&
-                       c.clock() <= static_cast<std::int64_t>(deadline);
-    if (!again) return key;
-  }
-}
-
+// The key opened (its passphrase asked only now, again after one that does not open it while
+// the request's deadline lasts), or the one the context holds open, and each step's message
+// signed; a key that is not the policy's manager, or a signature that does not verify, signs
+// nothing.
 Result<std::vector<Signature>> sign_steps(const Review& review, SigningContext& c,
                                           std::uint64_t deadline) {
-  AIRLOCK_TRY(key, open_key(c, deadline));
+  std::optional<Keypair> opened_here;
+  if (c.opened == nullptr) {
+    AIRLOCK_TRY(key, open_signing_key(c, static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                             deadline, std::numeric_limits<std::int64_t>::max()))));
+    opened_here.emplace(std::move(key));
+  }
+  const Keypair& key = c.opened != nullptr ? *c.opened : *opened_here;
   if (key.public_key() != c.policy.manager) {
     return Error(ErrorCode::kUsage, "the keystore's key " + to_base58(key.public_key()) +
                                         " is not the policy's manager");
@@ -138,6 +134,28 @@ std::optional<envelope::Refusal> approval_replay(const std::vector<AuditEntry>& 
   return std::nullopt;
 }
 
+namespace {
+
+// What the log decides before any review (a request id decided before), as the first refusal:
+// sign and review then show the same refusals, and nothing refused reads as auto-approvable.
+void log_refusal(const envelope::SignRequest& request, const std::vector<AuditEntry>* log,
+                 Review& review) {
+  if (log == nullptr) return;
+  std::optional<envelope::Refusal> refused;
+  if (request.approval) {
+    refused = approval_replay(*log, request);
+  } else if (const Replay replay = check_replay(*log, request);
+             replay.earlier != nullptr && !replay.same_transactions) {
+    refused = replay_refusal(*replay.earlier);
+  }
+  if (!refused) return;
+  review.refusals.insert(review.refusals.begin(),
+                         Finding(FindingCode::kPolicyReplay, refused->reason));
+  review.auto_approvable = false;
+}
+
+}  // namespace
+
 Examination examine(const envelope::SignRequest& request, const Policy& policy,
                     const DecoderRegistry& decoders, const PublicKey& signer, std::int64_t now_unix,
                     const std::vector<AuditEntry>* log) {
@@ -145,11 +163,13 @@ Examination examine(const envelope::SignRequest& request, const Policy& policy,
   if (request.approval) {
     // The rules that need no transaction, and the approval screen; no limits (nothing moves).
     out.review = review_intent(request, policy, decoders, signer, now_unix);
+    log_refusal(request, log, out.review);
     out.summary =
         render_approval(request, out.review, approval_expiry(request, now_unix), now_unix);
     return out;
   }
   out.review = review_request(request, policy, decoders, signer, now_unix);
+  log_refusal(request, log, out.review);
   out.outflows = outflows_of(out.review);
   auto limits = check_limits(policy, request, out.outflows, log, now_unix);
   for (auto& f : limits.refusals) out.review.refusals.push_back(std::move(f));
@@ -165,6 +185,45 @@ Examination examine(const envelope::SignRequest& request, const Policy& policy,
 namespace {
 
 // An approval request: decided at leisure, before anything is built; never automatic.
+}  // namespace
+
+Result<Keypair> open_signing_key(SigningContext& c, std::int64_t until) {
+  for (int attempt = 1;; ++attempt) {
+    AIRLOCK_TRY(passphrase, c.passphrase());
+    auto key = open_keystore(c.keystore_path, passphrase, c.locked);
+    const bool again = !key.ok() && key.error().code() == offline::errors::kKeystoreLocked &&
+                       attempt < c.passphrase_tries && c.clock() <= until;
+    if (!again) return key;
+  }
+}
+
+Judgement judge(const envelope::SignRequest& request, const Review& review,
+                const std::vector<AuditEntry>& log, const Hash& policy_hash, std::int64_t now) {
+  Judgement j;
+  if (request.approval) {
+    j.log_refusal = approval_replay(log, request);
+    j.verdict = j.log_refusal || review.refused() ? Verdict::kRefused : Verdict::kAsks;
+    return j;
+  }
+  j.replay = check_replay(log, request);
+  if (j.replay.earlier != nullptr && j.replay.same_transactions) {
+    j.verdict = Verdict::kReissued;
+    return j;
+  }
+  if (j.replay.earlier != nullptr) j.log_refusal = replay_refusal(*j.replay.earlier);
+  if (j.log_refusal || review.refused()) {
+    j.verdict = Verdict::kRefused;
+    return j;
+  }
+  if (review.warnings.empty()) j.approval = usable_approval(log, request, policy_hash, now);
+  j.verdict = j.approval != nullptr    ? Verdict::kUnderApproval
+              : review.auto_approvable ? Verdict::kAutomatic
+                                       : Verdict::kAsks;
+  return j;
+}
+
+namespace {
+
 Result<SigningOutcome> process_approval(const envelope::SignRequest& q, SigningContext& c,
                                         const PublicKey& signer) {
   SigningOutcome out;
@@ -181,16 +240,18 @@ Result<SigningOutcome> process_approval(const envelope::SignRequest& q, SigningC
     return std::move(out);
   };
   const std::int64_t now = c.clock();
-  if (auto replayed = approval_replay(c.log.entries(), q)) {
-    AuditEntry refused = entry_for(q, Decision::kRefused, now);
-    refused.codes = {replayed->code};
-    return finish(std::move(refused), std::move(*replayed));
-  }
   auto examined = examine(q, c.policy, c.decoders, signer, now, &c.log.entries());
   out.review = std::move(examined.review);
   out.summary = std::move(examined.summary);
+  Judgement j = judge(q, out.review, c.log.entries(), policy_hash(c.policy), now);
+  // Decided before: refused by the log whatever the review says (shown among its refusals).
+  if (j.log_refusal) {
+    AuditEntry refused = entry_for(q, Decision::kRefused, now);
+    refused.codes = {j.log_refusal->code};
+    return finish(std::move(refused), std::move(*j.log_refusal));
+  }
   const std::int64_t expires = approval_expiry(q, now);
-  if (out.review.refused()) {
+  if (j.verdict == Verdict::kRefused) {
     AuditEntry e = entry_for(q, Decision::kRefused, now);
     for (const auto& f : out.review.refusals) e.codes.push_back(f.code);
     return finish(std::move(e), refusal_of(out.review.refusals));
@@ -237,23 +298,24 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
     return std::move(out);
   };
 
-  // The same request id again: a lost response is sent again from the log (the signatures are
-  // already out); the same id over other transactions is refused.
-  if (const Replay replay = check_replay(c.log.entries(), q); replay.earlier != nullptr) {
-    if (replay.same_transactions) {
-      AuditEntry e = entry_for(q, Decision::kReissued, c.clock());
-      out.first_signed_at = replay.earlier->time;
-      return finish(std::move(e), replay.earlier->signatures);
-    }
-    AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
-    e.codes = {std::string(FindingCode::kPolicyReplay.name())};
-    return finish(std::move(e), replay_refusal(*replay.earlier));
-  }
-
   auto examined = examine(q, c.policy, c.decoders, info.public_key, c.clock(), &c.log.entries());
   out.review = std::move(examined.review);
   out.summary = std::move(examined.summary);
-  if (out.review.refused()) {
+  const Judgement j = judge(q, out.review, c.log.entries(), policy_hash(c.policy), c.clock());
+  // The same request id again: a lost response is sent again from the log (the signatures are
+  // already out); the same id over other transactions is refused (shown as review shows it: the
+  // log's refusal first among the review's own).
+  if (j.verdict == Verdict::kReissued) {
+    AuditEntry e = entry_for(q, Decision::kReissued, c.clock());
+    out.first_signed_at = j.replay.earlier->time;
+    return finish(std::move(e), j.replay.earlier->signatures);
+  }
+  if (j.log_refusal) {
+    AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
+    e.codes = {std::string(FindingCode::kPolicyReplay.name())};
+    return finish(std::move(e), *j.log_refusal);
+  }
+  if (j.verdict == Verdict::kRefused) {
     AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
     for (const auto& f : out.review.refusals) e.codes.push_back(f.code);
     return finish(std::move(e), refusal_of(out.review.refusals));
@@ -261,12 +323,9 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   std::vector<std::string> warnings;
   for (const auto& w : out.review.warnings) warnings.push_back(w.code);
   // Approved before its build, and nothing in the transactions warns: asked already.
-  const AuditEntry* approval =
-      out.review.warnings.empty()
-          ? usable_approval(c.log.entries(), q, policy_hash(c.policy), c.clock())
-          : nullptr;
-  if (approval != nullptr) out.under_approval = approval->request_id;
-  const bool automatic = approval != nullptr || (c.auto_approve && out.review.auto_approvable);
+  if (j.approval != nullptr) out.under_approval = j.approval->request_id;
+  const bool automatic =
+      j.verdict == Verdict::kUnderApproval || (c.auto_approve && j.verdict == Verdict::kAutomatic);
   if (!automatic && !c.confirm(out.summary, out.review)) {
     AuditEntry e = entry_for(q, Decision::kDeclined, c.clock());
     e.codes = warnings;

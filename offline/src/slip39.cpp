@@ -588,4 +588,67 @@ std::vector<std::string_view> words_with_prefix(SecretText typed) {
   return out;
 }
 
+bool ShareSet::enough() const {
+  if (infos_.empty()) return false;
+  std::size_t complete = 0;
+  for (const auto& [group, given] : members_)
+    if (given.size() >= threshold_of(group)) ++complete;
+  return complete >= infos_.front().group_threshold;
+}
+
+Status ShareSet::add(SecretBytes line, const ShareInfo& info) {
+  const std::string which = "share " + std::to_string(shares_.size() + 1);
+  if (!infos_.empty()) {
+    const ShareInfo& first = infos_.front();
+    if (info.identifier != first.identifier || info.extendable != first.extendable ||
+        info.iteration_exponent != first.iteration_exponent ||
+        info.group_threshold != first.group_threshold || info.group_count != first.group_count ||
+        info.words != first.words) {
+      return bad(which + ": not from the same set as share 1 (identifier or shape differs)");
+    }
+    for (const auto& earlier : infos_) {
+      if (earlier.group_index != info.group_index) continue;
+      if (earlier.member_threshold != info.member_threshold)
+        return bad(which + ": its group's member threshold differs from an earlier share's");
+      if (earlier.member_index == info.member_index) {
+        return bad(which + ": repeats group " + std::to_string(info.group_index + 1) + " member " +
+                   std::to_string(info.member_index + 1));
+      }
+    }
+  }
+  members_[info.group_index].insert(info.member_index);
+  infos_.push_back(info);
+  shares_.push_back(std::move(line));
+  return {};
+}
+
+std::vector<SecretText> ShareSet::chosen() const {
+  std::vector<SecretText> out;
+  std::size_t groups_taken = 0;
+  for (const auto& [group, given] : members_) {
+    if (groups_taken == infos_.front().group_threshold) break;
+    const std::size_t threshold = threshold_of(group);
+    if (given.size() < threshold) continue;
+    std::set<int> used;
+    std::size_t taken = 0;
+    for (std::size_t i = 0; i < infos_.size() && taken < threshold; ++i) {
+      if (infos_[i].group_index != group || !used.insert(infos_[i].member_index).second) continue;
+      out.emplace_back(shares_[i]);
+      ++taken;
+    }
+    ++groups_taken;
+  }
+  if (out.empty()) {
+    for (const auto& s : shares_) out.emplace_back(s);
+  }
+  return out;
+}
+
+// Every share of a group states the same member threshold (add checks it).
+std::size_t ShareSet::threshold_of(int group) const {
+  const auto it = std::find_if(infos_.begin(), infos_.end(),
+                               [&](const ShareInfo& i) { return i.group_index == group; });
+  return it == infos_.end() ? 0 : it->member_threshold;
+}
+
 }  // namespace airlock::offline::slip39

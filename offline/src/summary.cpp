@@ -640,40 +640,113 @@ std::string render_approval(const envelope::SignRequest& q, const Review& r,
   return out;
 }
 
-std::string render_html_report(const Review& r, const std::string& title,
-                               const std::string& report_text) {
+namespace {
+
+// A list of findings as the page shows them: code, message, step.
+struct Listed {
+  std::string code, message;
+  std::optional<std::size_t> step;
+};
+
+void html_findings(std::ostringstream& page, const std::string& heading,
+                   const std::vector<Listed>& findings) {
+  if (findings.empty()) return;
+  page << "<section class=\"findings\">\n<h2>" << heading << " (" << findings.size()
+       << ")</h2>\n<ul>\n";
+  for (const auto& f : findings) {
+    page << "<li><code>" << xml_escape(printable(f.code)) << "</code> "
+         << xml_escape(printable(f.message, true));
+    if (f.step) page << " <span class=\"step\">(step " << *f.step + 1 << ")</span>";
+    page << "</li>\n";
+  }
+  page << "</ul>\n</section>\n";
+}
+
+std::vector<Listed> listed(const std::vector<Finding>& findings) {
+  std::vector<Listed> out;
+  out.reserve(findings.size());
+  for (const auto& f : findings) out.push_back({f.code, f.message, f.step});
+  return out;
+}
+
+}  // namespace
+
+std::string render_html_report(const HtmlReport& report) {
   std::ostringstream figures;
-  for (const auto& s : r.steps) {
-    const Message& m = s.tx.message;
-    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
-      const auto& d = s.instructions[i];
-      const auto picture = d ? bin_picture(*d) : std::nullopt;
-      if (!picture) continue;
-      const auto [x_name, y_name] = side_names(pool_tokens(r, s, *d, m.instructions[i]));
-      figures << "<figure>\n"
-              << draw_bins_svg(*picture, printable(x_name), printable(y_name))
-              << "<figcaption>Step " << s.index + 1 << ", instruction " << i + 1 << " ("
-              << xml_escape(printable(d->instruction))
-              << "): " << xml_escape(printable(picture->caption, true))
-              << "</figcaption>\n</figure>\n";
+  if (report.review != nullptr) {
+    const Review& r = *report.review;
+    for (const auto& s : r.steps) {
+      const Message& m = s.tx.message;
+      for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
+        const auto& d = s.instructions[i];
+        const auto picture = d ? bin_picture(*d) : std::nullopt;
+        if (!picture) continue;
+        const auto [x_name, y_name] = side_names(pool_tokens(r, s, *d, m.instructions[i]));
+        figures << "<figure>\n"
+                << draw_bins_svg(*picture, printable(x_name), printable(y_name))
+                << "<figcaption>Step " << s.index + 1 << ", instruction " << i + 1 << " ("
+                << xml_escape(printable(d->instruction))
+                << "): " << xml_escape(printable(picture->caption, true))
+                << "</figcaption>\n</figure>\n";
+      }
     }
   }
-  const std::string heading = xml_escape(printable(title));
+  const std::string verdict = xml_escape(printable(report.verdict));
+  // One class per verdict colour: only these words, whatever the caller passes.
+  const std::string tone =
+      report.verdict == "signable" || report.verdict == "reissued"                 ? "asks"
+      : report.verdict == "auto-approvable" || report.verdict == "approved-before" ? "automatic"
+                                                                                   : "refused";
   std::ostringstream page;
   page << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
        << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'; form-action 'none'\">\n"
-       << "<title>" << heading << "</title>\n"
-       << "<style>body{font-family:sans-serif;margin:1.5em}pre{font-family:monospace;"
-          "white-space:pre;overflow-x:auto;border:1px solid #ccc;padding:1em}"
-          "figure{margin:1em 0}figcaption{font-size:90%}</style>\n"
-       << "</head>\n<body>\n<h1>" << heading
-       << "</h1>\n"
+       << "<title>airlock review: " << verdict << "</title>\n"
+       << "<style>"
+          "body{font-family:sans-serif;margin:0 auto;padding:1.5em;max-width:64em;"
+          "line-height:1.4;color:#111}"
+          "header{border-left:.5em solid #888;padding:.2em 1em;margin-bottom:1.5em}"
+          "header.refused{border-color:#b00020}header.asks{border-color:#b26a00}"
+          "header.automatic{border-color:#1b7f3b}"
+          ".kind{margin:0;color:#555;font-size:90%;text-transform:uppercase;letter-spacing:.05em}"
+          "h1{font-size:1.5em;margin:.2em 0}h1 .word{text-transform:uppercase}"
+          "h2{font-size:1.15em;margin:1.2em 0 .4em}"
+          "dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:.8em 0}"
+          "dt{font-weight:bold}dd{margin:0;overflow-wrap:anywhere}"
+          ".mono{font-family:monospace}"
+          "ul{padding-left:1.2em}li{margin:.3em 0;overflow-wrap:anywhere}"
+          "code{font-weight:bold}.step{color:#555}"
+          "pre{font-family:monospace;white-space:pre;overflow-x:auto;border:1px solid #ccc;"
+          "padding:1em;font-size:90%}"
+          "figure{margin:1em 0}figcaption{font-size:90%}"
+          "@media print{pre{white-space:pre-wrap}}"
+          "</style>\n"
+       << "</head>\n<body>\n<header class=\"" << tone << "\">\n"
+       << "<p class=\"kind\">airlock review: nothing was signed</p>\n"
+       << "<h1><span class=\"word\">" << verdict
+       << "</span>: " << xml_escape(printable(report.sentence, true)) << "</h1>\n<dl>\n";
+  for (const auto& [label, value] : report.facts) {
+    const bool mono = label.find("SHA-256") != std::string::npos ||
+                      label.find("id") != std::string::npos || label == "Signer";
+    page << "<dt>" << xml_escape(printable(label)) << "</dt><dd" << (mono ? " class=\"mono\"" : "")
+         << ">" << xml_escape(printable(value, true)) << "</dd>\n";
+  }
+  page << "</dl>\n</header>\n";
+  if (report.review != nullptr) {
+    html_findings(page, "Refusals", listed(report.review->refusals));
+    html_findings(page, "Warnings", listed(report.review->warnings));
+  }
+  std::vector<Listed> problems;
+  problems.reserve(report.problems.size());
+  for (const auto& [code, message] : report.problems) problems.push_back({code, message, {}});
+  html_findings(page, "Refusals", problems);
+  page << "<section>\n<h2>The report, as the terminal showed it</h2>\n"
        // The parser drops one newline right after <pre>: this one, never the report's own.
        << "<pre id=\"report\">\n"
-       << xml_escape(report_text) << "</pre>\n";
+       << xml_escape(report.report_text) << "</pre>\n</section>\n";
   const std::string drawn = figures.str();
-  if (!drawn.empty()) page << "<h2>Liquidity by bin</h2>\n" << drawn;
+  if (!drawn.empty()) page << "<section>\n<h2>Liquidity by bin</h2>\n" << drawn << "</section>\n";
   page << "</body>\n</html>\n";
   return page.str();
 }

@@ -122,6 +122,14 @@ TEST(CliHelp, TheTwinRefusesAnAddressBeforeSayingItServes) {
   EXPECT_THAT(r.output, Not(HasSubstr("serving")));
 }
 
+TEST(CliHelp, TheTwinRefusesAManagerThatIsNoKeyBeforeServing) {
+  const auto r = airlock::test::run_command(std::string(AIRLOCK_APISIM_BIN) +
+                                            " --listen 127.0.0.1:0 --manager not-a-key");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--manager: not a base58 public key of 32 bytes"));
+  EXPECT_THAT(r.output, Not(HasSubstr("serving")));
+}
+
 TEST(CliHelp, AnActionsHelpListsItsFields) {
   const auto r = airlock::test::run_command(std::string(AIRLOCK_ONLINE_BIN) +
                                             " act dlmm/limit-order/place --help");

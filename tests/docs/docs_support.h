@@ -109,16 +109,21 @@ class TwinProcess {
     }
   }
 
-  // Starts the twin with these fixtures, its log in `log`. The base URL it serves
-  // ("http://127.0.0.1:PORT"), or nothing when it named none in time (the log says why).
+  // Starts the twin with these fixtures and `more` options, its log in `log`. The base URL it
+  // serves ("http://127.0.0.1:PORT"), or nothing when it named none in time (the log says why).
   std::optional<std::string> start(const std::string& binary, const std::string& fixtures,
-                                   const std::string& log) {
+                                   const std::string& log,
+                                   const std::vector<std::string>& more = {}) {
+    std::vector<std::string> args = {binary, "--listen", "127.0.0.1:0", "--fixtures", fixtures};
+    args.insert(args.end(), more.begin(), more.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     pid_ = ::fork();
     if (pid_ == 0) {
       const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (fd < 0 || ::dup2(fd, STDERR_FILENO) < 0) ::_exit(126);
-      ::execl(binary.c_str(), binary.c_str(), "--listen", "127.0.0.1:0", "--fixtures",
-              fixtures.c_str(), static_cast<char*>(nullptr));
+      ::execv(binary.c_str(), argv.data());
       ::_exit(127);
     }
     const std::regex serving(R"(serving http://127\.0\.0\.1:(\d+)/)");

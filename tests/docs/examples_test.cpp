@@ -56,11 +56,10 @@ const std::set<std::string, std::less<>> kKinds = {
     "sh alternative",  // the operator's guide's other road, run by its own test
     "sh entry",        // the README's two entry commands, run by CI itself
     "sh kit",          // the offline kit's build and root install (tests/kit_test.sh)
+    "sh rehearsal",    // the guide's twin set-up (PORT is what the twin prints): the guide's
+                       // test starts its twin the same way, with --manager
     "synopsis",        // a command's shape: its options are checked against --help
-    "toml",
-    "cddl",
-    "text",
-    "json"};
+    "toml", "cddl", "text", "json"};
 
 TEST(Docs, EveryBlockSaysWhatItIs) {
   int blocks = 0;
@@ -283,7 +282,8 @@ int stated_exit(const std::string& command) {
 // Where an act command writes its request, to wait for before the offline command beside it.
 std::string request_path(const std::string& command) {
   std::smatch m;
-  if (std::regex_search(command, m, std::regex(R"(--request-(?:qr-png|file|out) (\S+))"))) return m[1];
+  if (std::regex_search(command, m, std::regex(R"(--request-(?:qr-png|file|out) (\S+))")))
+    return m[1];
   return {};
 }
 

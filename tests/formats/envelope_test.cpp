@@ -66,6 +66,14 @@ TEST(Envelope, RequestRoundTrips) {
   EXPECT_EQ(encode_request(*decoded), wire);
 }
 
+TEST(Envelope, AnIntentObjectMayHaveBlanksAroundIt) {
+  SignRequest q = sample_request(1);
+  q.intent_json = " \n{\"amount\": \"1\"}\t";
+  auto decoded = decode_request(encode_request(q));
+  ASSERT_TRUE(decoded.ok()) << decoded.error().to_string();
+  EXPECT_EQ(decoded->intent_json, q.intent_json);
+}
+
 TEST(Envelope, ResponseRoundTripsBothForms) {
   const SignResponse signed_response = sample_response(2);
   auto decoded = decode_response(encode_response(signed_response));
@@ -137,6 +145,14 @@ TEST(Envelope, RequestSchemaViolationsNameTheField) {
        [](auto& e) { set_key(e, 6, Value::text(std::string(keystone::kSignRequestAction))); },
        envelope::errors::kBadValue, "sign_request.action"},
       {"intent not an object", [](auto& e) { set_key(e, 7, Value::text("[1,2]")); },
+       envelope::errors::kBadValue, "sign_request.intent"},
+      {"intent a string", [](auto& e) { set_key(e, 7, Value::text(R"("{}")")); },
+       envelope::errors::kBadValue, "sign_request.intent"},
+      {"intent an unclosed object", [](auto& e) { set_key(e, 7, Value::text(R"( {"a":1)")); },
+       envelope::errors::kBadValue, "sign_request.intent"},
+      {"intent an object then more", [](auto& e) { set_key(e, 7, Value::text("{} {}")); },
+       envelope::errors::kBadValue, "sign_request.intent"},
+      {"intent only blanks", [](auto& e) { set_key(e, 7, Value::text("  \n ")); },
        envelope::errors::kBadValue, "sign_request.intent"},
       {"no steps", [](auto& e) { set_key(e, 8, Value::array({})); }, envelope::errors::kBadValue,
        "sign_request.steps"},

@@ -260,6 +260,67 @@ TEST_F(KeystoreCli, EverySlip39ReferenceVectorThroughTheCommand) {
   }
 }
 
+// Words typed on the terminal are followed by their passphrase's question (Enter for none): a
+// passphrase set when the backup was made is never silently left out, and the key that comes
+// out says whether one went in.
+TEST_F(KeystoreCli, ABackupTypedOnTheTerminalIsAskedItsPassphraseAndSaysWhichKeyItGives) {
+  const auto v = airlock::test::vector_list("solana-mnemonic-keys.json").at(0);
+  const std::string mnemonic = v.at("mnemonic").get<std::string>();
+  write("words", mnemonic + "\n");
+  write("with", "a passphrase set long ago\n");
+  ASSERT_EQ(offline("import --keystore " + path("k") +
+                    " --mnemonic --mnemonic-fd 3 --mnemonic-passphrase-fd 5 --passphrase-fd 4 "
+                    "--kdf interactive 3<" +
+                    path("words") + " 4<" + path("pass") + " 5<" + path("with"))
+                .exit_code,
+            0);
+  const std::string verify = std::string(AIRLOCK_OFFLINE_BIN) +
+                             " backup verify --unsafe-allow-network --keystore " + path("k") +
+                             " --mnemonic";
+  const std::string asked = "BIP39 passphrase, if one was set when the backup was made";
+  const auto typed = airlock::test::run_on_terminal(
+      verify, {{"BIP39 recovery phrase", mnemonic}, {asked, "a passphrase set long ago"}});
+  EXPECT_EQ(typed.exit_code, 0) << typed.output;
+  EXPECT_THAT(typed.output, HasSubstr("matches"));
+  const auto forgotten =
+      airlock::test::run_on_terminal(verify, {{"BIP39 recovery phrase", mnemonic}, {asked, ""}});
+  EXPECT_EQ(forgotten.exit_code, 1) << forgotten.output;
+  EXPECT_THAT(forgotten.output, HasSubstr("does NOT match"));
+  EXPECT_THAT(forgotten.output, HasSubstr("with no passphrase"));
+  // Imported from the terminal with none: the key is the one the vectors give for no
+  // passphrase, and the operator is told that a passphrase would have given another.
+  const auto imported = airlock::test::run_on_terminal(
+      std::string(AIRLOCK_OFFLINE_BIN) + " import --unsafe-allow-network --keystore " + path("k2") +
+          " --mnemonic --passphrase-fd 4 --kdf interactive 4<" + path("pass"),
+      {{"BIP39 recovery phrase", mnemonic}, {asked, ""}});
+  ASSERT_EQ(imported.exit_code, 0) << imported.output;
+  EXPECT_THAT(imported.output, HasSubstr(v.at("derived")[0].at("pubkey").get<std::string>()));
+  EXPECT_THAT(imported.output, HasSubstr("with no passphrase (one set when the backup was made "
+                                         "gives another key)"));
+  EXPECT_THAT(imported.output, Not(HasSubstr("abandon"))) << "the words are never echoed";
+}
+
+// A keystore path already taken is refused before the words or shares are asked for: a recital
+// for a key that is then not stored is a trap.
+TEST_F(KeystoreCli, ImportOntoAnExistingKeystoreIsRefusedBeforeAnyWordIsAsked) {
+  write("k", "not a keystore, but there");
+  for (const char* from : {"--mnemonic", "--slip39"}) {
+    const auto r = airlock::test::run_on_terminal(
+        std::string(AIRLOCK_OFFLINE_BIN) + " import --unsafe-allow-network --keystore " +
+            path("k") + " " + from + " --passphrase-fd 4 --kdf interactive 4<" + path("pass"),
+        std::vector<std::pair<std::string, std::string>>{});
+    EXPECT_EQ(r.exit_code, 3) << r.output;  // an I/O refusal
+    EXPECT_THAT(r.output, HasSubstr("exists; a keystore is never overwritten (give a new path)"));
+    EXPECT_THAT(r.output, Not(HasSubstr("phrase"))) << from << ": asked before refusing";
+    EXPECT_THAT(r.output, Not(HasSubstr("Share 1"))) << from << ": asked before refusing";
+  }
+  const auto no_folder =
+      offline("import --keystore " + path("missing/k") +
+              " --mnemonic --mnemonic-fd 3 --passphrase-fd 4 3</dev/null 4<" + path("pass"));
+  EXPECT_EQ(no_folder.exit_code, 3) << no_folder.output;
+  EXPECT_THAT(no_folder.output, HasSubstr("does not exist or cannot be written"));
+}
+
 TEST_F(KeystoreCli, ThePassphraseChangesAndTheOldOneNoLongerOpens) {
   const auto v = airlock::test::vector_list("solana-mnemonic-keys.json").at(0);
   write("words", v.at("mnemonic").get<std::string>() + "\n");

@@ -3,16 +3,22 @@
 // refusals and wrong passphrases each end the way docs/policy.md and docs/audit-log.md say.
 #include <algorithm>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <optional>
+#include <regex>
 #include <sstream>
 #include <thread>
 
 #include <gmock/gmock.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <airlock/cli/cli.h>
+#include <airlock/common/hash.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/offline/keystore.h>
@@ -50,6 +56,7 @@ class SigningTest : public SigningTwin {
                                     decoders,
                                     *log,
                                     keystore,
+                                    airlock::test::locked_down(),
                                     auto_approve,
                                     [&](const std::string& summary, const offline::Review&) {
                                       ++asked;
@@ -93,6 +100,17 @@ class SigningTest : public SigningTwin {
                                         files::wrap_envelope(files::EnvelopeKind::kRequest,
                                                              envelope::encode_request(q)))
                     .ok());
+  }
+
+  // The sign request a request file holds, if it holds one whole.
+  static std::optional<envelope::SignRequest> request_in(const std::string& path) {
+    auto file = files::read_limited(path, envelope::kMaxRequestBytes + 64);
+    if (!file.ok()) return std::nullopt;
+    auto unwrapped = files::unwrap_envelope(*file);
+    if (!unwrapped.ok()) return std::nullopt;
+    auto q = envelope::decode_request(unwrapped->second);
+    if (!q.ok()) return std::nullopt;
+    return std::move(q).value();
   }
 
   // A policy file that accepts unpinned tables, the passphrase and the operator's answer.
@@ -455,6 +473,18 @@ TEST_F(SigningTest, UnderLimitsSignUsesOnlyALogBegunByLogStart) {
   const auto into_new = airlock::test::run_command(sign);
   EXPECT_EQ(into_new.exit_code, 0) << into_new.output;
   EXPECT_THAT(into_new.output, HasSubstr("signed requests, last hour: 1 of 5"));
+  // A head noted before the switch is the old log's: checked against the new one, it is said to
+  // be possibly there, and it is.
+  const auto head_at = signed_run.output.find("audit head ");
+  ASSERT_NE(head_at, std::string::npos) << signed_run.output;
+  const std::string noted = signed_run.output.substr(head_at + 11, 64);
+  const std::string verify = std::string(AIRLOCK_OFFLINE_BIN) + " log verify --head " + noted;
+  const auto in_new = airlock::test::run_command(verify + " --audit-log " + dir.file("audit.log"));
+  EXPECT_EQ(in_new.exit_code, 1) << in_new.output;
+  EXPECT_THAT(in_new.output, HasSubstr("or it is a head of the log this one continues ("));
+  EXPECT_THAT(in_new.output, HasSubstr("check it there with --audit-log OLD --head"));
+  const auto in_old = airlock::test::run_command(verify + " --audit-log " + dir.file("old.log"));
+  EXPECT_EQ(in_old.exit_code, 0) << in_old.output;
 
   // Stopped before its last step (here the old log's closed entry is cut off, as a power cut
   // would leave it): the old log still refuses, naming the command that finishes the start,
@@ -539,6 +569,19 @@ TEST_F(SigningTest, TheCommandLineSignsARequestFileAndWritesTheResponse) {
   EXPECT_EQ(shortened.exit_code, 1) << shortened.output;
   EXPECT_THAT(shortened.output,
               HasSubstr("audit.broken: head " + last_head + " is not in the log"));
+  // The first entry's head with two digits mistyped: said to be a typing mistake, naming the
+  // entry it nearly is, not a cut log.
+  std::string typo = first_head;
+  typo[10] = typo[10] == '0' ? '1' : '0';
+  typo[40] = typo[40] == 'a' ? 'b' : 'a';
+  const auto mistyped =
+      airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " log verify --audit-log " +
+                                 dir.file("whole.log") + " --head " + typo);
+  EXPECT_EQ(mistyped.exit_code, 2) << mistyped.output;
+  EXPECT_THAT(mistyped.output, HasSubstr("is in no entry, but entry 1's head " + first_head +
+                                         " differs from it in only 2 of its 64 digits: most "
+                                         "likely mistyped"));
+  EXPECT_THAT(mistyped.output, Not(HasSubstr("removed from its end")));
   const auto not_a_head =
       airlock::test::run_command(std::string(AIRLOCK_OFFLINE_BIN) + " log verify --audit-log " +
                                  dir.file("cut.log") + " --head 00ff");
@@ -703,27 +746,60 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
   write_request_file(q);
   log.reset();
   const std::string command = terminal_sign_command();
-  // The decision screen and the prompt; once the time left has ticked, d for the details, then
-  // yes at the prompt that follows them, then the passphrase.
+  // The decision screen and the prompt; once the time left has ticked, d for the details, a
+  // page at a time (Enter for each next one), then yes at the prompt that follows them, then the
+  // passphrase.
   int state = 0;
-  const auto [code, screen] =
-      airlock::test::run_on_terminal(command, [&](const std::string& shown) {
-        std::optional<std::string> reply;
-        if (state == 0 && shown.find("d: details]") != std::string::npos &&
-            shown.find("\x1b"
-                       "7\r") != std::string::npos) {
-          reply = "d";
-        } else if (state == 1 && shown.find("aggregator_swap") != std::string::npos &&
-                   shown.find("d: details]", shown.find("aggregator_swap")) != std::string::npos) {
-          reply = "y";
-        } else if (state == 2 && shown.find("passphrase: ") != std::string::npos) {
-          reply = "correct horse";
-        }
-        if (reply) ++state;
-        return reply;
-      });
+  int pages = 0;
+  const auto [code,
+              screen] = airlock::test::run_on_terminal(command, [&](const std::string& shown) {
+    std::optional<std::string> reply;
+    if (state == 0 && shown.find("d: details]") != std::string::npos &&
+        shown.find("\x1b"
+                   "7\r") != std::string::npos) {
+      reply = "d";
+    } else if (state == 1 && shown.find("Enter for more, q to go back --") != std::string::npos) {
+      ++pages;
+      return std::optional<std::string>("");
+    } else if (state == 1 && shown.find("d: details]") != std::string::npos) {
+      reply = "y";
+    } else if (state == 2 && shown.find("passphrase: ") != std::string::npos) {
+      reply = "correct horse";
+    }
+    if (reply) ++state;
+    return reply;
+  });
   EXPECT_EQ(code, 0) << screen;
   EXPECT_EQ(state, 3) << screen;
+  // The details of a swap run to several screens of 24 rows: each shown whole, then the decision.
+  EXPECT_GE(pages, 2) << screen;
+  // No row of the pages (and the decision shown again after them) is wider than the terminal's
+  // 80 columns: a wider details line would wrap and push the page's first rows off the screen.
+  // Escape sequences and what a carriage return writes over are left out.
+  {
+    const auto from = screen.find("d: details]");
+    const auto to = screen.rfind("d: details]");
+    ASSERT_LT(from, to) << screen;
+    const std::string plain = std::regex_replace(screen.substr(from, to - from),
+                                                 std::regex("\x1b(\\[[0-9;?]*[A-Za-z]|[78])"), "");
+    std::size_t widest = 0;
+    std::istringstream rows(plain);
+    for (std::string row; std::getline(rows, row);) {
+      if (const auto cr = row.find_last_of('\r', row.size() >= 2 ? row.size() - 2 : 0);
+          cr != std::string::npos && cr + 1 < row.size())
+        row = row.substr(cr + 1);
+      while (!row.empty() && row.back() == '\r') row.pop_back();
+      const auto width = static_cast<std::size_t>(std::count_if(row.begin(), row.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      }));
+      widest = std::max(widest, width);
+      EXPECT_LE(width, 80U) << row;
+    }
+    EXPECT_GT(widest, 60U) << "the rows were measured";
+  }
+  const auto last_page = screen.rfind("Enter for more, q to go back --");
+  EXPECT_NE(screen.find("aggregator_swap"), std::string::npos);
+  EXPECT_LT(last_page, screen.rfind("d: details]")) << "the decision came back after the pages";
   // What the whole request does and the verdict come first, with no instruction in them; the
   // details only on request.
   const std::size_t prompt = screen.find("d: details]");
@@ -735,12 +811,15 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
   EXPECT_THAT(screen, HasSubstr("signed; audit head"));
   EXPECT_THAT(screen, Not(HasSubstr("correct horse"))) << "the passphrase was echoed";
 
-  // A new request; a plain Enter declines and the key is never asked for.
+  // A new request: the details left at their first page (q), back at the decision a plain
+  // Enter declines, and the key is never asked for.
   const auto second = swap_request();
   write_request_file(second);
-  const auto [declined, declined_screen] =
-      airlock::test::run_on_terminal(command, {{"d: details]", ""}});
+  const auto [declined, declined_screen] = airlock::test::run_on_terminal(
+      command, {{"d: details]", "d"}, {"q to go back --", "q"}, {"d: details]", ""}});
   EXPECT_EQ(declined, 1) << declined_screen;
+  EXPECT_THAT(declined_screen, HasSubstr("details, lines 1-22 of "));
+  EXPECT_THAT(declined_screen, Not(HasSubstr("details, lines 23-"))) << "a page after q";
   EXPECT_THAT(declined_screen, HasSubstr("operator.declined"));
   // The prompt, not the word: the lock-down's note on RLIMIT_MEMLOCK mentions the passphrase
   // where the limit is low.
@@ -914,6 +993,80 @@ TEST_F(SigningTest, TheApprovalScreenShowsEveryFieldWholeAndItsWarnings) {
               HasSubstr("vault/initialize makes its vault in the build"));
 }
 
+// sign --json and review --json say the same of one request: for an id signed before over other
+// transactions, both lead the refusals with policy.replay and neither calls it auto-approvable
+// (review listed the review's findings alone and `auto_approvable: true`; sign, refusing from
+// the log, showed no refusal at all). Review adds only its own "review" object.
+TEST_F(SigningTest, SignAndReviewPrintTheSameJsonForAReplayedId) {
+  write_command_inputs("yes");
+  log.reset();  // the commands below use the log file themselves
+  const auto first = swap_request();
+  write_request_file(first);
+  const auto signed_once = airlock::test::run_command(sign_command() + dir.file("req.alreq") +
+                                                      " --out " + dir.file("res1.alres"));
+  ASSERT_EQ(signed_once.exit_code, 0) << signed_once.output;
+  // Another build under the same id: other transactions (another amount).
+  const json body = {{"vault", kVault},
+                     {"sourceMint", kUsdc},
+                     {"destinationMint", kJup},
+                     {"amount", "6000000"},
+                     {"slippageBps", 50}};
+  auto again =
+      request_of("aggregator/swap", body, post("/transactions/aggregator/swap", body).body);
+  again.request_id = first.request_id;
+  write_request_file(again);
+  // Standard output alone: the JSON (the notes on standard error go nowhere).
+  const auto reviewed = airlock::test::run_command(
+      "(" + std::string(AIRLOCK_OFFLINE_BIN) + " review --json --policy " +
+      dir.file("policy.toml") + " --audit-log " + dir.file("audit.log") + " " +
+      dir.file("req.alreq") + " 2>/dev/null)");
+  EXPECT_EQ(reviewed.exit_code, 1) << reviewed.output;
+  const auto signed_again =
+      airlock::test::run_command("(" + sign_command() + "--json " + dir.file("req.alreq") +
+                                 " --out " + dir.file("res2.alres") + " 2>/dev/null)");
+  EXPECT_EQ(signed_again.exit_code, 1) << signed_again.output;
+  auto from_review = json::parse(reviewed.output, nullptr, false);
+  const auto from_sign = json::parse(signed_again.output, nullptr, false);
+  ASSERT_FALSE(from_review.is_discarded()) << reviewed.output;
+  ASSERT_FALSE(from_sign.is_discarded()) << signed_again.output;
+  EXPECT_EQ(from_review["review"]["verdict"], "refused");
+  from_review.erase("review");
+  EXPECT_EQ(from_review, from_sign);
+  ASSERT_FALSE(from_sign["refusals"].empty()) << from_sign.dump(2);
+  EXPECT_EQ(from_sign["refusals"][0]["code"], "policy.replay");
+  EXPECT_EQ(from_sign["auto_approvable"], false);
+}
+
+// A request that does not decode still gets its SHA-256 and a verdict from review, as text, as
+// JSON and as a page an auditor can file (before, review stopped with the decoder's error).
+TEST_F(SigningTest, ReviewReportsARequestThatDoesNotDecodeWithItsDigest) {
+  write_command_inputs("yes");
+  const Bytes garbage = {0xa1, 0x01, 0xff, 0x00, 0x13};
+  const Bytes file = files::wrap_envelope(files::EnvelopeKind::kRequest, garbage);
+  ASSERT_TRUE(files::write_atomically(dir.file("bad.alreq"), file).ok());
+  const std::string digest = to_hex(sha256(file).view());
+  const std::string review = std::string(AIRLOCK_OFFLINE_BIN) + " review --policy " +
+                             dir.file("policy.toml") + " " + dir.file("bad.alreq");
+  const auto text =
+      airlock::test::run_command(review + " --html " + dir.file("bad.html") + " 2>/dev/null");
+  EXPECT_EQ(text.exit_code, 1) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("request SHA-256  " + digest));
+  EXPECT_THAT(text.output, HasSubstr("The request does not decode: "));
+  EXPECT_THAT(text.output, HasSubstr("VERDICT: sign would refuse to read this request"));
+  const auto page = airlock::test::text_of(dir.file("bad.html"));
+  ASSERT_TRUE(page.has_value());
+  EXPECT_THAT(*page, HasSubstr("<span class=\"word\">undecodable</span>"));
+  EXPECT_THAT(*page, HasSubstr(digest));
+  EXPECT_THAT(*page, HasSubstr("<pre id=\"report\">"));
+  const auto as_json = airlock::test::run_command("(" + review + " --json 2>/dev/null)");
+  EXPECT_EQ(as_json.exit_code, 1) << as_json.output;
+  const auto j = json::parse(as_json.output, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << as_json.output;
+  EXPECT_EQ(j["review"]["verdict"], "undecodable");
+  EXPECT_EQ(j["review"]["request_sha256"], digest);
+  EXPECT_FALSE(j["review"]["error"]["message"].get<std::string>().empty());
+}
+
 // review judges as sign would: an approval request asks (and once decided, is a replay); the
 // build it covers is signed without asking, which review says, naming the approval's entry.
 TEST_F(SigningTest, ReviewSaysWhatSignWouldDoWithAnApproval) {
@@ -950,6 +1103,136 @@ TEST_F(SigningTest, ReviewSaysWhatSignWouldDoWithAnApproval) {
   EXPECT_THAT(spent.output, HasSubstr("sign would show this and ask the operator"));
 }
 
+// The wrong clocks of the test below come from libfaketime, preloaded into airlock-online.
+constexpr const char* kLibfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+// A program run under it is stopped after a minute (timeout's exit code then is 124), so a
+// hang fails its test with what it printed rather than stalling the whole run.
+constexpr const char* kBounded = "timeout -k 5 60 ";
+constexpr int kTimedOut = 124;
+
+// The environment for a program to run with its wall clock off by `offset` (libfaketime's
+// notation: "+1h", "-10m"), from the start or only after `jump_after_s` seconds; its monotonic
+// clock stays true.
+//
+// Under AddressSanitizer (CI's test build) the two libraries can lock each other up: the
+// sanitizer's allocator reads the clock when it maps fresh memory for a block size, which
+// calls into libfaketime, and libfaketime allocates while it holds its own state (setting itself
+// up through dlsym, rereading its settings with fopen), so a fresh mapping in there waits on
+// the allocator lock its own thread holds. It hung two CI runs. allocator_release_to_os_interval_ms
+// = -1 turns off the only clock read the allocator makes (it times when to hand memory back to
+// the system), which breaks the cycle; FakedClock.ASanitizedProgramRunsUnderIt hangs without
+// it. The offsets are given in FAKETIME and the jump by FAKETIME_START_AFTER_SECONDS rather
+// than a timestamp file, which libfaketime would reread under its lock.
+std::string faked_clock(const std::string& offset, std::optional<int> jump_after_s) {
+  std::string env = std::string("ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}") +
+                    "allocator_release_to_os_interval_ms=-1 LD_PRELOAD=" + kLibfaketime +
+                    " FAKETIME=" + offset + " FAKETIME_DONT_FAKE_MONOTONIC=1 ";
+  if (jump_after_s) env += "FAKETIME_START_AFTER_SECONDS=" + std::to_string(*jump_after_s) + " ";
+  return env;
+}
+
+// A program built as the tests are (sanitized in CI) reads the clock libfaketime gives it while
+// its threads allocate blocks of every size, and ends: the pattern that deadlocked.
+TEST(FakedClock, ASanitizedProgramRunsUnderIt) {
+  ASSERT_TRUE(std::filesystem::exists(kLibfaketime))
+      << "libfaketime is not installed: scripts/setup installs it";
+  for (int run = 0; run < 3; ++run) {
+    const auto before = std::time(nullptr);
+    const auto witness = airlock::test::run_command(faked_clock("+1h", std::nullopt) + kBounded +
+                                                    AIRLOCK_CLOCK_WITNESS_BIN);
+    ASSERT_EQ(witness.exit_code, 0) << "run " << run << ": " << witness.output;
+    // It saw the clock an hour on.
+    const long long seen = std::stoll(witness.output);
+    EXPECT_GE(seen, before + 3600);
+    EXPECT_LE(seen, std::time(nullptr) + 3600);
+  }
+}
+
+// Issue 31 with the real clock library: airlock-online runs under libfaketime and its wall clock
+// is wrong: an hour ahead from the start, or jumping an hour forward while the offline half
+// decides. Its deadlines run on the monotonic clock (which libfaketime is told to leave alone),
+// so the answer, which came in time, is sent and lands once. Ten minutes behind, every request
+// it makes reads as long dead to the offline half: refused, saying the clocks differ, and
+// nothing is sent.
+// (faked_clock says how it runs under the sanitizers.)
+TEST_F(SigningTest, AWrongOrJumpingWallClockOnTheOnlineHalfLandsEachRoundAtMostOnce) {
+  ASSERT_TRUE(std::filesystem::exists(kLibfaketime))
+      << "libfaketime is not installed: scripts/setup installs it";
+  write_command_inputs("y");
+  write_text("api.key", std::string(kDemoKey) + "\n");
+  log.reset();
+  // Seconds after its start at which the jumping clock jumps: well after the request is out
+  // (a few seconds under the sanitizers on a loaded machine), which the test checks, and before
+  // the offline half is asked.
+  constexpr int kJumpAfter = 15;
+  struct Case {
+    const char* name;
+    const char* offset;
+    bool jumps;
+    bool lands;
+  };
+  int round = 0;
+  for (const Case& c : {Case{"an hour ahead", "+1h", false, true},
+                        Case{"jumping an hour forward", "+1h", true, true},
+                        Case{"ten minutes behind", "-10m", false, false}}) {
+    SCOPED_TRACE(c.name);
+    ++round;
+    const json before = counters();
+    const std::string request = dir.file("req" + std::to_string(round) + ".alreq");
+    const std::string response = dir.file("res" + std::to_string(round) + ".alres");
+    // Another amount each round: another transaction, not the last one sent again.
+    const std::string base = "http://127.0.0.1:" + std::to_string(server_->port());
+    const json body = {{"vault", kVault},
+                       {"sourceMint", kUsdc},
+                       {"destinationMint", kJup},
+                       {"amount", std::to_string(1000000 + round)},
+                       {"slippageBps", 50}};
+    const std::string clock =
+        faked_clock(c.offset, c.jumps ? std::optional<int>(kJumpAfter) : std::nullopt);
+    airlock::test::CommandResult online_run;
+    const auto started = std::chrono::steady_clock::now();
+    std::thread online([&] {
+      online_run = airlock::test::run_command(
+          clock + kBounded + AIRLOCK_ONLINE_BIN + " act aggregator/swap --api " + base +
+          std::string(kApiPrefix) + " --api-key-file " + dir.file("api.key") + " --rpc " + base +
+          "/rpc --body '" + body.dump() + "' --request-out " + request + " --response " + response +
+          " --journal " + dir.file("journal.sqlite"));
+    });
+    const bool requested = airlock::test::wait_for_file(request, std::chrono::seconds(60));
+    if (c.jumps) {
+      // Out before the jump: its deadline is on the true clock, not an hour on.
+      const auto q = request_in(request);
+      EXPECT_TRUE(q && static_cast<std::int64_t>(q->deadline) < now_s() + 1800)
+          << "the request was not out before the clock jumped";
+      std::this_thread::sleep_until(started + std::chrono::seconds(kJumpAfter + 1));
+    }
+    const auto offline_run =
+        airlock::test::run_command(sign_command() + "--out " + response + " " + request);
+    online.join();
+    // A bounded run that was stopped ends the test here, with what it printed.
+    ASSERT_NE(online_run.exit_code, kTimedOut) << online_run.output;
+    ASSERT_TRUE(requested) << online_run.output;
+    const json after = counters();
+    // One build: the request answered is the one first out, not one built again because the
+    // jumped wall clock made the wait end early.
+    EXPECT_EQ(after["builds"].get<int>() - before["builds"].get<int>(), 1) << online_run.output;
+    EXPECT_EQ(after["sends"].get<int>() - before["sends"].get<int>(), c.lands ? 1 : 0)
+        << online_run.output;
+    EXPECT_EQ(after["landed"].get<int>() - before["landed"].get<int>(), c.lands ? 1 : 0)
+        << online_run.output;
+    if (c.lands) {
+      EXPECT_EQ(offline_run.exit_code, 0) << offline_run.output;
+      EXPECT_EQ(online_run.exit_code, 0) << online_run.output;
+      EXPECT_THAT(online_run.output, HasSubstr("step 1 of 1 confirmed"));
+    } else {
+      EXPECT_EQ(offline_run.exit_code, 1) << offline_run.output;
+      EXPECT_THAT(offline_run.output, HasSubstr("the two machines' clocks differ by about"));
+      EXPECT_NE(online_run.exit_code, 0) << online_run.output;
+      EXPECT_THAT(online_run.output, HasSubstr("policy.deadline_passed"));
+    }
+  }
+}
+
 // Issue 32, end to end with both programs: act --approve-first carries the intent across, sign
 // approves it (asked once), and the build that follows is signed by sign with nothing to answer
 // on its descriptor: were it asked, the empty answer would decline it.
@@ -975,14 +1258,8 @@ TEST_F(SigningTest, AnIntentApprovedFirstIsBuiltSignedWithoutAQuestionAndLands) 
   // The request file as it stands once it holds a request of the kind wanted.
   const auto wait_request = [&](bool approval) -> std::optional<envelope::SignRequest> {
     for (int i = 0; i < 600; ++i) {
-      auto file = files::read_limited(request_file, envelope::kMaxRequestBytes + 64);
-      if (file.ok()) {
-        auto unwrapped = files::unwrap_envelope(*file);
-        if (unwrapped.ok()) {
-          auto q = envelope::decode_request(unwrapped->second);
-          if (q.ok() && q->approval == approval) return *q;
-        }
-      }
+      auto q = request_in(request_file);
+      if (q && q->approval == approval) return q;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return std::nullopt;
@@ -1027,6 +1304,93 @@ TEST_F(SigningTest, AnIntentApprovedFirstIsBuiltSignedWithoutAQuestionAndLands) 
   const json after = counters();
   EXPECT_EQ(after["builds"].get<int>() - before["builds"].get<int>(), 1) << after.dump();
   EXPECT_EQ(after["landed"].get<int>() - before["landed"].get<int>(), 1) << after.dump();
+}
+
+// Issue 32's window with one sign run: sign --then-build approves the intent, opens the key
+// then (the passphrase read once, at leisure), waits in the same request file for the build of
+// that intent, and signs it without a question; the key is closed when it ends. act meanwhile
+// builds only after the approval. The passphrase input holds one line: a second ask would fail.
+TEST_F(SigningTest, ThenBuildApprovesOpensTheKeyOnceAndSignsTheBuildItWaitedFor) {
+  write_command_inputs("y");
+  write_text("policy.toml", offline::policy_toml(demo_policy(swap_request())));
+  write_text("api.key", std::string(kDemoKey) + "\n");
+  log.reset();
+  const json before = counters();
+  const std::string request_file = dir.file("req.alreq");
+  airlock::test::CommandResult online_run;
+  std::thread online([&] {
+    online_run = airlock::test::run_command(act_swap_command(
+        "--approve-first " + to_base58(manager_->public_key()) + " --request-out " + request_file +
+        " --response " + dir.file("res.alres") + " --journal " + dir.file("journal.sqlite")));
+  });
+  ASSERT_TRUE(airlock::test::wait_for_file(request_file, std::chrono::seconds(60)));
+  // The passphrase comes only once the build is out: the build is there before the key is open,
+  // and must still be found (it was missed once, when the watch began after the key opened).
+  const std::string fifo = dir.file("pass.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread feeder([&] {
+    std::ofstream out(fifo);  // opens once sign has opened its end
+    for (int i = 0; i < 600; ++i) {
+      const auto q = request_in(request_file);
+      if (q && !q->approval) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    out << passphrase << "\n";
+  });
+  const auto session = airlock::test::run_command(
+      std::string(AIRLOCK_OFFLINE_BIN) + " sign --unsafe-allow-network --keystore " + keystore +
+      " --policy " + dir.file("policy.toml") + " --audit-log " + dir.file("audit.log") +
+      " --passphrase-fd 3 --confirm-fd 4 3<" + fifo + " 4<" + dir.file("answer") +
+      " --then-build --out " + dir.file("res.alres") + " " + request_file);
+  feeder.join();
+  online.join();
+  EXPECT_EQ(session.exit_code, 0) << session.output;
+  EXPECT_THAT(session.output, HasSubstr("Approve this intent? [y/N"));
+  EXPECT_THAT(session.output, HasSubstr("the key is open; waiting for the build of this intent"));
+  EXPECT_THAT(session.output, HasSubstr("Signed without a question: approval"));
+  const auto questions = [&] {
+    std::size_t n = 0;
+    for (auto at = session.output.find("[y/N"); at != std::string::npos;
+         at = session.output.find("[y/N", at + 1))
+      ++n;
+    return n;
+  }();
+  EXPECT_EQ(questions, 1U) << "asked once, for the approval:\n" << session.output;
+  EXPECT_EQ(online_run.exit_code, 0) << online_run.output;
+  EXPECT_THAT(online_run.output, HasSubstr("aggregator/swap done"));
+  const json after = counters();
+  EXPECT_EQ(after["builds"].get<int>() - before["builds"].get<int>(), 1) << after.dump();
+  EXPECT_EQ(after["landed"].get<int>() - before["landed"].get<int>(), 1) << after.dump();
+  // The log: the approval, then the build signed under it.
+  auto reopened = offline::AuditLog::open(dir.file("audit.log"));
+  ASSERT_TRUE(reopened.ok());
+  ASSERT_EQ(reopened->entries().size(), 2U);
+  EXPECT_EQ(reopened->entries()[0].decision, offline::Decision::kApproved);
+  EXPECT_EQ(reopened->entries()[1].decision, offline::Decision::kSigned);
+  EXPECT_EQ(reopened->entries()[1].under_approval, reopened->entries()[0].request_id);
+}
+
+// --then-build needs a place to watch, and ends at the approval's expiry if no build comes.
+TEST_F(SigningTest, ThenBuildWatchesAFileOrFoldersAndEndsWhenTheApprovalDoes) {
+  write_command_inputs("y");
+  const auto camera = airlock::test::run_command(
+      sign_command() + "--then-build --camera /dev/video0 --out " + dir.file("res.alres"));
+  EXPECT_EQ(camera.exit_code, 2) << camera.output;
+  EXPECT_THAT(camera.output, HasSubstr("--then-build waits for the build in the same REQUEST "
+                                       "file or --qr folders"));
+  // An approval request whose approval ends at once: nothing comes, nothing is signed.
+  auto q = swap_request();
+  q.approval = true;
+  q.steps.clear();
+  q.deadline = static_cast<std::uint64_t>(now_s() + 2);
+  write_request_file(q);
+  log.reset();
+  const auto lonely = airlock::test::run_command(
+      sign_command() + "--then-build --out " + dir.file("res.alres") + " " + dir.file("req.alreq"));
+  EXPECT_EQ(lonely.exit_code, 1) << lonely.output;
+  EXPECT_THAT(lonely.output, HasSubstr("the key is open; waiting"));
+  EXPECT_THAT(lonely.output, HasSubstr("approval.no_build: no build of the approved intent came "
+                                       "before the approval expired; nothing was signed"));
 }
 
 TEST_F(SigningTest, AMissingCameraIsReportedBeforeAnythingIsBuilt) {
@@ -1111,6 +1475,7 @@ TEST_F(SigningTest, TheRoundsLimitCountsSignedRequestsOnlyAndFailsClosedOnTheClo
                                  decoders,
                                  *log,
                                  keystore,
+                                 airlock::test::locked_down(),
                                  false,
                                  [](const std::string&, const offline::Review&) { return true; },
                                  [&]() -> Result<SecretBytes> { return secret_of(passphrase); },

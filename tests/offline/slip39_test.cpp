@@ -355,6 +355,78 @@ TEST(Slip39, CombineRefusesWhatIsNotExactlyEnough) {
   fails_with({std::string_view(text_of(s[1][0])).substr(0, 40)}, "share 1: has ");
 }
 
+// Shares typed one at a time: enough once the group threshold of groups has its members, each
+// checked against the first as it comes, and exactly the threshold handed to combine.
+TEST(Slip39, AShareSetKnowsWhenItIsEnoughAndHandsCombineExactlyTheThreshold) {
+  const SecretBytes secret = secret_from(test::random_bytes(16, 31));
+  const SplitOptions o{2, {{2, 3}, {1, 1}, {3, 5}}, 0, false};
+  auto shares = split(secret, as_secret(""), o, fixed_random(32));
+  ASSERT_TRUE(shares.ok());
+  const auto& s = *shares;
+  const auto add = [](ShareSet& set, const SecretBytes& share) {
+    auto info = inspect(SecretText(share));
+    EXPECT_TRUE(info.ok());
+    return set.add(SecretBytes::copy_of(share.bytes()).value(), *info);
+  };
+  ShareSet set;
+  EXPECT_FALSE(set.enough());
+  ASSERT_TRUE(add(set, s[2][4]).ok());  // group 3 (3 of 5): one given
+  ASSERT_TRUE(add(set, s[0][1]).ok());  // group 1 (2 of 3): one given
+  EXPECT_FALSE(set.enough());
+  // While no group is complete, every share goes to combine, which names what is missing.
+  EXPECT_EQ(set.chosen().size(), 2U);
+  auto short_of = combine(set.chosen(), as_secret(""));
+  ASSERT_FALSE(short_of.ok());
+  EXPECT_THAT(short_of.error().message(), HasSubstr("needs"));
+  ASSERT_TRUE(add(set, s[0][0]).ok());  // group 1 complete: one group of the two needed
+  EXPECT_FALSE(set.enough());
+  ASSERT_TRUE(add(set, s[2][0]).ok());
+  ASSERT_TRUE(add(set, s[0][2]).ok());  // group 1 over its threshold: not handed on
+  EXPECT_FALSE(set.enough());
+  ASSERT_TRUE(add(set, s[1][0]).ok());  // group 2 (1 of 1) complete: enough
+  EXPECT_TRUE(set.enough());
+  EXPECT_EQ(set.size(), 6U);
+  // Group 1's first two members given and group 2's one: group 3, incomplete, is left out.
+  const auto chosen = set.chosen();
+  ASSERT_EQ(chosen.size(), 3U);
+  auto recovered = combine(chosen, as_secret(""));
+  ASSERT_TRUE(recovered.ok()) << recovered.error().to_string();
+  EXPECT_EQ(recovered->bytes().size(), secret.bytes().size());
+  EXPECT_TRUE(
+      std::equal(recovered->bytes().begin(), recovered->bytes().end(), secret.bytes().begin()));
+}
+
+TEST(Slip39, AShareSetRefusesAShareOfAnotherSetARepeatedMemberAndAnotherThreshold) {
+  const SecretBytes secret = secret_from(test::random_bytes(16, 33));
+  const SplitOptions o{1, {{2, 3}}, 0, false};
+  auto shares = split(secret, as_secret(""), o, fixed_random(34));
+  auto other = split(secret, as_secret(""), o, fixed_random(35));
+  auto wider = split(secret, as_secret(""), SplitOptions{1, {{3, 3}}, 0, false},
+                     fixed_random(34));  // the same identifier, another member threshold
+  ASSERT_TRUE(shares.ok() && other.ok() && wider.ok());
+  const auto info_of = [](const SecretBytes& share) { return *inspect(SecretText(share)); };
+  const auto copy = [](const SecretBytes& share) {
+    return SecretBytes::copy_of(share.bytes()).value();
+  };
+  ShareSet set;
+  ASSERT_TRUE(set.add(copy((*shares)[0][0]), info_of((*shares)[0][0])).ok());
+  const auto refused = [&](const SecretBytes& share, const std::string& rule) {
+    const Status s = set.add(copy(share), info_of(share));
+    ASSERT_FALSE(s.ok()) << rule;
+    EXPECT_EQ(s.error().code(), offline::errors::kBackupInvalid);
+    EXPECT_THAT(s.error().message(), HasSubstr(rule));
+    expect_no_words_in(s.error(), {text_of(share), text_of((*shares)[0][0])});
+  };
+  refused((*other)[0][1], "share 2: not from the same set as share 1");
+  refused((*shares)[0][0], "share 2: repeats group 1 member 1");
+  ASSERT_EQ(info_of((*wider)[0][1]).identifier, info_of((*shares)[0][0]).identifier);
+  refused((*wider)[0][1], "share 2: its group's member threshold differs");
+  EXPECT_EQ(set.size(), 1U) << "a refused share is not kept";
+  EXPECT_FALSE(set.enough());
+  ASSERT_TRUE(set.add(copy((*shares)[0][2]), info_of((*shares)[0][2])).ok());
+  EXPECT_TRUE(set.enough());
+}
+
 // Extendable sets leave the identifier out of the encryption, so two splits of one secret
 // decrypt alike under any passphrase; non-extendable ones do not.
 TEST(Slip39, ExtendableSetsAgreeUnderEveryPassphrase) {

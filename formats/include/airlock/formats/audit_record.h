@@ -182,4 +182,9 @@ void chain(std::vector<Entry>& entries);
 // digits, either case, nothing around them. Anything else is usage.invalid naming `option`.
 [[nodiscard]] Result<Hash> parse_head(std::string_view text, std::string_view option);
 
+// How many of the 64 hex digits of two heads differ. Heads of different entries differ in about
+// 60; a head typed off a screen with a few digits wrong is a typing mistake, not a cut log.
+[[nodiscard]] int hex_digits_apart(const Hash& a, const Hash& b);
+inline constexpr int kMistypedHeadDigits = 6;  // at most this many apart: said to be mistyped
+
 }  // namespace airlock::audit

@@ -61,6 +61,11 @@ struct NamedPath {
 // input is refused without reading it whole.
 [[nodiscard]] Result<Bytes> read_limited(const std::string& path, std::size_t limit);
 
+// What `paths` hold now, as one text: each file's (and each folder's files') name, size and
+// modification time. A wait for a file another program writes reads and decodes again only when
+// this changes.
+[[nodiscard]] std::string snapshot(const std::vector<std::string>& paths);
+
 // Magic + CBOR for the given kind.
 [[nodiscard]] Bytes wrap_envelope(EnvelopeKind kind, ByteView cbor);
 // The kind named by the magic and the CBOR after it; fails with frame.invalid for an unknown

@@ -13,11 +13,11 @@ namespace airlock::offline {
 // Longest secret line accepted (a 24-word mnemonic is under 220 characters).
 inline constexpr std::size_t kMaxSecretLine = 1024;
 
-// One line from `fd`, without its line ending.
-[[nodiscard]] Result<SecretBytes> read_secret_line(int fd);
+// One line from `fd`, without its line ending; an empty line is an error unless `allow_empty`.
+[[nodiscard]] Result<SecretBytes> read_secret_line(int fd, bool allow_empty = false);
 
-// Prompts on /dev/tty with echo off and reads one line.
-[[nodiscard]] Result<SecretBytes> prompt_secret(std::string_view prompt);
+// Prompts on /dev/tty with echo off and reads one line (an empty one only if `allow_empty`).
+[[nodiscard]] Result<SecretBytes> prompt_secret(std::string_view prompt, bool allow_empty = false);
 
 // For `fd` >= 0 reads from it; otherwise prompts (twice when `confirm`, which must match).
 [[nodiscard]] Result<SecretBytes> obtain_secret(int fd, std::string_view prompt, bool confirm);

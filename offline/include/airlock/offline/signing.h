@@ -14,6 +14,7 @@
 #include <airlock/common/secret.h>
 #include <airlock/formats/envelope.h>
 #include <airlock/formats/keystone.h>
+#include <airlock/hardening/locked_down.h>
 #include <airlock/offline/audit.h>
 #include <airlock/offline/decode.h>
 #include <airlock/offline/limits.h>
@@ -22,11 +23,19 @@
 
 namespace airlock::offline {
 
+namespace errors {
+// sign --then-build: the approval expired before the build of its intent came; nothing was
+// signed.
+inline constexpr ErrorCode kNoBuild{ErrorKind::kRefused, "approval.no_build"};
+}  // namespace errors
+
 struct SigningContext {
   const Policy& policy;
   const DecoderRegistry& decoders;
   AuditLog& log;
   std::string keystore_path;
+  // The keystore is opened only under the syscall allowlist: its proof (hardening/locked_down.h).
+  const hardening::LockedDown& locked;
   // The operator asked for unattended signing (--auto-approve). Honoured only where the policy
   // marks the action auto_approve and the review has no warning.
   bool auto_approve = false;
@@ -40,7 +49,14 @@ struct SigningContext {
   // deadline lasts: 3 on a terminal, where a tired operator mistypes; 1 from a descriptor,
   // which would give the same answer again.
   int passphrase_tries = 1;
+  // A key already opened for this run (sign --then-build opens it when the approval is given):
+  // used instead of asking for the passphrase. Still refused unless it is the policy's manager.
+  const Keypair* opened = nullptr;
 };
+
+// The keystore opened with the operator's passphrase, asked again after one that does not open
+// it, up to the context's tries and while `until` (unix seconds, the context's clock) lasts.
+[[nodiscard]] Result<Keypair> open_signing_key(SigningContext& c, std::int64_t until);
 
 struct SigningOutcome {
   Decision decision = Decision::kRefused;
@@ -102,6 +118,24 @@ inline constexpr std::int64_t kMaxApprovalSeconds = 3600;
 
 // The SHA-256 of the policy's canonical text (policy_toml): what an approval was given under.
 [[nodiscard]] Hash policy_hash(const Policy& policy);
+
+// What sign does with a request it has examined, decided in this one place for process_request
+// and `review`, in this order: a request id the log signed for these same transactions is
+// answered again from the log; a refusal of the log (a replay with other transactions, an
+// approval request decided before) or of the review refuses; an approval request is asked; an
+// approval given before the build lets a request nothing warns about be signed without a
+// question; a request the policy marks auto_approve is signed without one under --auto-approve;
+// anything else is asked.
+enum class Verdict { kReissued, kRefused, kAsks, kUnderApproval, kAutomatic };
+struct Judgement {
+  Verdict verdict = Verdict::kAsks;
+  Replay replay;                                 // of a sign request
+  std::optional<envelope::Refusal> log_refusal;  // the log's refusal, when it refuses
+  const AuditEntry* approval = nullptr;          // kUnderApproval: the approval it uses
+};
+[[nodiscard]] Judgement judge(const envelope::SignRequest& request, const Review& review,
+                              const std::vector<AuditEntry>& log, const Hash& policy_hash,
+                              std::int64_t now);
 
 // An approval request (request.approval) or a sign request. An approval request is checked by
 // the rules that need no transaction (review_intent), shown (render_approval), always asked,

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <set>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -81,6 +83,30 @@ struct ShareInfo {
 // Parses and checks one share without combining: for confirming a share typed back in and telling
 // the operator which group and member it is. The same checks as combine's per share.
 [[nodiscard]] Result<ShareInfo> inspect(SecretText mnemonic);
+
+// Shares gathered one at a time, as an operator types them, until they can recover the secret.
+// Each is checked against the first as it comes (same set and shape, the same member threshold
+// for its group, no member twice), so a paper of another set is named when it is typed, not
+// after the last one; combine then gets exactly what it asks for.
+class ShareSet {
+ public:
+  [[nodiscard]] std::size_t size() const { return shares_.size(); }
+  // Whether enough groups have enough members to recover the secret.
+  [[nodiscard]] bool enough() const;
+  // Adds share `line` whose inspect() said `info`; refuses (kBackupInvalid, naming the share by
+  // its place) one of another set or shape, one whose group threshold differs from an earlier
+  // share of its group, and a member given before.
+  [[nodiscard]] Status add(SecretBytes line, const ShareInfo& info);
+  // Exactly the threshold: the first complete groups in group order, the first members given of
+  // each. While no group is complete, every share, so that combining names what is missing.
+  [[nodiscard]] std::vector<SecretText> chosen() const;
+
+ private:
+  [[nodiscard]] std::size_t threshold_of(int group) const;
+  std::vector<SecretBytes> shares_;
+  std::vector<ShareInfo> infos_;
+  std::map<int, std::set<int>> members_;  // group -> members given
+};
 
 // Whether `word` is in the SLIP-0039 list (any case). A word of a share is a part of a secret,
 // so it is taken only from secure memory, like the share.

@@ -34,12 +34,23 @@ namespace airlock::offline {
                                           const Review& review, std::int64_t expires_at,
                                           std::int64_t now_unix, std::size_t width = 80);
 
-// One self-contained HTML page for an auditor to file: `report_text` (the terminal's report,
-// exactly) in a <pre id="report">, then each DLMM instruction's bins as SVG. The page has no
+// What an auditor's page says: the verdict first, in one word and one sentence, the facts that
+// identify what was reviewed, the refusals and warnings before any detail, then the terminal's
+// report exactly, and the bins as pictures.
+struct HtmlReport {
+  std::string verdict;   // one word: "refused", "signable", "undecodable", ...
+  std::string sentence;  // what sign would do
+  std::vector<std::pair<std::string, std::string>> facts;  // label, value (any text: escaped)
+  const Review* review = nullptr;                          // null: the request did not decode
+  // Without a review: why it was refused (an error's code and message).
+  std::vector<std::pair<std::string, std::string>> problems;
+  std::string report_text;  // the terminal's report
+};
+
+// One self-contained HTML page for an auditor to file: the report's parts above, the
+// terminal's text in a <pre id="report">, each DLMM instruction's bins as SVG. The page has no
 // script and no external resource, and its Content-Security-Policy forbids fetching any.
-// `title` is shown as the page's heading and title.
-[[nodiscard]] std::string render_html_report(const Review& review, const std::string& title,
-                                             const std::string& report_text);
+[[nodiscard]] std::string render_html_report(const HtmlReport& report);
 
 // The same content for tools.
 [[nodiscard]] nlohmann::ordered_json summary_json(const envelope::SignRequest& request,
