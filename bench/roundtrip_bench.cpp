@@ -22,6 +22,14 @@
 
 #include "bench_twin.h"
 
+// The benchmark runs the signing path inside its own process, which it cannot put under the
+// syscall allowlist: it makes the token that opens the keystore itself, as the tests do.
+namespace airlock::hardening {
+struct UnlockedForTests {
+  static LockedDown make() { return LockedDown(); }
+};
+}  // namespace airlock::hardening
+
 namespace {
 
 using namespace airlock;
@@ -166,6 +174,7 @@ class ApprovedRound {
             twin_.decoders(),
             *log_,
             keystore_,
+            locked_,
             false,
             std::move(confirm),
             [] { return SecretBytes::copy_of(std::string_view("bench passphrase")); },
@@ -177,6 +186,7 @@ class ApprovedRound {
   std::filesystem::path dir_;
   std::string keystore_;
   std::optional<offline::AuditLog> log_;
+  airlock::hardening::LockedDown locked_ = airlock::hardening::UnlockedForTests::make();
 };
 
 void approved_round(benchmark::State& state, const std::string& action,
