@@ -336,7 +336,8 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
     };
     for (const auto& [lower, width] : std::vector<std::pair<std::int32_t, std::int32_t>>{
              {3801, 1400}, {5031, 71}, {5031, 30}, {-400000, 1}}) {
-      const auto q = with_data(h.dlmm_extend, [&](Bytes& d) {
+      // Captured by name: clang 14 does not capture structured bindings.
+      const auto q = with_data(h.dlmm_extend, [&, lower = lower, width = width](Bytes& d) {
         put_i32(d, 8, lower);
         put_i32(d, 12, width);
       });
