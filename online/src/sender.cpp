@@ -179,6 +179,19 @@ Status prove_expired(SendContext& c, const JournalStep& st, std::size_t total, s
   return {};
 }
 
+// The API's `failed` with no node to hold it against: the API is not trusted to free an
+// intent (design §1), so the step stays open and the error says what each would take.
+Status failed_unproven(const JournalStep& st, std::size_t total, const std::string& code,
+                       const std::string& message) {
+  return Error(online::errors::kOutcomeUnknown,
+               "status of " + step_name(st, total) + ": the API says failed" +
+                   (code.empty() ? std::string() : " (" + printable(code) + ")") +
+                   (message.empty() ? std::string() : ": " + printable(message)) +
+                   "; only a Solana RPC node can prove it landed and failed rather than landed "
+                   "or still able to land, so nothing is built for this action again until "
+                   "one does: run airlock-online resume --rpc URL");
+}
+
 // The API's `failed` or `confirmed` held against the chain (a node is given): the status the
 // step takes, in `status`, `code` and `message`, when the chain settles it; false to poll again
 // while `may_wait` (the node does not show it yet). Past the give-up, an API `failed` the chain
@@ -246,8 +259,12 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
     std::string code = json_fields::text(reply.body, "code");
     std::string message = json_fields::text(reply.body, "message");
     if (status == ss::kExpired) AIRLOCK_CHECK(prove_expired(c, st, total, status, code, message));
-    // `failed` frees the intent too, and `confirmed` ends it: with a node at hand, the chain
-    // must agree (an API that says failed about a landing would get the intent done twice).
+    // `failed` frees the intent too, and `confirmed` ends it: the chain must agree with a
+    // `failed` (an API that says failed about a landing, or about a transaction still able to
+    // land, would get the intent done twice). Without a node nothing proves it: the step stays
+    // open, as for `expired`. A `confirmed` the API says alone is kept: believing it can only
+    // leave work undone, never do it twice.
+    if (status == ss::kFailed && !c.prove) AIRLOCK_CHECK(failed_unproven(st, total, code, message));
     if ((status == ss::kFailed || status == ss::kConfirmed) && c.prove) {
       AIRLOCK_TRY(settled,
                   settle_with_chain(c, st, total, c.clock() <= give_up_at, status, code, message));

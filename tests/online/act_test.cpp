@@ -276,15 +276,17 @@ TEST_F(ActTest, AnUnfinishedRunBlocksTheNextActEvenWithOnlySignedSteps) {
   EXPECT_EQ(builds(), before) << "nothing was built beside the signed step";
 }
 
+// A landed failure frees the rest of the work only on the chain's word (the node's), so these
+// run with the node.
 TEST_F(ActTest, RemainingWorkIsBuiltOnlyForTheRangeThatDidNotLandAndCountsAsARound) {
   faults({{"nextLandings", {"lands", "fails"}}});
-  auto s = act("dlmm/open", open_body(), 2);
+  auto s = act("dlmm/open", open_body(), 2, online::RemainingMode::kBuild, true);
   ASSERT_TRUE(s.ok()) << s.error().to_string() << "\n" << log.str();
   EXPECT_EQ(builds(), 2U);
   EXPECT_THAT(log.str(), HasSubstr("cursorBinId"));
   // The same with one round allowed: the remaining work is planned but not built.
   faults({{"nextLandings", {"lands", "fails"}}});
-  auto bounded = act("dlmm/open", open_body(), 1);
+  auto bounded = act("dlmm/open", open_body(), 1, online::RemainingMode::kBuild, true);
   ASSERT_FALSE(bounded.ok());
   EXPECT_EQ(builds(), 3U);
   EXPECT_THAT(log.str(), HasSubstr("no signing rounds left"));
@@ -309,10 +311,44 @@ TEST_F(ActTest, AnExpiredReceiptWithoutANodeFreesNothing) {
 
 TEST_F(ActTest, TheSameBuildIsNotRepeatedAfterALandedFailure) {
   faults({{"nextLandings", {"fails"}}});
-  auto s = act("vault/update", update_body(), 8);
+  auto s = act("vault/update", update_body(), 8, online::RemainingMode::kBuild, true);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(builds(), 1U) << "--remaining build does not build the identical body again";
   EXPECT_THAT(log.str(), HasSubstr("the same request would fail the same way"));
+}
+
+// The API's `failed` frees the intent only on a node's proof, as its `expired` does: a status
+// endpoint that says failed about a transaction that landed (or still can) would otherwise get
+// the rest of the work built and the intent done twice. Without a node the step stays open
+// and nothing is built again; the node then settles it.
+TEST_F(ActTest, AFailedReceiptWithoutANodeFreesNothing) {
+  for (const char* truth : {"lands", "fails"}) {
+    SCOPED_TRACE(std::string("on chain it ") + truth);
+    faults({{"statusSays", "failed"}, {"nextLandings", {truth}}});
+    const auto before_builds = builds();
+    auto s = act("dlmm/open", open_body(), 8);
+    faults({{"statusSays", nullptr}});
+    ASSERT_FALSE(s.ok());
+    EXPECT_THAT(s.error().message(), HasSubstr("the API says failed"));
+    EXPECT_THAT(s.error().message(), HasSubstr("resume --rpc"));
+    EXPECT_EQ(builds(), before_builds + 1) << "no remaining work built on the API's word";
+    EXPECT_FALSE(journal->unresolved().value().empty()) << "the intent stays held";
+    // The chain settles it: resumed with the node, the step is what the chain shows.
+    const auto runs = journal->runs(true).value();
+    ASSERT_EQ(runs.size(), 1U);
+    online::SendContext c{*client, *journal, [this] { return now_s(); },
+                          [this](std::chrono::milliseconds d) { advance(d.count()); }, log};
+    c.boot = [this] {
+      return online::BootInstant{
+          "0b9d6c2e-5a41-4f3e-8d7c-2e6f1a9b3c40",
+          control("/_sim/clock", {{"advanceMs", 0}}).body["nowMs"].get<std::int64_t>()};
+    };
+    c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+    c.resumed = true;
+    (void)online::resume_run(c, runs.front());
+    EXPECT_TRUE(journal->unresolved().value().empty()) << "the node's proof closed it";
+    EXPECT_EQ(builds(), before_builds + 1) << "resuming builds nothing";
+  }
 }
 
 TEST_F(ActTest, AVenueThatFailsMidSubmitIsPolledNeverSubmittedAgain) {

@@ -349,22 +349,12 @@ class RemainingTest : public CrashTest {
     control("/_sim/faults", {{"nextLandings", landings}});
     std::atomic<bool> stop{false};
     std::thread offline([&] { sign_loop(stop); });
-    std::vector<std::string> args = {"act",
-                                     "dlmm/open",
-                                     "--api",
-                                     api(),
-                                     "--api-key-file",
-                                     dir.file("api.key"),
-                                     "--body",
-                                     body.dump(),
-                                     "--request-out",
-                                     dir.file("req.alreq"),
-                                     "--response",
-                                     dir.file("res.alres"),
-                                     "--journal",
-                                     dir.file("journal.sqlite"),
-                                     "--remaining",
-                                     mode};
+    std::vector<std::string> args = {
+        "act", "dlmm/open", "--api", api(), "--api-key-file", dir.file("api.key"), "--body",
+        body.dump(), "--request-out", dir.file("req.alreq"), "--response", dir.file("res.alres"),
+        "--journal", dir.file("journal.sqlite"), "--remaining", mode,
+        // a landed failure frees the rest only on the chain's word
+        "--rpc", "http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc"};
     args.insert(args.end(), extra.begin(), extra.end());
     const pid_t pid = spawn(args, dir.file("act.log"));
     const int status = wait_bounded(pid, 60);
@@ -440,7 +430,8 @@ TEST_F(RemainingTest, OnATerminalTheOperatorIsAskedBeforeTheRestIsBuilt) {
     std::atomic<bool> stop{false};
     std::thread offline([&] { sign_loop(stop); });
     const auto result = airlock::test::run_on_terminal(
-        std::string(AIRLOCK_ONLINE_BIN) + " act dlmm/open --api " + api() + " --api-key-file " +
+        std::string(AIRLOCK_ONLINE_BIN) + " act dlmm/open --api " + api() +
+            " --rpc http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc --api-key-file " +
             dir.file("api.key") + " --body '" + body.dump() + "' --request-out " +
             dir.file("req.alreq") + " --response " + dir.file("res.alres") + " --journal " +
             dir.file(journal),

@@ -213,6 +213,7 @@ TEST_F(SenderTest, ALandedFailureStopsTheBatch) {
   steps[0].concurrent = false;
   faults({{"nextLanding", "fails"}, {"failCode", "SlippageToleranceExceeded"}});
   auto c = context();
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
   auto end = online::send_round(c, steps);
   ASSERT_FALSE(end.ok());
   EXPECT_THAT(end.error().message(), HasSubstr("read the current state"));
@@ -230,6 +231,7 @@ TEST_F(SenderTest, AFailureInAGroupStillFollowsTheRestOfTheGroupToItsEnd) {
   ASSERT_TRUE(steps[0].concurrent && steps[1].concurrent);
   faults({{"nextLanding", "fails"}});
   auto c = context();
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
   auto end = online::send_round(c, steps);
   ASSERT_FALSE(end.ok());
   EXPECT_THAT(end.error().message(), HasSubstr("step 1 of 2 failed"));
@@ -300,6 +302,7 @@ TEST_F(SenderTest, AfterAResumedBatchFailsTheJournalPlansOnlyTheRangesLeft) {
   signed_round("dlmm/open", open_body());
   faults({{"nextLandings", json::array({"lands", "fails"})}});
   auto c = context();
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
   const auto run = journal->runs(true).value().front();
   auto outcome = online::resume_run(c, run);
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
@@ -488,6 +491,22 @@ TEST_F(AtMostOnce, AFailedTheChainDoesNotShowIsNotBelievedWhenANodeIsThere) {
   EXPECT_EQ(landed(steps[0].signature), 1U);
   const auto plan = online::plan_remaining(journal->steps(run_id).value(), now_s(), boot());
   EXPECT_NE(plan.kind, online::RemainingWork::Kind::kOffer) << "nothing left to build again";
+}
+
+// Without a node, the API's `failed` is no proof either: the step stays as it was, the run
+// open, and nothing about it is recorded as failed (which would free the intent).
+TEST_F(AtMostOnce, AFailedWithoutANodeKeepsTheStepOpen) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"statusSays", "failed"}});
+  auto c = context();
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok());
+  EXPECT_EQ(end.error().code(), online::errors::kOutcomeUnknown) << end.error().to_string();
+  EXPECT_THAT(end.error().message(), HasSubstr("the API says failed"));
+  EXPECT_THAT(end.error().message(), HasSubstr("resume --rpc"));
+  EXPECT_NE(statuses().front(), ss::kFailed) << "not freed on the API's word";
+  EXPECT_FALSE(journal->unresolved().value().empty());
+  EXPECT_EQ(landed(steps[0].signature), 1U) << "it did land: the API lied";
 }
 
 TEST_F(AtMostOnce, AFailedTheNodeCannotShowYetKeepsTheStepOpen) {
