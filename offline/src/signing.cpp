@@ -35,15 +35,21 @@ std::vector<Hash> message_hashes(const envelope::SignRequest& q) {
 // The key opened (its passphrase asked only now, again after one that does not open it while
 // the request's deadline lasts), or the one the context holds open, and each step's message
 // signed; a key that is not the policy's manager, or a signature that does not verify, signs
-// nothing.
-Result<std::vector<Signature>> sign_steps(const Review& review, SigningContext& c,
-                                          std::uint64_t deadline) {
+// nothing. Typing a passphrase takes time too: nullopt, nothing signed, when the deadline has
+// passed by the time the key is open (or when a passphrase that does not open it came after it).
+Result<std::optional<std::vector<Signature>>> sign_steps(const Review& review, SigningContext& c,
+                                                         std::uint64_t deadline) {
+  const auto until = static_cast<std::int64_t>(
+      std::min<std::uint64_t>(deadline, std::numeric_limits<std::int64_t>::max()));
   std::optional<Keypair> opened_here;
   if (c.opened == nullptr) {
-    AIRLOCK_TRY(key, open_signing_key(c, static_cast<std::int64_t>(std::min<std::uint64_t>(
-                                             deadline, std::numeric_limits<std::int64_t>::max()))));
-    opened_here.emplace(std::move(key));
+    auto key = open_signing_key(c, until);
+    if (!key.ok() && key.error().code() == offline::errors::kKeystoreLocked && c.clock() > until)
+      return std::optional<std::vector<Signature>>();
+    if (!key.ok()) return key.error();
+    opened_here.emplace(std::move(key).value());
   }
+  if (c.clock() > until) return std::optional<std::vector<Signature>>();
   const Keypair& key = c.opened != nullptr ? *c.opened : *opened_here;
   if (key.public_key() != c.policy.manager) {
     return Error(ErrorCode::kUsage, "the keystore's key " + to_base58(key.public_key()) +
@@ -60,7 +66,7 @@ Result<std::vector<Signature>> sign_steps(const Review& review, SigningContext& 
     }
     signatures.push_back(sig);
   }
-  return signatures;
+  return std::optional(std::move(signatures));
 }
 
 }  // namespace
@@ -332,16 +338,22 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
     return finish(std::move(e),
                   envelope::Refusal{"operator.declined", "the operator declined to sign"});
   }
-  // Time passes while a person reads: the deadline is checked again.
-  if (c.clock() > static_cast<std::int64_t>(q.deadline)) {
+  // Time passes while a person reads, and while the passphrase is typed: the deadline is
+  // checked again after the answer and once more with the key open, before anything is signed.
+  const auto deadline_passed = [&](const char* while_what) {
     AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
     e.codes = {std::string(FindingCode::kPolicyDeadlinePassed.name())};
     return finish(std::move(e),
-                  envelope::Refusal{std::string(FindingCode::kPolicyDeadlinePassed.name()),
-                                    "the deadline passed while waiting for the answer"});
-  }
+                  envelope::Refusal{
+                      std::string(FindingCode::kPolicyDeadlinePassed.name()),
+                      std::string("the deadline passed ") + while_what + "; nothing was signed"});
+  };
+  if (c.clock() > static_cast<std::int64_t>(q.deadline))
+    return deadline_passed("while waiting for the answer");
 
-  AIRLOCK_TRY(signatures, sign_steps(out.review, c, q.deadline));
+  AIRLOCK_TRY(signed_steps, sign_steps(out.review, c, q.deadline));
+  if (!signed_steps) return deadline_passed("while the passphrase was asked");
+  auto signatures = std::move(*signed_steps);
   AuditEntry e = entry_for(q, Decision::kSigned, c.clock());
   e.codes = warnings;
   e.under_approval = out.under_approval;

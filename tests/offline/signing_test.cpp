@@ -198,6 +198,46 @@ TEST_F(SigningTest, AnApprovedRequestIsSignedRecordedAndLands) {
   }
 }
 
+// Typing the passphrase takes time too: a key opened after the deadline signs nothing (an
+// operator walk-through had a late passphrase sign 4 s past it, a signature no journal expected),
+// and a wrong passphrase after the deadline is not asked again. Both are recorded refusals.
+TEST_F(SigningTest, APassphraseTypedPastTheDeadlineSignsNothing) {
+  for (const bool right : {true, false}) {
+    SCOPED_TRACE(right ? "the right passphrase, late" : "a wrong passphrase, late");
+    const auto q = swap_request();
+    const auto policy = demo_policy(q);
+    std::int64_t t = now_s();
+    int typed = 0;
+    offline::SigningContext context{
+        policy,
+        decoders,
+        *log,
+        keystore,
+        airlock::test::locked_down(),
+        false,
+        [&](const std::string&, const offline::Review&) { return true; },
+        [&]() -> Result<SecretBytes> {
+          ++typed;
+          t = static_cast<std::int64_t>(q.deadline) + 5;  // typed after the deadline
+          return secret_of(right ? passphrase : std::string("not the passphrase"));
+        },
+        [&] { return t; }};
+    context.passphrase_tries = 3;
+    const auto entries_before = log->entries().size();
+    auto out = offline::process_request(q, context);
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    EXPECT_EQ(out->decision, offline::Decision::kRefused);
+    const auto* refusal = std::get_if<envelope::Refusal>(&out->response.result);
+    ASSERT_NE(refusal, nullptr) << "nothing signed";
+    EXPECT_EQ(refusal->code, "policy.deadline_passed");
+    EXPECT_THAT(refusal->reason, HasSubstr("while the passphrase was asked"));
+    EXPECT_EQ(typed, 1) << "not asked again past the deadline";
+    ASSERT_EQ(log->entries().size(), entries_before + 1);
+    EXPECT_EQ(log->entries().back().decision, offline::Decision::kRefused);
+    EXPECT_TRUE(log->entries().back().signatures.empty());
+  }
+}
+
 TEST_F(SigningTest, TheSameRequestAgainIsReissuedFromTheLogAndAnotherUnderItsIdIsRefused) {
   const auto q = swap_request();
   const auto policy = demo_policy(q);
