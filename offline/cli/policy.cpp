@@ -11,6 +11,7 @@
 #include <airlock/cli/cli.h>
 #include <airlock/cli/options.h>
 #include <airlock/common/display.h>
+#include <airlock/formats/actions.h>
 #include <airlock/offline/interfaces.h>
 #include <airlock/offline/policy.h>
 #include <airlock/offline/signing.h>
@@ -42,6 +43,27 @@ std::vector<std::string> cautions(const airlock::offline::Policy& p) {
     out.push_back("allow_durable_nonce: a durable-nonce transaction never expires once signed");
   if (p.allow_vault_initialize)
     out.push_back("allow_vault_initialize: vault/initialize may name a vault not in `vaults`");
+  // A slippage ceiling on some actions reads as a policy on slippage: each allowed action with
+  // a slippage of the same kind and no ceiling of its own is named, since its slippage is then
+  // whatever the request asks (up to the API's cap).
+  for (const auto kind :
+       {airlock::offline::SlippageKind::kBps, airlock::offline::SlippageKind::kBins}) {
+    const bool bps = kind == airlock::offline::SlippageKind::kBps;
+    std::string capped, uncapped;
+    for (const auto name : airlock::kBuilderActions) {
+      if (airlock::offline::slippage_kind(name) != kind) continue;
+      const auto rule = p.rule(name);
+      if (!rule.allowed) continue;
+      const bool has =
+          bps ? rule.max_slippage_bps.has_value() : rule.max_active_bin_slippage.has_value();
+      (has ? capped : uncapped) += (has ? capped : uncapped).empty() ? "" : ", ";
+      (has ? capped : uncapped) += name;
+    }
+    if (!capped.empty() && !uncapped.empty())
+      out.push_back(std::string(bps ? "max_slippage_bps" : "max_active_bin_slippage") +
+                    " is set for " + capped + " but not for " + uncapped +
+                    ", which are allowed: their slippage is whatever the request asks");
+  }
   return out;
 }
 
@@ -65,6 +87,15 @@ void print(const airlock::offline::Policy& p) {
       std::cout << ", active-bin slippage at most " << *rule.max_active_bin_slippage << " bins";
     std::cout << "\n";
   }
+  // An action without a section is allowed and asks (docs/policy.md): said, so the lines above
+  // are not read as all the policy allows.
+  std::size_t others = 0;
+  for (const auto name : airlock::kBuilderActions) {
+    if (p.actions.count(name) == 0) ++others;
+  }
+  if (others > 0)
+    std::cout << "action    the " << others << " other builder action(s), with no section of "
+              << "their own: allowed, and each asks\n";
   std::cout << "limits    "
             << (p.limits.any() ? "set: sign needs a log begun by log start" : "none") << "\n";
 }
@@ -82,7 +113,8 @@ int run_policy(const std::vector<std::string>& args) {
       "name), and every descriptor and IDL it pins held against its SHA-256. Then says what it\n"
       "allows, what it signs without asking, what it refuses or warns about on every request,\n"
       "and its SHA-256 (the hash an approval is given under: a changed policy voids every\n"
-      "approval). Exit 0 when it loads, 1 when it does not (stderr names the key and the rule).\n"
+      "approval). Exit 0 when it loads; 2 when a key or rule is wrong (policy.invalid), 1 when a\n"
+      "pinned file does not match its hash (stderr names the key and the rule).\n"
       "\noptions");
   options.add_options()("help,h", "show this help")(
       "idl-dir", po::value<std::string>(&idl_dir)->default_value(idl_dir),

@@ -104,10 +104,16 @@ airlock::Status write_html(const std::string& path, const airlock::offline::Html
 }
 
 // The verdict line without its "VERDICT: " and newline: the page's one sentence.
+// On the page the sentence heads the reasons and warnings, so what the terminal's last line
+// points up to is below it.
 std::string sentence_of(const std::string& line) {
   std::string out = line;
   if (out.rfind("VERDICT: ", 0) == 0) out.erase(0, 9);
   while (!out.empty() && out.back() == '\n') out.pop_back();
+  for (const std::string_view pointer : {"reason(s) above", "warnings above"}) {
+    if (const auto at = out.find(pointer); at != std::string::npos)
+      out.replace(at + pointer.size() - 5, 5, "below");
+  }
   return out;
 }
 

@@ -540,6 +540,9 @@ TEST_F(Adversarial, TheHtmlReportOpensInChromiumAndReadsAsTheTerminal) {
                                  " src=", " href=", "url(", "@import"})
       EXPECT_THAT(markup, Not(HasSubstr(fetching))) << "the page would fetch or run " << fetching;
     EXPECT_THAT(html, Not(HasSubstr("<script"))) << "the intent's markup was not escaped";
+    // The page's heading comes first: it points down to its reasons, not up.
+    EXPECT_THAT(markup, Not(HasSubstr("reason(s) above")));
+    EXPECT_THAT(markup, Not(HasSubstr("warnings above")));
 
     const auto dumped = airlock::test::run_command(
         "{ chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions "

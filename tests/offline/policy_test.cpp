@@ -64,8 +64,19 @@ TEST(PolicyCheck, ThePolicyIsReadAsSignReadsItAndSaidInWords) {
                                       dir.file("p.toml"));
   };
   const auto unknown = check(std::string(kHead) + "vault = []\n");
-  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_EQ(unknown.exit_code, 2) << "policy.invalid, as --help and docs/cli.md say";
   EXPECT_THAT(unknown.output, HasSubstr("vault"));
+  // The actions with no section are said too (allowed, asking), and a slippage ceiling set on
+  // one swapping action but not on another it allows is a caution.
+  const auto partial = check(std::string(kHead) +
+                             "[actions.\"aggregator/swap\"]\nmax_slippage_bps = 100\n"
+                             "[actions.\"dlmm/open\"]\nallowed = false\n");
+  EXPECT_EQ(partial.exit_code, 0) << partial.output;
+  EXPECT_THAT(partial.output, HasSubstr("the 26 other builder action(s), with no section of their "
+                                        "own: allowed, and each asks"));
+  EXPECT_THAT(partial.output, HasSubstr("caution   max_slippage_bps is set for aggregator/swap but "
+                                        "not for "));
+  EXPECT_THAT(partial.output, HasSubstr("aggregator/sweep"));
   const auto bare = check(std::string(kHead) + "allow_unverified_lookup_tables = true\n");
   EXPECT_EQ(bare.exit_code, 0) << bare.output;
   EXPECT_THAT(bare.output, HasSubstr("caution   no vault: every request is refused"));
