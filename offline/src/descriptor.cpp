@@ -889,6 +889,24 @@ class Parser {
       if (!(*cover)->is_boolean()) return invalid(r.at("cover"), "must be true or false");
       out.cover = (*cover)->get<bool>();
     }
+    if (r.has("sides")) {
+      AIRLOCK_TRY(sides, r.get("sides"));
+      Fields sd(*sides, r.at("sides"));
+      AIRLOCK_CHECK(sd.is_object());
+      AIRLOCK_TRY(active, sd.text("active"));
+      AIRLOCK_TRY(above, sd.text("above"));
+      AIRLOCK_TRY(below, sd.text("below"));
+      AIRLOCK_CHECK(sd.done());
+      for (const auto& [name, arg] : {std::pair{"above", &above}, std::pair{"below", &below}}) {
+        const bool shared = std::any_of(out.shares.begin(), out.shares.end(),
+                                        [&](const auto& s) { return s.first == *arg; });
+        if (!shared) return invalid(sd.at(name), "must be one of the arguments shares names");
+      }
+      if (above == below) return invalid(sd.at("below"), "must not be the same as above");
+      out.active = path_of(active);
+      out.above = above;
+      out.below = below;
+    }
     if (!out.cover && out.shares.empty())
       return invalid(f.at("ranged"), "must hold shares, cover: true, or both");
     AIRLOCK_CHECK(r.done());
@@ -1457,7 +1475,8 @@ Status check_action(const Descriptor& descriptor, const DescribedAction& a, cons
                                   "no such argument");
     }
     if (!a.steps.ranged) continue;
-    for (const auto* path : {&a.steps.lower, &a.steps.upper}) {
+    for (const auto* path : {&a.steps.lower, &a.steps.upper, &a.steps.active}) {
+      if (path->empty()) continue;  // no sides
       if (!integer_path(idls, ix->program_id, *idl, *path))
         return invalid(where + ".steps", join(*path) + " is no integer argument of " + key);
     }

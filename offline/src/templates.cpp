@@ -903,8 +903,33 @@ struct Range {
   std::int64_t lower = 0, upper = 0;
   // Per share of the step rule, the step's deposit; nullopt: it could not be read.
   std::vector<std::optional<std::uint64_t>> deposits;
+  std::optional<std::int64_t> active;  // the active bin the step states, under a sides rule
   std::size_t step = 0;
 };
+
+// The bins of [first, last] on one side of `active` (at and above it, or at and below it):
+// nullopt when none is.
+std::optional<std::pair<std::int64_t, std::int64_t>> side_bins(std::int64_t first,
+                                                               std::int64_t last,
+                                                               std::int64_t active, bool above) {
+  const std::int64_t lo = above ? std::max(first, active) : first;
+  const std::int64_t hi = above ? last : std::min(last, active);
+  if (lo > hi) return std::nullopt;
+  return std::pair{lo, hi};
+}
+
+// How many bins of [lo, hi] lie in [from, to].
+std::int64_t bins_within(std::int64_t lo, std::int64_t hi, std::int64_t from, std::int64_t to) {
+  const std::int64_t a = std::max(lo, from), b = std::min(hi, to);
+  return a > b ? 0 : b - a + 1;
+}
+
+// ceil(total * part / whole), for 0 <= part <= whole, whole > 0.
+std::uint64_t share_of(std::uint64_t total, std::int64_t part, std::int64_t whole) {
+  const auto w = static_cast<unsigned __int128>(whole);
+  return static_cast<std::uint64_t>(
+      (static_cast<unsigned __int128>(total) * static_cast<unsigned __int128>(part) + w - 1) / w);
+}
 
 }  // namespace
 
@@ -1017,9 +1042,10 @@ class BatchBinder {
     // Each step's share is its bins' share of the whole requested range, resumed or not: a
     // build resumed at cursorBinId is held to the same rate per bin as the first build, so one
     // of its steps cannot take what the others leave.
+    const auto active = batch_active(*ranges);
     check_shares(*ranges, requested_lo ? *requested_lo : ranges->front().lower,
-                 hi ? *hi : ranges->back().upper);
-    totals(*ranges, requested_lo, hi, cursor);
+                 hi ? *hi : ranges->back().upper, active);
+    totals(*ranges, requested_lo, hi, cursor, active);
   }
 
  private:
@@ -1083,6 +1109,7 @@ class BatchBinder {
       for (const auto& share : rule_.shares) {
         r.deposits.push_back(a.contains(share.first) ? integer_arg(a[share.first]) : std::nullopt);
       }
+      if (!rule_.active.empty()) r.active = arg_int(a, rule_.active);
       if (!lo || !hi) return std::nullopt;
       r.lower = *lo;
       r.upper = *hi;
@@ -1120,14 +1147,44 @@ class BatchBinder {
     return true;
   }
 
+  // The active bin every step of the batch states, under a sides rule: nullopt (refused) when a
+  // step states none or another than the first; the shares are then by bin count only.
+  std::optional<std::int64_t> batch_active(const std::vector<Range>& ranges) {
+    if (rule_.active.empty() || ranges.empty()) return std::nullopt;
+    for (const auto& r : ranges) {
+      if (!r.active || *r.active != *ranges.front().active) {
+        refuse(FindingCode::kIntentBins,
+               "the steps of one batch must state one active bin" +
+                   (r.active && ranges.front().active
+                        ? ": step " + std::to_string(ranges.front().step + 1) + " states " +
+                              std::to_string(*ranges.front().active) + ", step " +
+                              std::to_string(r.step + 1) + " " + std::to_string(*r.active)
+                        : std::string(": a step states none")),
+               r.step);
+        return std::nullopt;
+      }
+    }
+    return ranges.front().active;
+  }
+
+  // Which side of the active bin share k is deposited on: nullopt for neither (or no sides).
+  std::optional<bool> share_side(std::size_t k) const {
+    if (rule_.active.empty()) return std::nullopt;
+    if (rule_.shares[k].first == rule_.above) return true;
+    if (rule_.shares[k].first == rule_.below) return false;
+    return std::nullopt;
+  }
+
   // Each step deposits its bins' share of the batch over bins first to last (by bin count,
   // rounded up, plus one base unit per run of the whole range, resumed or not, for the builder's
   // rounding, which puts the remainder on the last run): the totals alone would
-  // let one position take everything.
-  void check_shares(const std::vector<Range>& ranges, std::int64_t first, std::int64_t last) {
+  // let one position take everything. Under a sides rule a step may instead take its share of
+  // the bins on the token's side of the active bin (a pool puts X only at and above it, Y only
+  // at and below), as a builder that funds each side where it can go does.
+  void check_shares(const std::vector<Range>& ranges, std::int64_t first, std::int64_t last,
+                    std::optional<std::int64_t> active) {
     if (last < first) return;
     const std::int64_t span = last - first + 1;  // bin ids are bounded: no overflow
-    const auto width = static_cast<unsigned __int128>(span);
     // The builder's rounding: each run's share rounded down, the remainder (less than one base
     // unit per run of the whole range) on the last run. A resumed build holds only the runs
     // left, so the allowance counts the whole range's runs, not the steps in the request.
@@ -1137,11 +1194,24 @@ class BatchBinder {
       const std::string& field = rule_.shares[k].second;
       const auto total = body_amount(in_.intent, field);
       if (!total) continue;  // refused by the totals check
+      const auto side = share_side(k);
+      const auto sided = active && side ? side_bins(first, last, *active, *side) : std::nullopt;
       for (const auto& r : ranges) {
         const std::int64_t range_bins = r.upper - r.lower + 1;
-        const auto bins = static_cast<unsigned __int128>(range_bins);
-        const auto share = static_cast<std::uint64_t>(
-            (static_cast<unsigned __int128>(*total) * bins + width - 1) / width + runs);
+        std::uint64_t share = share_of(*total, range_bins, span) + runs;
+        std::string basis =
+            "their share of " + std::to_string(*total) + " over " + std::to_string(span) + " bins";
+        if (sided) {
+          const std::int64_t side_span = sided->second - sided->first + 1;
+          const std::uint64_t by_side =
+              share_of(*total, bins_within(r.lower, r.upper, sided->first, sided->second),
+                       side_span) +
+              runs;
+          share = std::max(share, by_side);
+          basis += ", or over the " + std::to_string(side_span) + " bins " +
+                   std::to_string(sided->first) + " to " + std::to_string(sided->second) +
+                   " on its side of the active bin " + std::to_string(*active) + ",";
+        }
         const std::optional<std::uint64_t>& deposit = r.deposits[k];
         if (!deposit) {
           refuse(FindingCode::kIntentAmount,
@@ -1151,9 +1221,8 @@ class BatchBinder {
         } else if (*deposit > share) {
           refuse(FindingCode::kIntentAmount,
                  "step " + std::to_string(r.step + 1) + " deposits " + std::to_string(*deposit) +
-                     " of " + field + " into " + std::to_string(r.upper - r.lower + 1) +
-                     " bins; their share of " + std::to_string(*total) + " over " +
-                     std::to_string(last - first + 1) + " bins is at most " + std::to_string(share),
+                     " of " + field + " into " + std::to_string(range_bins) + " bins; " + basis +
+                     " is at most " + std::to_string(share),
                  r.step);
         }
       }
@@ -1165,7 +1234,8 @@ class BatchBinder {
   // share of the totals its bins leave (by bin count, rounded up, plus one base unit per bin
   // already done for the builder's rounding), so a build that funds the done ranges again fails.
   void totals(const std::vector<Range>& ranges, std::optional<std::int64_t> lo,
-              std::optional<std::int64_t> hi, std::optional<std::int64_t> cursor) {
+              std::optional<std::int64_t> hi, std::optional<std::int64_t> cursor,
+              std::optional<std::int64_t> active) {
     for (std::size_t k = 0; k < rule_.shares.size(); ++k) {
       const std::string& field = rule_.shares[k].second;
       std::uint64_t sum = 0;
@@ -1203,9 +1273,20 @@ class BatchBinder {
       const auto width = static_cast<unsigned __int128>(span);
       const auto skipped = static_cast<std::uint64_t>(*cursor - *lo);
       const auto left = width - skipped;
-      const auto share = static_cast<std::uint64_t>(
-                             (static_cast<unsigned __int128>(*asked) * left + width - 1) / width) +
-                         skipped;
+      auto share = static_cast<std::uint64_t>(
+                       (static_cast<unsigned __int128>(*asked) * left + width - 1) / width) +
+                   skipped;
+      // Under a sides rule, or the share of the token's side of the active bin the bins left
+      // hold (the resumed build states the active bin it was built at: the pool may have moved
+      // since the first build, within what its slippage lets land).
+      const auto side = share_side(k);
+      if (const auto sided = active && side ? side_bins(*lo, *hi, *active, *side) : std::nullopt) {
+        const std::int64_t side_span = sided->second - sided->first + 1;
+        share = std::max(
+            share,
+            share_of(*asked, bins_within(*cursor, *hi, sided->first, sided->second), side_span) +
+                skipped);
+      }
       if (sum > share) {
         refuse(FindingCode::kIntentAmount,
                field + ": the resumed steps deposit " + std::to_string(sum) + ", more than the " +

@@ -361,13 +361,18 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
       return tx.message.instructions.back().data;
     };
     const Bytes d1 = data(0), d2 = data(1);
+    // The remainder is bins 5000 to 5139 of 4930 to 5139, the active bin 5000: X (at and above
+    // it) is spread over both steps, Y (at and below it) all in the first, which holds bin 5000.
+    // The steps' own amounts are changed: the position's signature on each no longer verifies,
+    // but the share rule must refuse them first-hand (intent.amount) all the same.
     for (const std::size_t field : {kX, kX + 8}) {
       const std::uint64_t both = u64_at(d1, field) + u64_at(d2, field);
-      auto q = with_step_data(resumed, 0, [&](Bytes& d) { put_u64(d, field, both); });
-      q = with_step_data(q, 1, [&](Bytes& d) { put_u64(d, field, 0); });
-      add(std::string("a resumed batch with all of its ") + (field == kX ? "X" : "Y") +
-              " in one step, the remainder's total unchanged",
-          q, permissive(q), "intent.amount", Expect::kRefused);
+      if (field == kX) {
+        auto q = with_step_data(resumed, 0, [&](Bytes& d) { put_u64(d, field, both); });
+        q = with_step_data(q, 1, [&](Bytes& d) { put_u64(d, field, 0); });
+        add("a resumed batch with all of its X in one step, the remainder's total unchanged", q,
+            permissive(q), "intent.amount", Expect::kRefused);
+      }  // Y all in the first step is the honest split (5000 is its only bin on Y's side)
       // 2^64 - 1 in one step and the rest plus one in the other: the plain sum wraps to the
       // remainder's total.
       const std::uint64_t huge = UINT64_MAX;
@@ -390,14 +395,41 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
     }
   }
 
+  // 3b. Shares by side of the active bin (token X at and above it, Y at and below): the honest
+  // batch of bins 4930 to 5069 around the active bin 5000 puts no X in its first step. The
+  // split point is each step's own active bin, so the steps must state one.
+  {
+    constexpr std::size_t kX = 8 + 4 + 4;
+    constexpr std::size_t kActive = kX + 8 + 8;
+    const auto put_i32 = [](Bytes& d, std::size_t at, std::int32_t v) {
+      for (std::size_t i = 0; i < 4; ++i)
+        d[at + i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(v) >> (8 * i));
+    };
+    auto apart = with_step_data(h.dlmm_open, 1, [&](Bytes& d) { put_i32(d, kActive, 5001); });
+    add("a batch whose steps state different active bins (5000 and 5001)", apart, permissive(apart),
+        "intent.bins", Expect::kRefused);
+    const auto amount_x = [&](std::size_t step) {
+      const auto tx = parse_transaction(h.dlmm_open.steps.at(step).transaction).value();
+      return u64_at(tx.message.instructions.back().data, kX);
+    };
+    const std::uint64_t x = amount_x(0) + amount_x(1);
+    auto below = with_step_data(h.dlmm_open, 0, [&](Bytes& d) { put_u64(d, kX, x); });
+    below = with_step_data(below, 1, [&](Bytes& d) { put_u64(d, kX, 0); });
+    add("a batch with all of its X moved to the step below the active bin", below,
+        permissive(below), "intent.amount", Expect::kRefused);
+  }
+
   // 3c. A resumed batch each of whose steps keeps the rounding its share allows (one base unit
   // per run of the whole range, 20 here): 70 bins done, so the remainder may hold at most 70
-  // more than its share, and nineteen steps' rounding adds up past that.
+  // more than its share, and nineteen steps' rounding adds up past that. Token Y: bins 4930 to
+  // 6329, the active bin 5000, so its share by bin count is the larger one in every step left
+  // (X's side, 5000 and above, lies wholly in the remainder, whose side share is all of X).
   {
     const auto& early = h.dlmm_open_resumed_early;
     constexpr std::size_t kX = 8 + 4 + 4;
+    constexpr std::size_t kY = kX + 8;
     constexpr std::size_t kMin = kX + 8 + 8 + 4 + 4;  // strategy.min_bin_id
-    const unsigned __int128 total = 300'000'000, width = 1400, runs = 20;
+    const unsigned __int128 total = 45'000'000, width = 1400, runs = 20;
     auto q = early;
     for (std::size_t step = 0; step < early.steps.size(); ++step) {
       const auto tx = parse_transaction(early.steps.at(step).transaction).value();
@@ -405,7 +437,7 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
       const auto bins = static_cast<std::uint64_t>(static_cast<std::int64_t>(i32_at(d, kMin + 4)) -
                                                    i32_at(d, kMin) + 1);
       const auto most = static_cast<std::uint64_t>((total * bins + width - 1) / width + runs);
-      q = with_step_data(q, step, [&](Bytes& data) { put_u64(data, kX, most); });
+      q = with_step_data(q, step, [&](Bytes& data) { put_u64(data, kY, most); });
     }
     add("a resumed batch whose steps each keep their rounding, past the remainder's share", q,
         permissive(q), "intent.amount", Expect::kRefused);

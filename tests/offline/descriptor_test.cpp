@@ -159,8 +159,25 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
        [](ojson& j) { j["instructions"]["aggregator_swap"]["remaining_accounts"] = "anything"; },
        "no named checker"},
       {"a ranged rule with neither shares nor cover",
-       [](ojson& j) { j["actions"]["dlmm/add"]["steps"]["ranged"].erase("shares"); },
+       [](ojson& j) {
+         j["actions"]["dlmm/add"]["steps"]["ranged"].erase("shares");
+         j["actions"]["dlmm/add"]["steps"]["ranged"].erase("sides");
+       },
        "must hold shares, cover: true, or both"},
+      {"sides naming an argument the rule does not share",
+       [](ojson& j) { j["actions"]["dlmm/add"]["steps"]["ranged"]["sides"]["above"] = "width"; },
+       "steps.ranged.sides.above: must be one of the arguments shares names"},
+      {"sides with one argument on both",
+       [](ojson& j) { j["actions"]["dlmm/add"]["steps"]["ranged"]["sides"]["below"] = "amount_x"; },
+       "steps.ranged.sides.below: must not be the same as above"},
+      {"sides whose active bin is no integer argument",
+       [](ojson& j) {
+         j["actions"]["dlmm/add"]["steps"]["ranged"]["sides"]["active"] = "active_bin";
+       },
+       "active_bin is no integer argument of dlmm_add"},
+      {"sides with a key of its own",
+       [](ojson& j) { j["actions"]["dlmm/add"]["steps"]["ranged"]["sides"]["split"] = "even"; },
+       "steps.ranged.sides: unknown key \"split\""},
       {"a derivation the IDL states, contradicted",
        [](ojson& j) {
          j["instructions"]["perp_initialize"]["accounts"]["strategy"]["derived"]["pda"]["seeds"]
@@ -251,7 +268,10 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
        },
        "\"trust_me\" is no named checker"},
       {"step_shares on an argument the step rule does not share",
-       [](ojson& j) { j["actions"]["dlmm/add"]["steps"]["ranged"]["shares"].erase("amount_y"); },
+       [](ojson& j) {
+         j["actions"]["dlmm/add"]["steps"]["ranged"]["shares"].erase("amount_y");
+         j["actions"]["dlmm/add"]["steps"]["ranged"].erase("sides");
+       },
        "amount_y is held by step_shares"},
       {"a refusal code that is no intent code",
        [](ojson& j) {

@@ -591,24 +591,39 @@ struct Chunk {
   std::uint64_t x = 0, y = 0;
 };
 
-// Transaction-sized chunks of a range with the amounts split by bin count; the last chunk takes
-// the rounding remainder, so the chunks add up to the totals exactly.
-std::vector<Chunk> split_amounts(const BinRange& whole, std::uint64_t x, std::uint64_t y) {
-  const auto share = [&](std::uint64_t total, const BinRange& r) {
-    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(total) * r.count() /
-                                      whole.count());
-  };
-  std::vector<Chunk> out;
-  std::uint64_t x_left = x, y_left = y;
+// Transaction-sized chunks of a range with each amount split over the bins on its side of the
+// active bin (a DLMM pool takes token X only at and above the active bin, Y only at and below
+// it), by how many of those bins each chunk holds; an amount with no bin on its side of the range
+// is split by bin count instead. The last chunk holding bins of a side takes that side's rounding
+// remainder, so the chunks add up to the totals exactly.
+std::vector<Chunk> split_amounts(const BinRange& whole, std::uint64_t x, std::uint64_t y,
+                                 int active) {
   const auto ranges = chunks(whole);
-  for (std::size_t i = 0; i < ranges.size(); ++i) {
-    const bool last = i + 1 == ranges.size();
-    const std::uint64_t cx = last ? x_left : share(x, ranges[i]);
-    const std::uint64_t cy = last ? y_left : share(y, ranges[i]);
-    x_left -= cx;
-    y_left -= cy;
-    out.push_back({ranges[i], cx, cy});
-  }
+  const auto split = [&](std::uint64_t total, bool above) {
+    int lo = above ? std::max(whole.lower, active) : whole.lower;
+    int hi = above ? whole.upper : std::min(whole.upper, active);
+    if (lo > hi) {  // no bin of the range on this side: by bin count
+      lo = whole.lower;
+      hi = whole.upper;
+    }
+    const auto side = static_cast<unsigned __int128>(hi - lo + 1);
+    std::vector<std::uint64_t> out(ranges.size(), 0);
+    std::uint64_t left = total;
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      const int a = std::max(ranges[i].lower, lo), b = std::min(ranges[i].upper, hi);
+      if (a > b) continue;
+      out[i] = static_cast<std::uint64_t>(static_cast<unsigned __int128>(total) *
+                                          static_cast<unsigned>(b - a + 1) / side);
+      left -= out[i];
+      last = i;
+    }
+    out[last] += left;
+    return out;
+  };
+  const auto xs = split(x, true), ys = split(y, false);
+  std::vector<Chunk> out;
+  for (std::size_t i = 0; i < ranges.size(); ++i) out.push_back({ranges[i], xs[i], ys[i]});
   return out;
 }
 
@@ -670,14 +685,14 @@ ApiResult<std::vector<Chunk>> resume_at_cursor(const json& body, std::vector<Chu
 }
 
 // The chunks of `whole` a funding build (dlmm/open, add, add-range) makes: amountX and amountY
-// split by bin count, resumed at cursorBinId when the body gives one. The vault must hold what
-// these chunks deposit.
+// split by side of the pool's active bin, resumed at cursorBinId when the body gives one. The vault
+// must hold what these chunks deposit.
 ApiResult<std::vector<Chunk>> funded_chunks(const json& body, Vault& v, const Pool& pool,
                                             const BinRange& whole) {
   TRY_API(x, req_amount(body, "amountX"));
   TRY_API(y, req_amount(body, "amountY"));
   if (x == 0 && y == 0) return validation("amountX", "amountX and amountY cannot both be 0");
-  TRY_API(parts, resume_at_cursor(body, split_amounts(whole, x, y)));
+  TRY_API(parts, resume_at_cursor(body, split_amounts(whole, x, y, pool.active_bin_id)));
   std::uint64_t deposit_x = 0, deposit_y = 0;
   for (const Chunk& c : parts) {
     deposit_x += c.x;
@@ -812,7 +827,7 @@ Steps build_dlmm_remove(BuildContext& ctx, Vault& v) {
   if (whole.lower < s->lower_bin || whole.upper > s->upper_bin) {
     return validation("lowerBinId", "the range must lie inside the position");
   }
-  TRY_API(parts, resume_at_cursor(ctx.body, split_amounts(whole, 0, 0)));
+  TRY_API(parts, resume_at_cursor(ctx.body, split_amounts(whole, 0, 0, whole.lower)));
   std::vector<BuiltStep> steps;
   for (const Chunk& chunk : parts) {
     const BinRange r = chunk.range;

@@ -182,6 +182,12 @@ struct StepRule {
   // field.
   std::vector<std::pair<std::string, std::string>> shares;
   bool cover = false;  // the steps cover exactly the body's range (from the resume bin)
+  // A pool with an active bin (Meteora DLMM: token X goes to the active bin and above it, Y to
+  // it and below): the argument path stating the active bin, one for every step of a batch,
+  // and the shared arguments deposited above and below it. A step may then also take its
+  // bins' share of the bins on that token's side. Empty `active`: shares by bin count only.
+  std::vector<std::string> active;
+  std::string above, below;
 };
 
 struct DescribedAction {
