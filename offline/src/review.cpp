@@ -171,6 +171,7 @@ class Reviewer {
       return;
     }
     body_ranges();
+    body_key_names(intent_, "");
     if (action_ != Action::kVaultInitialize) {
       // The envelope's vault is what the transactions are checked against; it must be the one
       // the manager's body names, or a two-vault policy could be steered to the other vault.
@@ -181,6 +182,34 @@ class Reviewer {
                "the request is for vault " + to_base58(q_.vault) +
                    ", but the build request body names " +
                    (intent_.contains("vault") ? intent_["vault"].dump() : std::string("no vault")));
+    }
+  }
+
+  // Every key of the body, at any depth, a plain field name (ASCII letters, digits and `_`, as
+  // every field of the API is): the API ignores a field it does not know, so a look-alike
+  // ("аmount" with a Cyrillic a) beside the field a rule reads would show the operator an
+  // amount nothing signs, on the approval screen and in the summary alike.
+  void body_key_names(const json& v, const std::string& at) {
+    if (v.is_array()) {
+      for (std::size_t i = 0; i < v.size(); ++i)
+        body_key_names(v[i], at + "[" + std::to_string(i) + "]");
+      return;
+    }
+    if (!v.is_object()) return;
+    for (const auto& [key, value] : v.items()) {
+      const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_';
+      });
+      if (!plain) {
+        refuse(FindingCode::kIntentUnreadable,
+               "the build request's key \"" + printable(key) + "\"" +
+                   (at.empty() ? std::string() : " (in " + printable(at) + ")") +
+                   " is not a field name of the API (ASCII letters, digits and _): a look-alike "
+                   "of a field would be shown beside the one the transactions are held to");
+        continue;
+      }
+      body_key_names(value, at.empty() ? key : at + "." + key);
     }
   }
 

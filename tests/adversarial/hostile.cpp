@@ -443,6 +443,24 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
         permissive(q), "intent.amount", Expect::kRefused);
   }
 
+  // 4a. A body key that is no field name of the API: a look-alike of the one a rule reads
+  // ("\u0430mount", a Cyrillic a), which the API ignores, would show the operator a second
+  // amount beside the signed one (an attacker review had an approval given on it), on a sign
+  // request and on an approval request alike.
+  {
+    const auto lookalike = with_intent(swap, [](json& b) { b["\xd0\xb0mount"] = "5"; });
+    add("a swap whose body holds a look-alike of amount (Cyrillic a)", lookalike,
+        permissive(lookalike), "intent.unreadable", Expect::kRefused);
+    auto approval = lookalike;
+    approval.approval = true;
+    approval.steps.clear();
+    add("an approval request whose body holds a look-alike of amount", approval,
+        permissive(lookalike), "intent.unreadable", Expect::kRefused);
+    const auto nested = with_intent(swap, [](json& b) { b["route"] = {{"in amount", "5"}}; });
+    add("a swap whose body nests a key with a space", nested, permissive(nested),
+        "intent.unreadable", Expect::kRefused);
+  }
+
   // 4b. Integers of the body outside the API's ranges: a slippage of -1 read as a ceiling of
   // 2^64 - 1, bin ids whose differences overflow.
   for (const auto& [what, base, field, value] :
