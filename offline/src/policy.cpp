@@ -388,8 +388,9 @@ Result<std::vector<PinnedToken>> read_tokens(const toml::table& t) {
     token.symbol = symbol;
     const toml::node* decimals = entry->get("decimals");
     if (decimals == nullptr || !decimals->is_integer() || decimals->as_integer()->get() < 0 ||
-        decimals->as_integer()->get() > 18) {
-      return bad(where + ".decimals", "must be an integer from 0 to 18");
+        decimals->as_integer()->get() > kMaxTokenDecimals) {
+      return bad(where + ".decimals",
+                 "must be an integer from 0 to " + std::to_string(kMaxTokenDecimals));
     }
     token.decimals = static_cast<std::uint8_t>(decimals->as_integer()->get());
     for (const auto& other : out) {

@@ -251,6 +251,17 @@ class Reviewer {
                  " of the letters A-Z and a-z, the digits and . - _ $ +); it is not shown");
         continue;
       }
+      if (hint.decimals > kMaxTokenDecimals) {
+        // Whole units are shown from at most 18 decimals (a pin's limit too); more would read
+        // as a smaller amount, and the summary once fell back to base units labelled as if
+        // the hint's decimals were applied.
+        warn(FindingCode::kWarnMisleadingHint,
+             "the online half gives mint " + mint + " (" + hint.symbol + ") " +
+                 std::to_string(hint.decimals) + " decimals, more than the " +
+                 std::to_string(kMaxTokenDecimals) +
+                 " any token here is shown with; its amounts are shown in base units");
+        continue;
+      }
       if (const PinnedToken* pinned = policy_.token(hint.mint)) {
         if (hint.symbol != pinned->symbol || hint.decimals != pinned->decimals) {
           warn(FindingCode::kWarnMisleadingHint,

@@ -1032,6 +1032,14 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
           {key_of("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"), symbol, 6, std::nullopt}};
       add("a token symbol that " + name, q, pins_jup, "warn.misleading_hint", Expect::kFlagged);
     }
+    // Decimals no token is shown with: 255 would once read as 0, a floor 10^6 times larger.
+    for (const int decimals : {19, 40, 255}) {
+      auto q = swap;
+      q.hints.tokens = {{key_of("JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"), "JUP",
+                         static_cast<std::uint8_t>(decimals), std::nullopt}};
+      add("a token hint of " + std::to_string(decimals) + " decimals", q, permissive(q),
+          "warn.misleading_hint", Expect::kFlagged);
+    }
     // A look-alike in plain ASCII: a zero reads as an O.
     auto pins_msol = permissive(swap);
     pins_msol.tokens.push_back({key_of("mSoLzYCxHdYgdzU16g5QSh3i5K3z3KZK7ytfqcJm7So"), "mSOL", 9});

@@ -126,6 +126,8 @@ struct Policy {
 // and ". - _ $ +". Symbols are pasted into sentences on the screen ("5 JUP (pinned)"), so a hint
 // with spaces, brackets or commas could write a provenance of its own.
 inline constexpr std::size_t kMaxTickerBytes = 16;
+// The most decimals a token is shown with, pinned or hinted: more would read as a smaller amount.
+inline constexpr int kMaxTokenDecimals = 18;
 [[nodiscard]] bool is_ticker(std::string_view symbol);
 
 // Parses and checks the policy; errors name the key and the rule ("policy: vaults[1]: ...").
