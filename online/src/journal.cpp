@@ -410,6 +410,31 @@ Status check_not_orphaned(const std::string& path) {
                                    away + " away");
 }
 
+// A journal file that is not there (or empty) whose name the registry still knows as a journal
+// with changes: it was lost together with its write-ahead log and seal (a tmpfs wiped by a
+// reboot, a folder deleted or restored), and an intent in it may be in flight. Starting a new
+// journal under its name would let that intent be built again; it is refused by name instead.
+Status check_not_forgotten(const std::string& path) {
+  const std::string dir = journal_registry_dir();
+  if (dir.empty() || dir.front() != '/') return {};
+  const std::string named = real_name(path);
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto known = read_record(it->path().string());
+    if (!known || known->path != named || known->seal.changes == 0) continue;
+    return Error(ErrorCode::kIo,
+                 "journal: '" + path + "' is not there or empty, but the registry entry '" +
+                     it->path().string() + "' says journal " + known->seal.id + " had " +
+                     std::to_string(known->seal.changes) +
+                     " changes when last used under this name: it was lost with its seal (a "
+                     "wiped tmpfs, a deleted or restored folder), and an action in it may be in "
+                     "flight, which a new journal would build again; put it back, or, to start "
+                     "a new journal here knowingly, move '" +
+                     it->path().string() + "' away");
+  }
+  return {};
+}
+
 // The journal at `path` (its real name `real`) is the journal its seal and its registry entry
 // know, or it is refused; its identity (empty for one from before identities).
 Result<Seal> check_is_the_journal(sqlite3* db, const std::string& path, const std::string& real,
@@ -454,6 +479,7 @@ Result<Journal> Journal::open(const std::string& path) {
   }
   const bool existed_empty = existed && st.st_size == 0;
   AIRLOCK_CHECK(check_not_orphaned(path));
+  if (!existed || existed_empty) AIRLOCK_CHECK(check_not_forgotten(path));
   AIRLOCK_TRY(db, open_database(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
   Journal journal(db);
   sqlite3_busy_timeout(db, 5000);

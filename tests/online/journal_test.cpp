@@ -310,6 +310,34 @@ TEST(JournalIdentity, AJournalMovedWithoutItsWriteAheadLogIsRefusedByItsId) {
   }
 }
 
+// Found by an independent fault review: a journal on a tmpfs wiped by a reboot (the file, its
+// log and its seal gone together, the registry kept on disk) was started anew under its name,
+// and the action in flight in it was built and landed again. The registry still names it.
+TEST(JournalIdentity, AJournalLostWithItsSealIsNotStartedAnewUnderItsName) {
+  airlock::test::ScratchDir dir("airlock-journal");
+  airlock::test::ScopedEnv state("AIRLOCK_JOURNAL_REGISTRY", dir.file("journals"));
+  const std::string path = dir.file("journal.sqlite");
+  {
+    auto j = Journal::open(path);
+    ASSERT_TRUE(j.ok()) << j.error().to_string();
+    record_a_sending_step(*j);
+  }
+  for (const char* gone : {"", "-wal", "-shm", ".seal"}) std::filesystem::remove(path + gone);
+  auto lost = Journal::open(path);
+  ASSERT_FALSE(lost.ok()) << "a new journal was started where the registry knows one";
+  EXPECT_THAT(lost.error().message(), HasSubstr("when last used under this name"));
+  EXPECT_THAT(lost.error().message(), HasSubstr("lost with its seal"));
+  EXPECT_FALSE(std::filesystem::exists(path)) << "nothing is made";
+  // Emptied, the same.
+  std::ofstream(path).close();
+  EXPECT_FALSE(Journal::open(path).ok());
+  // With the registry entry moved away, knowingly, a new journal starts there.
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("journals")))
+    std::filesystem::rename(entry.path(), dir.file("moved-entry"));
+  auto fresh = Journal::open(path);
+  EXPECT_TRUE(fresh.ok()) << fresh.error().to_string();
+}
+
 // Found by an independent review: after a crash (the newest commits only in the write-ahead
 // log) and a move of the file alone, act or resume at the old name took the lock, which made
 // an empty file there, and SQLite then discarded the log beside it: the step in flight was
