@@ -268,12 +268,54 @@ TEST_F(SenderTest, A422IsNotRetriedAndAnInvalidTicketBuildsAgain) {
   EXPECT_EQ(statuses().front(), ss::kRejected);
   EXPECT_EQ(counters()["sends"], 0);
 
+  // An InvalidTicket to the first send builds again only once the chain proves the bytes never
+  // land: without a node the step stays open; with one, once the blockhash is dead.
   auto expired = signed_round("vault/update", update_body());
   expired[0].ticket = "tkt_not_issued";
-  auto rebuild = online::send_round(c, expired);
-  ASSERT_TRUE(rebuild.ok()) << rebuild.error().to_string();
+  auto open = online::send_round(c, expired);
+  ASSERT_FALSE(open.ok());
+  EXPECT_EQ(open.error().code(), online::errors::kOutcomeUnknown) << open.error().to_string();
+  EXPECT_THAT(open.error().message(), HasSubstr("no Solana RPC node was given"));
+  EXPECT_EQ(journal->steps(expired[0].run_id).value().front().status, ss::kSending);
+  // With the twin's node: its blockhash still lives, so nothing proves it never lands.
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+  auto live = signed_round("vault/update", update_body());
+  live[0].ticket = "tkt_not_issued";
+  auto still_open = online::send_round(c, live);
+  ASSERT_FALSE(still_open.ok());
+  EXPECT_THAT(still_open.error().message(),
+              HasSubstr("the RPC node does not show that it never lands"));
+  // A node that proves it: built again.
+  c.prove = [](const online::ChainQuestion&) -> Result<online::ChainProof> {
+    return online::ChainProof{online::ChainProof::Outcome::kNeverLands, "proven dead"};
+  };
+  auto again = signed_round("vault/update", update_body());
+  again[0].ticket = "tkt_not_issued";
+  auto rebuild = online::send_round(c, again);
+  ASSERT_TRUE(rebuild.ok()) << rebuild.error().to_string() << "\n" << log.str();
   EXPECT_EQ(*rebuild, online::RoundEnd::kRebuild);
   EXPECT_EQ(counters()["sends"], 0);
+}
+
+// A send the API relayed, answered with a refusal the spec says comes before any relay: a
+// 422 SendFailed (the send itself failed, which may be after the bytes reached a leader) is no
+// word that nothing was sent, and a 403 InvalidTicket to the first send builds again only on
+// the chain's proof. Found by an independent fault review: both landed the action twice.
+TEST_F(SenderTest, ARefusalAfterARelayBuildsNothingAgain) {
+  for (const char* answer : {"422 SendFailed", "403 InvalidTicket"}) {
+    SCOPED_TRACE(answer);
+    auto steps = signed_round("vault/update", update_body());
+    faults({{"relayThenFail", {answer}}});
+    auto c = context();
+    c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+    auto end = online::send_round(c, steps);
+    const auto status = journal->steps(steps[0].run_id).value().front().status;
+    EXPECT_NE(status, ss::kRejected) << log.str();
+    if (end.ok()) {
+      EXPECT_NE(*end, online::RoundEnd::kRebuild) << log.str();
+    }
+    EXPECT_EQ(counters()["landedBySignature"].value(steps[0].signature, std::uint64_t{0}), 1U);
+  }
 }
 
 TEST_F(SenderTest, ResumeAfterACrashDuringTheSendSendsTheIdenticalBytesOnce) {

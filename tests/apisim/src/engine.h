@@ -109,7 +109,7 @@ struct Faults {
   // The next sends are relayed (stored, and they land) but answered with these HTTP statuses
   // instead of the receipt: a gateway timing out after the relay (504, a non-JSON body), or a
   // 503 the service sends after the RPC took the transaction.
-  std::deque<int> relay_then_fail;
+  std::deque<std::pair<int, std::string>> relay_then_fail;  // HTTP status, and a code or ""
   // Perp onboarding submits: the venue took the transaction but its answer failed in flight
   // (spec 3.1): the submit answers `unknown` with a receipt; it lands as unknown_lands says.
   bool venue_mid_submit = false;

@@ -557,7 +557,7 @@ class Api {
   // The answer a relay_then_fail fault puts in place of the receipt, after the relay.
   std::optional<Response> relay_fault() {
     if (e_.faults.relay_then_fail.empty()) return std::nullopt;
-    const int failed = e_.faults.relay_then_fail.front();
+    const auto [failed, code] = e_.faults.relay_then_fail.front();
     e_.faults.relay_then_fail.pop_front();
     if (failed == 504) {  // the edge gave up waiting: its own page, not the API's envelope
       Response timeout;
@@ -566,6 +566,12 @@ class Api {
       timeout.headers.emplace_back("Content-Type", "text/html");
       return timeout;
     }
+    // A code given with the status: the answer the spec words for it (a 422's one message, a
+    // dead ticket's 403), as an API that relayed and then answered so would give.
+    if (!code.empty())
+      return error_response(
+          failed, code,
+          failed == 422 ? "Transaction rejected during simulation or preflight" : "ticket expired");
     return error_response(failed, failed == 503 ? "RpcUnavailable" : "Internal", "");
   }
 
@@ -638,7 +644,17 @@ void set_faults(Faults& f, const json& body) {
   if (body.contains("replyAboutAnother")) f.reply_about_another = body["replyAboutAnother"];
   if (body.contains("relayThenFail")) {
     f.relay_then_fail.clear();
-    for (const auto& status : body["relayThenFail"]) f.relay_then_fail.push_back(status);
+    // Each an HTTP status, or "STATUS CODE" ("422 SendFailed", "403 InvalidTicket").
+    for (const auto& entry : body["relayThenFail"]) {
+      if (entry.is_number_integer()) {
+        f.relay_then_fail.emplace_back(entry.get<int>(), "");
+      } else if (entry.is_string()) {
+        const std::string text = entry.get<std::string>();
+        const auto space = text.find(' ');
+        f.relay_then_fail.emplace_back(std::atoi(text.substr(0, space).c_str()),
+                                       space == std::string::npos ? "" : text.substr(space + 1));
+      }
+    }
   }
 }
 
