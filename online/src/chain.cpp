@@ -56,6 +56,17 @@ Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion&
                      " s behind the build's time, so how far back the node's history must reach "
                      "cannot be told; set the clock right and ask again");
   }
+  // The build's node must have been on the API's network: one of another (act --rpc pointed
+  // at devnet) measured a blockhash life and a height that say nothing of the API's chain, and
+  // the same node would later prove a landed send dead. Nothing is proved from such a build.
+  if (q.genesis_hash && network && *q.genesis_hash != *network) {
+    return odd("the build's record",
+               "the node asked at the build was on another network (genesis " + *q.genesis_hash +
+                   ") than the API's, mainnet (" + *network +
+                   "): what it measured says nothing of the API's chain, so nothing is proved "
+                   "from it; find the signature on a mainnet explorer before building anything "
+                   "for this action again");
+  }
   // The build's network: its node's, when one was asked then; else the API's (mainnet).
   if (const auto& wanted = q.genesis_hash ? q.genesis_hash : network) {
     AIRLOCK_TRY(genesis, call("getGenesisHash", json::array()));

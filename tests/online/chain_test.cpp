@@ -322,6 +322,22 @@ TEST_F(ScriptedNode, ANodeOfAnotherNetworkProvesNothing) {
   EXPECT_EQ(ask(q), Outcome::kNeverLands);
 }
 
+// Found by an independent fault review: act --rpc pointed at a node of another network
+// recorded that network as the build's, and the same node then proved a landed send dead.
+// The build's node must have been on the API's network (mainnet) for its record to count.
+TEST_F(ScriptedNode, ABuildRecordedByANodeOfAnotherNetworkProvesNothing) {
+  ChainQuestion q = aged(200);
+  q.genesis_hash = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG";        // devnet's, at the build
+  set("getGenesisHash", "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG");  // the same node
+  const auto mainnet = std::string(kMainnetGenesisHash);
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc",
+                          std::chrono::seconds(20), mainnet)(q);
+  ASSERT_FALSE(proof.ok()) << "proved from a devnet node's record";
+  EXPECT_THAT(proof.error().message(), HasSubstr("the node asked at the build was on another"));
+  // Without the API's network (the twin on this machine), the recorded node is the network.
+  EXPECT_TRUE(rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(q).ok());
+}
+
 // With the node's slot recorded at the build, the history asked for reaches back before it,
 // whatever the clock says of the build's age.
 TEST_F(ScriptedNode, TheHistoryAskedForReachesBackBeforeTheRecordedBuildSlot) {

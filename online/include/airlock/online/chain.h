@@ -72,8 +72,9 @@ struct ChainQuestion {
 using ChainProver = std::function<Result<ChainProof>(const ChainQuestion&)>;
 
 // The prover over a JSON-RPC node (the same transport rule as the API: https, or http to this
-// machine). `network_genesis`: the genesis hash a node must have when the build recorded none
-// (act ran without --rpc), as expected_network gives it; nullopt accepts any network.
+// machine). `network_genesis`: the API's network, as expected_network gives it (nullopt: any,
+// the twin's): the genesis hash a node must have when the build recorded none (act ran without
+// --rpc), and the one a recorded build node must have had for its measures to count.
 [[nodiscard]] ChainProver rpc_prover(std::string rpc_url,
                                      std::chrono::milliseconds timeout = std::chrono::seconds(20),
                                      std::optional<std::string> network_genesis = std::nullopt);
