@@ -105,7 +105,10 @@ Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now,
   q.elapsed_seconds = age.at_least;
   q.history_seconds = age.at_most;
   q.age_measured_by = age.measured_by;
-  q.built_unix = st.built_at;
+  // The latest the build can have been, as a wall-clock time: its recorded time, or now less
+  // its age at least when that is later (a wall clock that was behind at the build, set right
+  // since, would otherwise let a node stalled before the build look 180 s past it).
+  q.built_unix = std::max<std::int64_t>(st.built_at, now - age.at_least);
   if (auto nonce = durable_nonce(tx.message)) q.nonce_account = nonce->nonce_account;
   if (st.metadata.is_object()) {
     const auto unsigned_at = [&](const char* name) -> std::optional<std::uint64_t> {

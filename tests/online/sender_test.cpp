@@ -651,8 +651,14 @@ TEST_F(AtMostOnce, AWallClockJumpForwardProvesNoBlockhashDead) {
   EXPECT_EQ(outcome->state, "open") << outcome->note;
   EXPECT_EQ(statuses().front(), ss::kSending);
   EXPECT_FALSE(journal->unresolved().value().empty()) << "the intent is still held";
-  // Once 180 s have passed on the boot clock, the same node proves it.
+  // 180 s on the boot clock, but the wall clock still an hour ahead: the build is placed at the
+  // latest it can have been by that clock, so the node's block is not shown 180 s past it yet.
   advance(90'000);
+  outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "open") << outcome->note;
+  // With the clock set right, the same node proves it.
+  wall_jump_s = 0;
   outcome = online::resume_run(c, journal->runs(true).value().front());
   ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
   EXPECT_EQ(outcome->state, "failed") << outcome->note;
@@ -698,6 +704,23 @@ TEST_F(AtMostOnce, AfterARebootABuildIsAsOldAsTheUptimeAtLeast) {
   auto legacy = online::chain_question(st, st.built_at + 3600, boot());
   ASSERT_TRUE(legacy.ok());
   EXPECT_EQ(legacy->elapsed_seconds, 3600);
+}
+
+// Found by an independent fault review: a wall clock 240 s behind at the build (and set right
+// since) recorded the build 240 s early, so a node stalled before the build showed a finalized
+// block "240 s after it" and proved a landed send dead. The build is placed at the latest it can
+// have been: now less its age at least, when that is later than the record.
+TEST_F(AtMostOnce, ABuildRecordedByAClockBehindIsPlacedAtItsLatest) {
+  signed_round("vault/update", update_body());
+  online::JournalStep st = journal->steps(run_id).value().front();
+  st.built_at -= 240;  // the clock was 240 s behind when it was recorded
+  const auto b = boot();
+  ASSERT_TRUE(b.has_value());
+  const std::int64_t now = now_s();
+  auto q = online::chain_question(st, now, b);
+  ASSERT_TRUE(q.ok());
+  EXPECT_GE(q->built_unix, now - q->elapsed_seconds) << "not before its age allows";
+  EXPECT_GT(q->built_unix, st.built_at);
 }
 
 // The build reply is the API's: a `buildBoot` field in it is not this machine's measure.

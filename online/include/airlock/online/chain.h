@@ -48,8 +48,9 @@ struct ChainQuestion {
   // behind the build), and how the age was measured, for the operator.
   std::int64_t history_seconds = 0;
   std::string age_measured_by = "on the wall clock";
-  // When it was built, in unix seconds on this machine's wall clock: without a measured last
-  // valid height, the node's finalized block must be a blockhash's life younger than this.
+  // When it was built, in unix seconds on this machine's wall clock, at the latest (its record,
+  // or now less its age at least if later): without a measured last valid height, the node's
+  // finalized block must be a blockhash's life younger than this.
   std::int64_t built_unix = 0;
 };
 
