@@ -490,9 +490,12 @@ std::string render_decision(const envelope::SignRequest& q, const Review& r, std
         "  what      NO INTENT: a Keystone request; only its instructions say what "
         "it does (d: details)");
   } else {
+    // The label on the first line of the sentence, wherever the headline left it (a line
+    // saying the deadline passed comes first).
+    const std::size_t first = lines.size();
     for (const auto& l :
          wrap(r.reads.empty() ? std::string("(no descriptor says)") : r.reads, width - 12, 3))
-      lines.push_back((lines.size() == 1 ? "  what      " : "            ") + l);
+      lines.push_back((lines.size() == first ? "  what      " : "            ") + l);
     lines.push_back("  vault     " + to_base58(q.vault));
   }
   // A fact in wrapped lines, under its 10-column label.

@@ -151,6 +151,20 @@ namespace {
 
 // The online half names a DLMM action's pool tokens whether the body gives the pool (lbPair) or
 // only a position, whose pool it finds in the vault's strategies.
+// A request past its deadline says so first, and the sentence of what it does keeps its label
+// below that line (an operator walk-through found it blank there).
+TEST_F(SummaryGolden, APastDeadlineScreenKeepsItsLabels) {
+  auto q = build("aggregator/swap", {{"vault", kVault},
+                                     {"sourceMint", kUsdc},
+                                     {"destinationMint", kJup},
+                                     {"amount", "5000000"},
+                                     {"slippageBps", 50}});
+  const auto text =
+      offline::render_decision(q, reviewed(q), static_cast<std::int64_t>(q.deadline) + 105);
+  EXPECT_EQ(text.rfind("DEADLINE PASSED 105 s ago", 0), 0U) << text;
+  EXPECT_NE(text.find("\n  what      Swaps"), std::string::npos) << text;
+}
+
 TEST_F(SummaryGolden, PoolHintsComeFromTheBodyOrThePositionsStrategy) {
   const json open = {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4960},
                      {"upperBinId", 4970}, {"amountX", "2000000"},     {"amountY", "300000"},
