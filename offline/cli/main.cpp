@@ -560,9 +560,24 @@ airlock::Result<airlock::density::Density> check_sign_options(const SignOptions&
 airlock::Result<airlock::offline::AuditLog> open_sign_log(const std::string& path,
                                                           const airlock::offline::Policy& policy) {
   using airlock::offline::AuditLog;
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
   AIRLOCK_TRY(log, AuditLog::open(path, policy.limits.any() ? AuditLog::IfMissing::kRefuse
                                                             : AuditLog::IfMissing::kCreate));
   AIRLOCK_CHECK(log.check_not_closed());
+  // A mistyped path starts a log of its own, which the real one never hears of: said, loudly,
+  // with what the log it appends to holds, so a wrong file is seen before a decision goes there.
+  if (!existed)
+    std::cerr << "airlock-offline: NOTE: there was no audit log at " << airlock::printable(path)
+              << ": a new one was started there, begun by nothing (log start says what came "
+                 "before a log); if your log is elsewhere, answer no and give its path\n";
+  else
+    std::cerr << "airlock-offline: audit log " << airlock::printable(path) << ": "
+              << log.entries().size() << " entries"
+              << (log.entries().empty()
+                      ? std::string()
+                      : ", the last at " + airlock::iso_utc(log.entries().back().time))
+              << "\n";
   if (log.bytes() > (std::size_t{56} << 20))
     std::cerr << "airlock-offline: the audit log holds " << (log.bytes() >> 20)
               << " MiB of its 64: continue it in a new one soon (log start --continue-from)\n";

@@ -1079,6 +1079,28 @@ TEST_F(SigningTest, SignAndReviewPrintTheSameJsonForAReplayedId) {
 
 // A request that does not decode still gets its SHA-256 and a verdict from review, as text, as
 // JSON and as a page an auditor can file (before, review stopped with the decoder's error).
+// An operator walk-through signed into a mistyped log path (audti.log), which started a log of
+// its own without a word while the real one never heard of the decision. sign now says which
+// log it appends to, and loudly when it starts one.
+TEST_F(SigningTest, SignSaysWhichAuditLogItAppendsTo) {
+  write_command_inputs("n");
+  write_request_file(swap_request());
+  log.reset();
+  const std::string command =
+      std::string(AIRLOCK_OFFLINE_BIN) + " sign --unsafe-allow-network --keystore " + keystore +
+      " --policy " + dir.file("policy.toml") + " --audit-log " + dir.file("audti.log") +
+      " --passphrase-fd 3 --confirm-fd 4 3<" + dir.file("pass") + " 4<" + dir.file("answer") +
+      " --out " + dir.file("res.alres") + " " + dir.file("req.alreq");
+  const auto typo = airlock::test::run_command(command);
+  EXPECT_THAT(typo.output, HasSubstr("NOTE: there was no audit log at " + dir.file("audti.log")))
+      << typo.output;
+  write_request_file(swap_request());
+  const auto again = airlock::test::run_command(command);
+  EXPECT_THAT(again.output, HasSubstr("audit log " + dir.file("audti.log") + ": 1 entries"))
+      << again.output;
+  EXPECT_THAT(again.output, Not(HasSubstr("NOTE: there was no audit log")));
+}
+
 TEST_F(SigningTest, ReviewReportsARequestThatDoesNotDecodeWithItsDigest) {
   write_command_inputs("yes");
   const Bytes garbage = {0xa1, 0x01, 0xff, 0x00, 0x13};
