@@ -898,8 +898,10 @@ class Parser {
       AIRLOCK_TRY(below, sd.text("below"));
       AIRLOCK_CHECK(sd.done());
       for (const auto& [name, arg] : {std::pair{"above", &above}, std::pair{"below", &below}}) {
+        // A plain copy for the lambda: clang 14 does not capture structured bindings.
+        const std::string& wanted = *arg;
         const bool shared = std::any_of(out.shares.begin(), out.shares.end(),
-                                        [&](const auto& s) { return s.first == *arg; });
+                                        [&wanted](const auto& s) { return s.first == wanted; });
         if (!shared) return invalid(sd.at(name), "must be one of the arguments shares names");
       }
       if (above == below) return invalid(sd.at("below"), "must not be the same as above");
