@@ -403,6 +403,36 @@ Result<Reply> send_identical_bytes(SendContext& c, JournalStep& st, std::size_t 
   return sent;
 }
 
+// An InvalidTicket to the first send of a round: the ticket is dead, and building again signs
+// the intent a second time if the API relayed it after all.
+Result<StepSend> first_send_ticket_dead(SendContext& c, JournalStep& st, std::size_t total) {
+  // Building again signs the intent a second time, so the API's word that nothing was
+  // relayed is not enough (a gateway that retried the POST after the ticket died, or an
+  // API that lies, had it land twice): the chain must prove these bytes never land. Short
+  // of that the step stays `sending`, the run open.
+  std::string why = "no Solana RPC node was given (--rpc)";
+  if (c.prove) {
+    AIRLOCK_TRY(question, question_for(c, st));
+    auto proof = c.prove(question);
+    if (proof.ok() && proof->outcome == ChainProof::Outcome::kNeverLands) {
+      st.message += "; the RPC node: " + proof->detail;
+      AIRLOCK_CHECK(record(c, st, ss::kRejected));
+      c.log << "airlock-online: " << step_name(st, total)
+            << ": the ticket is no longer valid, and the chain shows these bytes never "
+               "land; building again\n";
+      return StepSend::kRebuild;
+    }
+    why = "the RPC node does not show that it never lands (" +
+          (proof.ok() ? proof->detail : proof.error().message()) + ")";
+  }
+  AIRLOCK_CHECK(record(c, st, ss::kSending));
+  return Error(online::errors::kOutcomeUnknown,
+               "send " + step_name(st, total) +
+                   ": HTTP 403 InvalidTicket: the API says the ticket is dead and nothing "
+                   "was sent, but building again would sign the action twice if it was, and " +
+                   why + "; it stays open: run airlock-online resume --rpc URL");
+}
+
 // What the API's last answer to a send means for the step: accepted (its receipt recorded),
 // refused before anything was relayed, or unknown (the step stays `sending`).
 Result<StepSend> settle_send(SendContext& c, JournalStep& st, std::size_t total,
@@ -423,33 +453,7 @@ Result<StepSend> settle_send(SendContext& c, JournalStep& st, std::size_t total,
     // Refused by the API's own checks before anything was relayed (spec 4.12, part 7).
     st.code = sent->failure->code;
     st.message = sent->failure->message;
-    if (st.code == "InvalidTicket" && !accepted) {
-      // Building again signs the intent a second time, so the API's word that nothing was
-      // relayed is not enough (a gateway that retried the POST after the ticket died, or an
-      // API that lies, had it land twice): the chain must prove these bytes never land. Short
-      // of that the step stays `sending`, the run open.
-      std::string why = "no Solana RPC node was given (--rpc)";
-      if (c.prove) {
-        AIRLOCK_TRY(question, question_for(c, st));
-        auto proof = c.prove(question);
-        if (proof.ok() && proof->outcome == ChainProof::Outcome::kNeverLands) {
-          st.message += "; the RPC node: " + proof->detail;
-          AIRLOCK_CHECK(record(c, st, ss::kRejected));
-          c.log << "airlock-online: " << step_name(st, total)
-                << ": the ticket is no longer valid, and the chain shows these bytes never "
-                   "land; building again\n";
-          return StepSend::kRebuild;
-        }
-        why = "the RPC node does not show that it never lands (" +
-              (proof.ok() ? proof->detail : proof.error().message()) + ")";
-      }
-      AIRLOCK_CHECK(record(c, st, ss::kSending));
-      return Error(online::errors::kOutcomeUnknown,
-                   "send " + step_name(st, total) +
-                       ": HTTP 403 InvalidTicket: the API says the ticket is dead and nothing "
-                       "was sent, but building again would sign the action twice if it was, and " +
-                       why + "; it stays open: run airlock-online resume --rpc URL");
-    }
+    if (st.code == "InvalidTicket" && !accepted) return first_send_ticket_dead(c, st, total);
     AIRLOCK_CHECK(record(c, st, ss::kRejected));
     return Error(online::errors::kStepFailed, "send " + step_name(st, total) + ": HTTP " +
                                                   std::to_string(sent->failure->status) + " " +
