@@ -84,7 +84,8 @@ class BenchTwin {
   [[nodiscard]] const offline::DecoderRegistry& decoders() const { return decoders_; }
 
   // The demo policy without lookup tables: the manager, the vault, the two programs the twin's
-  // builders call, a 100,000-lamport fee ceiling.
+  // builders call, a 100,000-lamport fee ceiling, and USDC and JUP pinned with a price floor
+  // for USDC to JUP (a swap of a pair with no floor warns, and a warning always asks).
   [[nodiscard]] offline::Policy policy() const {
     offline::Policy p;
     p.manager = manager_->public_key();
@@ -93,6 +94,16 @@ class BenchTwin {
         must(public_key_from_base58("AirLockVau1t1111111111111111111111111111111"), "key"),
         must(public_key_from_base58("ComputeBudget111111111111111111111111111111"), "key")};
     p.max_priority_fee_lamports = 100'000;
+    const offline::PinnedToken usdc{must(public_key_from_base58(kUsdc), "mint"), "USDC", 6};
+    const offline::PinnedToken jup{must(public_key_from_base58(kJup), "mint"), "JUP", 6};
+    p.tokens = {usdc, jup};
+    offline::PriceFloor floor;
+    floor.sells = usdc;
+    floor.buys = jup;
+    floor.numerator = 11;  // 1.1 JUP per USDC (the twin quotes 1.25, less its fee)
+    floor.scale = 1;
+    floor.text = "1.1";
+    p.price_floors = {floor};
     return p;
   }
 

@@ -64,6 +64,20 @@ std::vector<std::string> cautions(const airlock::offline::Policy& p) {
                     " is set for " + capped + " but not for " + uncapped +
                     ", which are allowed: their slippage is whatever the request asks");
   }
+  // A swapping action marked auto_approve signs without asking only the pairs a floor prices.
+  std::string swapping;
+  for (const auto name : airlock::kBuilderActions) {
+    const auto rule = p.rule(name);
+    if (airlock::offline::slippage_kind(name) == airlock::offline::SlippageKind::kBps &&
+        rule.allowed && rule.auto_approve)
+      swapping += (swapping.empty() ? "" : ", ") + std::string(name);
+  }
+  if (!swapping.empty())
+    out.push_back(swapping + (p.price_floors.empty()
+                                  ? " auto-approve, but no [[price_floors]] prices a pair: every "
+                                    "swap of them asks (warn.unpriced)"
+                                  : " auto-approve only swaps of the pairs [[price_floors]] "
+                                    "prices; any other pair asks (warn.unpriced)"));
   return out;
 }
 
@@ -75,6 +89,11 @@ void print(const airlock::offline::Policy& p) {
             << "tokens    " << p.tokens.size() << " pinned, pools " << p.pools.size()
             << " pinned, perp markets " << p.markets.size() << " pinned\n"
             << "fee cap   " << p.max_priority_fee_lamports << " lamports of priority fee a step\n";
+  for (const auto& floor : p.price_floors) {
+    std::cout << "price     selling " << floor.sells.symbol << " for " << floor.buys.symbol
+              << ": at least " << floor.text << " " << floor.buys.symbol << " per "
+              << floor.sells.symbol << "\n";
+  }
   for (const auto& [name, rule] : p.actions) {
     std::cout << "action    " << airlock::printable(name) << ": "
               << (!rule.allowed       ? "refused"

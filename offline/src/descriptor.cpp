@@ -765,6 +765,21 @@ class Parser {
                          "\"" + rest + "\" is no named checker (jupiter_route, adaptor_accounts)");
         ix.remaining = rest;
       }
+      if (f.has("swaps")) {
+        auto swaps = f.texts("swaps");
+        if (!swaps.ok()) return swaps.error();
+        if (swaps->size() != 2 || (*swaps)[0] == (*swaps)[1])
+          return invalid(f.at("swaps"),
+                         "must name two accounts: the mint the swap sells, then the one it buys");
+        ix.sells = (*swaps)[0];
+        ix.buys = (*swaps)[1];
+      }
+      if (ix.remaining == "jupiter_route" && ix.sells.empty())
+        return invalid(where,
+                       "passes a Jupiter route, so it must say which mints it swaps (\"swaps\": "
+                       "[sold, bought]): a route's price is judged by its pair");
+      if (ix.remaining != "jupiter_route" && !ix.sells.empty())
+        return invalid(f.at("swaps"), "is only for an instruction that passes a Jupiter route");
       if (f.has("args")) {
         AIRLOCK_TRY(args, f.get("args"));
         AIRLOCK_CHECK(argument_rules(*args, f.at("args"), ix.args));
@@ -1454,6 +1469,11 @@ Status check_instruction(const Descriptor& descriptor, DescribedInstruction& ix,
     if (ix.account(m) == nullptr)
       return invalid(where + ".mints",
                      "names account " + m + ", which " + ix.instruction + " lacks");
+  }
+  for (const std::string* m : {&ix.sells, &ix.buys}) {
+    if (!m->empty() && ix.account(*m) == nullptr)
+      return invalid(where + ".swaps",
+                     "names account " + *m + ", which " + ix.instruction + " lacks");
   }
   return {};
 }

@@ -129,6 +129,13 @@ const PinnedPool* Policy::pool(const PublicKey& address) const {
   return nullptr;
 }
 
+const PriceFloor* Policy::price_floor(const PublicKey& sells, const PublicKey& buys) const {
+  for (const auto& floor : price_floors) {
+    if (floor.sells.mint == sells && floor.buys.mint == buys) return &floor;
+  }
+  return nullptr;
+}
+
 const PinnedToken* Policy::token(const PublicKey& mint) const {
   for (const auto& t : tokens) {
     if (t.mint == mint) return &t;
@@ -348,6 +355,71 @@ Result<std::vector<PinnedPool>> read_pools(const toml::table& t) {
   return pools;
 }
 
+// A price as the policy writes it: a decimal string ("1.25", "0.00002"), more than zero, at most
+// kMaxPriceScale decimal places and 19 significant digits.
+Result<PriceFloor> price_text(const toml::node* node, const std::string& where) {
+  const std::string rule =
+      "must be a price as a string, whole units bought per whole unit sold, like \"1.25\" or "
+      "\"0.00002\" (more than zero, at most " +
+      std::to_string(kMaxPriceScale) + " decimal places and 19 significant digits)";
+  if (node == nullptr || !node->is_string()) return bad(where, rule);
+  const std::string& text = node->as_string()->get();
+  const auto dot = text.find('.');
+  const std::string whole = text.substr(0, dot);
+  const std::string fraction = dot == std::string::npos ? std::string() : text.substr(dot + 1);
+  const auto digits = [](const std::string& s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (whole.empty() || !digits(whole) || !digits(fraction) ||
+      (dot != std::string::npos && fraction.empty()) || fraction.size() > kMaxPriceScale)
+    return bad(where, rule);
+  std::string all = whole + fraction;
+  all.erase(0, std::min(all.find_first_not_of('0'), all.size()));
+  if (all.empty()) return bad(where, rule);
+  if (all.size() > 19) return bad(where, rule);
+  PriceFloor floor;
+  floor.numerator = std::stoull(all);
+  floor.scale = static_cast<std::uint8_t>(fraction.size());
+  floor.text = text;
+  return floor;
+}
+
+// [[price_floors]]: sell, buy (symbols of [[tokens]], two different ones) and at_least; each
+// pair once.
+Result<std::vector<PriceFloor>> read_price_floors(const toml::table& t,
+                                                  const std::vector<PinnedToken>& tokens) {
+  std::vector<PriceFloor> out;
+  AIRLOCK_TRY(entries, tables_of(t, "price_floors", "must be a table with sell, buy and at_least",
+                                 {"sell", "buy", "at_least"}));
+  for (const auto& [at, table] : entries) {
+    const std::string& where = at;  // named: clang 14 does not capture structured bindings
+    const toml::table* entry = table;
+    const auto pinned = [&](const char* key) -> Result<PinnedToken> {
+      const toml::node* symbol = entry->get(key);
+      if (symbol != nullptr && symbol->is_string()) {
+        for (const auto& token : tokens) {
+          if (token.symbol == symbol->as_string()->get()) return token;
+        }
+      }
+      return bad(where + "." + key,
+                 "must be the symbol of a token pinned in [[tokens]]: a price compares amounts "
+                 "in the pinned mints' decimals");
+    };
+    AIRLOCK_TRY(floor, price_text(entry->get("at_least"), where + ".at_least"));
+    AIRLOCK_TRY(sells, pinned("sell"));
+    AIRLOCK_TRY(buys, pinned("buy"));
+    if (sells.mint == buys.mint) return bad(where + ".buy", "must be another token than sell");
+    floor.sells = sells;
+    floor.buys = buys;
+    for (const auto& other : out) {
+      if (other.sells.mint == sells.mint && other.buys.mint == buys.mint)
+        return bad(where, "prices " + sells.symbol + " for " + buys.symbol + " twice");
+    }
+    out.push_back(std::move(floor));
+  }
+  return out;
+}
+
 // [[lookup_tables]]: each table's address and its full contents, in order.
 Result<std::vector<LoadedTable>> read_lookup_tables(const toml::table& t) {
   std::vector<LoadedTable> out;
@@ -537,6 +609,25 @@ Result<std::map<std::string, ActionRule, std::less<>>> read_actions(const toml::
 
 }  // namespace
 
+namespace {
+
+// Each pinned pool's two tokens are pinned tokens.
+Status pool_tokens_pinned(const Policy& p) {
+  for (std::size_t i = 0; i < p.pools.size(); ++i) {
+    for (const auto& [side, mint] :
+         {std::pair<const char*, const PublicKey*>{"token_x", &p.pools[i].token_x},
+          {"token_y", &p.pools[i].token_y}}) {
+      if (p.token(*mint) == nullptr)
+        return bad("pools[" + std::to_string(i) + "]." + side,
+                   "must be a mint pinned in [[tokens]], so the pool's symbols and decimals are "
+                   "the policy's");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 SlippageKind slippage_kind(std::string_view action) {
   static constexpr std::string_view kBps[] = {"aggregator/swap", "aggregator/sweep", "dlmm/zap-out",
                                               "dlmm/zap-out/swap"};
@@ -566,6 +657,7 @@ Result<Policy> parse_policy(std::string_view text) {
                                                "tokens",
                                                "markets",
                                                "pools",
+                                               "price_floors",
                                                "descriptors",
                                                "allow_unverified_lookup_tables",
                                                "allow_durable_nonce",
@@ -608,16 +700,9 @@ Result<Policy> parse_policy(std::string_view text) {
   p.markets = std::move(markets);
   AIRLOCK_TRY(pools, read_pools(t));
   p.pools = std::move(pools);
-  for (std::size_t i = 0; i < p.pools.size(); ++i) {
-    for (const auto& [side, mint] :
-         {std::pair<const char*, const PublicKey*>{"token_x", &p.pools[i].token_x},
-          {"token_y", &p.pools[i].token_y}}) {
-      if (p.token(*mint) == nullptr)
-        return bad("pools[" + std::to_string(i) + "]." + side,
-                   "must be a mint pinned in [[tokens]], so the pool's symbols and decimals are "
-                   "the policy's");
-    }
-  }
+  AIRLOCK_CHECK(pool_tokens_pinned(p));
+  AIRLOCK_TRY(floors, read_price_floors(t, p.tokens));
+  p.price_floors = std::move(floors);
   AIRLOCK_TRY(descriptors, read_descriptors(t));
   p.descriptors = std::move(descriptors);
   AIRLOCK_TRY(actions, read_actions(t));
@@ -661,6 +746,43 @@ toml::table limits_toml(const Limits& limits) {
   return out;
 }
 
+// The policy's pinned tokens, markets, pools and price floors, as policy_toml writes them.
+void insert_pins(const Policy& p, toml::table& t) {
+  const auto key = [](const PublicKey& k) { return to_base58(k); };
+  if (!p.tokens.empty()) {
+    toml::array tokens;
+    for (const auto& token : p.tokens) {
+      tokens.push_back(toml::table{{"mint", key(token.mint)},
+                                   {"symbol", token.symbol},
+                                   {"decimals", static_cast<std::int64_t>(token.decimals)}});
+    }
+    t.insert("tokens", std::move(tokens));
+  }
+  if (!p.markets.empty()) {
+    toml::array markets;
+    for (const auto& market : p.markets)
+      markets.push_back(toml::table{{"symbol", market.symbol}, {"address", key(market.address)}});
+    t.insert("markets", std::move(markets));
+  }
+  if (!p.pools.empty()) {
+    toml::array pools;
+    for (const auto& pool : p.pools) {
+      pools.push_back(toml::table{{"address", key(pool.address)},
+                                  {"token_x", key(pool.token_x)},
+                                  {"token_y", key(pool.token_y)}});
+    }
+    t.insert("pools", std::move(pools));
+  }
+  if (!p.price_floors.empty()) {
+    toml::array floors;
+    for (const auto& floor : p.price_floors) {
+      floors.push_back(toml::table{
+          {"sell", floor.sells.symbol}, {"buy", floor.buys.symbol}, {"at_least", floor.text}});
+    }
+    t.insert("price_floors", std::move(floors));
+  }
+}
+
 }  // namespace
 
 std::string policy_toml(const Policy& p) {
@@ -687,30 +809,7 @@ std::string policy_toml(const Policy& p) {
     }
     t.insert("lookup_tables", std::move(tables));
   }
-  if (!p.tokens.empty()) {
-    toml::array tokens;
-    for (const auto& token : p.tokens) {
-      tokens.push_back(toml::table{{"mint", key(token.mint)},
-                                   {"symbol", token.symbol},
-                                   {"decimals", static_cast<std::int64_t>(token.decimals)}});
-    }
-    t.insert("tokens", std::move(tokens));
-  }
-  if (!p.markets.empty()) {
-    toml::array markets;
-    for (const auto& market : p.markets)
-      markets.push_back(toml::table{{"symbol", market.symbol}, {"address", key(market.address)}});
-    t.insert("markets", std::move(markets));
-  }
-  if (!p.pools.empty()) {
-    toml::array pools;
-    for (const auto& pool : p.pools) {
-      pools.push_back(toml::table{{"address", key(pool.address)},
-                                  {"token_x", key(pool.token_x)},
-                                  {"token_y", key(pool.token_y)}});
-    }
-    t.insert("pools", std::move(pools));
-  }
+  insert_pins(p, t);
   if (!p.descriptors.empty()) {
     toml::array descriptors;
     for (const auto& pin : p.descriptors) {

@@ -8,6 +8,7 @@
 #include <airlock/common/units.h>
 #include <airlock/offline/arguments.h>
 #include <airlock/offline/bins.h>
+#include <airlock/offline/prices.h>
 #include <airlock/offline/summary.h>
 
 namespace airlock::offline {
@@ -389,12 +390,38 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width, std::s
 // Where a figure's token and decimals come from, in a word.
 std::string label_source(const TokenLabel& t) { return t.pinned ? "pinned" : "online half's hint"; }
 
+// A mint by its label's symbol, or its short address.
+std::string short_mint(const Review& r, const PublicKey& mint) {
+  const TokenLabel* t = token_label(r, mint);
+  return t != nullptr ? t->symbol : to_base58(mint);
+}
+
 // An amount of `mint` in whole tokens with its symbol and the label's source, or in base units
 // when this machine has no label for the mint.
 std::string figure(const Review& r, const std::string& base_units, const PublicKey& mint) {
   if (const TokenLabel* t = token_label(r, mint))
     return whole_units(base_units, t->decimals) + " " + t->symbol + " (" + label_source(*t) + ")";
   return base_units + " base units of " + to_base58(mint) + " (no label)";
+}
+
+// A swap (any instruction a descriptor marks as one: a swap, a sweep, a zap-out's swap): what it
+// sells for at least what, and the price that guarantees, against the policy's floor or
+// labelled as the online half's quote.
+void swap_lines(const Review& r, const SwapTerms& swap, std::vector<std::string>& lines) {
+  if (!swap.guaranteed) return;  // refused: no floor at all
+  const std::string sells = swap.spends
+                                ? figure(r, std::to_string(*swap.spends), swap.sells)
+                                : "what the position returns of " + short_mint(r, swap.sells);
+  lines.push_back("swap      " + sells + " for at least " +
+                  figure(r, std::to_string(*swap.guaranteed), swap.buys));
+  const TokenLabel* from = token_label(r, swap.sells);
+  const TokenLabel* to = token_label(r, swap.buys);
+  if (!swap.spends || from == nullptr || to == nullptr) return;
+  lines.push_back("price     at least " +
+                  whole_price(*swap.guaranteed, to->decimals, *swap.spends, from->decimals) + " " +
+                  to->symbol + " per " + from->symbol +
+                  (swap.floor.empty() ? std::string(" (the online half's quote; no floor pinned)")
+                                      : " (the policy's floor: " + swap.floor + ")"));
 }
 
 // The sum of a pool's deposits across the steps, and the bins they span.
@@ -411,23 +438,12 @@ std::vector<std::string> money_lines(const Review& r) {
   std::vector<std::string> lines;
   std::vector<std::pair<PublicKey, PoolTotal>> pools;
   for (const auto& s : r.steps) {
+    for (const auto& swap : s.swaps) swap_lines(r, swap, lines);
     const Message& m = s.tx.message;
     for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
       const auto& d = s.instructions[i];
       if (!d) continue;
       const Arguments a(d->args);
-      if (d->instruction == "aggregator_swap") {
-        const auto src = public_key_from_base58(d->args.value("source_mint", ""));
-        const auto dst = public_key_from_base58(d->args.value("destination_mint", ""));
-        const ojson* amount = a.at("amount");
-        const ojson* minimum = a.at("minimum_out");
-        if (!src.ok() || !dst.ok() || amount == nullptr || minimum == nullptr ||
-            !amount->is_string() || !minimum->is_string())
-          continue;
-        lines.push_back("swap      " + figure(r, amount->get<std::string>(), *src) +
-                        " for at least " + figure(r, minimum->get<std::string>(), *dst));
-        continue;
-      }
       const auto x = a.amount("amount_x"), y = a.amount("amount_y");
       const auto lo = a.integer("strategy.min_bin_id"), hi = a.integer("strategy.max_bin_id");
       if (!x || !y) continue;

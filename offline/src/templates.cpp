@@ -9,6 +9,7 @@
 #include <airlock/formats/actions.h>
 #include <airlock/offline/arguments.h>
 #include <airlock/offline/checkers.h>
+#include <airlock/offline/prices.h>
 #include <airlock/offline/templates.h>
 #include <airlock/offline/vault_addresses.h>
 
@@ -278,7 +279,10 @@ class StepBinder {
     }
     distinct_roles(spec, keys, where);
     if (rest_follows) not_named_here(spec.size(), keys, bindings, where);
-    if (described_ix.remaining == "jupiter_route") route(d, keys, where);
+    if (described_ix.remaining == "jupiter_route") {
+      route(d, keys, where);
+      price(described_ix, d, keys, where);
+    }
     arguments(described_ix, d, where);
     // A step that only prepares the action (a swap's strategy set-up) announces what follows,
     // or the manager would have paid for a set-up with nothing after it.
@@ -747,6 +751,41 @@ class StepBinder {
               " bps; a vault swap pays none");
     }
     route_plan(a, where);
+  }
+
+  // What the swap guarantees, against the policy's price floor for its pair (prices.h): the
+  // larger of the route's quote less its slippage and the instruction's own minimum out.
+  void price(const DescribedInstruction& described_ix, const Decoded& d,
+             const std::vector<std::optional<PublicKey>>& keys, const std::string& where) {
+    const auto key_of = [&](const std::string& name) -> std::optional<PublicKey> {
+      for (std::size_t p = 0; p < described_ix.accounts.size() && p < keys.size(); ++p) {
+        if (described_ix.accounts[p].name == name) return keys[p];
+      }
+      return std::nullopt;
+    };
+    const auto sells = key_of(described_ix.sells), buys = key_of(described_ix.buys);
+    const auto it = d.nested.find("route");
+    if (!sells || !buys || it == d.nested.end()) return;  // refused where they are bound
+    const Arguments route(it->second.args), instruction(d.args);
+    SwapTerms swap{*sells,
+                   *buys,
+                   route.amount("in_amount"),
+                   route_guarantee(route.amount("quoted_out_amount"), route.amount("slippage_bps")),
+                   {}};
+    if (instruction.at("minimum_out") != nullptr) {
+      const auto minimum = instruction.amount("minimum_out");
+      if (minimum && (!swap.guaranteed || *minimum > *swap.guaranteed)) swap.guaranteed = minimum;
+    }
+    if (const PriceFloor* floor = in_.policy.price_floor(swap.sells, swap.buys))
+      swap.floor = floor->text;
+    s_.swaps.push_back(swap);
+    TemplateFindings found;
+    judge_price(in_.policy, swap, where, found);
+    for (auto* list : {&found.refusals, &found.warnings}) {
+      for (auto& f : *list) f.step = s_.index;
+    }
+    out_.refusals.insert(out_.refusals.end(), found.refusals.begin(), found.refusals.end());
+    out_.warnings.insert(out_.warnings.end(), found.warnings.begin(), found.warnings.end());
   }
 
   // Each hop reads an earlier hop's output (index 0 is what the vault sells), the shares

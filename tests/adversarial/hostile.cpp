@@ -327,6 +327,56 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
         "intent.minimum_out", Expect::kRefused);
   }
 
+  // 2b. A price the online half chose (attacker review F1): the route's quote is the online
+  // half's alone, so a quote of 1 JUP for 5 USDC with a minimum that follows from it passes
+  // every floor rule above. With a price floor pinned for the pair it is refused; without one
+  // a person is asked, whatever auto_approve says.
+  {
+    const auto priced = [&](const envelope::SignRequest& q, bool reverse_only = false) {
+      auto p = permissive(q);
+      const offline::PinnedToken usdc{usdc_mint, "USDC", 6}, jupiter{jup, "JUP", 6};
+      p.tokens.push_back(usdc);
+      p.tokens.push_back(jupiter);
+      offline::PriceFloor floor;
+      floor.sells = reverse_only ? jupiter : usdc;
+      floor.buys = reverse_only ? usdc : jupiter;
+      floor.numerator = reverse_only ? 72 : 1125;  // 0.72 USDC per JUP, 1.125 JUP per USDC
+      floor.scale = reverse_only ? 2 : 3;
+      floor.text = reverse_only ? "0.72" : "1.125";
+      p.price_floors.push_back(floor);
+      return p;
+    };
+    Bytes r = route;
+    put_u64(r, quoted_at, 1'000'000);
+    const auto cheap =
+        with_data(with_route(swap, r), [&](Bytes& d) { put_u64(d, kMinimumOut, 995'000); });
+    add("a swap routed at the online half's price (1 JUP for 5 USDC) under a floor for the pair",
+        cheap, priced(cheap), "policy.price_floor", Expect::kRefused);
+    add("a swap routed at the online half's price with no floor for the pair", cheap,
+        permissive(cheap), "warn.unpriced", Expect::kFlagged);
+    add("a swap routed at the online half's price with a floor for the other direction only", cheap,
+        priced(cheap, true), "warn.unpriced", Expect::kFlagged);
+    add("a Keystone swap routed at the online half's price under a floor for the pair",
+        as_keystone(cheap), priced(cheap), "policy.price_floor", Expect::kRefused);
+    // An honest quote, but the request allows half of it to slip: every other rule holds (the
+    // minimum follows from the request's slippage), the floor does not.
+    constexpr std::size_t kSlippage = kMinimumOut + 8;
+    Bytes loose_route = route;
+    loose_route[quoted_at + 8] = 5'000 & 0xff;
+    loose_route[quoted_at + 9] = 5'000 >> 8;
+    std::uint64_t quoted = 0;
+    for (std::size_t i = 0; i < 8; ++i)
+      quoted |= static_cast<std::uint64_t>(route[quoted_at + i]) << (8 * i);
+    auto loose = with_data(with_route(swap, loose_route), [&](Bytes& d) {
+      put_u64(d, kMinimumOut, quoted / 2);
+      d[kSlippage] = 5'000 & 0xff;
+      d[kSlippage + 1] = 5'000 >> 8;
+    });
+    loose = with_intent(loose, [](json& b) { b["slippageBps"] = 5'000; });
+    add("a swap whose request allows 5000 bps of slippage, below the pair's floor", loose,
+        priced(loose), "policy.price_floor", Expect::kRefused);
+  }
+
   // An extension wider or elsewhere than its request: the honest first step is bins 5031 +70
   // towards 5200 (found by an attacker review: 1400 bins, or one bin far below, were signed).
   {

@@ -158,6 +158,25 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
       {"an unknown named checker",
        [](ojson& j) { j["instructions"]["aggregator_swap"]["remaining_accounts"] = "anything"; },
        "no named checker"},
+      // A route's price is judged by its pair: the instruction must say which mints it swaps.
+      {"a Jupiter route with no pair named",
+       [](ojson& j) { j["instructions"]["aggregator_sweep"].erase("swaps"); },
+       "must say which mints it swaps"},
+      {"a pair named on an instruction with no route",
+       [](ojson& j) {
+         j["instructions"]["perp_deposit"]["swaps"] = {"deposit_mint", "vault"};
+       },
+       "only for an instruction that passes a Jupiter route"},
+      {"a pair of one mint",
+       [](ojson& j) {
+         j["instructions"]["aggregator_swap"]["swaps"] = {"source_mint", "source_mint"};
+       },
+       "must name two accounts"},
+      {"a pair naming an account the instruction lacks",
+       [](ojson& j) {
+         j["instructions"]["aggregator_swap"]["swaps"] = {"source_mint", "other_mint"};
+       },
+       "names account other_mint, which aggregator_swap lacks"},
       {"a ranged rule with neither shares nor cover",
        [](ojson& j) {
          j["actions"]["dlmm/add"]["steps"]["ranged"].erase("shares");

@@ -36,12 +36,19 @@ TEST(Policy, TheExampleParsesAndMeansWhatItSays) {
   EXPECT_TRUE(p->rule("aggregator/swap").allowed);
   EXPECT_FALSE(p->rule("vault/close").allowed);
   EXPECT_FALSE(p->rule("dlmm/open").auto_approve) << "no section: allowed, never automatic";
-  ASSERT_EQ(p->tokens.size(), 2U);
+  ASSERT_EQ(p->tokens.size(), 3U);
   const auto* usdc =
       p->token(public_key_from_base58("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v").value());
   ASSERT_NE(usdc, nullptr);
   EXPECT_EQ(usdc->symbol, "USDC");
   EXPECT_EQ(usdc->decimals, 6);
+  const auto sol = public_key_from_base58("So11111111111111111111111111111111111111112").value();
+  const auto* floor = p->price_floor(usdc->mint, sol);
+  ASSERT_NE(floor, nullptr);
+  EXPECT_EQ(floor->numerator, 6U);
+  EXPECT_EQ(floor->scale, 3U);
+  EXPECT_NE(p->price_floor(sol, usdc->mint), nullptr);
+  EXPECT_EQ(p->price_floor(sol, sol), nullptr);
 }
 
 // Issue 32: `policy check` reads a policy as sign reads it, says what it will do, and gives the
@@ -53,6 +60,7 @@ TEST(PolicyCheck, ThePolicyIsReadAsSignReadsItAndSaidInWords) {
   EXPECT_THAT(ok.output, HasSubstr("action    vault/close: refused"));
   EXPECT_THAT(ok.output, HasSubstr("action    aggregator/swap: asks, slippage at most 100 bps"));
   EXPECT_THAT(ok.output, HasSubstr("the files match their hashes"));
+  EXPECT_THAT(ok.output, HasSubstr("price     selling USDC for JUP: at least 1.1 JUP per USDC"));
   const auto example = load_policy_file(AIRLOCK_POLICY_EXAMPLE);
   ASSERT_TRUE(example.ok());
   EXPECT_THAT(ok.output, HasSubstr("sha256    " + to_hex(policy_hash(*example).view())));
@@ -77,6 +85,11 @@ TEST(PolicyCheck, ThePolicyIsReadAsSignReadsItAndSaidInWords) {
   EXPECT_THAT(partial.output, HasSubstr("caution   max_slippage_bps is set for aggregator/swap but "
                                         "not for "));
   EXPECT_THAT(partial.output, HasSubstr("aggregator/sweep"));
+  // A swapping action auto-approved with no floor: every swap asks, and the check says so.
+  const auto unpriced =
+      check(std::string(kHead) + "[actions.\"aggregator/sweep\"]\nauto_approve = true\n");
+  EXPECT_THAT(unpriced.output, HasSubstr("caution   aggregator/sweep auto-approve, but no "
+                                         "[[price_floors]] prices a pair"));
   const auto bare = check(std::string(kHead) + "allow_unverified_lookup_tables = true\n");
   EXPECT_EQ(bare.exit_code, 0) << bare.output;
   EXPECT_THAT(bare.output, HasSubstr("caution   no vault: every request is refused"));
@@ -220,6 +233,10 @@ TEST(Policy, PinnedTablesKeepTheirOrder) {
 
 TEST(Policy, MistakesNameTheKeyAndTheRule) {
   const std::string head = kHead;
+  const std::string floor_tokens =
+      "[[tokens]]\nmint = \"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v\"\nsymbol = \"USDC\"\n"
+      "decimals = 6\n[[tokens]]\nmint = \"So11111111111111111111111111111111111111112\"\n"
+      "symbol = \"SOL\"\ndecimals = 9\n";
   const std::string vault = "\"CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT\"";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"manager = \"AjKRAbbKpVpsd9eKfZjK7gcdsgdBNshJiJ4j5N9z2pax\"", "version: must be 1"},
@@ -278,6 +295,35 @@ TEST(Policy, MistakesNameTheKeyAndTheRule) {
            "[[tokens]]\nmint = \"So11111111111111111111111111111111111111112\"\nsymbol = " +
            "\"USDC\"\ndecimals = 9",
        "tokens[1].symbol: 'USDC' is already pinned to another mint"},
+      // Price floors: pinned tokens only, two different ones, a decimal string, each pair once.
+      {head + floor_tokens + "[[price_floors]]\nsell = \"USDC\"\nbuy = \"JUP\"\nat_least = \"1\"",
+       "price_floors[0].buy: must be the symbol of a token pinned in [[tokens]]"},
+      {head + floor_tokens + "[[price_floors]]\nsell = \"USDC\"\nbuy = \"USDC\"\nat_least = \"1\"",
+       "price_floors[0].buy: must be another token than sell"},
+      {head + floor_tokens + "[[price_floors]]\nsell = \"USDC\"\nbuy = \"SOL\"\nat_least = 1.5",
+       "price_floors[0].at_least: must be a price as a string"},
+      {head + floor_tokens +
+           "[[price_floors]]\nsell = \"USDC\"\nbuy = \"SOL\"\nat_least = \"0.000\"",
+       "price_floors[0].at_least: must be a price as a string"},
+      {head + floor_tokens + "[[price_floors]]\nsell = \"USDC\"\nbuy = \"SOL\"\nat_least = \"-1\"",
+       "price_floors[0].at_least: must be a price as a string"},
+      {head + floor_tokens + "[[price_floors]]\nsell = \"USDC\"\nbuy = \"SOL\"\nat_least = \"1e3\"",
+       "price_floors[0].at_least: must be a price as a string"},
+      {head + floor_tokens +
+           "[[price_floors]]\nsell = \"USDC\"\nbuy = \"SOL\"\nat_least = \"12345678901234567890\"",
+       "price_floors[0].at_least: must be a price as a string"},
+      {head + floor_tokens + "[[price_floors]]\nsell = \"USDC\"\nbuy = \"SOL\"\nat_least = \"0." +
+           std::string(25, '1') + "\"",
+       "price_floors[0].at_least: must be a price as a string"},
+      {head + floor_tokens + "[[price_floors]]\nsell = \"usdc\"\nbuy = \"SOL\"\nat_least = \"1\"",
+       "price_floors[0].sell: must be the symbol of a token pinned in [[tokens]]"},
+      {head + floor_tokens +
+           "[[price_floors]]\nsell = \"USDC\"\nbuy = \"SOL\"\nat_least = \"1\"\nmax = \"2\"",
+       "price_floors[0].max: unknown setting"},
+      {head + floor_tokens +
+           "[[price_floors]]\nsell = \"USDC\"\nbuy = \"SOL\"\nat_least = \"1\"\n" +
+           "[[price_floors]]\nsell = \"USDC\"\nbuy = \"SOL\"\nat_least = \"2\"",
+       "price_floors[1]: prices USDC for SOL twice"},
   };
   for (const auto& [text, expected] : cases) {
     // A policy's mistake has its own code (exit 2 on the command line), not usage.invalid.

@@ -49,7 +49,7 @@ class ReviewTest : public Twin {
 TEST_F(ReviewTest, ASwapThePolicyAllowsPassesAndIsFullyDecoded) {
   const auto q = build("aggregator/swap", swap_body());
   ASSERT_FALSE(q.steps.empty());
-  const auto r = review(q, demo_policy(q));
+  const auto r = review(q, demo_policy(q, airlock::test::twin_price_floors_toml()));
   EXPECT_FALSE(r.refused()) << listed(r.refusals);
   EXPECT_TRUE(r.warnings.empty()) << listed(r.warnings);
   EXPECT_FALSE(r.auto_approvable) << "no action rule says auto_approve";
@@ -65,9 +65,11 @@ TEST_F(ReviewTest, ASwapThePolicyAllowsPassesAndIsFullyDecoded) {
 
 TEST_F(ReviewTest, AutoApprovalNeedsTheRuleAndACleanReview) {
   const auto q = build("aggregator/swap", swap_body());
-  const auto policy = demo_policy(q, "[actions.\"aggregator/swap\"]\nauto_approve = true");
+  const auto policy = demo_policy(q, "[actions.\"aggregator/swap\"]\nauto_approve = true\n" +
+                                         airlock::test::twin_price_floors_toml());
   EXPECT_TRUE(review(q, policy).auto_approvable);
-  const auto loose = demo_policy(q, "allow_unverified_lookup_tables = true");
+  const auto loose = demo_policy(
+      q, "allow_unverified_lookup_tables = true\n" + airlock::test::twin_price_floors_toml());
   auto unpinned = loose;
   unpinned.pinned_tables.clear();
   unpinned.actions["aggregator/swap"].auto_approve = true;
@@ -75,6 +77,50 @@ TEST_F(ReviewTest, AutoApprovalNeedsTheRuleAndACleanReview) {
   EXPECT_FALSE(r.refused()) << listed(r.refusals);
   EXPECT_TRUE(has(r.warnings, "warn.unverified_lookup_table"));
   EXPECT_FALSE(r.auto_approvable) << "a warning always needs a person";
+}
+
+// This machine holds no prices: a swap's quote is the online half's. With no floor for its pair
+// the swap asks a person, whatever auto_approve says; with one, the swap must guarantee at least
+// the floor's price, exactly (attacker review F1: a route at the attacker's price signed).
+TEST_F(ReviewTest, ASwapIsPricedOnlyByTheFloorThePolicyPinsForItsPair) {
+  const auto q = build("aggregator/swap", swap_body());
+  const std::string automatic = "[actions.\"aggregator/swap\"]\nauto_approve = true\n";
+  const auto unpriced = review(q, demo_policy(q, automatic));
+  EXPECT_FALSE(unpriced.refused()) << listed(unpriced.refusals);
+  EXPECT_TRUE(has(unpriced.warnings, "warn.unpriced")) << listed(unpriced.warnings);
+  EXPECT_FALSE(unpriced.auto_approvable);
+
+  // The twin quotes 5 USDC at 1.25 JUP each less its 0.3% fee, and the swap slips 50 bps: it
+  // guarantees the quote less 0.5%. A floor at exactly that price holds; one base unit of price
+  // more (in the floor's last decimal place) does not.
+  const auto reviewed = review(q, demo_policy(q, airlock::test::twin_price_floors_toml()));
+  ASSERT_FALSE(reviewed.steps.empty());
+  const auto& swap = reviewed.steps.back().instructions.back();
+  ASSERT_TRUE(swap.has_value());
+  const auto quoted = offline::integer_arg(swap->nested.at("route").args["quoted_out_amount"]);
+  ASSERT_TRUE(quoted.has_value());
+  const auto minimum = offline::integer_arg(swap->args["minimum_out"]);
+  ASSERT_TRUE(minimum.has_value());
+  const std::uint64_t guaranteed = std::max(*quoted * (10'000 - 50) / 10'000, *minimum);
+  // guaranteed / 5 JUP per USDC, written with 7 decimal places (5 USDC: exact)
+  const std::uint64_t per_usdc = guaranteed * 10 / 5;  // price * 10^7
+  const auto floor_toml = [&](std::uint64_t price_e7) {
+    std::string text = std::to_string(price_e7);
+    text.insert(text.size() - 7, ".");
+    const std::string pins = airlock::test::twin_price_floors_toml();
+    // the pinned tokens of the twin, and one floor: USDC for JUP at `text`
+    const std::string toml = pins.substr(0, pins.find("[[price_floors]]")) +
+                             "[[price_floors]]\nsell = \"USDC\"\nbuy = \"JUP\"\nat_least = \"" +
+                             text + "\"\n";
+    return automatic + toml;
+  };
+  const auto at = review(q, demo_policy(q, floor_toml(per_usdc)));
+  EXPECT_FALSE(at.refused()) << listed(at.refusals);
+  EXPECT_TRUE(at.warnings.empty()) << listed(at.warnings);
+  EXPECT_TRUE(at.auto_approvable);
+  const auto above = review(q, demo_policy(q, floor_toml(per_usdc + 1)));
+  EXPECT_TRUE(has(above.refusals, "policy.price_floor")) << listed(above.refusals);
+  EXPECT_FALSE(above.auto_approvable);
 }
 
 // A deposit of token X into bins that all lie at or below the active bin, where X cannot go:

@@ -150,6 +150,13 @@ class SigningTest : public SigningTwin {
            "/rpc --body '" + body.dump() + "' " + rest;
   }
 
+  // The demo policy with the twin's tokens pinned and a price floor for each pair of them: a
+  // swap is signed without a question (under auto_approve or an approval) only when the policy
+  // prices it.
+  offline::Policy swap_policy(const envelope::SignRequest& q, const std::string& extra = "") {
+    return demo_policy(q, extra + "\n" + airlock::test::twin_price_floors_toml());
+  }
+
   json last_build;
   bool answer = true;
   bool auto_approve = false;
@@ -266,13 +273,13 @@ TEST_F(SigningTest, TheSameRequestAgainIsReissuedFromTheLogAndAnotherUnderItsIdI
 TEST_F(SigningTest, DeclinedRefusedAndAutoApprovedRequestsEndAsRecorded) {
   auto q = swap_request();
   answer = false;
-  auto declined = process(q, demo_policy(q));
+  auto declined = process(q, swap_policy(q));
   ASSERT_TRUE(declined.ok());
   EXPECT_EQ(declined->decision, offline::Decision::kDeclined);
   EXPECT_EQ(std::get<envelope::Refusal>(declined->response.result).code, "operator.declined");
 
   q = swap_request();
-  auto policy = demo_policy(q);
+  auto policy = swap_policy(q);
   policy.vaults.clear();
   auto refused = process(q, policy);
   ASSERT_TRUE(refused.ok());
@@ -285,7 +292,7 @@ TEST_F(SigningTest, DeclinedRefusedAndAutoApprovedRequestsEndAsRecorded) {
   // The policy allows auto-approval, but without --auto-approve the operator is still asked.
   q = swap_request();
   const auto automatic_policy =
-      demo_policy(q, "[actions.\"aggregator/swap\"]\nauto_approve = true");
+      swap_policy(q, "[actions.\"aggregator/swap\"]\nauto_approve = true");
   answer = false;
   int asked_before = asked;
   auto still_asked = process(q, automatic_policy);
@@ -303,7 +310,7 @@ TEST_F(SigningTest, DeclinedRefusedAndAutoApprovedRequestsEndAsRecorded) {
 
   q = swap_request();  // --auto-approve where the policy does not allow it: asked
   asked_before = asked;
-  auto not_allowed = process(q, demo_policy(q));
+  auto not_allowed = process(q, swap_policy(q));
   ASSERT_TRUE(not_allowed.ok());
   EXPECT_EQ(not_allowed->decision, offline::Decision::kDeclined);
   EXPECT_EQ(asked, asked_before + 1);
@@ -329,7 +336,7 @@ envelope::SignRequest approval_of(const envelope::SignRequest& q, std::int64_t n
 // second question, once.
 TEST_F(SigningTest, AnIntentApprovedBeforeItsBuildIsSignedWithoutASecondQuestionOnce) {
   auto q = swap_request();
-  const auto policy = demo_policy(q);
+  const auto policy = swap_policy(q);
   const auto approval = approval_of(q, now_s());
   auto approved = process(approval, policy);
   ASSERT_TRUE(approved.ok()) << approved.error().to_string();
@@ -375,7 +382,7 @@ TEST_F(SigningTest, AnApprovalCoversOnlyItsExactIntentUnexpiredUnderTheSamePolic
   answer = true;
   // Another amount than the one approved.
   auto q = swap_request();
-  const auto policy = demo_policy(q);
+  const auto policy = swap_policy(q);
   ASSERT_TRUE(process(approval_of(q, now_s()), policy).ok());
   const json other = {{"vault", kVault},
                       {"sourceMint", kUsdc},
@@ -386,7 +393,7 @@ TEST_F(SigningTest, AnApprovalCoversOnlyItsExactIntentUnexpiredUnderTheSamePolic
       request_of("aggregator/swap", other, post("/transactions/aggregator/swap", other).body);
   EXPECT_TRUE(asked_for(changed, policy)) << "a changed body is another intent";
   // Under another policy than the one it was given under.
-  const auto stricter = demo_policy(q, "[actions.\"aggregator/swap\"]\nmax_slippage_bps = 60");
+  const auto stricter = swap_policy(q, "[actions.\"aggregator/swap\"]\nmax_slippage_bps = 60");
   EXPECT_TRUE(asked_for(q, stricter)) << "the policy changed since the approval";
   // With a warning in the review (a token hint whose symbol a screen cannot show as itself).
   auto warned = q;
@@ -404,7 +411,7 @@ TEST_F(SigningTest, AnApprovalCoversOnlyItsExactIntentUnexpiredUnderTheSamePolic
   ASSERT_TRUE(process(approval_of(late, now_s()), policy).ok());
   advance(1801 * 1000);
   late = swap_request();
-  EXPECT_TRUE(asked_for(late, demo_policy(late))) << "the approval has expired";
+  EXPECT_TRUE(asked_for(late, swap_policy(late))) << "the approval has expired";
 }
 
 TEST_F(SigningTest, AnApprovalRequestIsRefusedByTheRulesThatNeedNoTransactionAndAskedOnce) {
@@ -838,7 +845,8 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
     EXPECT_GT(widest, 60U) << "the rows were measured";
   }
   const auto last_page = screen.rfind("Enter for more, q to go back --");
-  EXPECT_NE(screen.find("aggregator_swap"), std::string::npos);
+  // An account's role is shown only in the details (a warning may name the instruction).
+  EXPECT_NE(screen.find("vault_source_account"), std::string::npos);
   EXPECT_LT(last_page, screen.rfind("d: details]")) << "the decision came back after the pages";
   // What the whole request does and the verdict come first, with no instruction in them; the
   // details only on request.
@@ -846,7 +854,8 @@ TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) 
   ASSERT_NE(prompt, std::string::npos) << screen;
   EXPECT_LT(screen.find("verdict   nothing refused"), prompt);
   EXPECT_LT(screen.find("swap      "), prompt);
-  EXPECT_GT(screen.find("aggregator_swap"), prompt) << "the details came before they were asked";
+  EXPECT_GT(screen.find("vault_source_account"), prompt)
+      << "the details came before they were asked";
   EXPECT_THAT(screen, HasSubstr(" s left")) << "the prompt says the time left";
   EXPECT_THAT(screen, HasSubstr("signed; audit head"));
   EXPECT_THAT(screen, Not(HasSubstr("correct horse"))) << "the passphrase was echoed";
@@ -1133,7 +1142,7 @@ TEST_F(SigningTest, ReviewReportsARequestThatDoesNotDecodeWithItsDigest) {
 // build it covers is signed without asking, which review says, naming the approval's entry.
 TEST_F(SigningTest, ReviewSaysWhatSignWouldDoWithAnApproval) {
   auto q = swap_request();
-  const auto policy = demo_policy(q);
+  const auto policy = swap_policy(q);
   write_text("policy.toml", offline::policy_toml(policy));
   const auto approval = approval_of(q, now_s());
   const auto review_of = [&](const envelope::SignRequest& r, const std::string& extra) {
@@ -1301,7 +1310,7 @@ TEST_F(SigningTest, AWrongOrJumpingWallClockOnTheOnlineHalfLandsEachRoundAtMostO
 TEST_F(SigningTest, AnIntentApprovedFirstIsBuiltSignedWithoutAQuestionAndLands) {
   write_command_inputs("y");
   // The twin's lookup tables pinned (an unverified table warns, and a warning always asks).
-  write_text("policy.toml", offline::policy_toml(demo_policy(swap_request())));
+  write_text("policy.toml", offline::policy_toml(swap_policy(swap_request())));
   write_text("api.key", std::string(kDemoKey) + "\n");
   write_text("no-answer", "");
   log.reset();
@@ -1374,7 +1383,7 @@ TEST_F(SigningTest, AnIntentApprovedFirstIsBuiltSignedWithoutAQuestionAndLands) 
 // builds only after the approval. The passphrase input holds one line: a second ask would fail.
 TEST_F(SigningTest, ThenBuildApprovesOpensTheKeyOnceAndSignsTheBuildItWaitedFor) {
   write_command_inputs("y");
-  write_text("policy.toml", offline::policy_toml(demo_policy(swap_request())));
+  write_text("policy.toml", offline::policy_toml(swap_policy(swap_request())));
   write_text("api.key", std::string(kDemoKey) + "\n");
   log.reset();
   const json before = counters();

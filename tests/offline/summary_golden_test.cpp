@@ -13,6 +13,7 @@
 
 #include "conformance_support.h"
 #include "support/helpers.h"
+#include "support/interfaces.h"
 
 namespace airlock::apisim::test {
 namespace {
@@ -57,7 +58,7 @@ class SummaryGolden : public SigningTwin {
 
   // The review under the demo policy, with the perp venue allowed.
   offline::Review reviewed(const envelope::SignRequest& q) {
-    auto policy = demo_policy(q, "allow_unverified_lookup_tables = true");
+    auto policy = demo_policy(q, "allow_unverified_lookup_tables = true\n" + extra_policy);
     policy.programs.insert(
         public_key_from_base58("PhoeNiXZ8ByJGLkxNfZRnkUfjvmuYqLR89jjFHGqdXY").value());
     return offline::review_request(q, policy, decoders, manager_->public_key(), now_s());
@@ -80,6 +81,8 @@ class SummaryGolden : public SigningTwin {
     text = std::regex_replace(text, std::regex("deadline  in [0-9]+ s"), "deadline  in <s> s");
     return text;
   }
+
+  std::string extra_policy;  // added to the demo policy (TOML)
 
   void compare(const std::string& name, const std::string& text) {
     airlock::test::expect_golden("summaries/" + name + ".txt", text);
@@ -108,6 +111,17 @@ TEST_F(SummaryGolden, EachFamilyReadsExactlyAsReviewed) {
                                                             {"destinationMint", kJup},
                                                             {"amount", "5000000"},
                                                             {"slippageBps", 50}}));
+  // The same swap under a policy that pins the tokens and a price floor for the pair, and a
+  // sweep of SOL back to USDC under it.
+  extra_policy = airlock::test::twin_price_floors_toml();
+  compare_both("aggregator-swap-priced", build("aggregator/swap", {{"vault", kVault},
+                                                                   {"sourceMint", kUsdc},
+                                                                   {"destinationMint", kJup},
+                                                                   {"amount", "5000000"},
+                                                                   {"slippageBps", 50}}));
+  compare_both("aggregator-sweep-priced",
+               build("aggregator/sweep", {{"vault", kVault}, {"mint", kSol}, {"slippageBps", 50}}));
+  extra_policy.clear();
   compare_both("dlmm-open", with_online_hints("dlmm/open", {{"vault", kVault},
                                                             {"lbPair", kSolUsdcPool},
                                                             {"lowerBinId", 4960},

@@ -25,4 +25,9 @@ offline::DecoderRegistry twin_registry();
 std::vector<offline::DescriptorPin> twin_pins();
 std::string twin_pin_toml();
 
+// The twin's four tokens pinned ([[tokens]]) and a price floor for every pair of them
+// ([[price_floors]]) at 90% of the fixture prices (tests/apisim/fixtures/demo.json), so an
+// honest twin swap at up to 9% slippage meets its floor.
+std::string twin_price_floors_toml();
+
 }  // namespace airlock::test

@@ -83,7 +83,8 @@ class AllActions : public Twin {
     }
     // Every action auto-approved by the policy: an honest build of each must come out clean
     // enough to be signed without asking, but for the warnings its own content earns.
-    auto policy = demo_policy(request, "allow_vault_initialize = true");
+    auto policy = demo_policy(
+        request, "allow_vault_initialize = true\n" + airlock::test::twin_price_floors_toml());
     policy.actions[action].auto_approve = true;
     policy.programs.insert(public_key_from_base58(kPhoenix).value());
     policy.vaults.insert(request.vault);

@@ -161,6 +161,10 @@ struct DescribedInstruction {
   // "adaptor_accounts" (accounts passed through to another program: none signs, none is the
   // manager, the vault or one of the vault's own)
   std::string remaining;
+  // A swap's two mint accounts, the token it sells and the one it buys: the price rule holds
+  // what the route guarantees against the policy's floor for that pair (prices.h). Required
+  // with remaining "jupiter_route"; empty otherwise.
+  std::string sells, buys;
   // A rule for every argument, or for every field of a struct argument (check_descriptor).
   std::vector<DescribedArgument> args;
 

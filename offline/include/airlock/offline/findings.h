@@ -36,6 +36,7 @@ class FindingCode {
   static const FindingCode kPolicyManagerOutsideVault;
   static const FindingCode kPolicyMissingSignature;
   static const FindingCode kPolicyPoolMismatch;
+  static const FindingCode kPolicyPriceFloor;
   static const FindingCode kPolicyPriorityFee;
   static const FindingCode kPolicyProgramNotAllowed;
   static const FindingCode kPolicyRefused;
@@ -74,6 +75,7 @@ class FindingCode {
   static const FindingCode kWarnUnboundAccount;
   static const FindingCode kWarnUnboundArgument;
   static const FindingCode kWarnUnpause;
+  static const FindingCode kWarnUnpriced;
   static const FindingCode kWarnDepositOffSide;
   static const FindingCode kWarnUnverifiable;
   static const FindingCode kWarnUnverifiedLookupTable;
@@ -102,6 +104,7 @@ inline constexpr FindingCode FindingCode::kPolicyManagerOutsideVault{
     "policy.manager_outside_vault"};
 inline constexpr FindingCode FindingCode::kPolicyMissingSignature{"policy.missing_signature"};
 inline constexpr FindingCode FindingCode::kPolicyPoolMismatch{"policy.pool_mismatch"};
+inline constexpr FindingCode FindingCode::kPolicyPriceFloor{"policy.price_floor"};
 inline constexpr FindingCode FindingCode::kPolicyPriorityFee{"policy.priority_fee"};
 inline constexpr FindingCode FindingCode::kPolicyProgramNotAllowed{"policy.program_not_allowed"};
 inline constexpr FindingCode FindingCode::kPolicyRefused{"policy.refused"};
@@ -140,6 +143,7 @@ inline constexpr FindingCode FindingCode::kWarnTransferFromManager{"warn.transfe
 inline constexpr FindingCode FindingCode::kWarnUnboundAccount{"warn.unbound_account"};
 inline constexpr FindingCode FindingCode::kWarnUnboundArgument{"warn.unbound_argument"};
 inline constexpr FindingCode FindingCode::kWarnUnpause{"warn.unpause"};
+inline constexpr FindingCode FindingCode::kWarnUnpriced{"warn.unpriced"};
 inline constexpr FindingCode FindingCode::kWarnDepositOffSide{"warn.deposit_off_side"};
 inline constexpr FindingCode FindingCode::kWarnUnverifiable{"warn.unverifiable"};
 inline constexpr FindingCode FindingCode::kWarnUnverifiedLookupTable{
@@ -160,6 +164,7 @@ inline constexpr std::array kAllFindingCodes = {&FindingCode::kPolicyActionNotAl
                                                 &FindingCode::kPolicyManagerOutsideVault,
                                                 &FindingCode::kPolicyMissingSignature,
                                                 &FindingCode::kPolicyPoolMismatch,
+                                                &FindingCode::kPolicyPriceFloor,
                                                 &FindingCode::kPolicyPriorityFee,
                                                 &FindingCode::kPolicyProgramNotAllowed,
                                                 &FindingCode::kPolicyRefused,
@@ -198,6 +203,7 @@ inline constexpr std::array kAllFindingCodes = {&FindingCode::kPolicyActionNotAl
                                                 &FindingCode::kWarnUnboundAccount,
                                                 &FindingCode::kWarnUnboundArgument,
                                                 &FindingCode::kWarnUnpause,
+                                                &FindingCode::kWarnUnpriced,
                                                 &FindingCode::kWarnDepositOffSide,
                                                 &FindingCode::kWarnUnverifiable,
                                                 &FindingCode::kWarnUnverifiedLookupTable};

@@ -61,6 +61,21 @@ struct PinnedPool {
   PublicKey token_y;
 };
 
+// The least a swap from one pinned token to another must guarantee, in whole units of the token
+// bought per whole unit of the token sold (docs/policy.md, "Price floors"). This machine holds no
+// prices of its own; with no floor for its pair a swap's quote is the online half's word alone,
+// and the review says so.
+struct PriceFloor {
+  PinnedToken sells;
+  PinnedToken buys;
+  // at_least = numerator / 10^scale ("1.25" is 125 / 10^2).
+  std::uint64_t numerator = 0;
+  std::uint8_t scale = 0;
+  std::string text;  // as the policy writes it
+};
+// The most decimal places a floor may be written with.
+inline constexpr std::uint8_t kMaxPriceScale = 24;
+
 // Caps over rolling windows, counted from the audit log (docs/policy.md, "Caps over time"): an hour
 // is the last 3,600 s, a day the last 86,400 s of the offline clock.
 struct WindowLimit {
@@ -103,6 +118,7 @@ struct Policy {
   std::vector<PinnedMarket> markets;
   std::vector<PinnedPool> pools;
   std::vector<DescriptorPin> descriptors;
+  std::vector<PriceFloor> price_floors;
   bool allow_unverified_lookup_tables = false;
   bool allow_durable_nonce = false;
   bool allow_vault_initialize = false;  // vault/initialize names a vault not yet in `vaults`
@@ -115,6 +131,9 @@ struct Policy {
   [[nodiscard]] const PinnedToken* token(const PublicKey& mint) const;
   [[nodiscard]] const PinnedMarket* market(std::string_view symbol) const;
   [[nodiscard]] const PinnedPool* pool(const PublicKey& address) const;
+  // The floor for swaps selling `sells` for `buys`, or nullptr (the other direction is another
+  // pair).
+  [[nodiscard]] const PriceFloor* price_floor(const PublicKey& sells, const PublicKey& buys) const;
   [[nodiscard]] ActionRule rule(std::string_view action) const;
 };
 

@@ -49,6 +49,19 @@ struct AccountBinding {
   std::string detail;  // what it was checked against, in words for the screen
 };
 
+// A swap as its instruction and its route state it (an instruction a descriptor marks with
+// "swaps": docs/descriptors.md), for the price rule (prices.h) and the decision screen.
+struct SwapTerms {
+  PublicKey sells;
+  PublicKey buys;
+  std::optional<std::uint64_t> spends;  // base units of `sells` the route spends (in_amount)
+  // Base units of `buys` the swap returns at least: the larger of the floors the route and the
+  // vault instruction enforce; nullopt when neither states one (refused elsewhere).
+  std::optional<std::uint64_t> guaranteed;
+  // The policy's floor for the pair ([[price_floors]]) as written, or empty: none.
+  std::string floor;
+};
+
 struct StepReview {
   std::size_t index = 0;
   Transaction tx;
@@ -62,6 +75,7 @@ struct StepReview {
   std::uint64_t priority_fee_lamports = 0;    // compute-unit price x limit, plus any additional fee
   std::uint64_t additional_fee_lamports = 0;  // the deprecated request_units' own fee
   std::uint64_t compute_unit_limit = 0;
+  std::vector<SwapTerms> swaps;  // each swap of the step, in instruction order
 };
 
 // What the summary may call a mint: the policy's pinned symbol and decimals, or the online
