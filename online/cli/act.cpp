@@ -9,6 +9,7 @@
 #include <airlock/formats/density.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/qr_io.h>
+#include <airlock/online/chain.h>
 #include <airlock/online/fields.h>
 #include <airlock/online/remaining.h>
 #include <airlock/online/round.h>
@@ -255,6 +256,11 @@ int run_act(const std::vector<std::string>& args) {
   const std::optional<std::string>& rpc = o.rpc;
   auto client = client_from(o.api);
   if (!client.ok()) return report(client.error());
+  // A node of another chain than the API's is refused before anything is built.
+  if (rpc) {
+    if (auto s = online::check_node_network(*rpc, online::expected_network(api_of(o.api))); !s.ok())
+      return report(s.error());
+  }
   auto journal = open_journal(o.journal, "act");
   if (!journal.ok()) return report(journal.error());
   // The camera is opened once, before anything is built, so a missing device wastes no build.
@@ -330,6 +336,8 @@ int run_resume(const std::vector<std::string>& args) {
   bool left_open = false;
   if (rpc) {
     if (auto s = online::check_transport(*rpc); !s.ok()) return report(s.error().in_field("--rpc"));
+    if (auto s = online::check_node_network(*rpc, online::expected_network(api_of(api))); !s.ok())
+      return report(s.error());
   }
   auto context = send_context(*client, *journal, rpc, api_of(api));
   for (const auto& run : *runs) {

@@ -2,6 +2,7 @@
 #include <functional>
 
 #include <airlock/common/bytes.h>
+#include <airlock/common/display.h>
 #include <airlock/online/api.h>
 #include <airlock/online/chain.h>
 
@@ -310,6 +311,18 @@ ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout,
                               : why_blockhash_dead(call, q, views));
     return signature_outcome(call, q, why_dead, views);
   };
+}
+
+Status check_node_network(const std::string& rpc_url, const std::optional<std::string>& network) {
+  if (!network) return {};
+  auto genesis = rpc_call(rpc_url, "getGenesisHash", json::array());
+  if (!genesis.ok() || !genesis->is_string() || genesis->get<std::string>() == *network) return {};
+  return Error(ErrorCode::kUsage,
+               "the node is on another network (genesis " + printable(genesis->get<std::string>()) +
+                   ") than the API, which serves mainnet (genesis " + *network +
+                   "): its blockhashes and signatures are another chain's, so it can prove "
+                   "nothing about a send; give a mainnet node")
+      .in_field("--rpc");
 }
 
 std::optional<std::string> expected_network(const std::string& url) {

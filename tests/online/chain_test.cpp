@@ -338,6 +338,26 @@ TEST_F(ScriptedNode, ABuildRecordedByANodeOfAnotherNetworkProvesNothing) {
   EXPECT_TRUE(rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(q).ok());
 }
 
+// act and resume refuse a node of another network before anything is built or proven (a fault
+// review had act build, sign and send with a devnet node, whose record then proved nothing).
+TEST_F(ScriptedNode, ANodeOfAnotherNetworkIsRefusedBeforeAnythingIsBuilt) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(port_) + "/rpc";
+  const auto mainnet = std::string(kMainnetGenesisHash);
+  EXPECT_TRUE(check_node_network(url, mainnet).ok());
+  set("getGenesisHash", "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG");  // devnet's
+  const auto refused = check_node_network(url, mainnet);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), ErrorCode::kUsage);
+  EXPECT_THAT(refused.error().to_string(), HasSubstr("--rpc"));
+  EXPECT_THAT(refused.error().message(), HasSubstr("another network (genesis EtWTRABZ"));
+  // The twin's API on this machine names no network; a node that does not answer is asked
+  // again by each proof.
+  EXPECT_TRUE(check_node_network(url, std::nullopt).ok());
+  EXPECT_TRUE(check_node_network("http://127.0.0.1:1/rpc", mainnet).ok());
+  EXPECT_EQ(expected_network("https://api.example.com/v1"), mainnet);
+  EXPECT_EQ(expected_network("http://127.0.0.1:8080/v1"), std::nullopt);
+}
+
 // With the node's slot recorded at the build, the history asked for reaches back before it,
 // whatever the clock says of the build's age.
 TEST_F(ScriptedNode, TheHistoryAskedForReachesBackBeforeTheRecordedBuildSlot) {

@@ -89,4 +89,11 @@ inline constexpr std::string_view kMainnetGenesisHash =
 // twin and the network its own (nullopt).
 [[nodiscard]] std::optional<std::string> expected_network(const std::string& url);
 
+// Before anything is built or proven: the node at `rpc_url` is on `network` (its genesis hash,
+// as expected_network gives it; nullopt: any). A node that answers another genesis is refused
+// by name (usage.invalid, field --rpc): what it says about blockhashes and signatures is about
+// another chain. A node that does not answer is not refused here; each proof asks it again.
+[[nodiscard]] Status check_node_network(const std::string& rpc_url,
+                                        const std::optional<std::string>& network);
+
 }  // namespace airlock::online
