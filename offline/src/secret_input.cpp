@@ -1,5 +1,8 @@
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <iterator>
+#include <optional>
 
 #include <fcntl.h>
 #include <sodium.h>
@@ -10,6 +13,58 @@
 #include <airlock/offline/secret_input.h>
 
 namespace airlock::offline {
+namespace {
+
+// While a secret is typed with echo off, an interrupt (Ctrl-C, a hang-up, a kill) puts the
+// terminal back as it was before the process ends: left without echo, the operator's next
+// commands would be typed blind (an operator walk-through found it so after Ctrl-C).
+volatile sig_atomic_t g_quiet_tty = -1;
+termios g_saved_termios{};
+constexpr int kRestoredSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+extern "C" void restore_echo_and_die(int signal_number) {
+  if (g_quiet_tty >= 0) {
+    tcsetattr(g_quiet_tty, TCSANOW, &g_saved_termios);
+    (void)!::write(g_quiet_tty, "\n", 1);
+  }
+  struct sigaction plain {};
+  plain.sa_handler = SIG_DFL;
+  sigemptyset(&plain.sa_mask);
+  ::sigaction(signal_number, &plain, nullptr);
+  ::raise(signal_number);
+}
+
+// Echo off on `tty` for its lifetime, and restored on an interrupt (the handlers that were in
+// place come back after).
+class QuietTerminal {
+ public:
+  QuietTerminal(int tty, const termios& saved) {
+    g_saved_termios = saved;
+    g_quiet_tty = tty;
+    struct sigaction action {};
+    action.sa_handler = restore_echo_and_die;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < std::size(kRestoredSignals); ++i)
+      ::sigaction(kRestoredSignals[i], &action, &previous_[i]);
+    termios quiet = saved;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    quiet.c_lflag |= ECHONL;
+    tcsetattr(tty, TCSAFLUSH, &quiet);
+  }
+  ~QuietTerminal() {
+    tcsetattr(g_quiet_tty, TCSAFLUSH, &g_saved_termios);
+    g_quiet_tty = -1;
+    for (std::size_t i = 0; i < std::size(kRestoredSignals); ++i)
+      ::sigaction(kRestoredSignals[i], &previous_[i], nullptr);
+  }
+  QuietTerminal(const QuietTerminal&) = delete;
+  QuietTerminal& operator=(const QuietTerminal&) = delete;
+
+ private:
+  struct sigaction previous_[std::size(kRestoredSignals)]{};
+};
+
+}  // namespace
 
 Result<SecretBytes> read_secret_line(int fd, bool allow_empty) {
   AIRLOCK_TRY(buffer, SecretBytes::allocate(kMaxSecretLine));
@@ -42,17 +97,10 @@ Result<SecretBytes> prompt_secret(std::string_view prompt, bool allow_empty) {
                  "--mnemonic-fd)");
   }
   termios saved{};
-  const bool is_tty = tcgetattr(tty, &saved) == 0;
-  if (is_tty) {
-    termios quiet = saved;
-    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
-    quiet.c_lflag |= ECHONL;
-    tcsetattr(tty, TCSAFLUSH, &quiet);
-  }
+  std::optional<QuietTerminal> quiet;
+  if (tcgetattr(tty, &saved) == 0) quiet.emplace(tty, saved);
   (void)!::write(tty, prompt.data(), prompt.size());
-  auto secret = read_secret_line(tty, allow_empty);
-  if (is_tty) tcsetattr(tty, TCSAFLUSH, &saved);
-  return secret;
+  return read_secret_line(tty, allow_empty);
 }
 
 Result<SecretBytes> obtain_secret(int fd, std::string_view prompt, bool confirm) {

@@ -787,6 +787,37 @@ TEST_F(SigningTest, AnOutputThatIsTheKeystoreIsRefusedAndTheKeyStays) {
   EXPECT_EQ(airlock::test::text_of(dir.file("audit.log")), log_before) << "nothing was decided";
 }
 
+// Ctrl-C while the passphrase is typed (echo off) ends sign with the terminal as it was: an
+// operator walk-through was left typing blind after it. The shell around sign survives the
+// interrupt (its trap) and reports the terminal's echo setting afterwards.
+TEST_F(SigningTest, AnInterruptAtThePassphraseGivesTheTerminalItsEchoBack) {
+  const auto q = swap_request();
+  write_command_inputs("unused");
+  write_request_file(q);
+  log.reset();
+  const std::string command = "trap : INT; " + terminal_sign_command() +
+                              "; echo \"sign ended $?\"; stty -a | tr ' ' '\\n' | grep -x -- "
+                              "'-\\?echo'";
+  int state = 0;
+  const auto [code, screen] =
+      airlock::test::run_on_terminal(command, [&](const std::string& shown) {
+        std::optional<std::string> reply;
+        if (state == 0 && shown.find("d: details]") != std::string::npos) {
+          reply = "y";
+        } else if (state == 1 && shown.find("passphrase: ") != std::string::npos) {
+          reply = std::string("\x03");  // Ctrl-C (the Enter after it is flushed with it)
+        }
+        if (reply) ++state;
+        return reply;
+      });
+  EXPECT_EQ(state, 2) << screen;
+  EXPECT_THAT(screen, HasSubstr("sign ended 130")) << "ended by the interrupt";
+  const auto echo = screen.rfind("echo");
+  ASSERT_NE(echo, std::string::npos) << screen;
+  EXPECT_NE(screen[echo - 1], '-') << "the terminal was left without echo:\n" << screen;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("res.alres"))) << "nothing was signed";
+}
+
 TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) {
   const auto q = swap_request();
   write_command_inputs("unused");
