@@ -205,6 +205,23 @@ std::string lowered(std::string text) {
   return text;
 }
 
+// A line read at a prompt with echo off, and shown back once Enter is typed: the answers the
+// prompt knows as typed, anything else only by its length, so a passphrase typed at the y/N
+// prompt by mistake never reaches the screen (an operator walk-through did just that).
+airlock::Result<std::string> read_answer_quietly(int tty) {
+  auto answer = read_answer(tty);
+  if (!answer.ok()) return answer;
+  static constexpr std::string_view kShown[] = {"y", "yes", "n", "no", "d", "details", "q", "quit"};
+  const std::string a = lowered(*answer);
+  const bool known =
+      a.empty() || std::find(std::begin(kShown), std::end(kShown), a) != std::end(kShown);
+  const std::string echo =
+      known ? *answer + "\n"
+            : "(" + std::to_string(answer->size()) + " characters, not shown: not an answer)\n";
+  (void)!::write(tty, echo.data(), echo.size());
+  return answer;
+}
+
 // What the operator is asked about: how many transactions, until when (none for a Keystone
 // request), the decision screen and the details behind it.
 struct Question {
@@ -315,7 +332,7 @@ bool page_details(int tty, const Question& q) {
     };
     put(pager());
     if (!wait_for_line(tty, q, pager)) return false;
-    auto answer = read_answer(tty);
+    auto answer = read_answer_quietly(tty);
     if (!answer.ok()) return false;
     const std::string a = lowered(*answer);
     if (a == "q" || a == "quit") break;
@@ -328,11 +345,12 @@ bool page_details(int tty, const Question& q) {
 // is). d shows the details and asks again; the deadline passing ends the prompt, unsigned.
 bool ask_terminal(int tty, const Question& q) {
   const auto put = [&](const std::string& text) { (void)!::write(tty, text.data(), text.size()); };
+  const airlock::offline::QuietTerminal quiet(tty, false);
   put(q.decision);
   for (;;) {
     put(prompt_line(q, unix_now()));
     if (!wait_for_line(tty, q, [&] { return prompt_line(q, unix_now()); })) return false;
-    auto answer = read_answer(tty);
+    auto answer = read_answer_quietly(tty);
     if (!answer.ok()) return false;
     const std::string a = lowered(*answer);
     if (a == "d" || a == "details") {

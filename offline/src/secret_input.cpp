@@ -20,7 +20,6 @@ namespace {
 // commands would be typed blind (an operator walk-through found it so after Ctrl-C).
 volatile sig_atomic_t g_quiet_tty = -1;
 termios g_saved_termios{};
-constexpr int kRestoredSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 extern "C" void restore_echo_and_die(int signal_number) {
   if (g_quiet_tty >= 0) {
@@ -34,37 +33,32 @@ extern "C" void restore_echo_and_die(int signal_number) {
   ::raise(signal_number);
 }
 
-// Echo off on `tty` for its lifetime, and restored on an interrupt (the handlers that were in
-// place come back after).
-class QuietTerminal {
- public:
-  QuietTerminal(int tty, const termios& saved) {
-    g_saved_termios = saved;
-    g_quiet_tty = tty;
-    struct sigaction action {};
-    action.sa_handler = restore_echo_and_die;
-    sigemptyset(&action.sa_mask);
-    for (std::size_t i = 0; i < std::size(kRestoredSignals); ++i)
-      ::sigaction(kRestoredSignals[i], &action, &previous_[i]);
-    termios quiet = saved;
-    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
-    quiet.c_lflag |= ECHONL;
-    tcsetattr(tty, TCSAFLUSH, &quiet);
-  }
-  ~QuietTerminal() {
-    tcsetattr(g_quiet_tty, TCSAFLUSH, &g_saved_termios);
-    g_quiet_tty = -1;
-    for (std::size_t i = 0; i < std::size(kRestoredSignals); ++i)
-      ::sigaction(kRestoredSignals[i], &previous_[i], nullptr);
-  }
-  QuietTerminal(const QuietTerminal&) = delete;
-  QuietTerminal& operator=(const QuietTerminal&) = delete;
-
- private:
-  struct sigaction previous_[std::size(kRestoredSignals)]{};
-};
-
 }  // namespace
+
+QuietTerminal::QuietTerminal(int tty, bool newline) {
+  termios saved{};
+  if (g_quiet_tty >= 0 || tcgetattr(tty, &saved) != 0) return;
+  active_ = true;
+  g_saved_termios = saved;
+  g_quiet_tty = tty;
+  struct sigaction action {};
+  action.sa_handler = restore_echo_and_die;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t i = 0; i < std::size(kSignals); ++i)
+    ::sigaction(kSignals[i], &action, &previous_[i]);
+  termios quiet = saved;
+  quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+  if (newline) quiet.c_lflag |= ECHONL;
+  tcsetattr(tty, TCSAFLUSH, &quiet);
+}
+
+QuietTerminal::~QuietTerminal() {
+  if (!active_) return;
+  tcsetattr(g_quiet_tty, TCSAFLUSH, &g_saved_termios);
+  g_quiet_tty = -1;
+  for (std::size_t i = 0; i < std::size(kSignals); ++i)
+    ::sigaction(kSignals[i], &previous_[i], nullptr);
+}
 
 Result<SecretBytes> read_secret_line(int fd, bool allow_empty) {
   AIRLOCK_TRY(buffer, SecretBytes::allocate(kMaxSecretLine));
@@ -96,9 +90,7 @@ Result<SecretBytes> prompt_secret(std::string_view prompt, bool allow_empty) {
                  "no terminal to ask on; give the secret on a file descriptor (--passphrase-fd / "
                  "--mnemonic-fd)");
   }
-  termios saved{};
-  std::optional<QuietTerminal> quiet;
-  if (tcgetattr(tty, &saved) == 0) quiet.emplace(tty, saved);
+  const QuietTerminal quiet(tty, true);
   (void)!::write(tty, prompt.data(), prompt.size());
   return read_secret_line(tty, allow_empty);
 }

@@ -818,6 +818,25 @@ TEST_F(SigningTest, AnInterruptAtThePassphraseGivesTheTerminalItsEchoBack) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("res.alres"))) << "nothing was signed";
 }
 
+// The passphrase typed at the y/N prompt by mistake (an operator walk-through did) is not shown:
+// the prompt reads with echo off and shows back only the answers it knows; anything else, by
+// its length. It is no yes, so nothing is signed.
+TEST_F(SigningTest, APassphraseTypedAtTheQuestionIsNotShown) {
+  const auto q = swap_request();
+  write_command_inputs("unused");
+  write_request_file(q);
+  log.reset();
+  const auto [code, screen] = airlock::test::run_on_terminal(
+      terminal_sign_command() + "; stty -a | tr ' ' '\\n' | grep -x -- '-\\?echo'",
+      {{"d: details]", "correct horse"}});
+  EXPECT_THAT(screen, Not(HasSubstr("correct horse"))) << screen;
+  EXPECT_THAT(screen, HasSubstr("(13 characters, not shown: not an answer)"));
+  EXPECT_THAT(screen, HasSubstr("declined"));
+  const auto echo = screen.rfind("echo");
+  ASSERT_NE(echo, std::string::npos) << screen;
+  EXPECT_NE(screen[echo - 1], '-') << "the terminal was left without echo";
+}
+
 TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) {
   const auto q = swap_request();
   write_command_inputs("unused");

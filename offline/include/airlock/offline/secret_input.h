@@ -3,7 +3,11 @@
 // Never from a command-line argument, which other users can read in the process list.
 #pragma once
 
+#include <csignal>
+#include <iterator>
 #include <string_view>
+
+#include <termios.h>
 
 #include <airlock/common/error.h>
 #include <airlock/common/secret.h>
@@ -15,6 +19,23 @@ inline constexpr std::size_t kMaxSecretLine = 1024;
 
 // One line from `fd`, without its line ending; an empty line is an error unless `allow_empty`.
 [[nodiscard]] Result<SecretBytes> read_secret_line(int fd, bool allow_empty = false);
+
+// Echo off on a terminal for the object's lifetime, and put back on an interrupt (SIGINT,
+// SIGTERM, SIGHUP, SIGQUIT) before the process ends by it; the handlers in place before come
+// back after. `newline`: the terminal still echoes Enter (ECHONL). One at a time.
+class QuietTerminal {
+ public:
+  // Nothing changes when `tty` is not a terminal.
+  QuietTerminal(int tty, bool newline);
+  ~QuietTerminal();
+  QuietTerminal(const QuietTerminal&) = delete;
+  QuietTerminal& operator=(const QuietTerminal&) = delete;
+
+ private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  bool active_ = false;
+  struct sigaction previous_[std::size(kSignals)]{};
+};
 
 // Prompts on /dev/tty with echo off and reads one line (an empty one only if `allow_empty`).
 [[nodiscard]] Result<SecretBytes> prompt_secret(std::string_view prompt, bool allow_empty = false);
