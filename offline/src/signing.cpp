@@ -279,6 +279,19 @@ Result<SigningOutcome> process_approval(const envelope::SignRequest& q, SigningC
   return finish(std::move(e), envelope::Approval{intent, static_cast<std::uint64_t>(expires)});
 }
 
+// A request the deadline ended, as the log and the response record it: the deadline passed at the
+// question (the terminal's prompt stops at it: no person's no, though an operator walk-through
+// read its timeout as "declined"), while waiting for the answer, or while the passphrase was
+// typed.
+std::pair<AuditEntry, envelope::Refusal> past_deadline(const envelope::SignRequest& q,
+                                                       std::int64_t now, const char* while_what) {
+  AuditEntry e = entry_for(q, Decision::kRefused, now);
+  e.codes = {std::string(FindingCode::kPolicyDeadlinePassed.name())};
+  return {std::move(e), envelope::Refusal{std::string(FindingCode::kPolicyDeadlinePassed.name()),
+                                          std::string("the deadline passed ") + while_what +
+                                              "; nothing was signed"}};
+}
+
 }  // namespace
 
 Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningContext& c) {
@@ -332,22 +345,21 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   if (j.approval != nullptr) out.under_approval = j.approval->request_id;
   const bool automatic =
       j.verdict == Verdict::kUnderApproval || (c.auto_approve && j.verdict == Verdict::kAutomatic);
+  // Time passes while a person reads, and while the passphrase is typed: the deadline is
+  // checked again after the answer and once more with the key open, before anything is signed.
+  const auto deadline_passed = [&](const char* while_what) {
+    auto [entry, refusal] = past_deadline(q, c.clock(), while_what);
+    return finish(std::move(entry), std::move(refusal));
+  };
   if (!automatic && !c.confirm(out.summary, out.review)) {
+    // A question the deadline ended is no person's no (past_deadline).
+    if (c.clock() >= static_cast<std::int64_t>(q.deadline))
+      return deadline_passed("at the question, before an answer to sign");
     AuditEntry e = entry_for(q, Decision::kDeclined, c.clock());
     e.codes = warnings;
     return finish(std::move(e),
                   envelope::Refusal{"operator.declined", "the operator declined to sign"});
   }
-  // Time passes while a person reads, and while the passphrase is typed: the deadline is
-  // checked again after the answer and once more with the key open, before anything is signed.
-  const auto deadline_passed = [&](const char* while_what) {
-    AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
-    e.codes = {std::string(FindingCode::kPolicyDeadlinePassed.name())};
-    return finish(std::move(e),
-                  envelope::Refusal{
-                      std::string(FindingCode::kPolicyDeadlinePassed.name()),
-                      std::string("the deadline passed ") + while_what + "; nothing was signed"});
-  };
   if (c.clock() > static_cast<std::int64_t>(q.deadline))
     return deadline_passed("while waiting for the answer");
 

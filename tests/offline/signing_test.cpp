@@ -208,6 +208,41 @@ TEST_F(SigningTest, AnApprovedRequestIsSignedRecordedAndLands) {
 // Typing the passphrase takes time too: a key opened after the deadline signs nothing (an
 // operator walk-through had a late passphrase sign 4 s past it, a signature no journal expected),
 // and a wrong passphrase after the deadline is not asked again. Both are recorded refusals.
+// A question the deadline ended is logged as the deadline passing, not as a person's no
+// (operator walk-through F14: its timeout read as "declined" in the log and the response).
+TEST_F(SigningTest, AQuestionTheDeadlineEndedIsNoDecline) {
+  const auto q = swap_request();
+  const auto policy = demo_policy(q);
+  std::int64_t t = now_s();
+  offline::SigningContext context{policy,
+                                  decoders,
+                                  *log,
+                                  keystore,
+                                  airlock::test::locked_down(),
+                                  false,
+                                  [&](const std::string&, const offline::Review&) {
+                                    t = static_cast<std::int64_t>(q.deadline);  // no answer
+                                    return false;
+                                  },
+                                  [&]() -> Result<SecretBytes> { return secret_of(passphrase); },
+                                  [&] { return t; }};
+  auto out = offline::process_request(q, context);
+  ASSERT_TRUE(out.ok()) << out.error().to_string();
+  EXPECT_EQ(out->decision, offline::Decision::kRefused);
+  const auto* refusal = std::get_if<envelope::Refusal>(&out->response.result);
+  ASSERT_NE(refusal, nullptr);
+  EXPECT_EQ(refusal->code, "policy.deadline_passed");
+  EXPECT_THAT(refusal->reason, HasSubstr("at the question"));
+  EXPECT_EQ(log->entries().back().codes, std::vector<std::string>{"policy.deadline_passed"});
+  // A no in time is a decline.
+  const auto second = swap_request();
+  t = now_s();
+  context.confirm = [&](const std::string&, const offline::Review&) { return false; };
+  auto declined = offline::process_request(second, context);
+  ASSERT_TRUE(declined.ok());
+  EXPECT_EQ(declined->decision, offline::Decision::kDeclined);
+}
+
 TEST_F(SigningTest, APassphraseTypedPastTheDeadlineSignsNothing) {
   for (const bool right : {true, false}) {
     SCOPED_TRACE(right ? "the right passphrase, late" : "a wrong passphrase, late");
