@@ -2,7 +2,6 @@
 #include <csignal>
 #include <cstring>
 #include <iterator>
-#include <optional>
 
 #include <fcntl.h>
 #include <sodium.h>

@@ -390,7 +390,7 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width, std::s
 // Where a figure's token and decimals come from, in a word.
 std::string label_source(const TokenLabel& t) { return t.pinned ? "pinned" : "online half's hint"; }
 
-// A mint by its label's symbol, or its short address.
+// A mint by its label's symbol, or its address.
 std::string short_mint(const Review& r, const PublicKey& mint) {
   const TokenLabel* t = token_label(r, mint);
   return t != nullptr ? t->symbol : to_base58(mint);
@@ -409,9 +409,9 @@ std::string figure(const Review& r, const std::string& base_units, const PublicK
 // labelled as the online half's quote.
 void swap_lines(const Review& r, const SwapTerms& swap, std::vector<std::string>& lines) {
   if (!swap.guaranteed) return;  // refused: no floor at all
-  const std::string sells = swap.spends
-                                ? figure(r, std::to_string(*swap.spends), swap.sells)
-                                : "what the position returns of " + short_mint(r, swap.sells);
+  const std::string sells =
+      swap.spends ? figure(r, std::to_string(*swap.spends), swap.sells)
+                  : "an amount its route does not state of " + short_mint(r, swap.sells);
   lines.push_back("swap      " + sells + " for at least " +
                   figure(r, std::to_string(*swap.guaranteed), swap.buys));
   const TokenLabel* from = token_label(r, swap.sells);
