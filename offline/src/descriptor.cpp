@@ -729,6 +729,60 @@ class Parser {
     return {};
   }
 
+  // "ACCOUNT" (its key is the mint) or "ACCOUNT.token_x" / "ACCOUNT.token_y" (a pool's token).
+  static Result<AmountUnit> amount_unit(const ojson& v, const std::string& where) {
+    if (!v.is_string())
+      return invalid(where, "must be an account name, or ACCOUNT.token_x or ACCOUNT.token_y");
+    const auto text = v.get<std::string>();
+    const auto dot = text.find('.');
+    AmountUnit unit{text.substr(0, dot)};
+    if (dot != std::string::npos) {
+      const auto side = text.substr(dot + 1);
+      if (side != "token_x" && side != "token_y")
+        return invalid(where, "\"" + text + "\": after the account comes token_x or token_y");
+      unit.side = side == "token_x" ? AmountUnit::Side::kTokenX : AmountUnit::Side::kTokenY;
+    }
+    if (unit.account.empty()) return invalid(where, "names no account");
+    return unit;
+  }
+
+  // "amounts": {PATH: {"mint": UNIT or {"by": ENUM_ARGUMENT, VARIANT: UNIT, ...},
+  //                    "moves": "where it goes"}}
+  static Status amounts(const ojson& v, const std::string& where,
+                        std::vector<DescribedAmount>& out) {
+    if (!v.is_object()) return invalid(where, "must be an object of amounts");
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      Fields f(it.value(), where + "." + it.key());
+      AIRLOCK_CHECK(f.is_object());
+      DescribedAmount amount;
+      amount.path = it.key();
+      AIRLOCK_TRY(mint, f.get("mint"));
+      if (mint->is_object()) {
+        Fields by(*mint, f.at("mint"));
+        AIRLOCK_TRY(name, by.text("by"));
+        amount.by = name;
+        for (auto u = mint->begin(); u != mint->end(); ++u) {
+          if (u.key() == "by") continue;
+          AIRLOCK_TRY(unit, amount_unit(u.value(), by.at(u.key())));
+          amount.units.emplace_back(u.key(), unit);
+        }
+        if (amount.units.empty())
+          return invalid(f.at("mint"), "names no variant's unit besides \"by\"");
+      } else {
+        AIRLOCK_TRY(unit, amount_unit(*mint, f.at("mint")));
+        amount.units.emplace_back("", unit);
+      }
+      if (f.has("moves")) {
+        AIRLOCK_TRY(moves, f.text("moves"));
+        if (moves.empty()) return invalid(f.at("moves"), "must not be empty");
+        amount.moves = moves;
+      }
+      AIRLOCK_CHECK(f.done());
+      out.push_back(std::move(amount));
+    }
+    return {};
+  }
+
   Status instructions(Fields& top) {
     auto v = top.get("instructions");
     if (!v.ok()) return v.error();
@@ -783,6 +837,10 @@ class Parser {
       if (f.has("args")) {
         AIRLOCK_TRY(args, f.get("args"));
         AIRLOCK_CHECK(argument_rules(*args, f.at("args"), ix.args));
+      }
+      if (f.has("amounts")) {
+        AIRLOCK_TRY(list, f.get("amounts"));
+        AIRLOCK_CHECK(amounts(*list, f.at("amounts"), ix.amounts));
       }
       AIRLOCK_CHECK(f.done());
       for (const auto& other : d_.instructions) {
@@ -1455,6 +1513,55 @@ Status check_arguments(const IdlMap& idls, const DescribedInstruction& ix,
   return {};
 }
 
+// An amount is a u64 argument, or a u64 field of a list of structs ("bins.amount"); its unit
+// names one of the instruction's accounts, and `by` an enum argument whose every variant has
+// a unit.
+Status check_amounts(const IdlMap& idls, const DescribedInstruction& ix, const IdlInstruction& idl,
+                     const std::string& where) {
+  for (const auto& a : ix.amounts) {
+    const std::string at = where + ".amounts." + a.path;
+    const IdlType* type = path_type(idls, ix.program_id, idl, a.path);
+    if (const auto dot = a.path.find('.'); type == nullptr && dot != std::string::npos) {
+      const IdlType* list = path_type(idls, ix.program_id, idl, a.path.substr(0, dot));
+      const IdlTypeDef* element = list != nullptr && list->kind == IdlType::Kind::kVec &&
+                                          list->inner &&
+                                          list->inner->kind == IdlType::Kind::kDefined
+                                      ? defined_type(idls, ix.program_id, list->inner->defined)
+                                      : nullptr;
+      const IdlField* f = element != nullptr && !element->is_enum
+                              ? field_named(element->fields, a.path.substr(dot + 1))
+                              : nullptr;
+      if (f != nullptr) type = f->type.get();
+    }
+    if (type == nullptr || type->kind != IdlType::Kind::kPrimitive || type->primitive != "u64")
+      return invalid(
+          at, "is no u64 argument of " + ix.instruction + ", nor a u64 field of a list it takes");
+    for (const auto& [variant, unit] : a.units) {
+      if (ix.account(unit.account) == nullptr)
+        return invalid(at + ".mint",
+                       "names account " + unit.account + ", which " + ix.instruction + " lacks");
+    }
+    if (a.by.empty()) continue;
+    const IdlType* by = path_type(idls, ix.program_id, idl, a.by);
+    const IdlTypeDef* e = by != nullptr && by->kind == IdlType::Kind::kDefined
+                              ? defined_type(idls, ix.program_id, by->defined)
+                              : nullptr;
+    if (e == nullptr || !e->is_enum)
+      return invalid(at + ".mint.by", a.by + " is no enum argument of " + ix.instruction);
+    for (const auto& v : e->variants) {
+      if (std::none_of(a.units.begin(), a.units.end(),
+                       [&](const auto& u) { return u.first == v.name; }))
+        return invalid(at + ".mint", "gives no unit for " + a.by + " " + v.name);
+    }
+    for (const auto& unit : a.units) {
+      if (std::none_of(e->variants.begin(), e->variants.end(),
+                       [&](const IdlVariant& v) { return v.name == unit.first; }))
+        return invalid(at + ".mint", a.by + " has no variant " + unit.first);
+    }
+  }
+  return {};
+}
+
 Status check_instruction(const Descriptor& descriptor, DescribedInstruction& ix,
                          const IdlMap& idls) {
   const std::string where = "instructions." + ix.key;
@@ -1465,6 +1572,7 @@ Status check_instruction(const Descriptor& descriptor, DescribedInstruction& ix,
   AIRLOCK_CHECK(order_accounts(descriptor, ix, *idl, where));
   AIRLOCK_CHECK(check_derivations(idls, ix, *idl, where));
   AIRLOCK_CHECK(check_arguments(idls, ix, *idl, where));
+  AIRLOCK_CHECK(check_amounts(idls, ix, *idl, where));
   for (const auto& m : ix.mints) {
     if (ix.account(m) == nullptr)
       return invalid(where + ".mints",

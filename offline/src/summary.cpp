@@ -23,31 +23,11 @@ std::string request_id_hex(const envelope::RequestId& id) {
   return to_hex(ByteView(id.data(), id.size()));
 }
 
-// Which mint argument gives an amount its unit, per vault-program instruction; nested route
-// amounts take the unit of their parent's mint arguments.
-const std::map<std::string, std::map<std::string, std::string>, std::less<>>& amount_units() {
-  static const std::map<std::string, std::map<std::string, std::string>, std::less<>> table = {
-      {"aggregator_swap",
-       {{"amount", "source_mint"},
-        {"minimum_out", "destination_mint"},
-        {"in_amount", "source_mint"},
-        {"quoted_out_amount", "destination_mint"}}},
-      {"aggregator_sweep", {{"amount", "mint"}, {"in_amount", "mint"}}},
-  };
-  return table;
-}
-
 const TokenLabel* token_label(const Review& r, const PublicKey& mint) {
   for (const auto& t : r.tokens) {
     if (t.mint == mint) return &t;
   }
   return nullptr;
-}
-
-const TokenLabel* token_label(const Review& r, const ojson& mint) {
-  if (!mint.is_string()) return nullptr;
-  auto key = public_key_from_base58(mint.get<std::string>());
-  return key.ok() ? token_label(r, *key) : nullptr;
 }
 
 const char* source_of(const TokenLabel& t) {
@@ -86,34 +66,51 @@ std::pair<std::string, std::string> side_names(const PoolTokens& pool) {
           pool.y ? "Y " + pool.y->symbol : std::string("Y")};
 }
 
-// An argument's value, with its amount in whole tokens when the unit is known from a hint.
-std::string arg_text(const Review& r, const std::string& instruction, const ojson& mints,
-                     const std::string& name, const ojson& value, const PoolTokens& pool = {}) {
-  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-  // A pool's amount_x and amount_y carry no mint: the pool hint says which tokens they are.
-  if (value.is_string() && ((name == "amount_x" && pool.x) || (name == "amount_y" && pool.y))) {
-    const TokenLabel& label = name == "amount_x" ? *pool.x : *pool.y;
-    return text + "  (" + whole_units(text, label.decimals) + " " + label.symbol +
-           ", the pool's token " + (name == "amount_x" ? "X" : "Y") + " " +
-           pool_source(pool.pinned) + ", decimals " + source_of(label) + ")";
+// The label of a stated amount's token: its mint's, or the pool's token X or Y by the policy's
+// pools or the online half's hints (`pool_pinned` says which), or nullptr when none is known.
+const TokenLabel* amount_label(const Review& r, const StatedAmount& a,
+                               bool* pool_pinned = nullptr) {
+  if (a.side == AmountUnit::Side::kKey) return token_label(r, a.mint_or_pool);
+  for (const auto& p : r.pools) {
+    if (p.pool != a.mint_or_pool) continue;
+    if (pool_pinned != nullptr) *pool_pinned = p.pinned;
+    return token_label(r, a.side == AmountUnit::Side::kTokenX ? p.token_x : p.token_y);
   }
+  return nullptr;
+}
+
+// The amount instruction `i` states at `path`, or nullptr.
+const StatedAmount* stated(const StepReview& s, std::size_t i, std::string_view path) {
+  for (const auto& a : s.amounts) {
+    if (a.instruction == i && a.path == path) return &a;
+  }
+  return nullptr;
+}
+
+// An argument's value, with its amount in whole tokens where the descriptor states its unit
+// and a label knows the token.
+std::string arg_text(const Review& r, const StepReview& s, std::size_t i, const std::string& path,
+                     const std::string& instruction, const ojson& value) {
+  std::string text = value.is_string() ? value.get<std::string>() : value.dump();
   // The token program's *_checked instructions carry the mint's decimals and fail on chain if
   // they are wrong, so their amounts can be shown in whole units without trusting a hint.
-  if (name == "amount" && value.is_string() && instruction.size() > 8 &&
+  const ojson& args = s.instructions[i]->args;
+  if (path == "amount" && value.is_string() && instruction.size() > 8 &&
       instruction.compare(instruction.size() - 8, 8, "_checked") == 0 &&
-      mints.contains("decimals") && mints["decimals"].is_number_unsigned()) {
-    return text + "  (" + whole_units(text, mints["decimals"].get<int>()) +
+      args.contains("decimals") && args["decimals"].is_number_unsigned()) {
+    return text + "  (" + whole_units(text, args["decimals"].get<int>()) +
            " whole tokens; these decimals are checked on chain)";
   }
-  const auto& units = amount_units();
-  auto it = units.find(instruction);
-  if (it == units.end() || !value.is_string()) return text;
-  auto unit = it->second.find(name);
-  if (unit == it->second.end() || !mints.contains(unit->second)) return text;
-  const TokenLabel* label = token_label(r, mints[unit->second]);
+  const StatedAmount* a = value.is_string() ? stated(s, i, path) : nullptr;
+  bool pool_pinned = false;
+  const TokenLabel* label = a != nullptr ? amount_label(r, *a, &pool_pinned) : nullptr;
   if (label == nullptr) return text;
-  return text + "  (" + whole_units(text, label->decimals) + " " + label->symbol + ", decimals " +
-         source_of(*label) + ")";
+  if (a->side == AmountUnit::Side::kKey)
+    return text + "  (" + whole_units(text, label->decimals) + " " + label->symbol + ", decimals " +
+           source_of(*label) + ")";
+  return text + "  (" + whole_units(text, label->decimals) + " " + label->symbol +
+         ", the pool's token " + (a->side == AmountUnit::Side::kTokenX ? "X " : "Y ") +
+         pool_source(pool_pinned) + ", decimals " + source_of(*label) + ")";
 }
 
 // A key with what is known about it: a well-known program name, or a token symbol pinned by
@@ -205,17 +202,15 @@ void render_header(std::ostringstream& out, const envelope::SignRequest& q, cons
 // What leaves the vault and what must arrive, for each swap of the step.
 void render_swaps(std::ostringstream& out, const envelope::SignRequest& q, const Review& r,
                   const StepReview& s) {
-  for (const auto& d : s.instructions) {
-    if (!d || d->instruction != "aggregator_swap") continue;
-    out << "  swap      " << arg_text(r, d->instruction, d->args, "amount", d->args["amount"])
-        << " of "
-        << describe_key(public_key_from_base58(d->args["source_mint"].get<std::string>()).value(),
-                        q, r)
-        << "\n            for at least "
-        << arg_text(r, d->instruction, d->args, "minimum_out", d->args["minimum_out"]) << " of "
-        << describe_key(
-               public_key_from_base58(d->args["destination_mint"].get<std::string>()).value(), q, r)
-        << "\n";
+  for (std::size_t i = 0; i < s.instructions.size(); ++i) {
+    const auto& d = s.instructions[i];
+    const StatedAmount* spends = stated(s, i, "amount");
+    const StatedAmount* floor = stated(s, i, "minimum_out");
+    if (!d || spends == nullptr || floor == nullptr) continue;
+    out << "  swap      " << arg_text(r, s, i, "amount", d->instruction, d->args["amount"])
+        << " of " << describe_key(spends->mint_or_pool, q, r) << "\n            for at least "
+        << arg_text(r, s, i, "minimum_out", d->instruction, d->args["minimum_out"]) << " of "
+        << describe_key(floor->mint_or_pool, q, r) << "\n";
   }
 }
 
@@ -254,7 +249,7 @@ void render_bins(std::ostringstream& out, const StepReview& s,
 
 // Instruction i: its program and name, every account with where it comes from, every argument.
 void render_instruction(std::ostringstream& out, const envelope::SignRequest& q, const Review& r,
-                        const StepReview& s, std::size_t i, const std::vector<PoolTokens>& pools) {
+                        const StepReview& s, std::size_t i) {
   const Message& m = s.tx.message;
   const auto& ix = m.instructions[i];
   const PublicKey& program = m.static_keys[ix.program_index];
@@ -284,14 +279,13 @@ void render_instruction(std::ostringstream& out, const envelope::SignRequest& q,
   if (d) {
     for (const auto& [name, value] : d->args.items()) {
       if (d->nested.count(name)) continue;
-      out << "       " << name << " = "
-          << arg_text(r, d->instruction, d->args, name, value, pools[i]) << "\n";
+      out << "       " << name << " = " << arg_text(r, s, i, name, d->instruction, value) << "\n";
     }
     for (const auto& [name, nested] : d->nested) {
       out << "       " << name << " = " << nested.program << ": " << nested.instruction << "\n";
       for (const auto& [arg, value] : nested.args.items()) {
-        out << "         " << arg << " = " << arg_text(r, d->instruction, d->args, arg, value)
-            << "\n";
+        out << "         " << arg << " = "
+            << arg_text(r, s, i, name + "." + arg, d->instruction, value) << "\n";
       }
     }
   } else {
@@ -338,8 +332,7 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
     }
     render_deposits(out, s, pools);
     render_bins(out, s, pools);
-    for (std::size_t i = 0; i < m.instructions.size(); ++i)
-      render_instruction(out, q, r, s, i, pools);
+    for (std::size_t i = 0; i < m.instructions.size(); ++i) render_instruction(out, q, r, s, i);
   }
   if (r.refused()) {
     out << "\nRefused (" << r.refusals.size()
@@ -424,6 +417,58 @@ void swap_lines(const Review& r, const SwapTerms& swap, std::vector<std::string>
                                       : " (the policy's floor: " + swap.floor + ")"));
 }
 
+// Every leaf of a JSON value as "path: value" (bins[2].amount: 1000), in the body's order: an
+// approval shows each one in full, however many there are.
+void body_leaves(const nlohmann::ordered_json& v, const std::string& path,
+                 std::vector<std::pair<std::string, std::string>>& out) {
+  if (v.is_object()) {
+    if (v.empty()) out.emplace_back(path, "{}");
+    for (const auto& [name, member] : v.items())
+      body_leaves(member, path.empty() ? name : path + "." + name, out);
+  } else if (v.is_array()) {
+    if (v.empty()) out.emplace_back(path, "[]");
+    for (std::size_t i = 0; i < v.size(); ++i)
+      body_leaves(v[i], path + "[" + std::to_string(i) + "]", out);
+  } else {
+    out.emplace_back(path, v.is_string() ? v.get<std::string>() : v.dump());
+  }
+}
+
+// Every leaf of the request's body (its intent), or none when it is no JSON object.
+std::vector<std::pair<std::string, std::string>> body_fields(const envelope::SignRequest& q) {
+  const auto body = nlohmann::ordered_json::parse(q.intent_json, nullptr, false);
+  std::vector<std::pair<std::string, std::string>> leaves;
+  if (body.is_object()) body_leaves(body, "", leaves);
+  return leaves;
+}
+
+// What the manager asked, in the body's own words (the review binds the transactions to it):
+// every field but the vault, a key a label knows followed by what it is.
+std::string asked(const envelope::SignRequest& q, const Review& r) {
+  // A list's elements after the single fields, so that a long list cannot push a field such
+  // as an order's side off the screen.
+  auto fields = body_fields(q);
+  std::stable_partition(fields.begin(), fields.end(),
+                        [](const auto& f) { return f.first.find('[') == std::string::npos; });
+  std::string text;
+  for (const auto& [path, value] : fields) {
+    if (path == "vault") continue;
+    std::string shown = value;
+    if (const auto key = public_key_from_base58(value); key.ok()) {
+      if (const TokenLabel* t = token_label(r, *key)) {
+        shown = t->symbol + " (" + label_source(*t) + ")";
+      } else if (const auto pool = std::find_if(r.pools.begin(), r.pools.end(),
+                                                [&](const auto& p) { return p.pool == *key; });
+                 pool != r.pools.end()) {
+        shown +=
+            " (pool " + short_mint(r, pool->token_x) + "/" + short_mint(r, pool->token_y) + ")";
+      }
+    }
+    text += (text.empty() ? "" : ", ") + path + " " + shown;
+  }
+  return text.empty() ? std::string("nothing but the vault") : text;
+}
+
 // The sum of a pool's deposits across the steps, and the bins they span.
 struct PoolTotal {
   PoolTokens tokens;
@@ -431,6 +476,49 @@ struct PoolTotal {
   std::int64_t first = INT64_MAX, last = INT64_MIN;
   std::size_t steps = 0;
 };
+
+// An amount in whole units with its symbol, or in base units "of token X" (`side`) when no
+// label gives its decimals.
+std::string amount_of(unsigned __int128 v, const TokenLabel* t, const char* side) {
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v != 0);
+  if (t == nullptr) return digits + " base units " + (*side ? "of token " + std::string(side) : "");
+  return whole_units(digits, t->decimals) + " " + t->symbol;
+}
+
+// What else moves, as the descriptors say (a perp deposit, a limit order), summed over the
+// steps by token and destination.
+void moved_lines(const Review& r, std::vector<std::string>& lines) {
+  std::vector<StatedAmount> moved;
+  for (const auto& s : r.steps) {
+    for (const auto& a : s.amounts) {
+      if (a.moves.empty()) continue;
+      auto it = std::find_if(moved.begin(), moved.end(), [&](const StatedAmount& m) {
+        return m.mint_or_pool == a.mint_or_pool && m.side == a.side && m.moves == a.moves;
+      });
+      if (it == moved.end())
+        moved.push_back(a);
+      else
+        it->total += a.total;
+    }
+  }
+  for (const auto& a : moved) {
+    const TokenLabel* label = amount_label(r, a);
+    std::string what;
+    if (label != nullptr) {
+      what = amount_of(a.total, label, "") + " (" + label_source(*label) + ")";
+    } else if (a.side == AmountUnit::Side::kKey) {
+      what = amount_of(a.total, nullptr, "") + "of " + to_base58(a.mint_or_pool) + " (no label)";
+    } else {
+      what = amount_of(a.total, nullptr, a.side == AmountUnit::Side::kTokenX ? "X" : "Y") +
+             " (pool tokens unknown)";
+    }
+    lines.push_back("moves     " + what + " " + a.moves);
+  }
+}
 
 // What moves, in whole units where a label says the unit: each swap, and each pool's deposits
 // summed over the steps.
@@ -465,15 +553,7 @@ std::vector<std::string> money_lines(const Review& r) {
       ++it->second.steps;
     }
   }
-  const auto amount_of = [](unsigned __int128 v, const TokenLabel* t, const char* side) {
-    std::string digits;
-    do {
-      digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
-      v /= 10;
-    } while (v != 0);
-    if (t == nullptr) return digits + " base units of token " + side;
-    return whole_units(digits, t->decimals) + " " + t->symbol;
-  };
+  moved_lines(r, lines);
   for (const auto& [pool, total] : pools) {
     std::string line = "deposit   " + amount_of(total.x, total.tokens.x, "X") + " + " +
                        amount_of(total.y, total.tokens.y, "Y");
@@ -485,6 +565,30 @@ std::vector<std::string> money_lines(const Review& r) {
     lines.push_back(line);
   }
   return lines;
+}
+
+// The findings last, right above the prompt: the refusals, or the warnings, each in up to
+// three lines while the room lasts; the last line left counts what does not fit.
+void finding_lines(const Review& r, std::size_t width, std::size_t max_lines,
+                   std::vector<std::string>& lines) {
+  const auto& findings = r.refused() ? r.refusals : r.warnings;
+  const char* mark = r.refused() ? "x" : "!";
+  if (!findings.empty()) lines.push_back(r.refused() ? "Refused" : "Warnings");
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
+    const auto text = wrap(
+        f.code + (f.step ? " (step " + std::to_string(*f.step + 1) + ")" : "") + ": " + f.message,
+        width - 4, 3);
+    const std::size_t room = max_lines > lines.size() ? max_lines - lines.size() : 0;
+    const bool last = i + 1 == findings.size();
+    if (text.size() + (last ? 0 : 1) > room) {
+      lines.push_back("  ... and " + std::to_string(findings.size() - i) +
+                      " more: d shows every one");
+      break;
+    }
+    for (std::size_t k = 0; k < text.size(); ++k)
+      lines.push_back((k == 0 ? "  " + std::string(mark) + " " : std::string(4, ' ')) + text[k]);
+  }
 }
 
 }  // namespace
@@ -513,6 +617,8 @@ std::string render_decision(const envelope::SignRequest& q, const Review& r, std
          wrap(r.reads.empty() ? std::string("(no descriptor says)") : r.reads, width - 12, 3))
       lines.push_back((lines.size() == first ? "  what      " : "            ") + l);
     lines.push_back("  vault     " + to_base58(q.vault));
+    for (const auto& l : wrap(asked(q, r), width - 12, 3))
+      lines.push_back((lines.back().starts_with("  vault") ? "  asked     " : "            ") + l);
   }
   // A fact in wrapped lines, under its 10-column label.
   const auto add_wrapped = [&](const std::string& fact, std::size_t most) {
@@ -545,52 +651,11 @@ std::string render_decision(const envelope::SignRequest& q, const Review& r, std
     lines.push_back("  verdict   nothing refused; " + std::to_string(r.warnings.size()) +
                     " warning(s)" + (r.auto_approvable ? "" : ": it asks you"));
   }
-  // The findings last, right above the prompt: the refusals, or the warnings.
-  const auto& findings = r.refused() ? r.refusals : r.warnings;
-  const char* mark = r.refused() ? "x" : "!";
-  if (!findings.empty()) lines.push_back(r.refused() ? "Refused" : "Warnings");
-  // Each finding in up to three lines while the room lasts; the last line left counts what
-  // does not fit.
-  for (std::size_t i = 0; i < findings.size(); ++i) {
-    const Finding& f = findings[i];
-    const auto text = wrap(
-        f.code + (f.step ? " (step " + std::to_string(*f.step + 1) + ")" : "") + ": " + f.message,
-        width - 4, 3);
-    const std::size_t room = max_lines > lines.size() ? max_lines - lines.size() : 0;
-    const bool last = i + 1 == findings.size();
-    if (text.size() + (last ? 0 : 1) > room) {
-      lines.push_back("  ... and " + std::to_string(findings.size() - i) +
-                      " more: d shows every one");
-      break;
-    }
-    for (std::size_t k = 0; k < text.size(); ++k)
-      lines.push_back((k == 0 ? "  " + std::string(mark) + " " : std::string(4, ' ')) + text[k]);
-  }
+  finding_lines(r, width, max_lines, lines);
   std::string out;
   for (const auto& l : lines) out += fit(l, width) + "\n";
   return out;
 }
-
-namespace {
-
-// Every leaf of a JSON value as "path: value" (bins[2].amount: 1000), in the body's order: an
-// approval shows each one in full, however many there are.
-void body_leaves(const nlohmann::ordered_json& v, const std::string& path,
-                 std::vector<std::pair<std::string, std::string>>& out) {
-  if (v.is_object()) {
-    if (v.empty()) out.emplace_back(path, "{}");
-    for (const auto& [name, member] : v.items())
-      body_leaves(member, path.empty() ? name : path + "." + name, out);
-  } else if (v.is_array()) {
-    if (v.empty()) out.emplace_back(path, "[]");
-    for (std::size_t i = 0; i < v.size(); ++i)
-      body_leaves(v[i], path + "[" + std::to_string(i) + "]", out);
-  } else {
-    out.emplace_back(path, v.is_string() ? v.get<std::string>() : v.dump());
-  }
-}
-
-}  // namespace
 
 std::string render_approval(const envelope::SignRequest& q, const Review& r,
                             std::int64_t expires_at, std::int64_t now, std::size_t width) {
@@ -610,9 +675,7 @@ std::string render_approval(const envelope::SignRequest& q, const Review& r,
   add("what      ", r.reads.empty() ? std::string("(no descriptor says)") : r.reads);
   add("vault     ", to_base58(q.vault));
   // Every leaf of the body, as the build request will send it; a key a label knows says so.
-  const auto body = nlohmann::ordered_json::parse(q.intent_json, nullptr, false);
-  std::vector<std::pair<std::string, std::string>> leaves;
-  if (body.is_object()) body_leaves(body, "", leaves);
+  auto leaves = body_fields(q);
   add("body      ", std::to_string(leaves.size()) + " field(s), every one below");
   for (auto& [path, text] : leaves) {
     for (const auto& t : r.tokens) {

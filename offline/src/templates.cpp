@@ -284,6 +284,7 @@ class StepBinder {
       price(described_ix, d, keys, where);
     }
     arguments(described_ix, d, where);
+    stated_amounts(described_ix, d, keys, i);
     // A step that only prepares the action (a swap's strategy set-up) announces what follows,
     // or the manager would have paid for a set-up with nothing after it.
     for (const auto& [key, then] : in_.action.then) {
@@ -294,6 +295,58 @@ class StepBinder {
         refuse(FindingCode::kIntentInstruction, where + " only prepares " + then +
                                                     ", so its step must announce " + then +
                                                     " as its follow-up");
+    }
+  }
+
+  // The key of the instruction's account `name` (the descriptor's accounts are in the IDL's
+  // order by now), or nullopt when it is loaded from an unknown table.
+  static std::optional<PublicKey> key_named(const DescribedInstruction& described_ix,
+                                            const std::vector<std::optional<PublicKey>>& keys,
+                                            const std::string& name) {
+    for (std::size_t p = 0; p < described_ix.accounts.size() && p < keys.size(); ++p) {
+      if (described_ix.accounts[p].name == name) return keys[p];
+    }
+    return std::nullopt;
+  }
+
+  // The amounts the descriptor says the instruction moves, for the screens: each in the unit
+  // its mint account (or its pool's token, by the enum variant where that picks it) gives, and
+  // a Jupiter route's spend and quote in the units of the mints the swap sells and buys.
+  void stated_amounts(const DescribedInstruction& described_ix, const Decoded& d,
+                      const std::vector<std::optional<PublicKey>>& keys, std::size_t i) {
+    const Arguments args(d.args);
+    for (const auto& a : described_ix.amounts) {
+      std::string variant;
+      if (!a.by.empty()) variant = args.variant(a.by).value_or("");
+      const auto unit = std::find_if(a.units.begin(), a.units.end(),
+                                     [&](const auto& u) { return u.first == variant; });
+      if (unit == a.units.end()) continue;
+      const auto key = key_named(described_ix, keys, unit->second.account);
+      if (!key) continue;
+      unsigned __int128 total = 0;
+      const auto dot = a.path.find('.');
+      const ojson* list = dot == std::string::npos ? nullptr : args.at(a.path.substr(0, dot));
+      if (list != nullptr && list->is_array()) {
+        for (const auto& element : *list) {
+          if (const auto v = Arguments(element).amount(a.path.substr(dot + 1))) total += *v;
+        }
+      } else if (const auto v = args.amount(a.path)) {
+        total = *v;
+      } else {
+        continue;
+      }
+      s_.amounts.push_back({i, a.path, total, *key, unit->second.side, a.moves});
+    }
+    const auto route = d.nested.find("route");
+    if (described_ix.remaining != "jupiter_route" || route == d.nested.end()) return;
+    const Arguments plan(route->second.args);
+    for (const auto& [field, mint] : {std::pair{"in_amount", &described_ix.sells},
+                                      std::pair{"quoted_out_amount", &described_ix.buys}}) {
+      const auto key = key_named(described_ix, keys, *mint);
+      const auto v = plan.amount(field);
+      if (key && v)
+        s_.amounts.push_back(
+            {i, "route." + std::string(field), *v, *key, AmountUnit::Side::kKey, {}});
     }
   }
 
@@ -757,13 +810,8 @@ class StepBinder {
   // larger of the route's quote less its slippage and the instruction's own minimum out.
   void price(const DescribedInstruction& described_ix, const Decoded& d,
              const std::vector<std::optional<PublicKey>>& keys, const std::string& where) {
-    const auto key_of = [&](const std::string& name) -> std::optional<PublicKey> {
-      for (std::size_t p = 0; p < described_ix.accounts.size() && p < keys.size(); ++p) {
-        if (described_ix.accounts[p].name == name) return keys[p];
-      }
-      return std::nullopt;
-    };
-    const auto sells = key_of(described_ix.sells), buys = key_of(described_ix.buys);
+    const auto sells = key_named(described_ix, keys, described_ix.sells),
+               buys = key_named(described_ix, keys, described_ix.buys);
     const auto it = d.nested.find("route");
     if (!sells || !buys || it == d.nested.end()) return;  // refused where they are bound
     const Arguments route(it->second.args), instruction(d.args);

@@ -177,6 +177,36 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
          j["instructions"]["aggregator_swap"]["swaps"] = {"source_mint", "other_mint"};
        },
        "names account other_mint, which aggregator_swap lacks"},
+      // An amount the screens show in a token's units: a u64 the instruction takes, in the
+      // units of a mint or pool account it names, by every variant of a real enum.
+      {"an amount that is no u64",
+       [](ojson& j) {
+         j["instructions"]["perp_deposit"]["amounts"] = {{"slippage", {{"mint", "deposit_mint"}}}};
+       },
+       "is no u64 argument of perp_deposit"},
+      {"an amount in the units of an account the instruction lacks",
+       [](ojson& j) {
+         j["instructions"]["perp_deposit"]["amounts"]["amount"]["mint"] = "source_mint";
+       },
+       "names account source_mint, which perp_deposit lacks"},
+      {"an amount of a pool side that is neither token",
+       [](ojson& j) {
+         j["instructions"]["dlmm_add"]["amounts"]["amount_x"]["mint"] = "lb_pair.token_z";
+       },
+       "after the account comes token_x or token_y"},
+      {"an amount whose unit one variant of its enum does not give",
+       [](ojson& j) {
+         j["instructions"]["dlmm_limit_order_place"]["amounts"]["bins.amount"]["mint"].erase("Bid");
+       },
+       "gives no unit for side Bid"},
+      {"an amount chosen by an argument that is no enum",
+       [](ojson& j) {
+         j["instructions"]["dlmm_limit_order_place"]["amounts"]["bins.amount"]["mint"]["by"] =
+             "bins";
+       },
+       "bins is no enum argument of dlmm_limit_order_place"},
+      {"an amount with an unknown key",
+       [](ojson& j) { j["instructions"]["perp_deposit"]["amounts"]["amount"]["to"] = "x"; }, "to"},
       {"a ranged rule with neither shares nor cover",
        [](ojson& j) {
          j["actions"]["dlmm/add"]["steps"]["ranged"].erase("shares");

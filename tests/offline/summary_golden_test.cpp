@@ -139,10 +139,22 @@ TEST_F(SummaryGolden, EachFamilyReadsExactlyAsReviewed) {
                                                                      {"amountY", "30000000"},
                                                                      {"shape", "spot"},
                                                                      {"maxActiveBinSlippage", 5}}));
+  // A limit order: the decision screen says what leaves the vault for it, in the pool's token
+  // its side spends (a bid spends token Y).
+  compare_both(
+      "dlmm-limit-order-place",
+      with_online_hints("dlmm/limit-order/place", {{"vault", kVault},
+                                                   {"lbPair", kSolUsdcPool},
+                                                   {"side", "bid"},
+                                                   {"bins",
+                                                    {{{"binId", 4990}, {"amount", "1000000"}},
+                                                     {{"binId", 4991}, {"amount", "2000000"}}}}}));
   confirm("perp/initialize", {{"vault", kVault}});
   compare_both("perp-onboard", build("perp/onboard", {{"vault", kVault}}));
   confirm("perp/onboard", {{"vault", kVault}});
+  compare_both("perp-deposit", build("perp/deposit", {{"vault", kVault}, {"amount", "100000000"}}));
   confirm("perp/deposit", {{"vault", kVault}, {"amount", "100000000"}});
+  compare_both("perp-withdraw", build("perp/withdraw", {{"vault", kVault}, {"amount", "2500000"}}));
   compare_both("perp-order",
                build("perp/order",
                      {{"vault", kVault},
@@ -179,6 +191,24 @@ TEST_F(SummaryGolden, APastDeadlineScreenKeepsItsLabels) {
   EXPECT_NE(text.find("\n  what      Swaps"), std::string::npos) << text;
 }
 
+// An amount whose token no label names is shown in base units and says so: a limit order on a
+// pool neither the policy nor a hint names has no token to put its bins' sum in.
+TEST_F(SummaryGolden, AnAmountNoLabelUnitsStaysInBaseUnitsAndSaysWhy) {
+  auto q = build(
+      "dlmm/limit-order/place",
+      {{"vault", kVault},
+       {"lbPair", kSolUsdcPool},
+       {"side", "ask"},
+       {"bins", {{{"binId", 5090}, {"amount", "1500"}}, {{"binId", 5091}, {"amount", "2500"}}}}});
+  ASSERT_TRUE(q.hints.pools.empty());
+  const auto text = decision(q);
+  EXPECT_NE(text.find("  moves     4000 base units of token X (pool tokens unknown) from the "
+                      "vault into\n            a limit order's bins"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("side ask"), std::string::npos) << text;
+}
+
 TEST_F(SummaryGolden, PoolHintsComeFromTheBodyOrThePositionsStrategy) {
   const json open = {{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4960},
                      {"upperBinId", 4970}, {"amountX", "2000000"},     {"amountY", "300000"},
@@ -199,6 +229,8 @@ TEST_F(SummaryGolden, PoolHintsComeFromTheBodyOrThePositionsStrategy) {
       {{"vault", kVault}, {"position", steps[0]["position"]}, {"bpsToRemove", 5000}});
   ASSERT_EQ(removal.hints.pools.size(), 1U);
   EXPECT_EQ(to_base58(removal.hints.pools[0].pool), kSolUsdcPool);
+  // The removal's screen says what the manager asked of which position.
+  compare_both("dlmm-remove", removal);
   const auto swap = with_online_hints("aggregator/swap", {{"vault", kVault},
                                                           {"sourceMint", kUsdc},
                                                           {"destinationMint", kJup},

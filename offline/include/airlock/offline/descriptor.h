@@ -143,6 +143,20 @@ struct DescribedArgument {
   ArgumentRule rule;
 };
 
+// Whose units an amount is in: the key of one of the instruction's accounts (a mint), or the
+// token X or Y of the pool one of its accounts is (by the policy's pools or the online half's
+// hints), chosen by an enum argument's variant where the token depends on it.
+struct AmountUnit {
+  std::string account;
+  enum class Side { kKey, kTokenX, kTokenY } side = Side::kKey;
+};
+struct DescribedAmount {
+  std::string path;  // an argument, or "list.field"
+  std::string by;    // "" or the enum argument whose variant picks the unit
+  std::vector<std::pair<std::string, AmountUnit>> units;  // variant ("" without `by`) -> unit
+  std::string moves;  // where it goes, for the decision screen ("" for the details only)
+};
+
 struct DescribedAccount {
   std::string name;  // the IDL's
   AccountSource source;
@@ -167,6 +181,9 @@ struct DescribedInstruction {
   std::string sells, buys;
   // A rule for every argument, or for every field of a struct argument (check_descriptor).
   std::vector<DescribedArgument> args;
+  // The token amounts it moves, for the screens (the rules above bind them): a u64 argument,
+  // or a field of each element of a list ("bins.amount", summed), in its mint's units.
+  std::vector<DescribedAmount> amounts;
 
   [[nodiscard]] const DescribedAccount* account(std::string_view name) const;
 };

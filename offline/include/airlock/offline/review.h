@@ -62,6 +62,19 @@ struct SwapTerms {
   std::string floor;
 };
 
+// A token amount an instruction moves, as its descriptor states it ("amounts"): the argument
+// (a list's field summed over its elements; a Jupiter route's amounts as route.in_amount and
+// route.quoted_out_amount), and its unit: a mint, or the token X or Y of a pool, which the
+// screens look up in the labels.
+struct StatedAmount {
+  std::size_t instruction = 0;
+  std::string path;
+  unsigned __int128 total = 0;
+  PublicKey mint_or_pool;
+  AmountUnit::Side side = AmountUnit::Side::kKey;  // kKey: mint_or_pool is the mint
+  std::string moves;  // where it goes (docs/descriptors.md), or "" for the details only
+};
+
 struct StepReview {
   std::size_t index = 0;
   Transaction tx;
@@ -75,7 +88,8 @@ struct StepReview {
   std::uint64_t priority_fee_lamports = 0;    // compute-unit price x limit, plus any additional fee
   std::uint64_t additional_fee_lamports = 0;  // the deprecated request_units' own fee
   std::uint64_t compute_unit_limit = 0;
-  std::vector<SwapTerms> swaps;  // each swap of the step, in instruction order
+  std::vector<SwapTerms> swaps;       // each swap of the step, in instruction order
+  std::vector<StatedAmount> amounts;  // each amount its instructions' descriptors state
 };
 
 // What the summary may call a mint: the policy's pinned symbol and decimals, or the online
