@@ -200,9 +200,9 @@ Status failed_unproven(const JournalStep& st, std::size_t total, const std::stri
 
 // The API's `failed` or `confirmed` held against the chain (a node is given): the status the
 // step takes, in `status`, `code` and `message`, when the chain settles it; false to poll again
-// while `may_wait` (the node does not show it yet). Past the give-up, an API `failed` the chain
-// does not show stays open, and an API `confirmed` is kept as the API's (the spec makes it the
-// word on landing), with what the node said.
+// while `may_wait` (the node does not show it yet). Past the give-up, either word the chain does
+// not show leaves the step open (outcome.unknown): with a node at hand, landing is the chain's
+// to say.
 Result<bool> settle_with_chain(SendContext& c, const JournalStep& st, std::size_t total,
                                bool may_wait, std::string& status, std::string& code,
                                std::string& message) {
@@ -212,18 +212,16 @@ Result<bool> settle_with_chain(SendContext& c, const JournalStep& st, std::size_
   if (!proof.ok() || proof->outcome == ChainProof::Outcome::kMayLand) {
     const std::string why = proof.ok() ? proof->detail : proof.error().message();
     if (may_wait) return false;
-    if (status == ss::kConfirmed) {
-      c.log << "airlock-online: " << step_name(st, total)
-            << ": the API says confirmed; the RPC node does not show it yet (" << printable(why)
-            << ")\n";
-      message = said + "; the RPC node: not shown yet (" + why + ")";
-      return true;
-    }
+    // Past the give-up, neither word is taken against a node that cannot show it: an API
+    // `confirmed` the chain does not show may be a lie (the manager would read "done" while
+    // nothing landed), an API `failed` may still land. The step stays open for the chain.
     return Error(online::errors::kOutcomeUnknown,
-                 "status of " + step_name(st, total) +
-                     ": the API says failed, but the RPC node does not show it on chain (" + why +
-                     "); it may still land, so it stays open: run airlock-online resume --rpc "
-                     "URL later");
+                 "status of " + step_name(st, total) + ": the API says " + status +
+                     ", but the RPC node does not show it on chain (" + why + "); " +
+                     (status == ss::kConfirmed ? "it is not counted as landed until the chain "
+                                                 "shows it"
+                                               : "it may still land") +
+                     ", so it stays open: run airlock-online resume --rpc URL later");
   }
   message = said + "; the RPC node: " + proof->detail;
   take_proof(proof->outcome, status, code);
@@ -268,8 +266,8 @@ Status follow(SendContext& c, JournalStep& st, std::size_t total) {
     // `failed` frees the intent too, and `confirmed` ends it: the chain must agree with a
     // `failed` (an API that says failed about a landing, or about a transaction still able to
     // land, would get the intent done twice). Without a node nothing proves it: the step stays
-    // open, as for `expired`. A `confirmed` the API says alone is kept: believing it can only
-    // leave work undone, never do it twice.
+    // open, as for `expired`. A `confirmed` the API says with no node at hand is kept: believing
+    // it can only leave work undone, never do it twice; with a node, the chain must show it.
     if (status == ss::kFailed && !c.prove) AIRLOCK_CHECK(failed_unproven(st, total, code, message));
     if ((status == ss::kFailed || status == ss::kConfirmed) && c.prove) {
       AIRLOCK_TRY(settled,

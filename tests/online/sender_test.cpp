@@ -564,6 +564,25 @@ TEST_F(AtMostOnce, AFailedTheNodeCannotShowYetKeepsTheStepOpen) {
   EXPECT_FALSE(journal->unresolved().value().empty());
 }
 
+// Issue 31 (F6): the API says confirmed, the step never landed, and the node given keeps no
+// transaction history, so it can show neither the landing nor its absence. The run ended
+// `done`, exit 0, on the API's word; now the step stays open for the chain to settle.
+TEST_F(AtMostOnce, AConfirmedANodeCannotShowIsNotDone) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"statusSays", "confirmed"}, {"nextLanding", "never"}, {"rpcNoHistory", true}});
+  auto c = context();
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+  auto end = online::send_round(c, steps);
+  ASSERT_FALSE(end.ok()) << log.str();
+  EXPECT_EQ(end.error().code(), online::errors::kOutcomeUnknown) << end.error().to_string();
+  EXPECT_THAT(end.error().message(),
+              HasSubstr("the API says confirmed, but the RPC node does not show it on chain"));
+  EXPECT_THAT(end.error().message(), HasSubstr("resume --rpc"));
+  EXPECT_NE(statuses().front(), ss::kConfirmed) << "not done on the API's word";
+  EXPECT_FALSE(journal->unresolved().value().empty());
+  EXPECT_EQ(landed(steps[0].signature), 0U) << "the API lied: nothing landed";
+}
+
 TEST_F(AtMostOnce, AConfirmedTheChainProvesNeverLandedEndsExpiredNotDone) {
   auto steps = signed_round("vault/update", update_body());
   faults({{"statusSays", "confirmed"}, {"nextLanding", "never"}});
