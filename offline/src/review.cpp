@@ -8,6 +8,7 @@
 #include <airlock/common/units.h>
 #include <airlock/formats/actions.h>
 #include <airlock/formats/json_fields.h>
+#include <airlock/offline/amounts.h>
 #include <airlock/offline/arguments.h>
 #include <airlock/offline/bins.h>
 #include <airlock/offline/review.h>
@@ -57,6 +58,7 @@ class Reviewer {
     request_checks();
     token_labels();
     pool_labels();
+    amount_units();
     for (std::size_t i = 0; i < q_.steps.size(); ++i) step(i);
     off_side_warnings();
     if (described_ != nullptr) {
@@ -86,6 +88,7 @@ class Reviewer {
     request_checks();
     token_labels();
     pool_labels();
+    amount_units();
     return std::move(review_);
   }
 
@@ -306,6 +309,14 @@ class Reviewer {
       }
       review_.pools.push_back({hint.pool, hint.token_x, hint.token_y, false});
     }
+  }
+
+  // Which of the body's fields are token amounts, and in which token, for the screens.
+  void amount_units() {
+    if (descriptor_ == nullptr || described_ == nullptr || keystone_) return;
+    std::vector<PublicKey> hinted;
+    for (const auto& hint : q_.hints.pools) hinted.push_back(hint.pool);
+    review_.body_amounts = body_amounts(*descriptor_, *described_, intent_, hinted);
   }
 
   // Lookup tables: pinned contents are trusted; hints only when the policy allows unverified ones.

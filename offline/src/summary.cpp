@@ -66,17 +66,22 @@ std::pair<std::string, std::string> side_names(const PoolTokens& pool) {
           pool.y ? "Y " + pool.y->symbol : std::string("Y")};
 }
 
-// The label of a stated amount's token: its mint's, or the pool's token X or Y by the policy's
+// The label of the token a unit names: a mint's, or the pool's token X or Y by the policy's
 // pools or the online half's hints (`pool_pinned` says which), or nullptr when none is known.
-const TokenLabel* amount_label(const Review& r, const StatedAmount& a,
-                               bool* pool_pinned = nullptr) {
-  if (a.side == AmountUnit::Side::kKey) return token_label(r, a.mint_or_pool);
+const TokenLabel* unit_label(const Review& r, const PublicKey& mint_or_pool, AmountUnit::Side side,
+                             bool* pool_pinned = nullptr) {
+  if (side == AmountUnit::Side::kKey) return token_label(r, mint_or_pool);
   for (const auto& p : r.pools) {
-    if (p.pool != a.mint_or_pool) continue;
+    if (p.pool != mint_or_pool) continue;
     if (pool_pinned != nullptr) *pool_pinned = p.pinned;
-    return token_label(r, a.side == AmountUnit::Side::kTokenX ? p.token_x : p.token_y);
+    return token_label(r, side == AmountUnit::Side::kTokenX ? p.token_x : p.token_y);
   }
   return nullptr;
+}
+
+const TokenLabel* amount_label(const Review& r, const StatedAmount& a,
+                               bool* pool_pinned = nullptr) {
+  return unit_label(r, a.mint_or_pool, a.side, pool_pinned);
 }
 
 // The amount instruction `i` states at `path`, or nullptr.
@@ -417,29 +422,50 @@ void swap_lines(const Review& r, const SwapTerms& swap, std::vector<std::string>
                                       : " (the policy's floor: " + swap.floor + ")"));
 }
 
-// Every leaf of a JSON value as "path: value" (bins[2].amount: 1000), in the body's order: an
-// approval shows each one in full, however many there are.
+// A leaf of the body: its path as the screens write it (bins[2].amount), its JSON pointer
+// (/bins/2/amount) and its value as text.
+struct Leaf {
+  std::string path, pointer, value;
+};
+
+// Every leaf of a JSON value, in the body's order: an approval shows each one in full, however
+// many there are.
 void body_leaves(const nlohmann::ordered_json& v, const std::string& path,
-                 std::vector<std::pair<std::string, std::string>>& out) {
+                 const std::string& pointer, std::vector<Leaf>& out) {
   if (v.is_object()) {
-    if (v.empty()) out.emplace_back(path, "{}");
-    for (const auto& [name, member] : v.items())
-      body_leaves(member, path.empty() ? name : path + "." + name, out);
+    if (v.empty()) out.push_back({path, pointer, "{}"});
+    for (const auto& [name, member] : v.items()) {
+      std::string escaped;  // RFC 6901: ~ and / in a member name
+      for (const char c : name) escaped += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+      body_leaves(member, path.empty() ? name : path + "." + name, pointer + "/" + escaped, out);
+    }
   } else if (v.is_array()) {
-    if (v.empty()) out.emplace_back(path, "[]");
+    if (v.empty()) out.push_back({path, pointer, "[]"});
     for (std::size_t i = 0; i < v.size(); ++i)
-      body_leaves(v[i], path + "[" + std::to_string(i) + "]", out);
+      body_leaves(v[i], path + "[" + std::to_string(i) + "]", pointer + "/" + std::to_string(i),
+                  out);
   } else {
-    out.emplace_back(path, v.is_string() ? v.get<std::string>() : v.dump());
+    out.push_back({path, pointer, v.is_string() ? v.get<std::string>() : v.dump()});
   }
 }
 
 // Every leaf of the request's body (its intent), or none when it is no JSON object.
-std::vector<std::pair<std::string, std::string>> body_fields(const envelope::SignRequest& q) {
+std::vector<Leaf> body_fields(const envelope::SignRequest& q) {
   const auto body = nlohmann::ordered_json::parse(q.intent_json, nullptr, false);
-  std::vector<std::pair<std::string, std::string>> leaves;
-  if (body.is_object()) body_leaves(body, "", leaves);
+  std::vector<Leaf> leaves;
+  if (body.is_object()) body_leaves(body, "", "", leaves);
   return leaves;
+}
+
+// The label of the token a body field is an amount of (Review::body_amounts), or nullptr.
+const TokenLabel* body_amount_label(const Review& r, const Leaf& leaf) {
+  if (leaf.value.empty() || !std::all_of(leaf.value.begin(), leaf.value.end(),
+                                         [](unsigned char c) { return std::isdigit(c) != 0; }))
+    return nullptr;
+  for (const auto& b : r.body_amounts) {
+    if (b.pointer == leaf.pointer) return unit_label(r, b.mint_or_pool, b.side);
+  }
+  return nullptr;
 }
 
 // What the manager asked, in the body's own words (the review binds the transactions to it):
@@ -449,12 +475,15 @@ std::string asked(const envelope::SignRequest& q, const Review& r) {
   // as an order's side off the screen.
   auto fields = body_fields(q);
   std::stable_partition(fields.begin(), fields.end(),
-                        [](const auto& f) { return f.first.find('[') == std::string::npos; });
+                        [](const Leaf& f) { return f.path.find('[') == std::string::npos; });
   std::string text;
-  for (const auto& [path, value] : fields) {
-    if (path == "vault") continue;
-    std::string shown = value;
-    if (const auto key = public_key_from_base58(value); key.ok()) {
+  for (const auto& leaf : fields) {
+    if (leaf.path == "vault") continue;
+    std::string shown = leaf.value;
+    if (const TokenLabel* unit = body_amount_label(r, leaf)) {
+      shown = whole_units(leaf.value, unit->decimals) + " " + unit->symbol + " (" +
+              label_source(*unit) + ")";
+    } else if (const auto key = public_key_from_base58(leaf.value); key.ok()) {
       if (const TokenLabel* t = token_label(r, *key)) {
         shown = t->symbol + " (" + label_source(*t) + ")";
       } else if (const auto pool = std::find_if(r.pools.begin(), r.pools.end(),
@@ -464,7 +493,7 @@ std::string asked(const envelope::SignRequest& q, const Review& r) {
             " (pool " + short_mint(r, pool->token_x) + "/" + short_mint(r, pool->token_y) + ")";
       }
     }
-    text += (text.empty() ? "" : ", ") + path + " " + shown;
+    text += (text.empty() ? "" : ", ") + leaf.path + " " + shown;
   }
   return text.empty() ? std::string("nothing but the vault") : text;
 }
@@ -617,7 +646,7 @@ std::string render_decision(const envelope::SignRequest& q, const Review& r, std
          wrap(r.reads.empty() ? std::string("(no descriptor says)") : r.reads, width - 12, 3))
       lines.push_back((lines.size() == first ? "  what      " : "            ") + l);
     lines.push_back("  vault     " + to_base58(q.vault));
-    for (const auto& l : wrap(asked(q, r), width - 12, 3))
+    for (const auto& l : wrap(asked(q, r), width - 12, 4))
       lines.push_back((lines.back().starts_with("  vault") ? "  asked     " : "            ") + l);
   }
   // A fact in wrapped lines, under its 10-column label.
@@ -677,13 +706,17 @@ std::string render_approval(const envelope::SignRequest& q, const Review& r,
   // Every leaf of the body, as the build request will send it; a key a label knows says so.
   auto leaves = body_fields(q);
   add("body      ", std::to_string(leaves.size()) + " field(s), every one below");
-  for (auto& [path, text] : leaves) {
+  for (const auto& leaf : leaves) {
+    std::string text = leaf.value;
     for (const auto& t : r.tokens) {
       if (to_base58(t.mint) == text)
         text += " (" + t.symbol + (t.pinned ? ", pinned" : ", the online half's hint") + ")";
     }
+    if (const TokenLabel* unit = body_amount_label(r, leaf))
+      text += " (" + whole_units(leaf.value, unit->decimals) + " " + unit->symbol + ", decimals " +
+              source_of(*unit) + ")";
     bool first = true;
-    for (const auto& l : wrap(path + ": " + text, width - 14, kAll)) {
+    for (const auto& l : wrap(leaf.path + ": " + text, width - 14, kAll)) {
       lines.push_back((first ? "            " : "              ") + l);
       first = false;
     }

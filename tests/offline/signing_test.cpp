@@ -378,7 +378,9 @@ TEST_F(SigningTest, AnIntentApprovedBeforeItsBuildIsSignedWithoutASecondQuestion
   EXPECT_EQ(approved->decision, offline::Decision::kApproved);
   EXPECT_EQ(asked, 1) << "an approval is always asked, never automatic";
   EXPECT_THAT(last_summary, HasSubstr("Approve before it is built: aggregator/swap"));
-  EXPECT_THAT(last_summary, HasSubstr("amount: 5000000"));
+  // The manager's amount in whole tokens too: the descriptor ties the body's amount to the
+  // swap's, in the units of the body's source mint, which the policy pins.
+  EXPECT_THAT(last_summary, HasSubstr("amount: 5000000 (5 USDC, decimals pinned by the policy)"));
   const auto* given = std::get_if<envelope::Approval>(&approved->response.result);
   ASSERT_NE(given, nullptr);
   EXPECT_EQ(given->intent, envelope::intent_hash(q));

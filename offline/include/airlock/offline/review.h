@@ -110,6 +110,15 @@ struct PoolLabel {
   bool pinned = false;
 };
 
+// A field of the manager's body that is a token amount, as the descriptor ties it to an amount
+// an instruction states (amounts.h): its JSON pointer, and its unit (a mint the body names, or
+// the token X or Y of the pool it names or the online half's only pool hint).
+struct BodyAmount {
+  std::string pointer;
+  PublicKey mint_or_pool;
+  AmountUnit::Side side = AmountUnit::Side::kKey;
+};
+
 struct Review {
   // What the action does, in the one sentence its descriptor gives (empty: no descriptor
   // describes it).
@@ -122,7 +131,8 @@ struct Review {
   std::vector<Finding> warnings;
   std::vector<TokenLabel> tokens;
   std::vector<PoolLabel> pools;
-  bool auto_approvable = false;  // the policy auto-approves the action and nothing warns
+  std::vector<BodyAmount> body_amounts;  // the body's amounts whose unit is known (amounts.h)
+  bool auto_approvable = false;          // the policy auto-approves the action and nothing warns
 
   [[nodiscard]] bool refused() const noexcept { return !refusals.empty(); }
 };
