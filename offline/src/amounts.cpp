@@ -107,4 +107,21 @@ std::vector<BodyAmount> body_amounts(const Descriptor& descriptor, const Describ
   return out;
 }
 
+std::vector<BodySwap> body_swaps(const Descriptor& descriptor, const DescribedAction& action,
+                                 const ojson& body) {
+  std::vector<BodySwap> out;
+  if (!body.is_object()) return out;
+  for (const auto& key : action.instructions) {
+    const DescribedInstruction* ix = descriptor.instruction(key);
+    if (ix == nullptr || ix->sells.empty()) continue;
+    const auto mint = [&](const std::string& account) -> std::optional<PublicKey> {
+      const DescribedAccount* a = ix->account(account);
+      if (a == nullptr || a->source.kind != AccountSource::Kind::kBody) return std::nullopt;
+      return body_key(body, a->source.pointers);
+    };
+    out.push_back({ix->instruction, mint(ix->sells), mint(ix->buys)});
+  }
+  return out;
+}
+
 }  // namespace airlock::offline

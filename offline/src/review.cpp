@@ -89,6 +89,7 @@ class Reviewer {
     token_labels();
     pool_labels();
     amount_units();
+    unpriced_pairs();
     return std::move(review_);
   }
 
@@ -308,6 +309,23 @@ class Reviewer {
         continue;
       }
       review_.pools.push_back({hint.pool, hint.token_x, hint.token_y, false});
+    }
+  }
+
+  // A swap of a pair the policy gives no price floor is asked at its build whatever was
+  // approved (warn.unpriced): the approval says so now, where the body names both mints.
+  void unpriced_pairs() {
+    if (descriptor_ == nullptr || described_ == nullptr) return;
+    for (const auto& swap : body_swaps(*descriptor_, *described_, intent_)) {
+      if (!swap.sells || !swap.buys || policy_.price_floor(*swap.sells, *swap.buys) != nullptr)
+        continue;
+      const PinnedToken* sells = policy_.token(*swap.sells);
+      const PinnedToken* buys = policy_.token(*swap.buys);
+      warn(FindingCode::kWarnUnpriced,
+           swap.instruction + " would swap " + (sells ? sells->symbol : to_base58(*swap.sells)) +
+               " for " + (buys ? buys->symbol : to_base58(*swap.buys)) +
+               ", a pair with no [[price_floors]] entry: its build is priced by the online "
+               "half's quote alone, so it is asked again however this is answered");
     }
   }
 

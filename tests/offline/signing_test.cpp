@@ -367,6 +367,25 @@ envelope::SignRequest approval_of(const envelope::SignRequest& q, std::int64_t n
   return a;
 }
 
+// An approval of a swap whose pair the policy gives no price floor says, before anything is
+// built, that the build will be asked again (it warns warn.unpriced there); with the floor
+// pinned it says nothing of the kind.
+TEST_F(SigningTest, AnApprovalSaysWhenItsSwapsPairHasNoPriceFloor) {
+  auto q = swap_request();
+  auto unpriced = process(approval_of(q, now_s()), demo_policy(q));
+  ASSERT_TRUE(unpriced.ok()) << unpriced.error().to_string();
+  ASSERT_EQ(unpriced->review.warnings.size(), 1U) << last_summary;
+  EXPECT_EQ(unpriced->review.warnings[0].code, "warn.unpriced");
+  EXPECT_THAT(unpriced->review.warnings[0].message,
+              HasSubstr(std::string("aggregator_swap would swap ") + kUsdc + " for " + kJup +
+                        ", a pair with no [[price_floors]] entry"));
+  EXPECT_THAT(unpriced->review.warnings[0].message, HasSubstr("asked again"));
+  EXPECT_THAT(last_summary, HasSubstr("! warn.unpriced: aggregator_swap would swap"));
+  auto priced = process(approval_of(swap_request(), now_s()), swap_policy(q));
+  ASSERT_TRUE(priced.ok()) << priced.error().to_string();
+  EXPECT_TRUE(priced->review.warnings.empty()) << last_summary;
+}
+
 // Issue 32: the manager decides on the intent at leisure; its build is then signed without a
 // second question, once.
 TEST_F(SigningTest, AnIntentApprovedBeforeItsBuildIsSignedWithoutASecondQuestionOnce) {

@@ -10,6 +10,8 @@
 // here and stays in base units. Nothing here binds: the review does that.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,5 +25,16 @@ namespace airlock::offline {
                                                    const DescribedAction& action,
                                                    const nlohmann::ordered_json& body,
                                                    const std::vector<PublicKey>& hinted_pools);
+
+// The pairs the action's swapping instructions (a descriptor's "swaps") would trade, as far as
+// the body names their mints (nullopt for a mint it does not name, e.g. a sweep's deposit mint):
+// an approval says before the build whether the policy prices each.
+struct BodySwap {
+  std::string instruction;
+  std::optional<PublicKey> sells, buys;
+};
+[[nodiscard]] std::vector<BodySwap> body_swaps(const Descriptor& descriptor,
+                                               const DescribedAction& action,
+                                               const nlohmann::ordered_json& body);
 
 }  // namespace airlock::offline
