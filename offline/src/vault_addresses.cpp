@@ -25,9 +25,8 @@ std::optional<PublicKey> Derivations::pda(const std::vector<Bytes>& seeds,
 PublicKey Derivations::associated(const PublicKey& owner, const PublicKey& mint,
                                   const PublicKey& token_program) {
   // Three 32-byte seeds always find an address; an all-zero key never matches a real one.
-  return pda(associated_token_seeds(owner, mint, token_program),
-             programs::key(programs::kAssociatedToken))
-      .value_or(PublicKey{});
+  static const PublicKey& program = programs::key(programs::kAssociatedToken);
+  return pda(associated_token_seeds(owner, mint, token_program), program).value_or(PublicKey{});
 }
 
 PublicKey Derivations::bin_array(const PublicKey& program, const PublicKey& pool,
@@ -37,7 +36,11 @@ PublicKey Derivations::bin_array(const PublicKey& program, const PublicKey& pool
 
 VaultAddresses::VaultAddresses(const PublicKey& vault, const PublicKey& manager,
                                Derivations& derivations)
-    : vault_(vault), manager_(manager), derive_(derivations) {}
+    : vault_(vault),
+      manager_(manager),
+      token_(programs::key(programs::kToken)),
+      token_2022_(programs::key(programs::kToken2022)),
+      derive_(derivations) {}
 
 void VaultAddresses::describe(const Descriptor& descriptor) {
   for (const auto& rule : descriptor.own_addresses) {
@@ -47,8 +50,15 @@ void VaultAddresses::describe(const Descriptor& descriptor) {
         {&rule, rule.ata_owner ? &descriptor.own_addresses[*rule.ata_owner] : nullptr});
   }
 }
-void VaultAddresses::add_mint(const PublicKey& mint) { mints_.push_back(mint); }
-void VaultAddresses::add_holding(const PublicKey& account) { holdings_.push_back(account); }
+// A mint or holding named again (by the policy, the hints, the body and the step alike) adds
+// nothing: each is derived for once.
+void VaultAddresses::add_mint(const PublicKey& mint) {
+  if (std::find(mints_.begin(), mints_.end(), mint) == mints_.end()) mints_.push_back(mint);
+}
+void VaultAddresses::add_holding(const PublicKey& account) {
+  if (std::find(holdings_.begin(), holdings_.end(), account) == holdings_.end())
+    holdings_.push_back(account);
+}
 
 std::optional<std::string> VaultAddresses::what(const PublicKey& key) {
   compute_pending();
@@ -76,8 +86,8 @@ void VaultAddresses::derive(const Rule& rule, const std::optional<PublicKey>& ho
     }
     if (!owner || !mint) return;  // no bump found for the owner: nothing to own
     const Own named = holding ? Own{own.what, holding, mint} : Own{own.what, mint, std::nullopt};
-    for (const auto program : {programs::kToken, programs::kToken2022})
-      own_.emplace(derive_.associated(*owner, *mint, programs::key(program)), named);
+    for (const PublicKey* program : {&token_, &token_2022_})
+      own_.emplace(derive_.associated(*owner, *mint, *program), named);
     return;
   }
   std::vector<Bytes> seeds;
@@ -112,10 +122,10 @@ void VaultAddresses::compute_pending() {
   using For = OwnAddress::For;
   for (; mints_done_ < mints_.size(); ++mints_done_) {
     const PublicKey& mint = mints_[mints_done_];
-    for (const auto program : {programs::kToken, programs::kToken2022}) {
-      own_.emplace(derive_.associated(vault_, mint, programs::key(program)),
+    for (const PublicKey* program : {&token_, &token_2022_}) {
+      own_.emplace(derive_.associated(vault_, mint, *program),
                    Own{"the vault's token account for mint", mint, std::nullopt});
-      own_.emplace(derive_.associated(manager_, mint, programs::key(program)),
+      own_.emplace(derive_.associated(manager_, mint, *program),
                    Own{"the manager's token account for mint", mint, std::nullopt});
     }
     for (std::size_t r = 0; r < rules_done_; ++r) {

@@ -74,6 +74,7 @@ class VaultAddresses {
 
   PublicKey vault_;
   PublicKey manager_;
+  PublicKey token_, token_2022_;  // the two token programs, each account is derived under
   Derivations& derive_;
   std::vector<Rule> rules_;
   // The addresses token-account rules are of: for the vault alone, and for each holding or
