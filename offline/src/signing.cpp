@@ -342,7 +342,10 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   std::vector<std::string> warnings;
   for (const auto& w : out.review.warnings) warnings.push_back(w.code);
   // Approved before its build, and nothing in the transactions warns: asked already.
-  if (j.approval != nullptr) out.under_approval = j.approval->request_id;
+  if (j.approval != nullptr) {
+    out.under_approval = j.approval->request_id;
+    out.review.under_approval = true;
+  }
   const bool automatic =
       j.verdict == Verdict::kUnderApproval || (c.auto_approve && j.verdict == Verdict::kAutomatic);
   // Time passes while a person reads, and while the passphrase is typed: the deadline is

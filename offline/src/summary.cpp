@@ -678,7 +678,10 @@ std::string render_decision(const envelope::SignRequest& q, const Review& r, std
                     " reason(s)): nothing will be signed");
   } else {
     lines.push_back("  verdict   nothing refused; " + std::to_string(r.warnings.size()) +
-                    " warning(s)" + (r.auto_approvable ? "" : ": it asks you"));
+                    " warning(s)" +
+                    (r.under_approval    ? ": an approval covers it, so no question"
+                     : r.auto_approvable ? ": no question under --auto-approve"
+                                         : ": it asks you"));
   }
   finding_lines(r, width, max_lines, lines);
   std::string out;

@@ -23,6 +23,7 @@
 #include <airlock/formats/qr_io.h>
 #include <airlock/offline/keystore.h>
 #include <airlock/offline/signing.h>
+#include <airlock/offline/summary.h>
 
 #include "conformance_support.h"
 #include "support/helpers.h"
@@ -415,6 +416,10 @@ TEST_F(SigningTest, AnIntentApprovedBeforeItsBuildIsSignedWithoutASecondQuestion
   ASSERT_TRUE(signed_once->under_approval.has_value());
   EXPECT_EQ(*signed_once->under_approval, approval.request_id);
   EXPECT_EQ(log->entries().back().under_approval, approval.request_id);
+  // The screen shown after it says so, not "it asks you" (operator review F15).
+  EXPECT_THAT(offline::render_decision(q, signed_once->review, now_s()),
+              HasSubstr("verdict   nothing refused; 0 warning(s): an approval covers it, so no "
+                        "question"));
 
   // The same intent built again: the approval is spent, so the operator is asked.
   auto again = process(swap_request(), policy);

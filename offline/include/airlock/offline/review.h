@@ -133,6 +133,8 @@ struct Review {
   std::vector<PoolLabel> pools;
   std::vector<BodyAmount> body_amounts;  // the body's amounts whose unit is known (amounts.h)
   bool auto_approvable = false;          // the policy auto-approves the action and nothing warns
+  // An approval in the audit log covers it (signing.cpp): signed without a question.
+  bool under_approval = false;
 
   [[nodiscard]] bool refused() const noexcept { return !refusals.empty(); }
 };
