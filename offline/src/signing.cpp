@@ -292,6 +292,14 @@ std::pair<AuditEntry, envelope::Refusal> past_deadline(const envelope::SignReque
                                               "; nothing was signed"}};
 }
 
+// The codes of findings, in order, as the audit log records them.
+std::vector<std::string> codes_of(const std::vector<Finding>& findings) {
+  std::vector<std::string> codes;
+  codes.reserve(findings.size());
+  for (const auto& f : findings) codes.push_back(f.code);
+  return codes;
+}
+
 }  // namespace
 
 Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningContext& c) {
@@ -336,16 +344,13 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   }
   if (j.verdict == Verdict::kRefused) {
     AuditEntry e = entry_for(q, Decision::kRefused, c.clock());
-    for (const auto& f : out.review.refusals) e.codes.push_back(f.code);
+    e.codes = codes_of(out.review.refusals);
     return finish(std::move(e), refusal_of(out.review.refusals));
   }
-  std::vector<std::string> warnings;
-  for (const auto& w : out.review.warnings) warnings.push_back(w.code);
+  const auto warnings = codes_of(out.review.warnings);
   // Approved before its build, and nothing in the transactions warns: asked already.
-  if (j.approval != nullptr) {
-    out.under_approval = j.approval->request_id;
-    out.review.under_approval = true;
-  }
+  if (j.approval != nullptr) out.under_approval = j.approval->request_id;
+  out.review.under_approval = j.approval != nullptr;
   const bool automatic =
       j.verdict == Verdict::kUnderApproval || (c.auto_approve && j.verdict == Verdict::kAutomatic);
   // Time passes while a person reads, and while the passphrase is typed: the deadline is
