@@ -901,11 +901,13 @@ int start_log(const LogOptions& o) {
 
 // verify --head: the head (typed from a sign response or an earlier export) is one of the log's
 // entries; otherwise entries were cut from its end, or it is another log.
-airlock::Status check_holds_head(const std::vector<airlock::offline::AuditEntry>& entries,
-                                 const std::string& text) {
+// The entry whose head `text` is, or why none is.
+airlock::Result<const airlock::offline::AuditEntry*> check_holds_head(
+    const std::vector<airlock::offline::AuditEntry>& entries, const std::string& text) {
   AIRLOCK_TRY(wanted, airlock::audit::parse_head(text, "--head"));
-  if (std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return e.hash == wanted; }))
-    return {};
+  const auto found =
+      std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.hash == wanted; });
+  if (found != entries.end()) return &*found;
   // A few digits off one entry's head is a typing mistake, not a cut log: said as such.
   const airlock::offline::AuditEntry* nearest = nullptr;
   int apart = 2 * static_cast<int>(airlock::Hash::kSize) + 1;
@@ -939,6 +941,31 @@ airlock::Status check_holds_head(const std::vector<airlock::offline::AuditEntry>
                "head " + airlock::to_hex(wanted.view()) +
                    " is not in the log: entries were removed from its end, or it is another log" +
                    earlier);
+}
+
+// What verify (and show, export) found: the entries, the head, what a --head given proves (the
+// log holds it, and what was recorded after it), and a start left interrupted.
+void say_verified(const std::vector<airlock::offline::AuditEntry>& entries,
+                  const airlock::offline::AuditEntry* held, const std::string& audit_log) {
+  const airlock::Hash head = entries.empty() ? airlock::Hash{} : entries.back().hash;
+  std::cout << entries.size() << " entries verify; head " << airlock::to_hex(head.view()) << "\n";
+  // What the head given proves: the log holds it, and what was recorded after it.
+  if (held != nullptr) {
+    const auto after = static_cast<std::size_t>(&entries.back() - held);
+    std::cout << "--head is entry " << held->seq << " ("
+              << airlock::offline::decision_name(held->decision) << ", "
+              << airlock::iso_utc(held->time) << "): the log holds it, "
+              << (after == 0 ? std::string("and it is the last entry")
+                             : std::to_string(after) + " entr" + (after == 1 ? "y" : "ies") +
+                                   " recorded after it")
+              << "\n";
+  }
+  if (!entries.empty() && entries.back().decision == airlock::offline::Decision::kClosing)
+    std::cerr << "airlock-offline: the start that continues this log in "
+              << airlock::printable(*entries.back().successor_file)
+              << " was interrupted: finish it with `airlock-offline log start --audit-log "
+              << airlock::printable(*entries.back().successor_file) << " --continue-from "
+              << airlock::printable(audit_log) << "`\n";
 }
 
 // export: the verified entries as JSON lines, to a file and/or QR frames.
@@ -1066,17 +1093,13 @@ int run_log(const std::vector<std::string>& args) {
     if (auto s = export_log(o, *entries, *chosen_density); !s.ok()) return report(s.error());
   }
   if (action == "show") show_log(*entries);
+  const airlock::offline::AuditEntry* held = nullptr;
   if (o.head) {
-    if (auto held = check_holds_head(*entries, *o.head); !held.ok()) return report(held.error());
+    auto found = check_holds_head(*entries, *o.head);
+    if (!found.ok()) return report(found.error());
+    held = *found;
   }
-  const airlock::Hash head = entries->empty() ? airlock::Hash{} : entries->back().hash;
-  std::cout << entries->size() << " entries verify; head " << airlock::to_hex(head.view()) << "\n";
-  if (!entries->empty() && entries->back().decision == airlock::offline::Decision::kClosing)
-    std::cerr << "airlock-offline: the start that continues this log in "
-              << airlock::printable(*entries->back().successor_file)
-              << " was interrupted: finish it with `airlock-offline log start --audit-log "
-              << airlock::printable(*entries->back().successor_file) << " --continue-from "
-              << airlock::printable(o.audit_log) << "`\n";
+  say_verified(*entries, held, o.audit_log);
   return airlock::cli::kExitOk;
 }
 

@@ -593,6 +593,12 @@ TEST_F(SigningTest, UnderLimitsSignUsesOnlyALogBegunByLogStart) {
   EXPECT_THAT(in_new.output, HasSubstr("check it there with --audit-log OLD --head"));
   const auto in_old = airlock::test::run_command(verify + " --audit-log " + dir.file("old.log"));
   EXPECT_EQ(in_old.exit_code, 0) << in_old.output;
+  // It says which entry the head is and what came after it (operator review F18: it said
+  // nothing of the head given).
+  EXPECT_THAT(in_old.output,
+              testing::ContainsRegex("--head is entry [0-9]+ \\(signed, [0-9T:-]+Z\\): "
+                                     "the log holds it, [0-9]+ entr(y|ies) recorded "
+                                     "after it"));
 
   // Stopped before its last step (here the old log's closed entry is cut off, as a power cut
   // would leave it): the old log still refuses, naming the command that finishes the start,
