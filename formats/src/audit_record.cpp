@@ -450,6 +450,13 @@ std::string line_of(const Entry& entry) {
          "\"}";
 }
 
+std::optional<std::string_view> export_lines(std::string_view text) {
+  if (!text.starts_with(kExportHeader) || text.size() <= kExportHeader.size() ||
+      text[kExportHeader.size()] != '\n')
+    return std::nullopt;
+  return text.substr(kExportHeader.size() + 1);
+}
+
 Result<std::vector<Entry>> verify_lines(std::string_view text, const std::string& path) {
   std::vector<Entry> entries;
   Hash prev{};

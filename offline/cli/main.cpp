@@ -973,7 +973,7 @@ airlock::Status export_log(const LogOptions& o,
                            const std::vector<airlock::offline::AuditEntry>& entries,
                            airlock::density::Density density) {
   // The lines as the log holds them (canonical, so rewritten from the verified entries).
-  std::string text;
+  std::string text = std::string(airlock::audit::kExportHeader) + "\n";
   for (const auto& e : entries) text += airlock::audit::line_of(e) + "\n";
   const airlock::transfer::Content content{airlock::dense::ContentType::kFile,
                                            airlock::Bytes(text.begin(), text.end())};

@@ -22,6 +22,12 @@ Error io(const std::string& path, const std::string& what) {
 
 // The log's text checked, with the offline half's consequence in the error.
 Result<std::vector<AuditEntry>> verify_text(std::string_view text, const std::string& path) {
+  if (audit::export_lines(text))
+    return Error(ErrorCode::kUsage,
+                 "audit log " + path +
+                     " is an export of a log (airlock-offline log export), not the log: give the "
+                     "log itself (a copy may be cut short, and the limits and replays would be "
+                     "counted from less than the log holds)");
   auto entries = audit::verify_lines(text, path);
   if (!entries.ok() && entries.error().code() == audit::errors::kBroken)
     return Error(audit::errors::kBroken,

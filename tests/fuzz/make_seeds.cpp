@@ -175,6 +175,8 @@ int main(int argc, char** argv) {
       text += audit::line_of(e) + "\n";
       put_text("audit_export", "chain-" + std::to_string(n), text);
     }
+    // As `log export` writes it: the lines under the export's header.
+    put_text("audit_export", "exported-chain-3", std::string(audit::kExportHeader) + "\n" + text);
   }
   std::cout << "seeds written under " << root << "\n";
   return 0;

@@ -140,6 +140,14 @@ void chain(std::vector<Entry>& entries);
 [[nodiscard]] Result<std::vector<Entry>> verify_lines(std::string_view text,
                                                       const std::string& where);
 
+// The first line of a `log export` file: an export is the log's lines under this header, so it
+// is never taken for the log itself (a copy, perhaps cut short, would count the limits and the
+// replays from less than the log holds).
+inline constexpr std::string_view kExportHeader = "{\"airlock_audit_export\":1}";
+// The log's lines inside an export (after its header line), or nullopt when `text` does not
+// begin with the header.
+[[nodiscard]] std::optional<std::string_view> export_lines(std::string_view text);
+
 // Whether the entry records a signature the key made: signed, reissued, or carried over.
 [[nodiscard]] bool holds_signatures(const Entry& entry) noexcept;
 // Whether `path` is a successor_file as a closing entry may hold it: absolute, without empty,
