@@ -218,6 +218,13 @@ Result<AuditLog> AuditLog::open(const std::string& path, IfMissing if_missing, L
   return log;
 }
 
+std::optional<std::string> log_ended(const std::vector<AuditEntry>& entries) {
+  if (entries.empty() || (entries.back().decision != Decision::kClosed &&
+                          entries.back().decision != Decision::kClosing))
+    return std::nullopt;
+  return continued_in(entries);
+}
+
 const AuditEntry* AuditLog::closed() const noexcept {
   return !entries_.empty() && entries_.back().decision == Decision::kClosed ? &entries_.back()
                                                                             : nullptr;

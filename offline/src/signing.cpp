@@ -206,6 +206,14 @@ Result<Keypair> open_signing_key(SigningContext& c, std::int64_t until) {
 Judgement judge(const envelope::SignRequest& request, const Review& review,
                 const std::vector<AuditEntry>& log, const Hash& policy_hash, std::int64_t now) {
   Judgement j;
+  // A log that records nothing more decides nothing (sign stops before judging; review says so).
+  if (const auto ended = log_ended(log)) {
+    j.verdict = Verdict::kRefused;
+    j.log_refusal =
+        envelope::Refusal{std::string(ErrorCode::kUsage.name()),
+                          "the audit log records nothing more: " + *ended + "; use that log"};
+    return j;
+  }
   if (request.approval) {
     j.log_refusal = approval_replay(log, request);
     j.verdict = j.log_refusal || review.refused() ? Verdict::kRefused : Verdict::kAsks;

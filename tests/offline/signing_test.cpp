@@ -578,6 +578,15 @@ TEST_F(SigningTest, UnderLimitsSignUsesOnlyALogBegunByLogStart) {
   const auto into_old = airlock::test::run_command(sign_into_old);
   EXPECT_EQ(into_old.exit_code, 2) << into_old.output;
   EXPECT_THAT(into_old.output, HasSubstr("records nothing more: it was closed at"));
+  // review against the closed log says what sign does (operator review F12: it judged the
+  // request as if the log still decided).
+  const auto reviewed_old = airlock::test::run_command(
+      std::string(AIRLOCK_OFFLINE_BIN) + " review --policy " + dir.file("policy.toml") +
+      " --audit-log " + dir.file("old.log") + " " + dir.file("req.alreq"));
+  EXPECT_EQ(reviewed_old.exit_code, 1) << reviewed_old.output;
+  EXPECT_THAT(reviewed_old.output,
+              HasSubstr("VERDICT: sign would refuse this request: usage.invalid: the audit log "
+                        "records nothing more: it was closed at"));
   const auto into_new = airlock::test::run_command(sign);
   EXPECT_EQ(into_new.exit_code, 0) << into_new.output;
   EXPECT_THAT(into_new.output, HasSubstr("signed requests, last hour: 1 of 5"));

@@ -125,4 +125,8 @@ struct Started {
 // Reads and checks a log without locking or changing it (for `log verify`).
 [[nodiscard]] Result<std::vector<AuditEntry>> verify_audit_log(const std::string& path);
 
+// When the log records nothing more (closed, or being closed by an interrupted start): what
+// it says of the log that continues it; nullopt while decisions are recorded in it.
+[[nodiscard]] std::optional<std::string> log_ended(const std::vector<AuditEntry>& entries);
+
 }  // namespace airlock::offline
