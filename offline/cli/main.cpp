@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <functional>
@@ -253,11 +254,47 @@ std::size_t terminal_rows(int tty) {
   return 24;
 }
 
+// Ctrl-C at the question: set by the handler QuestionInterrupt installs, read by the wait.
+volatile std::sig_atomic_t g_question_interrupted = 0;
+
+// While the operator is asked, an interrupt (Ctrl-C) is an answer: no. The question ends at once
+// and sign writes the decline (the online half learns it now rather than at the deadline); a
+// second interrupt after it ends the process as usual (the handler before comes back).
+class QuestionInterrupt {
+ public:
+  QuestionInterrupt() {
+    g_question_interrupted = 0;
+    struct sigaction action {};
+    action.sa_handler = [](int) { g_question_interrupted = 1; };
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;  // no SA_RESTART: the wait sees EINTR
+    ::sigaction(SIGINT, &action, &previous_);
+  }
+  ~QuestionInterrupt() { ::sigaction(SIGINT, &previous_, nullptr); }
+  QuestionInterrupt(const QuestionInterrupt&) = delete;
+  QuestionInterrupt& operator=(const QuestionInterrupt&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
+
+// Whether an interrupt came while the operator was asked (said once, as the no it is).
+bool interrupted_at_question(int tty) {
+  if (g_question_interrupted == 0) return false;
+  if (g_question_interrupted == 1) {
+    const std::string_view said = "\nairlock-offline: interrupted at the prompt: that is a no\n";
+    (void)!::write(tty, said.data(), said.size());
+    g_question_interrupted = 2;
+  }
+  return true;
+}
+
 // Waits for a line on the terminal, rewriting `line(now)` in place each second; false when the
-// deadline passes first (said), or the terminal fails.
+// deadline passes first (said), on an interrupt (said: a decline), or the terminal fails.
 bool wait_for_line(int tty, const Question& q, const std::function<std::string()>& line) {
   const auto put = [&](const std::string& text) { (void)!::write(tty, text.data(), text.size()); };
   for (;;) {
+    if (interrupted_at_question(tty)) return false;
     if (q.deadline && unix_now() >= *q.deadline) {
       put("\nairlock-offline: the deadline passed at the prompt: its tickets are dead, so "
           "nothing is signed\n");
@@ -346,12 +383,14 @@ bool page_details(int tty, const Question& q) {
 bool ask_terminal(int tty, const Question& q) {
   const auto put = [&](const std::string& text) { (void)!::write(tty, text.data(), text.size()); };
   const airlock::offline::QuietTerminal quiet(tty, false);
+  const QuestionInterrupt interrupt;  // after quiet: its handler is the one put back after
   put(q.decision);
   for (;;) {
     put(prompt_line(q, unix_now()));
     if (!wait_for_line(tty, q, [&] { return prompt_line(q, unix_now()); })) return false;
     auto answer = read_answer_quietly(tty);
-    if (!answer.ok()) return false;
+    // An interrupt as the line arrived (Ctrl-C then Enter) is still the no it was.
+    if (!answer.ok() || interrupted_at_question(tty)) return false;
     const std::string a = lowered(*answer);
     if (a == "d" || a == "details") {
       if (!page_details(tty, q)) return false;

@@ -894,6 +894,46 @@ TEST_F(SigningTest, AnInterruptAtThePassphraseGivesTheTerminalItsEchoBack) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("res.alres"))) << "nothing was signed";
 }
 
+// Ctrl-C at the question is a no: the decline is written at once (the online half learns it
+// now, not at the deadline) and logged, and the terminal keeps its echo (operator review F17:
+// the process ended by the signal and wrote nothing).
+TEST_F(SigningTest, AnInterruptAtTheQuestionIsADeclineWithItsAnswerWritten) {
+  const auto q = swap_request();
+  write_command_inputs("unused");
+  write_request_file(q);
+  log.reset();
+  const std::string command = "trap : INT; " + terminal_sign_command() +
+                              "; echo \"sign ended $?\"; stty -a | tr ' ' '\\n' | grep -x -- "
+                              "'-\\?echo'";
+  int state = 0;
+  const auto [code, screen] =
+      airlock::test::run_on_terminal(command, [&](const std::string& shown) {
+        std::optional<std::string> reply;
+        if (state == 0 && shown.find("d: details]") != std::string::npos) {
+          reply = std::string("\x03");  // Ctrl-C
+          ++state;
+        }
+        return reply;
+      });
+  EXPECT_EQ(state, 1) << screen;
+  EXPECT_THAT(screen, HasSubstr("interrupted at the prompt: that is a no"));
+  EXPECT_THAT(screen, HasSubstr("sign ended 1")) << "a decline, not the signal";
+  const auto echo = screen.rfind("echo");
+  ASSERT_NE(echo, std::string::npos) << screen;
+  EXPECT_NE(screen[echo - 1], '-') << "the terminal was left without echo:\n" << screen;
+  auto file = files::read_limited(dir.file("res.alres"), 8192);
+  ASSERT_TRUE(file.ok()) << "no answer was written:\n" << screen;
+  auto unwrapped = files::unwrap_envelope(*file);
+  ASSERT_TRUE(unwrapped.ok());
+  auto response = envelope::decode_response(unwrapped->second);
+  ASSERT_TRUE(response.ok()) << response.error().to_string();
+  ASSERT_TRUE(std::holds_alternative<envelope::Refusal>(response->result));
+  EXPECT_EQ(std::get<envelope::Refusal>(response->result).code, "operator.declined");
+  const auto logged = offline::verify_audit_log(dir.file("audit.log"));
+  ASSERT_TRUE(logged.ok());
+  EXPECT_EQ(logged->back().decision, offline::Decision::kDeclined);
+}
+
 // The passphrase typed at the y/N prompt by mistake (an operator walk-through did) is not shown:
 // the prompt reads with echo off and shows back only the answers it knows; anything else, by
 // its length. It is no yes, so nothing is signed.
