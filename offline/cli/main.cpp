@@ -229,7 +229,8 @@ struct Question {
   std::size_t steps = 0;
   bool approval = false;                 // an approval request: no transaction yet
   std::optional<std::int64_t> deadline;  // unix
-  std::string decision;
+  // The decision screen as of a time: drawn again after the details, its deadline line current.
+  std::function<std::string(std::int64_t)> decision;
   std::string details;
 };
 
@@ -384,7 +385,7 @@ bool ask_terminal(int tty, const Question& q) {
   const auto put = [&](const std::string& text) { (void)!::write(tty, text.data(), text.size()); };
   const airlock::offline::QuietTerminal quiet(tty, false);
   const QuestionInterrupt interrupt;  // after quiet: its handler is the one put back after
-  put(q.decision);
+  put(q.decision(unix_now()));
   for (;;) {
     put(prompt_line(q, unix_now()));
     if (!wait_for_line(tty, q, [&] { return prompt_line(q, unix_now()); })) return false;
@@ -394,7 +395,7 @@ bool ask_terminal(int tty, const Question& q) {
     const std::string a = lowered(*answer);
     if (a == "d" || a == "details") {
       if (!page_details(tty, q)) return false;
-      put("\n" + q.decision);
+      put("\n" + q.decision(unix_now()));
       continue;
     }
     return a == "y" || a == "yes";
@@ -710,9 +711,9 @@ class SignScreen {
     if (request_.action != airlock::offline::kKeystoneAction)
       question.deadline =
           static_cast<std::int64_t>(std::min<std::uint64_t>(request_.deadline, INT64_MAX));
-    question.decision = request_.approval
-                            ? summary
-                            : airlock::offline::render_decision(request_, review, unix_now());
+    question.decision = [&](std::int64_t now) {
+      return request_.approval ? summary : airlock::offline::render_decision(request_, review, now);
+    };
     question.details = summary;
     return ask(o_.confirm_fd, question);
   }

@@ -934,6 +934,48 @@ TEST_F(SigningTest, AnInterruptAtTheQuestionIsADeclineWithItsAnswerWritten) {
   EXPECT_EQ(logged->back().decision, offline::Decision::kDeclined);
 }
 
+// The decision screen drawn again after the details says the deadline as it is then (operator
+// review F5: it kept the seconds left from the first drawing).
+TEST_F(SigningTest, TheDecisionScreenAfterTheDetailsShowsTheDeadlineAsItIsThen) {
+  const auto q = swap_request();
+  write_command_inputs("unused");
+  write_request_file(q);
+  log.reset();
+  int state = 0;
+  const auto [code, screen] = airlock::test::run_on_terminal(
+      terminal_sign_command(), [&](const std::string& shown) -> std::optional<std::string> {
+        const auto prompts = [&](std::string_view what) {
+          std::size_t n = 0;
+          for (auto at = shown.find(what); at != std::string::npos; at = shown.find(what, at + 1))
+            ++n;
+          return n;
+        };
+        if (state == 0 && prompts("d: details]") == 1) {
+          ++state;
+          return std::string("d");
+        }
+        if (state == 1 && shown.find("q to go back --") != std::string::npos) {
+          ++state;
+          std::this_thread::sleep_for(std::chrono::milliseconds(2200));
+          return std::string("q");
+        }
+        if (state == 2 && prompts("d: details]") == 2) {
+          ++state;
+          return std::string("n");
+        }
+        return std::nullopt;
+      });
+  EXPECT_EQ(state, 3) << screen;
+  std::vector<int> left;
+  const std::regex deadline("deadline  in ([0-9]+) s");
+  for (auto it = std::sregex_iterator(screen.begin(), screen.end(), deadline);
+       it != std::sregex_iterator(); ++it)
+    left.push_back(std::stoi((*it)[1].str()));
+  // The decision screen, the details' header, the decision screen again.
+  ASSERT_EQ(left.size(), 3U) << screen;
+  EXPECT_LE(left.back(), left.front() - 2) << "the second drawing kept the first one's deadline";
+}
+
 // The passphrase typed at the y/N prompt by mistake (an operator walk-through did) is not shown:
 // the prompt reads with echo off and shows back only the answers it knows; anything else, by
 // its length. It is no yes, so nothing is signed.
