@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -343,6 +344,17 @@ Status write_png_folder(const std::vector<Bytes>& pngs, const std::string& folde
   return {};
 }
 
+std::optional<std::string> terminal_fit_problem(std::size_t art_columns, std::size_t art_rows,
+                                                std::size_t columns, std::size_t rows) {
+  if (art_columns <= columns && art_rows <= rows) return std::nullopt;
+  return "the QR frames need a terminal of " + std::to_string(art_columns) + " columns x " +
+         std::to_string(art_rows) + " rows; this one is " + std::to_string(columns) + " x " +
+         std::to_string(rows) +
+         ", so each frame scrolls and no camera sees it whole: enlarge the window (or make its "
+         "font smaller), or show the frames another way (PNG files, an HTML page) or at a lower "
+         "density";
+}
+
 Status animate_terminal(const transfer::Sender& sender, const TerminalOptions& options) {
   const auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(options.seconds);
   const auto period = std::chrono::milliseconds(1000 / std::max(1, options.fps));
@@ -351,6 +363,18 @@ Status animate_terminal(const transfer::Sender& sender, const TerminalOptions& o
     if (options.stop != nullptr && options.stop->load()) break;
     AIRLOCK_TRY(symbol, sender.symbol(n));
     const std::string art = qr::render_terminal(symbol, options.light);
+    winsize size{};
+    if (n == 1 && ::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 &&
+        size.ws_col > 0 && size.ws_row > 0) {
+      // The art's width in cells (each a character of up to three bytes) and its rows, with
+      // the status line under it.
+      const std::size_t rows = static_cast<std::size_t>(std::count(art.begin(), art.end(), '\n'));
+      const std::size_t cells = static_cast<std::size_t>(
+          std::count_if(art.begin(), art.begin() + static_cast<std::ptrdiff_t>(art.find('\n')),
+                        [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+      if (const auto problem = terminal_fit_problem(cells, rows + 1, size.ws_col, size.ws_row))
+        std::cerr << "airlock: " << *problem << "\n" << std::flush;
+    }
     if (lines > 0) std::cout << "\x1b[" << lines << "A";  // back to the top of the last frame
     std::cout << art;
     std::ostringstream status;

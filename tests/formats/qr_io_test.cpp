@@ -202,5 +202,17 @@ TEST(PngFolder, AReplacedFolderKeepsItsModeAndALongNameWorks) {
   EXPECT_THAT(names_in(long_name), ElementsAre("frame-0001.png"));
 }
 
+// Frames that do not fit the terminal are said to before they scroll (operator review F11:
+// --qr-terminal on 80x24 scrolled every frame and said nothing).
+TEST(QrTerminal, FramesThatDoNotFitTheTerminalAreSaidToWithTheSizesAndTheWayOut) {
+  EXPECT_EQ(terminal_fit_problem(80, 24, 80, 24), std::nullopt) << "exactly the size fits";
+  EXPECT_EQ(terminal_fit_problem(41, 22, 200, 60), std::nullopt);
+  const auto wide = terminal_fit_problem(81, 24, 80, 24);
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_THAT(*wide, HasSubstr("need a terminal of 81 columns x 24 rows; this one is 80 x 24"));
+  EXPECT_THAT(*wide, HasSubstr("enlarge the window"));
+  EXPECT_TRUE(terminal_fit_problem(80, 25, 80, 24).has_value()) << "one row too many";
+}
+
 }  // namespace
 }  // namespace airlock::qr_io

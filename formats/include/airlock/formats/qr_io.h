@@ -91,7 +91,16 @@ struct TerminalOptions {
   const std::atomic<bool>* stop = nullptr;     // ends the animation early when set
 };
 
-// Animates the frames on standard output until `seconds` pass or `stop` is set.
+// Whether frames of `art_columns` x `art_rows` (the status line included) fit a terminal of
+// `columns` x `rows`: nullopt when they do, else what to do about it, in words. A frame that
+// does not fit scrolls, and a camera then never sees a whole code.
+[[nodiscard]] std::optional<std::string> terminal_fit_problem(std::size_t art_columns,
+                                                              std::size_t art_rows,
+                                                              std::size_t columns,
+                                                              std::size_t rows);
+
+// Animates the frames on standard output until `seconds` pass or `stop` is set. When standard
+// output is a terminal too small for the frames, says so on standard error first.
 [[nodiscard]] Status animate_terminal(const transfer::Sender& sender,
                                       const TerminalOptions& options);
 
