@@ -214,9 +214,15 @@ std::string holdings(const json& d) {
                              : std::string("-")});
   }
   out << "\nTokens\n" << t.str();
-  Table p({"kind", "strategy", "what", "value", "usd", "closable"});
+  // Each holding by the account an action on it takes in its body (dlmm/remove a position,
+  // dlmm/limit-order/cancel a limit order, strategy/close a strategy), not by its strategy.
+  Table p({"kind", "account", "what", "value", "usd", "closable"});
   for (const auto& pos : at(d, "positions")) {
     const std::string kind = field(pos, "kind");
+    const char* account = kind == "lp" || kind == "error" ? "position"
+                          : kind == "limit_order"         ? "limitOrder"
+                          : kind == "perp"                ? "traderAccount"
+                                                          : "strategy";
     std::string what;
     if (kind == "idle" || kind == "swap") {
       what = tokens(at(pos, "amount"), at(pos, "token"));
@@ -236,8 +242,13 @@ std::string holdings(const json& d) {
     } else {
       what = "(a kind this version does not know)";
     }
-    p.add({kind, field(pos, "strategy"), what, tokens(at(pos, "value"), deposit),
-           usd(at(pos, "usd")), field(pos, "closable")});
+    std::string named = field(pos, account);
+    if (named == "-")
+      named = field(pos, "strategy") + " (strategy)";
+    else if (std::string_view(account) != "strategy")
+      named += " (" + std::string(account) + ")";
+    p.add({kind, named, what, tokens(at(pos, "value"), deposit), usd(at(pos, "usd")),
+           field(pos, "closable")});
   }
   out << "\nPositions\n" << p.str();
   return out.str();

@@ -94,6 +94,7 @@ TEST(Reads, HoldingsShowUnitsPartialPricesAndEveryPositionKind) {
         {"positions",
          {{{"kind", "lp"},
            {"strategy", "S1"},
+           {"position", "P1"},
            {"tokenX", {{"symbol", "SOL"}}},
            {"tokenY", usdc},
            {"range", {{"lowerBinId", 4930}, {"upperBinId", 5070}, {"inRange", false}}},
@@ -109,6 +110,11 @@ TEST(Reads, HoldingsShowUnitsPartialPricesAndEveryPositionKind) {
   EXPECT_THAT(text, HasSubstr("SOL/USDC bins 4930..5070 OUT OF RANGE"));
   EXPECT_THAT(text, HasSubstr("UNREADABLE perp: gone"));
   EXPECT_THAT(text, HasSubstr("(a kind this version does not know)"));
+  // Each holding by the account its actions take (operator review F10: the strategy was shown
+  // where dlmm/remove needs the position).
+  EXPECT_THAT(text, HasSubstr("lp       P1 (position)"));
+  EXPECT_THAT(text, Not(HasSubstr("S1")));
+  EXPECT_THAT(text, HasSubstr("S2 (strategy)")) << "an unreadable one without its position";
 }
 
 TEST(Reads, RepliesOfAnUnexpectedShapeAreShownNotThrown) {
