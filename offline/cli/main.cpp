@@ -325,22 +325,36 @@ std::size_t terminal_columns(int tty) {
 // characters (UTF-8 code points), so a page of rows fills the screen and no row the terminal
 // would wrap pushes the page's first rows off it.
 std::vector<std::string> display_rows(const std::string& text, std::size_t columns) {
+  // The byte where the code point after the first `n` begins, or npos when `s` has no more.
+  const auto after = [](const std::string& s, std::size_t n) {
+    std::size_t points = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;
+      if (points++ == n) return i;
+    }
+    return std::string::npos;
+  };
   std::vector<std::string> rows;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    std::string row;
-    std::size_t width = 0;
-    for (const char c : line) {
-      const bool starts = (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-      if (starts && width == columns) {
-        rows.push_back(row);
-        row.clear();
-        width = 0;
+    // A row too long breaks at its last space, so a key or hash is not cut in two where a
+    // space allows; the rest goes on under the line's own indentation, two deeper.
+    const std::size_t lead = std::min(line.find_first_not_of(' '), line.size());
+    const std::string indent(std::min(lead + 2, columns / 2), ' ');
+    std::string rest = line;
+    for (bool first = true;; first = false) {
+      const std::string prefix = first ? std::string() : indent;
+      const std::size_t cut = after(rest, columns - prefix.size());
+      if (cut == std::string::npos) {
+        rows.push_back(prefix + rest);
+        break;
       }
-      row += c;
-      if (starts) ++width;
+      const std::size_t space = rest.rfind(' ', cut);
+      const bool at_space = space != std::string::npos && space > (first ? lead : 0);
+      rows.push_back(prefix + rest.substr(0, at_space ? space : cut));
+      rest = rest.substr(at_space ? space + 1 : cut);
+      if (rest.empty()) break;
     }
-    rows.push_back(row);
   }
   return rows;
 }

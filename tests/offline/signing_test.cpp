@@ -971,6 +971,14 @@ TEST_F(SigningTest, TheDecisionScreenAfterTheDetailsShowsTheDeadlineAsItIsThen) 
   for (auto it = std::sregex_iterator(screen.begin(), screen.end(), deadline);
        it != std::sregex_iterator(); ++it)
     left.push_back(std::stoi((*it)[1].str()));
+  // The details' rows break at spaces, so the lookup table's key in a warning's line, which
+  // an 80-column row cut in two, is whole there too (operator review F5): on both decision
+  // screens and on the details' first page.
+  const std::string table = "589WTtRFw4ft19PNnQViXwzXdAstVFKSUThUtdbGUZM2";
+  std::size_t whole = 0;
+  for (auto at = screen.find(table); at != std::string::npos; at = screen.find(table, at + 1))
+    ++whole;
+  EXPECT_GE(whole, 3U) << screen;
   // The decision screen, the details' header, the decision screen again.
   ASSERT_EQ(left.size(), 3U) << screen;
   EXPECT_LE(left.back(), left.front() - 2) << "the second drawing kept the first one's deadline";
