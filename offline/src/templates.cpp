@@ -281,10 +281,10 @@ class StepBinder {
     if (rest_follows) not_named_here(spec.size(), keys, bindings, where);
     if (described_ix.remaining == "jupiter_route") {
       route(d, keys, where);
-      price(described_ix, d, keys, where);
+      price(described_ix, b, where);
     }
     arguments(described_ix, d, where);
-    stated_amounts(described_ix, d, keys, i);
+    stated_amounts(described_ix, b, i);
     // A step that only prepares the action (a swap's strategy set-up) announces what follows,
     // or the manager would have paid for a set-up with nothing after it.
     for (const auto& [key, then] : in_.action.then) {
@@ -298,22 +298,11 @@ class StepBinder {
     }
   }
 
-  // The key of the instruction's account `name` (the descriptor's accounts are in the IDL's
-  // order by now), or nullopt when it is loaded from an unknown table.
-  static std::optional<PublicKey> key_named(const DescribedInstruction& described_ix,
-                                            const std::vector<std::optional<PublicKey>>& keys,
-                                            const std::string& name) {
-    for (std::size_t p = 0; p < described_ix.accounts.size() && p < keys.size(); ++p) {
-      if (described_ix.accounts[p].name == name) return keys[p];
-    }
-    return std::nullopt;
-  }
-
   // The amounts the descriptor says the instruction moves, for the screens: each in the unit
   // its mint account (or its pool's token, by the enum variant where that picks it) gives, and
   // a Jupiter route's spend and quote in the units of the mints the swap sells and buys.
-  void stated_amounts(const DescribedInstruction& described_ix, const Decoded& d,
-                      const std::vector<std::optional<PublicKey>>& keys, std::size_t i) {
+  void stated_amounts(const DescribedInstruction& described_ix, const Bound& b, std::size_t i) {
+    const Decoded& d = b.d;
     const Arguments args(d.args);
     for (const auto& a : described_ix.amounts) {
       std::string variant;
@@ -321,7 +310,7 @@ class StepBinder {
       const auto unit = std::find_if(a.units.begin(), a.units.end(),
                                      [&](const auto& u) { return u.first == variant; });
       if (unit == a.units.end()) continue;
-      const auto key = key_named(described_ix, keys, unit->second.account);
+      const auto key = b.key(unit->second.account);
       if (!key) continue;
       unsigned __int128 total = 0;
       const auto dot = a.path.find('.');
@@ -342,7 +331,7 @@ class StepBinder {
     const Arguments plan(route->second.args);
     for (const auto& [field, mint] : {std::pair{"in_amount", &described_ix.sells},
                                       std::pair{"quoted_out_amount", &described_ix.buys}}) {
-      const auto key = key_named(described_ix, keys, *mint);
+      const auto key = b.key(*mint);
       const auto v = plan.amount(field);
       if (key && v)
         s_.amounts.push_back(
@@ -808,10 +797,9 @@ class StepBinder {
 
   // What the swap guarantees, against the policy's price floor for its pair (prices.h): the
   // larger of the route's quote less its slippage and the instruction's own minimum out.
-  void price(const DescribedInstruction& described_ix, const Decoded& d,
-             const std::vector<std::optional<PublicKey>>& keys, const std::string& where) {
-    const auto sells = key_named(described_ix, keys, described_ix.sells),
-               buys = key_named(described_ix, keys, described_ix.buys);
+  void price(const DescribedInstruction& described_ix, const Bound& b, const std::string& where) {
+    const Decoded& d = b.d;
+    const auto sells = b.key(described_ix.sells), buys = b.key(described_ix.buys);
     const auto it = d.nested.find("route");
     if (!sells || !buys || it == d.nested.end()) return;  // refused where they are bound
     const Arguments route(it->second.args), instruction(d.args);
