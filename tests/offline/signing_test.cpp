@@ -96,6 +96,22 @@ class SigningTest : public SigningTwin {
            dir.file("audit.log") + " --out " + dir.file("res.alres") + " " + dir.file("req.alreq");
   }
 
+  // A shell command that prints the terminal's echo setting as a word: "echo" or "-echo".
+  static constexpr const char* kEchoSetting = "stty -a | tr ' ' '\\n' | grep -x -- '-\\?echo'";
+
+  // sign on the terminal inside a shell that survives an interrupt (its trap), then says how
+  // sign ended ("sign ended N") and the terminal's echo setting.
+  std::string interruptible_sign_command() {
+    return "trap : INT; " + terminal_sign_command() + "; echo \"sign ended $?\"; " + kEchoSetting;
+  }
+
+  // The terminal's echo setting, printed last by kEchoSetting, is on.
+  static void expect_echo_on(const std::string& screen) {
+    const auto echo = screen.rfind("echo");
+    ASSERT_NE(echo, std::string::npos) << screen;
+    EXPECT_NE(screen[echo - 1], '-') << "the terminal was left without echo:\n" << screen;
+  }
+
   void write_request_file(const envelope::SignRequest& q) {
     ASSERT_TRUE(files::write_atomically(dir.file("req.alreq"),
                                         files::wrap_envelope(files::EnvelopeKind::kRequest,
@@ -871,9 +887,7 @@ TEST_F(SigningTest, AnInterruptAtThePassphraseGivesTheTerminalItsEchoBack) {
   write_command_inputs("unused");
   write_request_file(q);
   log.reset();
-  const std::string command = "trap : INT; " + terminal_sign_command() +
-                              "; echo \"sign ended $?\"; stty -a | tr ' ' '\\n' | grep -x -- "
-                              "'-\\?echo'";
+  const std::string command = interruptible_sign_command();
   int state = 0;
   const auto [code, screen] =
       airlock::test::run_on_terminal(command, [&](const std::string& shown) {
@@ -888,9 +902,7 @@ TEST_F(SigningTest, AnInterruptAtThePassphraseGivesTheTerminalItsEchoBack) {
       });
   EXPECT_EQ(state, 2) << screen;
   EXPECT_THAT(screen, HasSubstr("sign ended 130")) << "ended by the interrupt";
-  const auto echo = screen.rfind("echo");
-  ASSERT_NE(echo, std::string::npos) << screen;
-  EXPECT_NE(screen[echo - 1], '-') << "the terminal was left without echo:\n" << screen;
+  expect_echo_on(screen);
   EXPECT_FALSE(std::filesystem::exists(dir.file("res.alres"))) << "nothing was signed";
 }
 
@@ -902,9 +914,7 @@ TEST_F(SigningTest, AnInterruptAtTheQuestionIsADeclineWithItsAnswerWritten) {
   write_command_inputs("unused");
   write_request_file(q);
   log.reset();
-  const std::string command = "trap : INT; " + terminal_sign_command() +
-                              "; echo \"sign ended $?\"; stty -a | tr ' ' '\\n' | grep -x -- "
-                              "'-\\?echo'";
+  const std::string command = interruptible_sign_command();
   int state = 0;
   const auto [code, screen] =
       airlock::test::run_on_terminal(command, [&](const std::string& shown) {
@@ -918,9 +928,7 @@ TEST_F(SigningTest, AnInterruptAtTheQuestionIsADeclineWithItsAnswerWritten) {
   EXPECT_EQ(state, 1) << screen;
   EXPECT_THAT(screen, HasSubstr("interrupted at the prompt: that is a no"));
   EXPECT_THAT(screen, HasSubstr("sign ended 1")) << "a decline, not the signal";
-  const auto echo = screen.rfind("echo");
-  ASSERT_NE(echo, std::string::npos) << screen;
-  EXPECT_NE(screen[echo - 1], '-') << "the terminal was left without echo:\n" << screen;
+  expect_echo_on(screen);
   auto file = files::read_limited(dir.file("res.alres"), 8192);
   ASSERT_TRUE(file.ok()) << "no answer was written:\n" << screen;
   auto unwrapped = files::unwrap_envelope(*file);
@@ -993,14 +1001,11 @@ TEST_F(SigningTest, APassphraseTypedAtTheQuestionIsNotShown) {
   write_request_file(q);
   log.reset();
   const auto [code, screen] = airlock::test::run_on_terminal(
-      terminal_sign_command() + "; stty -a | tr ' ' '\\n' | grep -x -- '-\\?echo'",
-      {{"d: details]", "correct horse"}});
+      terminal_sign_command() + "; " + kEchoSetting, {{"d: details]", "correct horse"}});
   EXPECT_THAT(screen, Not(HasSubstr("correct horse"))) << screen;
   EXPECT_THAT(screen, HasSubstr("(13 characters, not shown: not an answer)"));
   EXPECT_THAT(screen, HasSubstr("declined"));
-  const auto echo = screen.rfind("echo");
-  ASSERT_NE(echo, std::string::npos) << screen;
-  EXPECT_NE(screen[echo - 1], '-') << "the terminal was left without echo";
+  expect_echo_on(screen);
 }
 
 TEST_F(SigningTest, TheOperatorAnswersOnTheTerminalAndThePassphraseIsNotEchoed) {
