@@ -79,11 +79,6 @@ const TokenLabel* unit_label(const Review& r, const PublicKey& mint_or_pool, Amo
   return nullptr;
 }
 
-const TokenLabel* amount_label(const Review& r, const StatedAmount& a,
-                               bool* pool_pinned = nullptr) {
-  return unit_label(r, a.mint_or_pool, a.side, pool_pinned);
-}
-
 // The amount instruction `i` states at `path`, or nullptr.
 const StatedAmount* stated(const StepReview& s, std::size_t i, std::string_view path) {
   for (const auto& a : s.amounts) {
@@ -108,7 +103,8 @@ std::string arg_text(const Review& r, const StepReview& s, std::size_t i, const 
   }
   const StatedAmount* a = value.is_string() ? stated(s, i, path) : nullptr;
   bool pool_pinned = false;
-  const TokenLabel* label = a != nullptr ? amount_label(r, *a, &pool_pinned) : nullptr;
+  const TokenLabel* label =
+      a != nullptr ? unit_label(r, a->mint_or_pool, a->side, &pool_pinned) : nullptr;
   if (label == nullptr) return text;
   if (a->side == AmountUnit::Side::kKey)
     return text + "  (" + whole_units(text, label->decimals) + " " + label->symbol + ", decimals " +
@@ -535,7 +531,7 @@ void moved_lines(const Review& r, std::vector<std::string>& lines) {
     }
   }
   for (const auto& a : moved) {
-    const TokenLabel* label = amount_label(r, a);
+    const TokenLabel* label = unit_label(r, a.mint_or_pool, a.side);
     std::string what;
     if (label != nullptr) {
       what = amount_of(a.total, label, "") + " (" + label_source(*label) + ")";
