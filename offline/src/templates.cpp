@@ -482,9 +482,15 @@ class StepBinder {
         const auto start = from == nullptr ? std::nullopt : integer_value(*from);
         const auto got = args.integer(name);
         if (r.if_given && lo == nullptr && hi == nullptr) return;  // the body names no range
-        if (!lower || !upper || !got || *got < *lower || *got > *upper)
+        if (!lower || !upper)
           refuse(code(r, FindingCode::kIntentBins),
-                 what + " lies outside the requested " + r.lower + " to " + r.upper);
+                 what + " must lie inside a range the build request names by " + r.lower + " and " +
+                     r.upper + ", and it names none");
+        else if (const std::int64_t first = lower.value_or(0), last = upper.value_or(0);
+                 !got || *got < first || *got > last)
+          refuse(code(r, FindingCode::kIntentBins),
+                 what + " lies outside the requested " + r.lower + " to " + r.upper + " (" +
+                     std::to_string(first) + " to " + std::to_string(last) + ")");
         else if (from != nullptr && (!start || *got < *start))
           refuse(code(r, FindingCode::kIntentBins),
                  what + " lies before the request's " + r.from + " (bins already done)");
@@ -1114,6 +1120,18 @@ class BatchBinder {
                            : std::string(" (the request names no range)")));
     }
     if (rule_.shares.empty()) return;
+    if (!named && !cursor) {
+      // A deposit into the whole position (the range is optional): the program keeps every
+      // step inside the position, but whether the steps cover all of it only the chain knows,
+      // so the shares below are taken over the steps' own bins and the operator is asked.
+      out_.warnings.emplace_back(
+          FindingCode::kWarnUnboundArgument,
+          "the request names no range (" + rule_.body_lower + ", " + rule_.body_upper +
+              "): its amounts go into bins " + std::to_string(ranges->front().lower) + " to " +
+              std::to_string(ranges->back().upper) +
+              ", which the position on chain must contain; whether they are all of the "
+              "position's bins, this machine cannot tell");
+    }
     // Each step's share is its bins' share of the whole requested range, resumed or not: a
     // build resumed at cursorBinId is held to the same rate per bin as the first build, so one
     // of its steps cannot take what the others leave.

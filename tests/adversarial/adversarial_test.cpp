@@ -151,6 +151,14 @@ class Adversarial : public SigningTwin {
                                     {"lowerBinId", 4990},
                                     {"upperBinId", 5010}});
     h.dlmm_add.hints.pools = h.dlmm_remove.hints.pools;
+    // The same position funded as a whole: the sub-range is optional (spec 4.5).
+    h.dlmm_add_whole = build("dlmm/add", {{"vault", kVault},
+                                          {"position", open_steps.at(0)["position"]},
+                                          {"amountX", "1000000"},
+                                          {"amountY", "1000000"},
+                                          {"shape", "spot"},
+                                          {"maxActiveBinSlippage", 5}});
+    h.dlmm_add_whole.hints.pools = h.dlmm_remove.hints.pools;
     h.dlmm_extend = build(
         "dlmm/extend",
         {{"vault", kVault}, {"position", open_steps.at(0)["position"]}, {"upperBinId", 5200}});
@@ -187,8 +195,8 @@ class Adversarial : public SigningTwin {
     // hostile cases are judged for what they change, not for the time the setup took.
     for (auto* q :
          {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
-          &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.dlmm_extend,
-          &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
+          &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.dlmm_add_whole,
+          &h.dlmm_extend, &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
       q->deadline = std::max<std::uint64_t>(
           q->deadline, static_cast<std::uint64_t>(h.now + online::kBlockhashSeconds -
                                                   online::kSendMarginSeconds));
@@ -298,8 +306,8 @@ TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
   // The starting points are honest: each passes the review it is generated under.
   for (const auto* q :
        {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
-        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.dlmm_extend,
-        &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
+        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.dlmm_add_whole,
+        &h.dlmm_extend, &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
     const auto r =
         offline::review_request(*q, policy_for(*q), decoders, manager_->public_key(), now_s());
     ASSERT_FALSE(r.refused()) << q->action << " is not an honest starting point:\n" << listed(r);
@@ -571,6 +579,29 @@ TEST_F(Adversarial, TheHtmlReportOpensInChromiumAndReadsAsTheTerminal) {
     pictures_seen += figures;
   }
   EXPECT_GE(pictures_seen, 3U) << "the DLMM cases drew their bins";
+}
+
+// dlmm/add names its sub-range only when the manager wants one (spec 4.5). A twin build into the
+// whole position is signed, but asked: the position's range is on chain, not here, so the
+// operator is told which bins the steps fund and that their cover of the position is unchecked.
+TEST_F(Adversarial, ADepositIntoTheWholePositionIsAskedNotRefused) {
+  const auto h = honest();
+  const auto r = offline::review_request(h.dlmm_add_whole, policy_for(h.dlmm_add_whole), decoders,
+                                         manager_->public_key(), now_s());
+  ASSERT_FALSE(r.refused()) << listed(r);
+  EXPECT_FALSE(r.auto_approvable);
+  ASSERT_TRUE(has(r.warnings, "warn.unbound_argument")) << listed(r);
+  bool named = false;
+  for (const auto& w : r.warnings)
+    named = named || w.message.find(
+                         "names no range (lowerBinId, upperBinId): its amounts go into "
+                         "bins 4970 to 5029") != std::string::npos;
+  EXPECT_TRUE(named) << listed(r);
+  Run run = sign(h.dlmm_add_whole, policy_for(h.dlmm_add_whole));
+  ASSERT_TRUE(run.outcome.ok()) << run.outcome.error().to_string();
+  EXPECT_EQ(run.outcome->decision, offline::Decision::kSigned);
+  EXPECT_EQ(run.asked, 1) << "--auto-approve went past the warning";
+  EXPECT_THAT(run.outcome->summary, HasSubstr("warn.unbound_argument"));
 }
 
 TEST_F(Adversarial, AMisleadingHintIsNotShownAsFact) {

@@ -978,6 +978,30 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
                       b["upperBinId"] = 5015;
                     }),
         permissive(h.dlmm_add), "intent.bins");
+    add("a deposit past the requested range's last bin",
+        with_intent(h.dlmm_add,
+                    [](json& b) {
+                      b["lowerBinId"] = 4985;
+                      b["upperBinId"] = 5005;
+                    }),
+        permissive(h.dlmm_add), "intent.bins");
+    // A deposit into the whole position (no sub-range) is held to the body's totals all the
+    // same, and a range is both bounds or none.
+    // Where its steps go inside the position, only the chain bounds: the operator is asked.
+    add("a deposit into the whole position, auto-approved", h.dlmm_add_whole,
+        permissive(h.dlmm_add_whole), "warn.unbound_argument", Expect::kFlagged);
+    add("a whole-position deposit of more token X than asked",
+        with_intent(h.dlmm_add_whole, [](json& b) { b["amountX"] = "999999"; }),
+        permissive(h.dlmm_add_whole), "intent.amount");
+    add("a whole-position deposit of less token Y than asked",
+        with_intent(h.dlmm_add_whole, [](json& b) { b["amountY"] = "1000001"; }),
+        permissive(h.dlmm_add_whole), "intent.amount");
+    add("a deposit whose request names only the range's first bin",
+        with_intent(h.dlmm_add_whole, [](json& b) { b["lowerBinId"] = 4970; }),
+        permissive(h.dlmm_add_whole), "intent.bins");
+    add("a deposit whose request names only the range's last bin",
+        with_intent(h.dlmm_add_whole, [](json& b) { b["upperBinId"] = 5029; }),
+        permissive(h.dlmm_add_whole), "intent.bins");
     auto remove_twice = h.dlmm_remove;
     remove_twice.steps.push_back(remove_twice.steps[0]);
     add("two removals of 50% of one range (75% removed)", remove_twice, permissive(h.dlmm_remove),

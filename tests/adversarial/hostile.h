@@ -42,8 +42,9 @@ struct HonestBuilds {
   envelope::SignRequest perp_onboard;  // perp/onboard: the venue's slot left empty
   envelope::SignRequest perp_deposit;  // perp/deposit
   envelope::SignRequest dlmm_initialize;
-  envelope::SignRequest dlmm_remove;  // one step over a confirmed position
-  envelope::SignRequest dlmm_add;     // one step into bins 4990 to 5010 of that position
+  envelope::SignRequest dlmm_remove;     // one step over a confirmed position
+  envelope::SignRequest dlmm_add;        // one step into bins 4990 to 5010 of that position
+  envelope::SignRequest dlmm_add_whole;  // one step into the whole position: no sub-range
   // dlmm/extend of that position to bin 5200: its first whole step of 70 bins
   envelope::SignRequest dlmm_extend;
   envelope::SignRequest strategy_close;  // an empty aggregator strategy
