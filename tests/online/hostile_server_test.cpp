@@ -2,6 +2,7 @@
 // deep, or carrying terminal escapes end in a named error with bounded memory and time, never a
 // crash; user-info URLs never reach the network.
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -25,6 +26,14 @@ namespace {
 airlock::test::SecretArena as_secret;
 
 constexpr const char* kKey = "hv1_demo_demo_secret_0123456789abcdefghijklmnopqrstuv";
+
+// Returns once `server`'s listen loop runs: a stop() before it would be lost, and the loop
+// would then run until the test's timeout.
+void listening(const httplib::Server& server) {
+  for (int i = 0; i < 2500 && !server.is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_TRUE(server.is_running()) << "the server never began listening";
+}
 
 class HostileServer : public ::testing::Test {
  protected:
@@ -75,6 +84,7 @@ class HostileServer : public ::testing::Test {
     port_ = server_.bind_to_any_port("127.0.0.1");
     ASSERT_GT(port_, 0);
     thread_ = std::thread([this] { server_.listen_after_bind(); });
+    listening(server_);
   }
   void TearDown() override {
     server_.stop();
@@ -173,6 +183,9 @@ TEST_F(HostileServer, PlainHttpNeverGoesThroughAProxyFromTheEnvironment) {
   const int proxy_port = proxy.bind_to_any_port("127.0.0.1");
   ASSERT_GT(proxy_port, 0);
   std::thread serving([&] { proxy.listen_after_bind(); });
+  // Nothing reaches the proxy, so nothing else waits for it: a stop before its listen loop
+  // began would leave it listening and the join below waiting (seen once under load).
+  listening(proxy);
   const std::string at = "http://127.0.0.1:" + std::to_string(proxy_port);
   for (const char* variable : {"http_proxy", "ALL_PROXY", "all_proxy"}) {
     SCOPED_TRACE(variable);

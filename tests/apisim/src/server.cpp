@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include <httplib.h>
 
@@ -64,6 +66,10 @@ Status Server::bind(const std::string& host, int port) {
 Status Server::start(const std::string& host, int port) {
   if (auto s = bind(host, port); !s.ok()) return s;
   thread_ = std::thread([this] { http_->listen_after_bind(); });
+  // Listening before start() returns: a stop() before the loop began would be lost, and the
+  // loop then run on with stop() waiting on it.
+  for (int i = 0; i < 2500 && !http_->is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   return {};
 }
 
