@@ -401,13 +401,17 @@ Result<Reply> send_identical_bytes(SendContext& c, JournalStep& st, std::size_t 
   return sent;
 }
 
-// An InvalidTicket to the first send of a round: the ticket is dead, and building again signs
-// the intent a second time if the API relayed it after all.
-Result<StepSend> first_send_ticket_dead(SendContext& c, JournalStep& st, std::size_t total) {
-  // Building again signs the intent a second time, so the API's word that nothing was
-  // relayed is not enough (a gateway that retried the POST after the ticket died, or an
-  // API that lies, had it land twice): the chain must prove these bytes never land. Short
-  // of that the step stays `sending`, the run open.
+// A refusal of a send no earlier attempt may have preceded, worded as the spec words the API's
+// own checks before it relays anything (refused_before_relay): the ticket, the key, the bytes,
+// preflight, the rate limit. That nothing was relayed is the API's word only: an API that
+// relays and then answers so, or a gateway that retried the POST, has the action land twice
+// once it is built again (design.md §1: only a receipt or the blockhash's death proves). So the
+// step is `rejected` only when the chain proves these bytes never land; short of that it stays
+// `sending`, the run open, and says what the API said and what proof is missing.
+Result<StepSend> first_send_refused(SendContext& c, JournalStep& st, std::size_t total, int http,
+                                    bool accepted) {
+  const bool ticket_dead = st.code == "InvalidTicket";
+  const std::string said = "HTTP " + std::to_string(http) + " " + st.code + ": " + st.message;
   std::string why = "no Solana RPC node was given (--rpc)";
   if (c.prove) {
     AIRLOCK_TRY(question, question_for(c, st));
@@ -415,20 +419,32 @@ Result<StepSend> first_send_ticket_dead(SendContext& c, JournalStep& st, std::si
     if (proof.ok() && proof->outcome == ChainProof::Outcome::kNeverLands) {
       st.message += "; the RPC node: " + proof->detail;
       AIRLOCK_CHECK(record(c, st, ss::kRejected));
-      c.log << "airlock-online: " << step_name(st, total)
-            << ": the ticket is no longer valid, and the chain shows these bytes never "
-               "land; building again\n";
-      return StepSend::kRebuild;
+      if (ticket_dead && !accepted) {
+        c.log << "airlock-online: " << step_name(st, total)
+              << ": the ticket is no longer valid, and the chain shows these bytes never "
+                 "land; building again\n";
+        return StepSend::kRebuild;
+      }
+      return Error(online::errors::kStepFailed,
+                   "send " + step_name(st, total) + ": " + said +
+                       " (refused before anything was sent, and the chain shows these bytes "
+                       "never land)");
     }
     why = "the RPC node does not show that it never lands (" +
           (proof.ok() ? proof->detail : proof.error().message()) + ")";
   }
   AIRLOCK_CHECK(record(c, st, ss::kSending));
   return Error(online::errors::kOutcomeUnknown,
-               "send " + step_name(st, total) +
-                   ": HTTP 403 InvalidTicket: the API says the ticket is dead and nothing "
-                   "was sent, but building again would sign the action twice if it was, and " +
-                   why + "; it stays open: run airlock-online resume --rpc URL");
+               "send " + step_name(st, total) + ": " + said +
+                   ": the API says it refused these bytes before relaying them, but building "
+                   "again would sign the action twice if it relayed them after all, and " +
+                   why +
+                   "; it stays open until the chain proves they never land (their blockhash "
+                   "dies within about 90 s of the build): run airlock-online resume --rpc URL "
+                   "then" +
+                   (ticket_dead ? std::string()
+                                : std::string(", and change what the refusal names before "
+                                              "building the action again")));
 }
 
 // What the API's last answer to a send means for the step: accepted (its receipt recorded),
@@ -448,15 +464,11 @@ Result<StepSend> settle_send(SendContext& c, JournalStep& st, std::size_t total,
                      "airlock-online resume learns it");
   }
   if (sent->failure) {
-    // Refused by the API's own checks before anything was relayed (spec 4.12, part 7).
+    // Refused, the API says, by its own checks before anything was relayed (spec 4.12, part
+    // 7): believed only once the chain proves it.
     st.code = sent->failure->code;
     st.message = sent->failure->message;
-    if (st.code == "InvalidTicket" && !accepted) return first_send_ticket_dead(c, st, total);
-    AIRLOCK_CHECK(record(c, st, ss::kRejected));
-    return Error(online::errors::kStepFailed, "send " + step_name(st, total) + ": HTTP " +
-                                                  std::to_string(sent->failure->status) + " " +
-                                                  st.code + ": " + st.message +
-                                                  " (refused before anything was sent)");
+    return first_send_refused(c, st, total, sent->failure->status, accepted);
   }
   // A reply is about this step or it is no reply: the signature it names must be the one
   // computed here from the signed bytes, or its receipt and status are another transaction's

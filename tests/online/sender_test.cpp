@@ -258,15 +258,34 @@ TEST_F(SenderTest, AnUnknownOutcomeInAGroupStillFollowsTheRestOfTheGroup) {
   EXPECT_FALSE(journal->unresolved()->empty()) << "the unknown one keeps the run open";
 }
 
+// A 422 is not sent again, and is the API's word only: the step stays open until the chain
+// proves its bytes never land (design.md §1), then it is `rejected`, never built again as is.
 TEST_F(SenderTest, A422IsNotRetriedAndAnInvalidTicketBuildsAgain) {
   auto steps = signed_round("vault/update", update_body());
   faults({{"preflightReject", "SimulationFailed"}});
   auto c = context();
   auto end = online::send_round(c, steps);
   ASSERT_FALSE(end.ok());
-  EXPECT_THAT(end.error().message(), HasSubstr("422"));
-  EXPECT_EQ(statuses().front(), ss::kRejected);
+  EXPECT_EQ(end.error().code(), online::errors::kOutcomeUnknown) << end.error().to_string();
+  EXPECT_THAT(end.error().message(), HasSubstr("HTTP 422 SimulationFailed"));
+  EXPECT_THAT(end.error().message(), HasSubstr("says it refused these bytes before relaying"));
+  EXPECT_THAT(end.error().message(), HasSubstr("no Solana RPC node was given"));
+  EXPECT_EQ(statuses().front(), ss::kSending) << "the API's word alone frees nothing";
+  EXPECT_FALSE(journal->unresolved()->empty());
   EXPECT_EQ(counters()["sends"], 0);
+  {
+    // Proven by the chain: `rejected`, a step failed that needs a change, not a rebuild.
+    auto proven = context();
+    proven.prove = [](const online::ChainQuestion&) -> Result<online::ChainProof> {
+      return online::ChainProof{online::ChainProof::Outcome::kNeverLands, "proven dead"};
+    };
+    auto refused = signed_round("vault/update", update_body());
+    faults({{"preflightReject", "SimulationFailed"}});
+    auto stopped = online::send_round(proven, refused);
+    ASSERT_FALSE(stopped.ok());
+    EXPECT_EQ(stopped.error().code(), online::errors::kStepFailed) << stopped.error().to_string();
+    EXPECT_EQ(journal->steps(refused[0].run_id).value().front().status, ss::kRejected);
+  }
 
   // An InvalidTicket to the first send builds again only once the chain proves the bytes never
   // land: without a node the step stays open; with one, once the blockhash is dead.
@@ -302,7 +321,8 @@ TEST_F(SenderTest, A422IsNotRetriedAndAnInvalidTicketBuildsAgain) {
 // word that nothing was sent, and a 403 InvalidTicket to the first send builds again only on
 // the chain's proof. Found by an independent fault review: both landed the action twice.
 TEST_F(SenderTest, ARefusalAfterARelayBuildsNothingAgain) {
-  for (const char* answer : {"422 SendFailed", "403 InvalidTicket"}) {
+  for (const char* answer : {"422 SendFailed", "403 InvalidTicket", "422 SimulationFailed",
+                             "422 SlippageToleranceExceeded", "403 Forbidden"}) {
     SCOPED_TRACE(answer);
     auto steps = signed_round("vault/update", update_body());
     faults({{"relayThenFail", {answer}}});
