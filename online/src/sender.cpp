@@ -29,6 +29,17 @@ Status record(SendContext& c, JournalStep& st, std::string_view status) {
 // How long before a ticket dies a send is no longer tried, and the spacing of resends.
 constexpr std::int64_t kResendSeconds = 2;
 
+// The one message of every 422 (spec part 8).
+constexpr std::string_view kPreflightMessage =
+    "Transaction rejected during simulation or preflight";
+
+// Whether the API's last word on a step was its preflight refusing the request itself (a 422
+// other than SendFailed): once the chain proves the bytes never land, the step is `rejected`
+// with that code, so the same request is not offered again unchanged (remaining.cpp).
+bool preflight_refused(const JournalStep& st) {
+  return st.message == kPreflightMessage && !st.code.empty() && st.code != "SendFailed";
+}
+
 // Answers the spec gives from the API's own checks, before it relays anything (4.12: the
 // ticket, key, message, fee payer and signature checks give 403, preflight gives 422 "and
 // nothing is sent"; validation 400, 401, 404, 413; 429 is the rate limit, before the request
@@ -69,8 +80,7 @@ bool refused_before_relay(const ApiFailure& f) {
                                                                         "ApiUnavailable"};
     // SendFailed says the send itself failed, which may come after the transaction reached a
     // leader (the classic sendTransaction error): no word that nothing was sent.
-    return f.message == "Transaction rejected during simulation or preflight" && !f.code.empty() &&
-           f.code != "SendFailed" &&
+    return f.message == kPreflightMessage && !f.code.empty() && f.code != "SendFailed" &&
            std::find(kOtherStatuses.begin(), kOtherStatuses.end(), f.code) == kOtherStatuses.end();
   }
   return http == 400 || http == 401 || http == 404 || http == 413;
@@ -315,6 +325,7 @@ Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total,
                  unknown + "; the RPC node could not prove its outcome (" +
                      proof.error().message() + "), so it stays open");
   }
+  const bool refused = preflight_refused(st);
   st.message = "the RPC node: " + proof->detail;
   switch (proof->outcome) {
     case ChainProof::Outcome::kLanded:
@@ -333,8 +344,9 @@ Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total,
                    step_name(st, total) + " failed: " + st.message +
                        "; read the current state before building the rest");
     case ChainProof::Outcome::kNeverLands:
-      st.code = "BlockhashExpired";
-      AIRLOCK_CHECK(record(c, st, ss::kExpired));
+      if (refused) st.message = "preflight refused it (" + st.code + "); " + st.message;
+      if (!refused) st.code = "BlockhashExpired";
+      AIRLOCK_CHECK(record(c, st, refused ? ss::kRejected : ss::kExpired));
       AIRLOCK_CHECK(
           c.journal.event(st.run_id, "proof", step_name(st, total) + ": " + st.message, c.clock()));
       return Error(online::errors::kStepFailed, step_name(st, total) +

@@ -316,6 +316,31 @@ TEST_F(SenderTest, A422IsNotRetriedAndAnInvalidTicketBuildsAgain) {
   EXPECT_EQ(counters()["sends"], 0);
 }
 
+// The 422'd step left open is settled by resume once its blockhash has died: the twin's node
+// proves it never lands, and it is `rejected` with preflight's code, so the plan of what is
+// left does not offer the same request again unchanged.
+TEST_F(SenderTest, A422LeftOpenIsRejectedOnTheChainsProofAndNotOfferedAgain) {
+  auto steps = signed_round("vault/update", update_body());
+  faults({{"preflightReject", "SlippageToleranceExceeded"}});
+  auto c = context();
+  ASSERT_EQ(online::send_round(c, steps).error().code(), online::errors::kOutcomeUnknown);
+  ASSERT_EQ(statuses().front(), ss::kSending);
+  advance(200'000);
+  c.prove = online::rpc_prover("http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc");
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  const auto step = journal->steps(steps[0].run_id).value().front();
+  EXPECT_EQ(step.status, ss::kRejected) << step.message << "\n" << log.str();
+  EXPECT_EQ(step.code, "SlippageToleranceExceeded");
+  EXPECT_THAT(step.message, HasSubstr("the RPC node:"));
+  EXPECT_TRUE(journal->unresolved()->empty());
+  const auto plan =
+      online::plan_remaining(journal->steps(steps[0].run_id).value(), now_s(), boot());
+  EXPECT_EQ(plan.kind, online::RemainingWork::Kind::kManual) << plan.why;
+  EXPECT_THAT(plan.why, HasSubstr("was refused (SlippageToleranceExceeded)"));
+  EXPECT_EQ(counters()["sends"], 0);
+}
+
 // A send the API relayed, answered with a refusal the spec says comes before any relay: a
 // 422 SendFailed (the send itself failed, which may be after the bytes reached a leader) is no
 // word that nothing was sent, and a 403 InvalidTicket to the first send builds again only on
