@@ -10,8 +10,9 @@ namespace {
 using ojson = nlohmann::ordered_json;
 using Kind = BinPicture::Kind;
 
-constexpr std::int64_t kMaxColumns = 70;  // one step's bins, one column each
-constexpr int kRows = 3;                  // rows of eighth blocks per token: 24 heights
+constexpr std::int64_t kMaxColumns = 70;    // one step's bins, one column each
+constexpr int kRows = 3;                    // rows of eighth blocks per token: 24 heights
+constexpr std::size_t kScreenColumns = 80;  // the terminal the text picture must fit
 
 std::optional<std::int64_t> bin_arg(const ojson& v) {
   if (!v.is_number_integer()) return std::nullopt;
@@ -275,36 +276,64 @@ std::optional<BinPicture> bin_picture(const Decoded& d) {
   return std::nullopt;
 }
 
+// `line` under `indent`, broken at spaces into lines of at most kScreenColumns columns (a
+// word longer than that stays whole on its own line).
+void put_wrapped(std::ostringstream& text, const std::string& indent, const std::string& line) {
+  const std::size_t room =
+      kScreenColumns > indent.size() + 20 ? kScreenColumns - indent.size() : 20;
+  std::istringstream words(line);
+  std::string row;
+  for (std::string word; words >> word;) {
+    if (!row.empty() && display_width(row) + 1 + display_width(word) > room) {
+      text << indent << row << "\n";
+      row.clear();
+    }
+    row += (row.empty() ? "" : " ") + word;
+  }
+  text << indent << row << "\n";
+}
+
 std::string draw_bins_text(const BinPicture& p, const std::string& indent,
                            const std::string& x_name, const std::string& y_name) {
   static const char* const kEighths[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
   const Columns c = columns_of(p);
+  const bool one_row = p.kind == Kind::kRemoval || p.kind == Kind::kFlip;
+  // The rows are labelled by side ("X", "Y") or by what they show ("out", "re-add"); the
+  // tokens' names, which come from outside and may be of any width, go on a line of their own,
+  // so the bars line up whatever the names.
   const std::string out_name = p.kind == Kind::kFlip ? "re-add" : "out";
-  // Labels are padded by the columns they take on screen, not their bytes: a symbol with
-  // combining marks or wide characters must not shift its row against the others.
-  const std::size_t label_width = std::max(
-      {display_width(x_name), display_width(y_name), display_width(out_name), std::size_t{4}});
+  const std::size_t label_width = one_row ? out_name.size() : 1;
   const auto pad = [&](const std::string& s) {
-    return std::string(label_width - std::min(label_width, display_width(s)), ' ') + s;
+    return std::string(label_width - std::min(label_width, s.size()), ' ') + s;
   };
+  // A row is "LABEL |", its columns and "|"; it starts two columns past `indent` when that
+  // leaves it within 80 columns, further left otherwise (a step's 70 bins are 70 columns).
+  const std::size_t row_width = label_width + 2 + c.count + 1;
+  const std::string row_indent =
+      (indent + "  ").substr(0, row_width >= kScreenColumns ? 0 : kScreenColumns - row_width);
   std::ostringstream text;
-  text << indent << bins_label(p, c) << "\n";
-  if (p.active_bin && !p.active_bound) text << indent << kUnboundActiveBin << "\n";
-  std::istringstream caption(p.caption);
-  for (std::string line; std::getline(caption, line);) text << indent << line << "\n";
-  const auto rows = [&](const std::string& name, const std::vector<std::uint64_t>& w,
+  put_wrapped(text, indent, bins_label(p, c));
+  if (p.active_bin && !p.active_bound) put_wrapped(text, indent, std::string(kUnboundActiveBin));
+  // The caption as one paragraph, wrapped to the room the indent leaves.
+  std::string caption = p.caption;
+  std::replace(caption.begin(), caption.end(), '\n', ' ');
+  put_wrapped(text, indent, caption);
+  if (!one_row && (x_name != "X" || y_name != "Y"))
+    put_wrapped(text, indent, "tokens: " + x_name + ", " + y_name);
+  std::vector<std::string> notes;
+  const auto rows = [&](const std::string& label, const std::vector<std::uint64_t>& w,
                         std::uint64_t top, bool stranded) {
     if (w.empty() || stranded) {
-      text << indent << "  " << pad(name) << " |" << std::string(c.count, ' ') << "| "
-           << (stranded ? "an amount is deposited, but no bin here is on its side of the active "
-                          "bin"
-                        : "none")
-           << "\n";
+      text << row_indent << pad(label) << " |" << std::string(c.count, ' ') << "|\n";
+      notes.push_back(label + ": " +
+                      (stranded ? "an amount is deposited, but no bin here is on its side of "
+                                  "the active bin"
+                                : "none"));
       return;
     }
     const auto h = heights(w, top, std::uint64_t{kRows} * 8);
     for (int row = kRows - 1; row >= 0; --row) {
-      text << indent << "  " << (row == kRows - 1 ? pad(name) : pad("")) << " |";
+      text << row_indent << (row == kRows - 1 ? pad(label) : pad("")) << " |";
       for (const std::uint64_t level : h) {
         const std::uint64_t floor = static_cast<std::uint64_t>(row) * 8;
         text << kEighths[level <= floor ? 0 : std::min<std::uint64_t>(level - floor, 8)];
@@ -321,18 +350,19 @@ std::string draw_bins_text(const BinPicture& p, const std::string& indent,
     std::uint64_t top = 0;
     for (const auto* side : {&c.x, &c.y})
       for (const std::uint64_t v : *side) top = std::max(top, v);
-    rows(x_name, c.x, top, p.x_stranded);
-    rows(y_name, c.y, top, p.y_stranded);
+    rows("X", c.x, top, p.x_stranded);
+    rows("Y", c.y, top, p.y_stranded);
   }
   std::string marks(c.count, ' ');
   if (c.active) marks[*c.active] = '^';
   const std::string first = std::to_string(p.first_bin);
   const std::string last = std::to_string(p.last_bin);
-  text << indent << "  " << pad("") << " |" << marks << "|\n";
-  text << indent << "  " << pad("") << "  " << first
+  text << row_indent << pad("") << " |" << marks << "|\n";
+  text << row_indent << pad("") << "  " << first
        << std::string(
               c.count > first.size() + last.size() ? c.count - first.size() - last.size() : 1, ' ')
        << last << "\n";
+  for (const auto& note : notes) put_wrapped(text, indent, note);
   return text.str();
 }
 

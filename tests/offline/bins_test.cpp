@@ -166,6 +166,40 @@ TEST(BinPicture, RowsStayAlignedWhateverTheLabels) {
   }
 }
 
+// A step's 70 bins drawn one column each under the summary's 12-column indent were 92 columns
+// wide: an 80-column terminal wrapped every bar row (issue 32, F5). Every kind, every width,
+// whatever the tokens' names: no line of the picture is wider than 80 columns.
+TEST(BinPicture, EveryLineFitsEightyColumns) {
+  ojson wide = ojson::array();
+  for (int b = 0; b < 200; ++b) wide.push_back({{"bin_id", -100 + b}, {"amount", "7"}});
+  const std::vector<Decoded> cases = {
+      deposit("dlmm_open", 4930, 4999, 4960, "Spot"),
+      deposit("dlmm_add", 4930, 4999, 5100, "Curve"),
+      deposit("dlmm_add_range", -443636, -443567, 0, "BidAsk", "10", "10"),
+      limit_order("Bid", wide),
+      ranged("dlmm_remove", 4930, 4999, {{"bps_to_remove", 2550}}),
+      ranged("dlmm_flip", -443636, -443567,
+             {{"active_id", -443500}, {"max_active_bin_slippage", 3}}),
+      deposit("dlmm_open", 1, 9, 5, "Spot")};
+  for (const auto& d : cases) {
+    const auto p = bin_picture(d);
+    ASSERT_TRUE(p.has_value()) << d.instruction;
+    const std::string text = draw_bins_text(*p, "            ", "X BONKBONKBONK", "Y USDC");
+    std::istringstream lines(text);
+    std::size_t bars = 0;
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_LE(display_width(line), 80U) << d.instruction << ":\n" << text;
+      if (line.find('|') != std::string::npos) ++bars;
+    }
+    EXPECT_GE(bars, 2U) << text;
+  }
+  // A narrow picture keeps the indentation of the lines around it.
+  const auto narrow = bin_picture(deposit("dlmm_open", 1, 9, 5, "Spot"));
+  ASSERT_TRUE(narrow.has_value());
+  EXPECT_THAT(draw_bins_text(*narrow, "            ", "X SOL", "Y USDC"),
+              HasSubstr("\n              X |"));
+}
+
 TEST(BinPicture, AFlipIsItsShapeAndARemovalOverTheWholeIsDrawnFull) {
   const auto across = bin_picture(
       ranged("dlmm_flip", 95, 105, {{"active_id", 100}, {"max_active_bin_slippage", 3}}));

@@ -48,8 +48,10 @@ inline constexpr std::int64_t kMaxPictureBins = 1400;
 [[nodiscard]] std::optional<BinPicture> bin_picture(const Decoded& instruction);
 
 // The picture in text, for the summary: one column per bin (bins grouped when there are more
-// than 70), three rows of eighth blocks per token, the active bin marked with ^ beneath.
-// Each line starts with `indent`. `x_name`/`y_name` label the rows ("SOL", or "X").
+// than 70), three rows of eighth blocks per token labelled X and Y, the active bin marked with ^
+// beneath. Every line fits 80 columns: the words start at `indent` and wrap, the rows start
+// past it unless they need its room. `x_name`/`y_name` ("X SOL", or "X") name the tokens on a
+// line of their own.
 [[nodiscard]] std::string draw_bins_text(const BinPicture& picture, const std::string& indent,
                                          const std::string& x_name, const std::string& y_name);
 
