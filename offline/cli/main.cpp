@@ -337,8 +337,9 @@ std::vector<std::string> display_rows(const std::string& text, std::size_t colum
   std::vector<std::string> rows;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    // A row too long breaks at its last space, so a key or hash is not cut in two where a
-    // space allows; the rest goes on under the line's own indentation, two deeper.
+    // A row too long breaks at its last space, or after its last comma (the request's JSON
+    // body has no spaces), so a key or hash is not cut in two where the text allows; the rest
+    // goes on under the line's own indentation, two deeper.
     const std::size_t lead = std::min(line.find_first_not_of(' '), line.size());
     const std::string indent(std::min(lead + 2, columns / 2), ' ');
     std::string rest = line;
@@ -350,9 +351,14 @@ std::vector<std::string> display_rows(const std::string& text, std::size_t colum
         break;
       }
       const std::size_t space = rest.rfind(' ', cut);
-      const bool at_space = space != std::string::npos && space > (first ? lead : 0);
-      rows.push_back(prefix + rest.substr(0, at_space ? space : cut));
-      rest = rest.substr(at_space ? space + 1 : cut);
+      const std::size_t comma = cut == 0 ? std::string::npos : rest.rfind(',', cut - 1);
+      const std::size_t floor = first ? lead : 0;
+      const bool at_space = space != std::string::npos && space > floor;
+      const bool at_comma =
+          comma != std::string::npos && comma >= floor && (!at_space || comma + 1 > space);
+      const std::size_t end = at_comma ? comma + 1 : at_space ? space : cut;
+      rows.push_back(prefix + rest.substr(0, end));
+      rest = rest.substr(at_comma ? end : at_space ? space + 1 : cut);
       if (rest.empty()) break;
     }
   }

@@ -987,6 +987,14 @@ TEST_F(SigningTest, TheDecisionScreenAfterTheDetailsShowsTheDeadlineAsItIsThen) 
   for (auto at = screen.find(table); at != std::string::npos; at = screen.find(table, at + 1))
     ++whole;
   EXPECT_GE(whole, 3U) << screen;
+  // The request's JSON body has no spaces: its row breaks after a comma, so each of its
+  // members (a mint's key among them) is whole on the details' page.
+  const json body = json::parse(q.intent_json);
+  ASSERT_TRUE(body.is_object());
+  for (auto it = body.begin(); it != body.end(); ++it) {
+    const std::string member = "\"" + it.key() + "\":" + it.value().dump();
+    EXPECT_THAT(screen, HasSubstr(member)) << "the body's " << it.key() << " was cut";
+  }
   // The decision screen, the details' header, the decision screen again.
   ASSERT_EQ(left.size(), 3U) << screen;
   EXPECT_LE(left.back(), left.front() - 2) << "the second drawing kept the first one's deadline";
