@@ -4,14 +4,18 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <set>
 
+#include <airlock/common/display.h>
 #include <airlock/common/hash.h>
 #include <airlock/offline/idl.h>
 #include <airlock/offline/review.h>
+#include <airlock/offline/summary.h>
 #include <airlock/online/fields.h>
 
 #include "conformance_support.h"
+#include "support/helpers.h"
 #include "support/interfaces.h"
 
 namespace airlock::apisim::test {
@@ -71,7 +75,7 @@ class AllActions : public Twin {
     const Reply built = post("/transactions/" + action, body);
     EXPECT_EQ(built.status, 200) << action << ": " << built.body.dump();
     if (built.status != 200) return {};
-    covered.insert(action);
+    const bool first_build = covered.insert(action).second;
     // The offline review of what the twin built, as an honest online half would request it,
     // under a policy that allows this world: nothing is refused.
     auto request = request_of(action, body, built.body);
@@ -91,6 +95,7 @@ class AllActions : public Twin {
     const auto review =
         offline::review_request(request, policy, decoders, manager_->public_key(), now_s());
     write_review_seed(action, request);
+    if (first_build && decision_goldens) check_decision(action, request, review);
     for (const auto& refusal : review.refusals)
       ADD_FAILURE() << action << ": " << refusal.code << ": " << refusal.message;
     if (!review.refused()) reviewed.insert(action);
@@ -147,6 +152,24 @@ class AllActions : public Twin {
     return steps;
   }
 
+  // The decision screen the operator answers, for the first build of each action: one 80x24
+  // screen with the prompt (at most 23 lines of at most 80 columns), and as its golden file
+  // (tests/data/decisions/every-action) says, with the request id and the seconds left masked.
+  void check_decision(const std::string& action, const envelope::SignRequest& q,
+                      const offline::Review& r) {
+    std::string d = offline::render_decision(q, r, now_s());
+    d = std::regex_replace(d, std::regex("Sign request [0-9a-f]{32}"), "Sign request <id>");
+    d = std::regex_replace(d, std::regex("deadline  in [0-9]+ s"), "deadline  in <s> s");
+    std::size_t lines = 0;
+    std::istringstream rows(d);
+    for (std::string row; std::getline(rows, row); ++lines)
+      EXPECT_LE(display_width(row), 80U) << action << ": " << row;
+    EXPECT_LE(lines, 23U) << action << ":\n" << d;
+    std::string name = action;
+    std::replace(name.begin(), name.end(), '/', '-');
+    airlock::test::expect_golden("decisions/every-action/" + name + ".txt", d);
+  }
+
   json strategies() { return get(std::string("/vaults/") + kVault + "/strategies").body["data"]; }
 
   std::map<std::string, IdlInstruction> idl = load_idl();
@@ -159,10 +182,12 @@ class AllActions : public Twin {
   std::size_t mutations = 0;
   std::set<std::string> auto_approved;
   std::set<std::string> warned;
+  bool decision_goldens = false;  // the flow of every action checks its decision screens
 };
 
 TEST_F(AllActions, EveryBuilderProducesATransactionTheIdlDescribesAndThatConfirms) {
   const std::string vault = kVault;
+  decision_goldens = true;
   // Vault and aggregator.
   run("vault/update", {{"vault", vault}, {"depositCap", "20000000000000"}, {"paused", false}});
   run("vault/claim-fee", {{"vault", vault}});
@@ -199,6 +224,13 @@ TEST_F(AllActions, EveryBuilderProducesATransactionTheIdlDescribesAndThatConfirm
                    {"maxActiveBinSlippage", 5},
                    {"lowerBinId", 4990},
                    {"upperBinId", 5010}});
+  // The sub-range is optional: funding the whole position, which only the chain knows, asks.
+  run("dlmm/add", {{"vault", vault},
+                   {"position", position},
+                   {"amountX", "1000000"},
+                   {"amountY", "1000000"},
+                   {"shape", "spot"},
+                   {"maxActiveBinSlippage", 5}});
   run("dlmm/flip", {{"vault", vault},
                     {"position", position},
                     {"lowerBinId", 5005},
@@ -293,10 +325,12 @@ TEST_F(AllActions, EveryBuilderProducesATransactionTheIdlDescribesAndThatConfirm
   EXPECT_EQ(reviewed, covered) << "the offline review passed every action's honest build";
   EXPECT_GE(routes_decoded, 3) << "swap, sweep and zap swap carry Jupiter routes";
   EXPECT_GT(mutations, 1500U) << "the binding sweep changed every action's builds";
-  // Only the order whose lots and ticks this machine cannot check, and the update that lifts
-  // the pause, ask a person; every other honest build may be auto-approved.
+  // Only the order whose lots and ticks this machine cannot check, the update that lifts the
+  // pause, and a deposit into the whole of a position whose range is on chain ask a person;
+  // every other honest build may be auto-approved.
   EXPECT_EQ(warned,
-            (std::set<std::string>{"perp/order warn.unverifiable", "vault/update warn.unpause"}));
+            (std::set<std::string>{"dlmm/add warn.unbound_argument", "perp/order warn.unverifiable",
+                                   "vault/update warn.unpause"}));
   EXPECT_EQ(auto_approved.size(), 26U);
   std::cout << "binding sweep: " << mutations << " single changes, every one refused\n";
   EXPECT_GT(get(std::string("/vaults/") + vault + "/nav").body["data"].size(), 20U)
