@@ -80,6 +80,18 @@ std::vector<std::string> body_pointers(const DescribedInstruction& ix,
   return {};
 }
 
+// Whether each unit account of the amount at `path` has a source that binds it (anything but
+// unconstrained): a unit read from the transaction labels the body only then.
+bool unit_bound(const DescribedInstruction& ix, const std::string& path) {
+  const auto a = std::find_if(ix.amounts.begin(), ix.amounts.end(),
+                              [&](const DescribedAmount& d) { return d.path == path; });
+  if (a == ix.amounts.end()) return false;
+  return std::all_of(a->units.begin(), a->units.end(), [&](const auto& unit) {
+    const DescribedAccount* account = ix.account(unit.second.account);
+    return account != nullptr && account->source.kind != AccountSource::Kind::kUnconstrained;
+  });
+}
+
 }  // namespace
 
 std::vector<BodyAmount> body_amounts(const Descriptor& descriptor, const DescribedAction& action,
@@ -105,6 +117,34 @@ std::vector<BodyAmount> body_amounts(const Descriptor& descriptor, const Describ
     }
   }
   return out;
+}
+
+void add_stated_units(const Descriptor& descriptor, const DescribedAction& action,
+                      const ojson& body, const std::vector<StepReview>& steps,
+                      std::vector<BodyAmount>& amounts) {
+  if (!body.is_object()) return;
+  for (const auto& s : steps) {
+    const Message& m = s.tx.message;
+    for (const auto& a : s.amounts) {
+      if (a.instruction >= s.instructions.size() || a.instruction >= m.instructions.size() ||
+          !s.instructions[a.instruction])
+        continue;
+      const std::size_t program = m.instructions[a.instruction].program_index;
+      if (program >= m.static_keys.size()) continue;
+      for (const auto& key : action.instructions) {
+        const DescribedInstruction* ix = descriptor.instruction(key);
+        if (ix == nullptr || ix->program_id != m.static_keys[program] ||
+            ix->instruction != s.instructions[a.instruction]->instruction ||
+            !unit_bound(*ix, a.path))
+          continue;
+        for (auto& pointer : body_pointers(*ix, action, a.path, body)) {
+          const bool known = std::any_of(amounts.begin(), amounts.end(),
+                                         [&](const BodyAmount& b) { return b.pointer == pointer; });
+          if (!known) amounts.push_back({std::move(pointer), a.mint_or_pool, a.side});
+        }
+      }
+    }
+  }
 }
 
 std::vector<BodySwap> body_swaps(const Descriptor& descriptor, const DescribedAction& action,

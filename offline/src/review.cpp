@@ -65,6 +65,8 @@ class Reviewer {
       TemplateFindings found;
       bind_steps(template_input(), review_.steps, found);
       take(found);
+      if (descriptor_ != nullptr && !keystone_)
+        add_stated_units(*descriptor_, *described_, intent_, review_.steps, review_.body_amounts);
     }
     const ActionRule rule = policy_.rule(q_.action);
     review_.auto_approvable =

@@ -96,5 +96,48 @@ TEST_F(BodyAmounts, AUnitNoBodyFieldNamesLeavesTheAmountInBaseUnits) {
   EXPECT_EQ(str(of("perp/deposit", ojson::array())), "") << "a body that is no object";
 }
 
+// A perp deposit's mint is no body field: the program holds the account to the vault's deposit
+// mint. Once the transactions are reviewed, the body's amount takes the unit its step states
+// from that account; never from an account the descriptor leaves unconstrained.
+TEST_F(BodyAmounts, ABodyAmountTakesTheUnitItsStepStatesWhereTheChainChecksIt) {
+  const DescribedAction* action = descriptor_.action("perp/deposit");
+  ASSERT_NE(action, nullptr);
+  const DescribedInstruction* ix = descriptor_.instruction("perp_deposit");
+  ASSERT_NE(ix, nullptr);
+  const ojson body = {{"vault", "x"}, {"amount", "100000000"}};
+  EXPECT_EQ(str(of("perp/deposit", body)), "") << "before the build: no unit";
+  StepReview s;
+  s.tx.message.static_keys = {PublicKey{}, ix->program_id};
+  CompiledInstruction compiled;
+  compiled.program_index = 1;
+  s.tx.message.instructions = {compiled};
+  Decoded d;
+  d.instruction = ix->instruction;
+  s.instructions.emplace_back(d);
+  s.amounts.push_back({0, "amount", 100000000, public_key_from_base58(kUsdc).value(),
+                       AmountUnit::Side::kKey, "from the vault"});
+  std::vector<BodyAmount> amounts;
+  add_stated_units(descriptor_, *action, body, {s}, amounts);
+  EXPECT_EQ(str(amounts), std::string("/amount ") + kUsdc + "; ");
+  // A unit the body already has stays; a second step adds nothing new.
+  add_stated_units(descriptor_, *action, body, {s, s}, amounts);
+  EXPECT_EQ(amounts.size(), 1U);
+  // Another program's instruction of the same name states nothing about this body.
+  StepReview other = s;
+  other.tx.message.static_keys[1] = public_key_from_base58(kJup).value();
+  std::vector<BodyAmount> none;
+  add_stated_units(descriptor_, *action, body, {other}, none);
+  EXPECT_TRUE(none.empty());
+  // A unit account the descriptor leaves unconstrained labels nothing.
+  for (auto& described : descriptor_.instructions) {
+    if (described.key != "perp_deposit") continue;
+    for (auto& account : described.accounts) {
+      if (account.name == "deposit_mint") account.source.kind = AccountSource::Kind::kUnconstrained;
+    }
+  }
+  add_stated_units(descriptor_, *action, body, {s}, none);
+  EXPECT_TRUE(none.empty()) << str(none);
+}
+
 }  // namespace
 }  // namespace airlock::offline

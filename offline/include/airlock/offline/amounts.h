@@ -26,6 +26,14 @@ namespace airlock::offline {
                                                    const nlohmann::ordered_json& body,
                                                    const std::vector<PublicKey>& hinted_pools);
 
+// With the transactions reviewed: the body fields whose unit account the chain checks rather
+// than the body names (a perp deposit's mint is the vault's deposit mint, which the program
+// holds the account to), in the unit each step's stated amount (StepReview::amounts) reads from
+// its transaction. Fields `amounts` already has a unit for are left as they are.
+void add_stated_units(const Descriptor& descriptor, const DescribedAction& action,
+                      const nlohmann::ordered_json& body, const std::vector<StepReview>& steps,
+                      std::vector<BodyAmount>& amounts);
+
 // The pairs the action's swapping instructions (a descriptor's "swaps") would trade, as far as
 // the body names their mints (nullopt for a mint it does not name, e.g. a sweep's deposit mint):
 // an approval says before the build whether the policy prices each.
