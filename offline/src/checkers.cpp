@@ -31,6 +31,16 @@ void jupiter_route(const CheckInput& in, TemplateFindings& out) {
              in.where + ": the route spends " + route.shown("in_amount") + ", not the " +
                  in.args.shown("amount") + " the instruction swaps");
     }
+  } else if (route.at("in_amount") != nullptr) {
+    // An instruction that swaps what the vault holds (a zap-out's returned tokens) names no
+    // amount: what the route spends is then the online half's word alone. The price floor
+    // bounds the price per token it sells, not how much it sells, so a person reads it.
+    out.warnings.emplace_back(
+        FindingCode::kWarnUnverifiable,
+        in.where + ": the route spends " + route.shown("in_amount") +
+            " of the token it sells as the online half states it, bound to nothing the "
+            "manager asked (this machine holds no balances); the price floor bounds the price, "
+            "not how much is sold");
   }
   if (route.at("slippage_bps") != nullptr) {
     const auto route_bps = route.amount("slippage_bps"), bps = in.args.amount("slippage_bps");

@@ -132,6 +132,22 @@ TEST(JupiterRoute, EachBrokenFloorIsRefusedAsMinimumOut) {
   }
 }
 
+// A swap of what the vault holds (a zap-out's returned tokens) names no amount: the route's
+// in_amount is the online half's word, so it is shown and asked, never signed unasked (an
+// attacker review had a zap-out swap's route spend a made-up amount, priced in proportion,
+// signed under the price floor with no question). An honest route with its amount passes
+// without the warning.
+TEST(JupiterRoute, ARouteSpendingWhatNothingBindsIsAsked) {
+  const ojson holds = {{"balance_before", "700000000"}, {"slippage_bps", 50}};
+  const auto found = run("jupiter_route", holds, nullptr, route_of("1000", "990", 50));
+  EXPECT_TRUE(found.refusals.empty()) << found.refusals.front().message;
+  ASSERT_EQ(warnings(found), std::vector<std::string>{"warn.unverifiable"});
+  EXPECT_NE(found.warnings.front().message.find("the route spends \"1000\""), std::string::npos)
+      << found.warnings.front().message;
+  EXPECT_TRUE(run("jupiter_route", swap_args("985050"), nullptr, route_of("1000000", "990000", 50))
+                  .warnings.empty());
+}
+
 TEST(PositionChecks, TheNewPositionIsTheRequestsBins) {
   const ojson body = {{"lowerBinId", 4980}, {"upperBinId", 5050}};
   EXPECT_TRUE(
