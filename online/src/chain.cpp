@@ -49,14 +49,8 @@ struct Views {
 // The node is on the build's network and healthy, and its ledger reaches back past the build,
 // so a block from before the build (and before any status cache) is there to test its history
 // with (check_history). Returns that block's slot.
-Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion& q,
-                                       const std::optional<std::string>& network, Views& views) {
-  if (q.history_seconds < 0) {
-    return Error(online::errors::kHttp,
-                 "this machine's clock is " + std::to_string(-q.history_seconds) +
-                     " s behind the build's time, so how far back the node's history must reach "
-                     "cannot be told; set the clock right and ask again");
-  }
+Status check_build_network(const RpcCall& call, const ChainQuestion& q,
+                           const std::optional<std::string>& network) {
   // The build's node must have been on the API's network: one of another (act --rpc pointed
   // at devnet) measured a blockhash life and a height that say nothing of the API's chain, and
   // the same node would later prove a landed send dead. Nothing is proved from such a build.
@@ -80,6 +74,21 @@ Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion&
                                            "; no node was asked at the build)") +
                      "; ask a node of that network");
     }
+  }
+  return {};
+}
+
+Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion& q, Views& views) {
+  // How far back the node's history must reach: from the slot the build's node recorded, or
+  // else from the build's age on the clock, which a clock now behind the build's recorded time
+  // cannot tell (that clock is wrong now, or was ahead at the build).
+  if (q.history_seconds < 0 && !q.build_slot) {
+    return Error(online::errors::kHttp,
+                 "the build's recorded time is " + std::to_string(-q.history_seconds) +
+                     " s after this machine's clock (the clock is behind now, or was ahead at "
+                     "the build), and no node measured the build, so how far back the node's "
+                     "history must reach cannot be told; ask again once this clock has passed "
+                     "the build's recorded time, or find the signature on an explorer");
   }
   AIRLOCK_TRY(health, call("getHealth", json::array()));
   if (health != "ok") return odd("getHealth", "the node is not healthy; ask another node");
@@ -235,6 +244,30 @@ Result<std::string> why_blockhash_dead(const RpcCall& call, const ChainQuestion&
          std::to_string(kBlockhashMaxLifeSeconds) + " s any blockhash lives)";
 }
 
+// The signature's landing, when the node shows it at confirmed or finalized commitment; nullopt
+// otherwise (not there, or processed only: the full proof then decides).
+Result<std::optional<ChainProof>> landing_of(const RpcCall& call, const ChainQuestion& q) {
+  AIRLOCK_TRY(
+      found, call("getSignatureStatuses",
+                  json::array({json::array({q.signature}), {{"searchTransactionHistory", true}}})));
+  if (!found.is_object() || !found.contains("value") || !found["value"].is_array() ||
+      found["value"].size() != 1 || !found["value"][0].is_object() ||
+      !found["value"][0].contains("err"))
+    return std::optional<ChainProof>();
+  const json& status = found["value"][0];
+  const std::string level =
+      status.contains("confirmationStatus") && status["confirmationStatus"].is_string()
+          ? status["confirmationStatus"].get<std::string>()
+          : "";
+  if (level != "confirmed" && level != "finalized") return std::optional<ChainProof>();
+  if (status["err"].is_null())
+    return std::optional(
+        ChainProof{ChainProof::Outcome::kLanded, "on chain (" + level + ") without error"});
+  return std::optional(
+      ChainProof{ChainProof::Outcome::kLandedFailed,
+                 "on chain (" + level + ") with error " + status["err"].dump(-1, ' ', true)});
+}
+
 // The proof: the signature's status on chain, and when it is not there, whether it still may
 // land (`why_dead` empty) or never can.
 Result<ChainProof> signature_outcome(const RpcCall& call, const ChainQuestion& q,
@@ -304,7 +337,13 @@ ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout,
       return rpc_call(rpc_url, method, params, timeout);
     };
     Views views;
-    AIRLOCK_TRY(before_build, check_node_reach(call, q, network, views));
+    AIRLOCK_CHECK(check_build_network(call, q, network));
+    // A landing needs no proof of the node's reach or of the clock: the signature on chain at
+    // confirmed or finalized commitment is the proof (a clock that was wrong at the build
+    // cannot keep a landed step open).
+    AIRLOCK_TRY(landed, landing_of(call, q));
+    if (landed) return *landed;
+    AIRLOCK_TRY(before_build, check_node_reach(call, q, views));
     AIRLOCK_CHECK(check_history(call, before_build));
     AIRLOCK_TRY(why_dead, q.nonce_account
                               ? why_nonce_dead(call, *q.nonce_account, q.blockhash, views)

@@ -307,7 +307,34 @@ TEST_F(ScriptedNode, ANodeWithNoReadableBlockBeforeTheBuildProvesNothing) {
 TEST_F(ScriptedNode, AClockBehindTheBuildProvesNothing) {
   auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(-50));
   ASSERT_FALSE(proof.ok());
-  EXPECT_THAT(proof.error().message(), HasSubstr("behind the build's time"));
+  EXPECT_THAT(proof.error().message(), HasSubstr("s after this machine's clock"));
+}
+
+// Found by an independent fault review: both halves' clocks a day ahead at the build, then set
+// right and the machine restarted. The build's recorded time lies a day after the clock, and
+// the prover refused to ask the chain at all, even of a signature that had landed, telling the
+// operator to set right a clock that was right: every act stayed refused for a day. A landing
+// needs no clock; nor does the height the build's node measured.
+TEST_F(ScriptedNode, AClockAheadAtTheBuildKeepsNeitherALandingNorAHeightFromProving) {
+  ChainQuestion q = aged(-86'400);
+  q.elapsed_seconds = 0;  // another boot: the boot clock tells nothing of the build's age
+  set("getSignatureStatuses",
+      {{"context", {{"slot", kNodeSlot}}},
+       {"value", {{{"slot", 5}, {"err", nullptr}, {"confirmationStatus", "finalized"}}}}});
+  auto landed = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(q);
+  ASSERT_TRUE(landed.ok()) << landed.error().to_string();
+  EXPECT_EQ(landed->outcome, Outcome::kLanded);
+  // Not on chain: with the slot and height the build's node measured, the height proves it
+  // dead whatever the clock says; without them, nothing is proved, and the message says why.
+  set("getSignatureStatuses", {{"context", {{"slot", kNodeSlot}}}, {"value", {nullptr}}});
+  auto unmeasured = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(q);
+  ASSERT_FALSE(unmeasured.ok());
+  EXPECT_THAT(unmeasured.error().message(), HasSubstr("the clock is behind now, or was ahead"));
+  q.build_slot = kNodeSlot - 1'000;
+  q.last_valid_block_height = 899'000;
+  auto measured = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(q);
+  ASSERT_TRUE(measured.ok()) << measured.error().to_string();
+  EXPECT_EQ(measured->outcome, Outcome::kNeverLands) << measured->detail;
 }
 
 // A node of another network (devnet asked about a mainnet build) would call every blockhash
