@@ -17,6 +17,9 @@ src=$1
 build=$2
 shared=$3
 work=$(mktemp -d)
+# A journal registry of this test's own: another journal's action in flight with an API holds
+# every act with it (online/src/journal.cpp), and the user's registry is not the test's.
+export AIRLOCK_JOURNAL_REGISTRY="$work/journals"
 sim_pid=
 act_pid=
 cleanup() {

@@ -258,6 +258,17 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
                      st.action + ") is " + st.status +
                      "; run airlock-online resume before building anything");
   }
+  // Nor while another journal of this machine has an action in flight with this API: the
+  // same intent, acted under a second journal name, would be built again.
+  if (const auto elsewhere = c.journal.in_flight_elsewhere(options.api); !elsewhere.empty()) {
+    return Error(online::errors::kUnfinished,
+                 elsewhere.front() +
+                     ", has an action in flight with this API; run airlock-online "
+                     "resume --journal with that journal before building "
+                     "anything (if it is gone for good and you know how its "
+                     "steps ended, move its registry entry away knowingly: " +
+                     journal_registry_dir() + ")");
+  }
   if (options.approve_first) AIRLOCK_CHECK(get_approval(c, options, action, body));
   int rounds_left = options.max_rounds;
   std::deque<Build> queue{{action, body}};

@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <sstream>
 #include <utility>
 
 #include <fcntl.h>
@@ -192,11 +194,13 @@ struct Seal {
 };
 
 // A seal or a registry entry: "airlock-journal ID CHANGES", and for a registry entry the name
-// the journal was last used under after it. nullopt when the file is not there; a file that is
-// there but unreadable names no journal (an empty id), which matches none.
+// the journal was last used under after it, then a line "in-flight API" for each API it has an
+// action in flight with. nullopt when the file is not there; a file that is there but
+// unreadable names no journal (an empty id), which matches none.
 struct Record {
   Seal seal;
   std::string path;
+  std::vector<std::string> in_flight;
 };
 
 std::optional<Record> read_record(const std::string& file) {
@@ -212,9 +216,14 @@ std::optional<Record> read_record(const std::string& file) {
   if (std::sscanf(text.c_str(), "airlock-journal %64s %lld %n", id, &changes, &used) != 2 ||
       changes < 0 || used <= 0)
     return Record{};
-  std::string path = text.substr(static_cast<std::size_t>(used));
-  if (!path.empty() && path.back() == '\n') path.pop_back();
-  return Record{Seal{id, changes}, path};
+  std::istringstream rest(text.substr(static_cast<std::size_t>(used)));
+  Record record{Seal{id, changes}, {}, {}};
+  std::getline(rest, record.path);
+  constexpr std::string_view kInFlight = "in-flight ";
+  for (std::string line; std::getline(rest, line);) {
+    if (line.rfind(kInFlight, 0) == 0) record.in_flight.push_back(line.substr(kInFlight.size()));
+  }
+  return record;
 }
 
 std::optional<Seal> read_seal(const std::string& path) {
@@ -225,9 +234,10 @@ std::optional<Seal> read_seal(const std::string& path) {
 
 // Writes a record atomically; `what` names it in an error ("seal", "registry entry").
 Status write_record(const std::string& file, const Record& record, const std::string& what) {
-  const std::string line = "airlock-journal " + record.seal.id + " " +
-                           std::to_string(record.seal.changes) +
-                           (record.path.empty() ? "" : " " + record.path) + "\n";
+  std::string line = "airlock-journal " + record.seal.id + " " +
+                     std::to_string(record.seal.changes) +
+                     (record.path.empty() ? "" : " " + record.path) + "\n";
+  for (const auto& api : record.in_flight) line += "in-flight " + api + "\n";
   const auto written = files::write_atomically(
       file, ByteView(reinterpret_cast<const std::uint8_t*>(line.data()), line.size()));
   if (!written.ok()) {
@@ -568,9 +578,35 @@ Result<Journal> Journal::open_read_only(const std::string& path) {
 
 Status Journal::seal() const {
   AIRLOCK_TRY(mine, identity_of(db_));
-  AIRLOCK_CHECK(write_record(seal_path_, Record{mine, {}}, "seal"));
+  AIRLOCK_CHECK(write_record(seal_path_, Record{mine, {}, {}}, "seal"));
   if (registry_path_.empty()) return {};
-  return write_record(registry_path_, Record{mine, real_path_}, "registry entry");
+  // The APIs this journal has money in flight with, for every other journal's act to see.
+  Statement open(db_,
+                 "SELECT DISTINCT api FROM runs r WHERE r.state='open' OR EXISTS (SELECT 1 FROM "
+                 "steps s WHERE s.run_id=r.id AND s.status IN ('sending','pending','unknown')) "
+                 "ORDER BY api");
+  if (!open.ok()) return db_error(db_, "reading the runs in flight");
+  Record entry{mine, real_path_, {}};
+  int rc = 0;
+  while ((rc = open.step()) == SQLITE_ROW) entry.in_flight.push_back(open.text(0));
+  if (rc != SQLITE_DONE) return db_error(db_, "reading the runs in flight");
+  return write_record(registry_path_, entry, "registry entry");
+}
+
+std::vector<std::string> Journal::in_flight_elsewhere(const std::string& api) const {
+  std::vector<std::string> out;
+  const std::string dir = journal_registry_dir();
+  if (dir.empty() || dir.front() != '/') return out;
+  auto mine = identity_of(db_);
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto known = read_record(it->path().string());
+    if (!known || (mine.ok() && known->seal.id == mine->id)) continue;
+    if (std::find(known->in_flight.begin(), known->in_flight.end(), api) == known->in_flight.end())
+      continue;
+    out.push_back("journal " + known->seal.id + ", last used as " + known->path);
+  }
+  return out;
 }
 
 Journal::~Journal() { sqlite3_close(db_); }

@@ -1,6 +1,7 @@
 // The act loop (online/act.h) against the twin, with the offline half replaced by a courier that
 // signs in process: every way a round can end, asserted from the twin's counters (builds, sends,
 // landings) and the journal. The twin's clock is frozen; the loop's sleeps advance it.
+#include <filesystem>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -26,6 +27,9 @@ namespace ss = online::step_status;
 
 class ActTest : public Twin {
  protected:
+  // This test's own name for the twin's API (its folder is unique to it, where a port may be
+  // another finished test's).
+  std::string api_name() { return "twin:" + dir.file(""); }
   void SetUp() override {
     Twin::SetUp();
     online::ClientOptions options;
@@ -100,7 +104,9 @@ class ActTest : public Twin {
       options.rpc = "http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc";
       c.prove = online::rpc_prover(*options.rpc);
     }
-    options.api = "twin";
+    // Money in flight is the machine's (every journal of the registry): two tests' twins must
+    // not read as one API.
+    options.api = api_name();
     options.max_rounds = max_rounds;
     options.remaining = remaining;
     options.command_options = " --api http://twin --request-out 'a b.alreq'";
@@ -249,13 +255,58 @@ TEST_F(ActTest, ASendWithoutReceiptLeavesTheRunOpenAndTheNextActBuildsNothing) {
   EXPECT_EQ(landed(), 1U);
 }
 
+// Found by an independent fault review: money in flight was one journal's. With a run open in
+// one journal, act under another name (another --journal, or the same name through a symlinked
+// folder switched to a new release) saw nothing open and built and landed the intent again.
+// Every journal's registry entry now says which APIs it has an action in flight with, and act
+// under any other journal builds nothing for that API until it is settled.
+TEST_F(ActTest, AnActionInFlightUnderAnotherJournalBuildsNothing) {
+  airlock::test::ScratchDir elsewhere{"airlock-act-elsewhere"};
+  std::filesystem::create_directory(elsewhere.file("release-a"));
+  std::filesystem::create_directory(elsewhere.file("release-b"));
+  std::filesystem::create_directory_symlink(elsewhere.file("release-a"), elsewhere.file("current"));
+  const std::string name = elsewhere.file("current") + "/journal.sqlite";
+  std::int64_t run = 0;
+  {
+    auto first = online::Journal::open(name).value();
+    run = first.begin_run(api_name(), "vault/update", update_body(), now_s()).value();
+  }
+  auto refused = act("vault/update", update_body());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), online::errors::kUnfinished);
+  EXPECT_THAT(refused.error().message(), HasSubstr("has an action in flight with this API"));
+  EXPECT_THAT(refused.error().message(), HasSubstr("release-a/journal.sqlite"));
+  // The release switched: the same name is a new, empty journal, and the one in flight is
+  // still what the registry knows.
+  std::filesystem::remove(elsewhere.file("current"));
+  std::filesystem::create_directory_symlink(elsewhere.file("release-b"), elsewhere.file("current"));
+  {
+    auto switched = online::Journal::open(name).value();
+    EXPECT_TRUE(switched.runs(true)->empty());
+    auto again = act("vault/update", update_body());
+    ASSERT_FALSE(again.ok());
+    EXPECT_THAT(again.error().message(), HasSubstr("release-a/journal.sqlite"));
+  }
+  EXPECT_EQ(builds(), 0U) << "nothing was built while another journal had it in flight";
+  // Another API's action in flight holds nothing here; this API's, once settled, neither.
+  {
+    auto first = online::Journal::open(elsewhere.file("release-a") + "/journal.sqlite").value();
+    ASSERT_TRUE(first.begin_run("another-api", "vault/update", update_body(), now_s()).ok());
+    ASSERT_TRUE(first.finish_run(run, "failed", "settled by the test", now_s()).ok());
+  }
+  auto built = act("vault/update", update_body());
+  ASSERT_TRUE(built.ok()) << built.error().to_string() << "\n" << log.str();
+  EXPECT_EQ(builds(), 1U);
+  EXPECT_EQ(landed(), 1U);
+}
+
 TEST_F(ActTest, AnUnfinishedRunBlocksTheNextActEvenWithOnlySignedSteps) {
   // act died after recording the signed step and before marking it `sending`: resume would
   // send it while its ticket lives, so a new act must not build the same intent beside it.
   const json body = update_body();
   const Reply built = post("/transactions/vault/update", body);
   ASSERT_EQ(built.status, 200);
-  const auto run = journal->begin_run("twin", "vault/update", body, now_s()).value();
+  const auto run = journal->begin_run(api_name(), "vault/update", body, now_s()).value();
   online::JournalStep st;
   st.run_id = run;
   st.round = 1;

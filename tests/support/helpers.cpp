@@ -28,6 +28,34 @@ struct UnlockedForTests {
 }  // namespace airlock::hardening
 
 namespace airlock::test {
+namespace {
+
+// Each test process keeps a journal registry of its own (online/src/journal.cpp), inside the
+// one CMake points every test at, or in a fresh folder when run by hand: money in flight is the
+// machine's (Journal::in_flight_elsewhere), so a journal another test (or an earlier run) left in
+// flight must not hold this one's act, and no test touches the user's registry. The processes
+// a test starts inherit it.
+[[maybe_unused]] const bool kOwnJournalRegistry = [] {
+  const char* shared = std::getenv("AIRLOCK_JOURNAL_REGISTRY");
+  std::error_code ec;
+  std::string own;
+  if (shared != nullptr && *shared != '\0') {
+    std::filesystem::create_directories(shared, ec);
+    own = std::string(shared) + "/process-XXXXXX";
+  } else {
+    own = (std::filesystem::temp_directory_path(ec) / "airlock-journals-XXXXXX").string();
+  }
+  if (::mkdtemp(own.data()) == nullptr) return false;
+  ::setenv("AIRLOCK_JOURNAL_REGISTRY", own.c_str(), 1);
+  static const std::string registry = own;
+  std::atexit([] {
+    std::error_code ignored;
+    std::filesystem::remove_all(registry, ignored);
+  });
+  return true;
+}();
+
+}  // namespace
 
 const hardening::LockedDown& locked_down() {
   static const hardening::LockedDown token = hardening::UnlockedForTests::make();
