@@ -81,6 +81,7 @@ class Run {
     auto prepared = prepare_round(action, body, built->body, options_.rpc, built_at);
     if (!prepared.ok()) return Result<Next>(prepared.error());
     Round& r = *prepared;
+    r.api_date = built->date;
     AIRLOCK_CHECK(c_.journal.event(
         run_id_, "build",
         action + ": " + std::to_string(r.steps.size()) + " step(s), request " +

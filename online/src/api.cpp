@@ -69,6 +69,7 @@ struct Sink {
   std::size_t header_bytes = 0;
   bool headers_over = false;  // the headers passed kMaxHeaderBytes
   std::optional<std::chrono::seconds> retry_after;
+  std::optional<std::int64_t> date;  // the reply's Date, unix seconds
 };
 
 // Retry-After as delta-seconds (RFC 9110 10.2.3); the HTTP-date form is ignored, and the
@@ -95,12 +96,21 @@ std::size_t collect_header(char* data, std::size_t size, std::size_t count, void
     return 0;  // libcurl stops the transfer
   }
   const std::string_view line(data, n);
-  constexpr std::string_view kName = "retry-after:";
-  if (line.size() > kName.size()) {
-    bool match = true;
-    for (std::size_t i = 0; i < kName.size() && match; ++i)
-      match = std::tolower(static_cast<unsigned char>(line[i])) == kName[i];
-    if (match) sink->retry_after = parse_retry_after(line.substr(kName.size()));
+  const auto named = [&](std::string_view name) {
+    if (line.size() <= name.size()) return false;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(line[i])) != name[i]) return false;
+    }
+    return true;
+  };
+  constexpr std::string_view kRetryAfter = "retry-after:";
+  constexpr std::string_view kDate = "date:";
+  if (named(kRetryAfter)) sink->retry_after = parse_retry_after(line.substr(kRetryAfter.size()));
+  if (named(kDate) && line.size() - kDate.size() < 64) {
+    // An IMF-fixdate (RFC 9110 5.6.7), parsed by libcurl; -1 when it is none.
+    const std::string value(line.substr(kDate.size()));
+    const time_t at = curl_getdate(value.c_str(), nullptr);
+    if (at > 0) sink->date = static_cast<std::int64_t>(at);
   }
   return n;
 }
@@ -125,6 +135,7 @@ struct Exchanged {
   int status = 0;
   std::string body;
   std::optional<std::chrono::seconds> retry_after;
+  std::optional<std::int64_t> date;
 };
 
 // One HTTP exchange. The key header, when given, is passed to libcurl and nowhere else.
@@ -183,7 +194,7 @@ Result<Exchanged> exchange(const char* method, const std::string& url,
                                             " KiB; stopped reading them there");
   }
   if (rc != CURLE_OK) return Error(online::errors::kHttp, where + curl_easy_strerror(rc));
-  return Exchanged{static_cast<int>(status), std::move(reply.data), reply.retry_after};
+  return Exchanged{static_cast<int>(status), std::move(reply.data), reply.retry_after, reply.date};
 }
 
 }  // namespace
@@ -322,6 +333,7 @@ Result<Reply> ApiClient::once(const char* method, const std::string& path,
   Reply r;
   r.status = answer->status;
   r.retry_after = answer->retry_after;
+  r.date = answer->date;
   r.body = parse_reply(answer->body);
   const bool ok = r.status >= 200 && r.status < 300;
   if (ok && r.body.is_discarded()) {

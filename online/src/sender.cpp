@@ -117,8 +117,14 @@ Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now,
   q.age_measured_by = age.measured_by;
   // The latest the build can have been, as a wall-clock time: its recorded time, or now less
   // its age at least when that is later (a wall clock that was behind at the build, set right
-  // since, would otherwise let a node stalled before the build look 180 s past it).
+  // since, would otherwise let a node stalled before the build look 180 s past it), or the
+  // API's clock at the build when later still (this machine's clock behind then and now alike,
+  // found by an independent fault review: a node stalled just before the build proved a landed
+  // send dead). Only ever later: an API clock behind proves nothing, one ahead asks for more.
   q.built_unix = std::max<std::int64_t>(st.built_at, now - age.at_least);
+  if (st.metadata.is_object() && st.metadata.contains("apiBuildDate") &&
+      st.metadata["apiBuildDate"].is_number_integer())
+    q.built_unix = std::max(q.built_unix, st.metadata["apiBuildDate"].get<std::int64_t>());
   if (auto nonce = durable_nonce(tx.message)) q.nonce_account = nonce->nonce_account;
   if (st.metadata.is_object()) {
     const auto unsigned_at = [&](const char* name) -> std::optional<std::uint64_t> {
@@ -624,8 +630,9 @@ std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const
       st.metadata.erase(bulky);
     // Only the node's measure is trusted for it, not a field of the build reply.
     for (const char* measured :
-         {"lastValidBlockHeight", "nodeBuildSlot", "nodeGenesisHash", "buildBoot"})
+         {"lastValidBlockHeight", "nodeBuildSlot", "nodeGenesisHash", "buildBoot", "apiBuildDate"})
       st.metadata.erase(measured);
+    if (round.api_date) st.metadata["apiBuildDate"] = *round.api_date;
     if (round.last_valid_block_height)
       st.metadata["lastValidBlockHeight"] = *round.last_valid_block_height;
     if (round.node_build_slot) st.metadata["nodeBuildSlot"] = *round.node_build_slot;

@@ -192,6 +192,12 @@ TEST_F(ActTest, AnActionIsBuiltSignedSentAndConfirmedOnce) {
   const auto runs = journal->runs(false).value();
   ASSERT_EQ(runs.size(), 1U);
   EXPECT_EQ(runs[0].state, "done");
+  // The API's clock at the build, from its reply's Date, is kept with the step: the twin's own
+  // (its clock is frozen here, so the build's second is its now).
+  const auto step = journal->steps(runs[0].id).value().at(0);
+  ASSERT_TRUE(step.metadata.contains("apiBuildDate")) << step.metadata.dump();
+  EXPECT_NEAR(static_cast<double>(step.metadata["apiBuildDate"].get<std::int64_t>()),
+              static_cast<double>(now_s()), 120.0);
 }
 
 TEST_F(ActTest, ABatchLandsEveryStepOnce) {

@@ -75,6 +75,11 @@ class HostileServer : public ::testing::Test {
                   }
                   res.set_content(R"({"data":[]})", "application/json");
                 });
+    server_.Get("/api/external/v1/strategies",
+                [this](const httplib::Request&, httplib::Response& res) {
+                  res.set_header("Date", date_);
+                  res.set_content(R"({"data":[]})", "application/json");
+                });
     server_.Get("/api/external/v1/nav", [](const httplib::Request&, httplib::Response& res) {
       res.status = 429;
       res.set_header("Retry-After", "3600");
@@ -103,6 +108,7 @@ class HostileServer : public ::testing::Test {
   std::thread thread_;
   int port_ = 0;
   std::atomic<int> busy_{0};
+  std::string date_;  // the Date the /strategies reply carries
 };
 
 TEST_F(HostileServer, ADeeplyNestedReplyIsRefusedByRule) {
@@ -169,6 +175,22 @@ TEST_F(HostileServer, RetryAfterIsWaitedForAndALongOneEndsTheRetries) {
   EXPECT_EQ(hour->failure->status, 429);
   EXPECT_EQ(hour->retry_after, std::chrono::seconds(3600));
   EXPECT_TRUE(waits.empty());
+}
+
+// A reply's Date (the API's clock: a second opinion on a build's time) is read as an HTTP date,
+// or not at all.
+TEST_F(HostileServer, AReplysDateIsReadAsAnHttpDateOrNotAtAll) {
+  auto c = client();
+  date_ = "Sun, 06 Nov 1994 08:49:37 GMT";
+  auto dated = c.get("/strategies");
+  ASSERT_TRUE(dated.ok()) << dated.error().to_string();
+  EXPECT_EQ(dated->date, 784111777);
+  for (const char* odd : {"yesterday", "", "1994-11-06T08:49:37Z-and-more"}) {
+    date_ = odd;
+    auto undated = c.get("/strategies");
+    ASSERT_TRUE(undated.ok()) << undated.error().to_string();
+    EXPECT_FALSE(undated->date.has_value()) << odd;
+  }
 }
 
 TEST_F(HostileServer, PlainHttpNeverGoesThroughAProxyFromTheEnvironment) {

@@ -787,18 +787,42 @@ TEST_F(AtMostOnce, ABuildRecordedByAClockBehindIsPlacedAtItsLatest) {
   EXPECT_GT(q->built_unix, st.built_at);
 }
 
+// Found by an independent fault review: both halves' clocks 300 s behind, at the build and at
+// resume alike, so neither the record nor now less the age corrects the other; a node stalled
+// just before the build then showed a finalized block "298 s after it" and proved a landed send
+// dead. The API's clock at the build (its reply's Date) is a second opinion, taken when later.
+TEST_F(AtMostOnce, TheApisClockAtTheBuildPlacesABuildThisClockRecordedEarly) {
+  signed_round("vault/update", update_body());
+  online::JournalStep st = journal->steps(run_id).value().front();
+  const std::int64_t true_build = st.built_at;
+  st.built_at -= 300;  // this machine's clock, 300 s behind
+  st.metadata["apiBuildDate"] = true_build;
+  const auto b = boot();
+  auto q = online::chain_question(st, now_s() - 300, b);  // still 300 s behind at resume
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ(q->built_unix, true_build);
+  // An API clock behind this one moves nothing.
+  st.metadata["apiBuildDate"] = st.built_at - 1000;
+  auto earlier = online::chain_question(st, now_s() - 300, b);
+  ASSERT_TRUE(earlier.ok());
+  EXPECT_EQ(earlier->built_unix, std::max(st.built_at, now_s() - 300 - earlier->elapsed_seconds));
+}
+
 // The build reply is the API's: a `buildBoot` field in it is not this machine's measure.
 TEST_F(AtMostOnce, TheApiCannotPlantTheBuildsBootRecord) {
   const json body = update_body();
   json built = post("/transactions/vault/update", body).body;
-  for (auto& step : built["steps"])
+  for (auto& step : built["steps"]) {
     step["buildBoot"] = {{"boot", boot_id}, {"ms", 0}};  // "built at boot": ages the step
+    step["apiBuildDate"] = 1;  // nor is a field of it the Date of its reply
+  }
   auto round = online::prepare_round("vault/update", body, built, std::nullopt, now_s());
   ASSERT_TRUE(round.ok()) << round.error().to_string();
   std::vector<Transaction> signed_txs = round->transactions;
   const auto none =
       online::steps_of_round(1, 1, *round, signed_txs, now_s(), now_s(), std::nullopt);
   EXPECT_FALSE(none.front().metadata.contains("buildBoot"));
+  EXPECT_FALSE(none.front().metadata.contains("apiBuildDate"));
   const auto ours = online::steps_of_round(1, 1, *round, signed_txs, now_s(), now_s(), boot());
   const auto recorded = online::read_boot_record(ours.front().metadata["buildBoot"]);
   ASSERT_TRUE(recorded.has_value()) << ours.front().metadata.dump();

@@ -2,6 +2,7 @@
 // /_sim control API and the minimal /rpc: the contract of manager-bot-api.md, table by table.
 #include <charconv>
 #include <cmath>
+#include <ctime>
 #include <regex>
 
 #include <sodium.h>
@@ -925,6 +926,17 @@ Response Engine::handle(const Request& q) {
   if (q.method == "GET" && std::none_of(r.headers.begin(), r.headers.end(),
                                         [](const auto& h) { return h.first == "Cache-Control"; })) {
     r.headers.emplace_back("Cache-Control", "no-store");
+  }
+  // Every reply says when it was made, by the twin's clock (RFC 9110 6.6.1), as an HTTP
+  // server does: the client's second opinion on a build's time.
+  if (std::none_of(r.headers.begin(), r.headers.end(),
+                   [](const auto& h) { return h.first == "Date"; })) {
+    const std::time_t at = static_cast<std::time_t>(now_ms() / 1000);
+    std::tm utc{};
+    gmtime_r(&at, &utc);
+    char text[40];
+    std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &utc);
+    r.headers.emplace_back("Date", text);
   }
   return r;
 }

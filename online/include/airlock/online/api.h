@@ -62,6 +62,9 @@ struct Reply {
   json body;
   std::optional<ApiFailure> failure;                // set for every status outside 200-299
   std::optional<std::chrono::seconds> retry_after;  // the reply's Retry-After, in seconds
+  // The reply's Date header (unix seconds), when it has a valid one: the API's clock, a second
+  // opinion on this machine's (a build's time is taken as the later of the two, chain.h).
+  std::optional<std::int64_t> date;
 };
 
 // An error reply as an error naming the request: "WHAT: HTTP 404 NotFound: message".

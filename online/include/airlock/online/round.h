@@ -44,6 +44,9 @@ struct Round {
   // reach when it is asked for a proof later, and which network it is.
   std::optional<std::uint64_t> node_build_slot;
   std::optional<std::string> node_genesis_hash;
+  // The build reply's Date (the API's clock, unix seconds), when it had one: with this
+  // machine's clock, the latest the build can have been (chain_question).
+  std::optional<std::int64_t> api_date;
 };
 
 // `built_at` is the online clock when the build request started (unix seconds): the service's
