@@ -79,6 +79,8 @@ class Adversarial : public SigningTwin {
                                              {"destinationMint", kJup},
                                              {"amount", "100000000"},
                                              {"slippageBps", 50}});
+    // A sweep of the vault's whole SOL back to USDC: its amount is the online half's word.
+    h.sweep = build("aggregator/sweep", {{"vault", kVault}, {"mint", kSol}, {"slippageBps", 50}});
     h.dlmm_open = build("dlmm/open", {{"vault", kVault},
                                       {"lbPair", kSolUsdcPool},
                                       {"lowerBinId", 4930},
@@ -193,10 +195,10 @@ class Adversarial : public SigningTwin {
     // The twin's clock moved on while the later starting points were set up (positions opened
     // and confirmed): each request's deadline is the one a build made now would carry, so the
     // hostile cases are judged for what they change, not for the time the setup took.
-    for (auto* q :
-         {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
-          &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.dlmm_add_whole,
-          &h.dlmm_extend, &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
+    for (auto* q : {&h.vault_update, &h.swap, &h.sweep, &h.dlmm_open, &h.limit_order, &h.perp_order,
+                    &h.perp_onboard, &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove,
+                    &h.dlmm_add, &h.dlmm_add_whole, &h.dlmm_extend, &h.strategy_close,
+                    &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
       q->deadline = std::max<std::uint64_t>(
           q->deadline, static_cast<std::uint64_t>(h.now + online::kBlockhashSeconds -
                                                   online::kSendMarginSeconds));
@@ -304,10 +306,10 @@ TEST_F(Adversarial, AKeystoneRequestIsBoundAsFarAsItsBytesAllow) {
 TEST_F(Adversarial, EveryHostileRequestIsRefusedOrFlaggedByItsRule) {
   const auto h = honest();
   // The starting points are honest: each passes the review it is generated under.
-  for (const auto* q :
-       {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
-        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.dlmm_add_whole,
-        &h.dlmm_extend, &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
+  for (const auto* q : {&h.vault_update, &h.swap, &h.sweep, &h.dlmm_open, &h.limit_order,
+                        &h.perp_order, &h.perp_onboard, &h.perp_deposit, &h.dlmm_initialize,
+                        &h.dlmm_remove, &h.dlmm_add, &h.dlmm_add_whole, &h.dlmm_extend,
+                        &h.strategy_close, &h.dlmm_open_resumed, &h.dlmm_open_resumed_last}) {
     const auto r =
         offline::review_request(*q, policy_for(*q), decoders, manager_->public_key(), now_s());
     ASSERT_FALSE(r.refused()) << q->action << " is not an honest starting point:\n" << listed(r);
@@ -377,9 +379,9 @@ Bytes as_keystone_ur(const envelope::SignRequest& q) {
 TEST_F(Adversarial, ReviewWithoutTheKeyAgreesWithSignOnEveryCase) {
   const auto h = honest();
   auto cases = adversarial::hostile_cases(h);
-  for (const auto* q :
-       {&h.vault_update, &h.swap, &h.dlmm_open, &h.limit_order, &h.perp_order, &h.perp_onboard,
-        &h.perp_deposit, &h.dlmm_initialize, &h.dlmm_remove, &h.dlmm_add, &h.strategy_close})
+  for (const auto* q : {&h.vault_update, &h.swap, &h.sweep, &h.dlmm_open, &h.limit_order,
+                        &h.perp_order, &h.perp_onboard, &h.perp_deposit, &h.dlmm_initialize,
+                        &h.dlmm_remove, &h.dlmm_add, &h.strategy_close})
     cases.push_back({"honest " + q->action, *q, policy_for(*q), "", Expect::kFlagged});
   std::size_t compared = 0, signable = 0;
   for (const auto& c : cases) {

@@ -959,6 +959,26 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
         "intent.route");
   }
 
+  // A swap of what the vault holds sells what the online half says it holds: a sweep of a
+  // hundredth of the balance, its route's amount and quote in proportion, keeps the price and
+  // passes the floor, so it is shown and asked, never signed unasked (found by an attacker
+  // review on a zap-out's swap, where no argument bound the route's amount at all).
+  {
+    const auto scaled = [&](std::uint64_t divisor) {
+      return with_data(h.sweep, [&](Bytes& data) {
+        constexpr std::size_t kAmountAt = 8 + 32;
+        put_u64(data, kAmountAt, u64_at(data, kAmountAt) / divisor);
+        const std::size_t in_at = data.size() - (8 + 8 + 2 + 1), out_at = in_at + 8;
+        put_u64(data, in_at, u64_at(data, in_at) / divisor);
+        put_u64(data, out_at, u64_at(data, out_at) / divisor);
+      });
+    };
+    add("a sweep of a hundredth of the balance, priced in proportion", scaled(100),
+        permissive(h.sweep), "warn.unverifiable", Expect::kFlagged);
+    add("a sweep of a third of the balance, priced in proportion", scaled(3), permissive(h.sweep),
+        "warn.unverifiable", Expect::kFlagged);
+  }
+
   // 4. How many steps an action may produce.
   {
     auto twice = swap;

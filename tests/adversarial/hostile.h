@@ -36,6 +36,7 @@ struct HonestBuilds {
   envelope::SignRequest swap_setup;
   // aggregator/initialize of BONK: a set-up that is not the swap's
   envelope::SignRequest bonk_initialize;
+  envelope::SignRequest sweep;         // aggregator/sweep of SOL: the amount is the balance
   envelope::SignRequest dlmm_open;     // a batch
   envelope::SignRequest limit_order;   // dlmm/limit-order/place
   envelope::SignRequest perp_order;    // perp/order
