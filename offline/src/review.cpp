@@ -331,11 +331,14 @@ class Reviewer {
     }
   }
 
-  // Which of the body's fields are token amounts, and in which token, for the screens.
+  // Which of the body's fields are token amounts, and in which token, for the screens. Before
+  // the build (an approval) no transaction names the pool a position is in, so a pool only the
+  // hints name labels nothing: the build could be in another pool, signed under the approval.
   void amount_units() {
     if (descriptor_ == nullptr || described_ == nullptr || keystone_) return;
     std::vector<PublicKey> hinted;
-    for (const auto& hint : q_.hints.pools) hinted.push_back(hint.pool);
+    if (!q_.approval)
+      for (const auto& hint : q_.hints.pools) hinted.push_back(hint.pool);
     review_.body_amounts = body_amounts(*descriptor_, *described_, intent_, hinted);
   }
 

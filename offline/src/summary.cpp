@@ -453,15 +453,33 @@ std::vector<Leaf> body_fields(const envelope::SignRequest& q) {
   return leaves;
 }
 
-// The label of the token a body field is an amount of (Review::body_amounts), or nullptr.
-const TokenLabel* body_amount_label(const Review& r, const Leaf& leaf) {
+// The token a body field is an amount of (Review::body_amounts): its label, or nullptr; and for
+// a pool's token X or Y, whose word it is that the pool holds that token (the policy's pinned
+// pool, or the online half's hint).
+struct BodyUnit {
+  const TokenLabel* label = nullptr;
+  bool pool_side = false;
+  bool pool_pinned = false;
+};
+BodyUnit body_amount_unit(const Review& r, const Leaf& leaf) {
   if (leaf.value.empty() || !std::all_of(leaf.value.begin(), leaf.value.end(),
                                          [](unsigned char c) { return std::isdigit(c) != 0; }))
-    return nullptr;
+    return {};
   for (const auto& b : r.body_amounts) {
-    if (b.pointer == leaf.pointer) return unit_label(r, b.mint_or_pool, b.side);
+    if (b.pointer != leaf.pointer) continue;
+    BodyUnit unit;
+    unit.pool_side = b.side != AmountUnit::Side::kKey;
+    unit.label = unit_label(r, b.mint_or_pool, b.side, &unit.pool_pinned);
+    return unit;
   }
-  return nullptr;
+  return {};
+}
+
+// Whose word the unit is, for the screens: a pool's token by an unpinned pool is the online
+// half's hint, however well the token itself is pinned.
+std::string body_unit_source(const BodyUnit& unit) {
+  if (unit.pool_side && !unit.pool_pinned) return "pool per the online half";
+  return label_source(*unit.label);
 }
 
 // What the manager asked, in the body's own words (the review binds the transactions to it):
@@ -476,9 +494,9 @@ std::string asked(const envelope::SignRequest& q, const Review& r) {
   for (const auto& leaf : fields) {
     if (leaf.path == "vault") continue;
     std::string shown = leaf.value;
-    if (const TokenLabel* unit = body_amount_label(r, leaf)) {
-      shown = whole_units(leaf.value, unit->decimals) + " " + unit->symbol + " (" +
-              label_source(*unit) + ")";
+    if (const BodyUnit unit = body_amount_unit(r, leaf); unit.label != nullptr) {
+      shown = whole_units(leaf.value, unit.label->decimals) + " " + unit.label->symbol + " (" +
+              body_unit_source(unit) + ")";
     } else if (const auto key = public_key_from_base58(leaf.value); key.ok()) {
       if (const TokenLabel* t = token_label(r, *key)) {
         shown = t->symbol + " (" + label_source(*t) + ")";
@@ -711,9 +729,12 @@ std::string render_approval(const envelope::SignRequest& q, const Review& r,
       if (to_base58(t.mint) == text)
         text += " (" + t.symbol + (t.pinned ? ", pinned" : ", the online half's hint") + ")";
     }
-    if (const TokenLabel* unit = body_amount_label(r, leaf))
-      text += " (" + whole_units(leaf.value, unit->decimals) + " " + unit->symbol + ", decimals " +
-              source_of(*unit) + ")";
+    if (const BodyUnit unit = body_amount_unit(r, leaf); unit.label != nullptr)
+      text += " (" + whole_units(leaf.value, unit.label->decimals) + " " + unit.label->symbol +
+              (unit.pool_side && !unit.pool_pinned
+                   ? ": which token the pool holds is the online half's word"
+                   : "") +
+              ", decimals " + source_of(*unit.label) + ")";
     bool first = true;
     for (const auto& l : wrap(leaf.path + ": " + text, width - 14, kAll)) {
       lines.push_back((first ? "            " : "              ") + l);

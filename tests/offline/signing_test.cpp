@@ -1271,6 +1271,49 @@ TEST_F(SigningTest, TheApprovalScreenShowsEveryFieldWholeAndItsWarnings) {
               HasSubstr("vault/initialize makes its vault in the build"));
 }
 
+// Found by an independent review: an approval of dlmm/add (whose body names only a position)
+// showed its amounts in the tokens of whatever pool the online half's hint named, labelled
+// "decimals pinned by the policy", and the build, in the position's real pool, was then signed
+// under the approval without a question: 1 SOL approved, 1000 USDC deposited. Before the build
+// nothing names the position's pool, so a hint labels nothing there; where the body names the
+// pool, the screen says which token it holds is the online half's word.
+TEST_F(SigningTest, AnApprovalTakesNoUnitFromAPoolOnlyTheHintsName) {
+  auto q = swap_request();
+  const auto policy = demo_policy(q);
+  auto approval = approval_of(q, now_s());
+  approval.action = "dlmm/add";
+  approval.intent_json =
+      json{{"vault", kVault},      {"position", "BBJdqNHmdSYXt4Yw7qnyktXEQdu2Rp5sbsXwcsuNNs4h"},
+           {"amountX", "7000001"}, {"amountY", "1000000000"},
+           {"shape", "spot"},      {"maxActiveBinSlippage", 5}}
+          .dump();
+  // The hint names a pool whose X is USDC and Y is SOL; both tokens have labels.
+  approval.hints.pools.push_back({public_key_from_base58(kSolUsdcPool).value(),
+                                  public_key_from_base58(kUsdc).value(),
+                                  public_key_from_base58(kSol).value()});
+  approval.hints.tokens = {{public_key_from_base58(kUsdc).value(), "USDC", 6, {}},
+                           {public_key_from_base58(kSol).value(), "SOL", 9, {}}};
+  answer = false;
+  auto shown = process(approval, policy);
+  ASSERT_TRUE(shown.ok()) << shown.error().to_string();
+  EXPECT_THAT(last_summary, HasSubstr("amountX: 7000001\n"));
+  EXPECT_THAT(last_summary, HasSubstr("amountY: 1000000000\n"));
+  EXPECT_THAT(last_summary, Not(HasSubstr("7.000001 USDC")));
+  EXPECT_THAT(last_summary, Not(HasSubstr("1 SOL")));
+  // dlmm/open names its pool: the hint's word on which token is X is said to be the hint's.
+  auto open = approval_of(q, now_s());
+  open.action = "dlmm/open";
+  open.intent_json =
+      json{{"vault", kVault},    {"lbPair", kSolUsdcPool},   {"lowerBinId", 4960},
+           {"upperBinId", 5040}, {"amountX", "7000001"},     {"amountY", "1000000000"},
+           {"shape", "spot"},    {"maxActiveBinSlippage", 5}}
+          .dump();
+  open.hints = approval.hints;
+  auto opened = process(open, policy);
+  ASSERT_TRUE(opened.ok()) << opened.error().to_string();
+  EXPECT_THAT(last_summary, HasSubstr("7.000001 USDC: which token the pool holds is the"));
+}
+
 // sign --json and review --json say the same of one request: for an id signed before over other
 // transactions, both lead the refusals with policy.replay and neither calls it auto-approvable
 // (review listed the review's findings alone and `auto_approvable: true`; sign, refusing from
