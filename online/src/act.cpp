@@ -1,8 +1,17 @@
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
 #include <deque>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/display.h>
+#include <airlock/common/hash.h>
 #include <airlock/formats/json_fields.h>
 #include <airlock/online/act.h>
 #include <airlock/online/api.h>
@@ -240,7 +249,44 @@ Status get_approval(ActContext& c, const ActOptions& options, const std::string&
 
 }  // namespace
 
+Result<ActLock> ActLock::take(const std::string& api) {
+  const std::string dir = journal_registry_dir();
+  if (dir.empty() || dir.front() != '/') return ActLock(UniqueFd());
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const Hash id = sha256(ByteView(reinterpret_cast<const std::uint8_t*>(api.data()), api.size()));
+  const std::string path = dir + "/act-" + to_hex(id.view().first(8)) + ".lock";
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!fd.valid()) {
+    return Error(ErrorCode::kIo,
+                 "journal: cannot open the act lock '" + path + "': " + std::strerror(errno));
+  }
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    const int why = errno;
+    if (why != EWOULDBLOCK)
+      return Error(ErrorCode::kIo, "cannot lock '" + path + "': " + std::strerror(why));
+    char holder[256] = {};
+    const ssize_t n = ::pread(fd.get(), holder, sizeof holder - 1, 0);
+    std::string text = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "";
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\0')) text.pop_back();
+    return Error(online::errors::kUnfinished,
+                 "another act with this API is running on this machine (" +
+                     (text.empty() ? std::string("its process") : text) + ", lock '" + path +
+                     "'): what one act has in flight the next must see, so one act at a time "
+                     "builds for an API; wait for it to end and run this again");
+  }
+  const std::string line = "airlock-online act, pid " + std::to_string(::getpid()) +
+                           ", since unix " + std::to_string(std::time(nullptr)) + "\n";
+  if (::ftruncate(fd.get(), 0) != 0 ||
+      ::pwrite(fd.get(), line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
+    return Error(ErrorCode::kIo, "cannot write the act lock '" + path + "'");
+  }
+  return ActLock(std::move(fd));
+}
+
 Status act(ActContext& c, const ActOptions& options, const std::string& action, const json& body) {
+  // One act at a time for an API on this machine, whatever its journal (held to the end).
+  AIRLOCK_TRY(act_lock, ActLock::take(options.api));
   // Never build while an earlier run is unfinished: its signed steps may still be sent (resume
   // sends those whose tickets live) or may have landed.
   AIRLOCK_TRY(open_runs, c.journal.runs(true));

@@ -306,6 +306,30 @@ TEST_F(ActTest, AnActionInFlightUnderAnotherJournalBuildsNothing) {
   EXPECT_EQ(landed(), 1U);
 }
 
+// Two acts started together under two journals would each see nothing in flight in the
+// registry and both build the same intent: one act at a time runs for an API on this machine.
+TEST_F(ActTest, OneActAtATimeBuildsForAnApi) {
+  {
+    auto other = online::ActLock::take(api_name());  // another act with this API, running
+    ASSERT_TRUE(other.ok()) << other.error().to_string();
+    auto refused = act("vault/update", update_body());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code(), online::errors::kUnfinished);
+    EXPECT_THAT(refused.error().message(), HasSubstr("another act with this API is running"));
+    EXPECT_THAT(refused.error().message(), HasSubstr("pid"));
+    EXPECT_EQ(builds(), 0U);
+    // Another API's act holds nothing here.
+    auto elsewhere = online::ActLock::take("another-api");
+    ASSERT_TRUE(elsewhere.ok()) << elsewhere.error().to_string();
+  }
+  auto built = act("vault/update", update_body());
+  ASSERT_TRUE(built.ok()) << built.error().to_string() << "\n" << log.str();
+  EXPECT_EQ(builds(), 1U);
+  // Released when act returns: the next one runs.
+  auto again = online::ActLock::take(api_name());
+  EXPECT_TRUE(again.ok());
+}
+
 TEST_F(ActTest, AnUnfinishedRunBlocksTheNextActEvenWithOnlySignedSteps) {
   // act died after recording the signed step and before marking it `sending`: resume would
   // send it while its ticket lives, so a new act must not build the same intent beside it.
