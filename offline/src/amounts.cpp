@@ -131,17 +131,13 @@ void add_stated_units(const Descriptor& descriptor, const DescribedAction& actio
         continue;
       const std::size_t program = m.instructions[a.instruction].program_index;
       if (program >= m.static_keys.size()) continue;
-      for (const auto& key : action.instructions) {
-        const DescribedInstruction* ix = descriptor.instruction(key);
-        if (ix == nullptr || ix->program_id != m.static_keys[program] ||
-            ix->instruction != s.instructions[a.instruction]->instruction ||
-            !unit_bound(*ix, a.path))
-          continue;
-        for (auto& pointer : body_pointers(*ix, action, a.path, body)) {
-          const bool known = std::any_of(amounts.begin(), amounts.end(),
-                                         [&](const BodyAmount& b) { return b.pointer == pointer; });
-          if (!known) amounts.push_back({std::move(pointer), a.mint_or_pool, a.side});
-        }
+      const DescribedInstruction* ix = descriptor.step_instruction(
+          action, m.static_keys[program], s.instructions[a.instruction]->instruction);
+      if (ix == nullptr || !unit_bound(*ix, a.path)) continue;
+      for (auto& pointer : body_pointers(*ix, action, a.path, body)) {
+        const bool known = std::any_of(amounts.begin(), amounts.end(),
+                                       [&](const BodyAmount& b) { return b.pointer == pointer; });
+        if (!known) amounts.push_back({std::move(pointer), a.mint_or_pool, a.side});
       }
     }
   }

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <deque>
 #include <filesystem>
 
@@ -265,22 +264,15 @@ Result<ActLock> ActLock::take(const std::string& api) {
     const int why = errno;
     if (why != EWOULDBLOCK)
       return Error(ErrorCode::kIo, "cannot lock '" + path + "': " + std::strerror(why));
-    char holder[256] = {};
-    const ssize_t n = ::pread(fd.get(), holder, sizeof holder - 1, 0);
-    std::string text = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "";
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\0')) text.pop_back();
+    const std::string text = lock_holder(fd.get());
     return Error(online::errors::kUnfinished,
                  "another act with this API is running on this machine (" +
                      (text.empty() ? std::string("its process") : text) + ", lock '" + path +
                      "'): what one act has in flight the next must see, so one act at a time "
                      "builds for an API; wait for it to end and run this again");
   }
-  const std::string line = "airlock-online act, pid " + std::to_string(::getpid()) +
-                           ", since unix " + std::to_string(std::time(nullptr)) + "\n";
-  if (::ftruncate(fd.get(), 0) != 0 ||
-      ::pwrite(fd.get(), line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
+  if (!write_lock_holder(fd.get(), "airlock-online act"))
     return Error(ErrorCode::kIo, "cannot write the act lock '" + path + "'");
-  }
   return ActLock(std::move(fd));
 }
 

@@ -244,8 +244,26 @@ Result<std::string> why_blockhash_dead(const RpcCall& call, const ChainQuestion&
          std::to_string(kBlockhashMaxLifeSeconds) + " s any blockhash lives)";
 }
 
+// The commitment a signature status (an object with `err`) reports, or "" when none.
+std::string commitment_of(const json& status) {
+  return status.contains("confirmationStatus") && status["confirmationStatus"].is_string()
+             ? status["confirmationStatus"].get<std::string>()
+             : "";
+}
+
+// A status at confirmed or finalized commitment: landed, with or without an error. nullopt at
+// processed only (its fork may still be dropped).
+std::optional<ChainProof> landing_in(const json& status) {
+  const std::string level = commitment_of(status);
+  if (level != "confirmed" && level != "finalized") return std::nullopt;
+  if (status["err"].is_null())
+    return ChainProof{ChainProof::Outcome::kLanded, "on chain (" + level + ") without error"};
+  return ChainProof{ChainProof::Outcome::kLandedFailed,
+                    "on chain (" + level + ") with error " + status["err"].dump(-1, ' ', true)};
+}
+
 // The signature's landing, when the node shows it at confirmed or finalized commitment; nullopt
-// otherwise (not there, or processed only: the full proof then decides).
+// otherwise (not there, processed only, or an odd reply: the full proof then decides).
 Result<std::optional<ChainProof>> landing_of(const RpcCall& call, const ChainQuestion& q) {
   AIRLOCK_TRY(
       found, call("getSignatureStatuses",
@@ -254,18 +272,7 @@ Result<std::optional<ChainProof>> landing_of(const RpcCall& call, const ChainQue
       found["value"].size() != 1 || !found["value"][0].is_object() ||
       !found["value"][0].contains("err"))
     return std::optional<ChainProof>();
-  const json& status = found["value"][0];
-  const std::string level =
-      status.contains("confirmationStatus") && status["confirmationStatus"].is_string()
-          ? status["confirmationStatus"].get<std::string>()
-          : "";
-  if (level != "confirmed" && level != "finalized") return std::optional<ChainProof>();
-  if (status["err"].is_null())
-    return std::optional(
-        ChainProof{ChainProof::Outcome::kLanded, "on chain (" + level + ") without error"});
-  return std::optional(
-      ChainProof{ChainProof::Outcome::kLandedFailed,
-                 "on chain (" + level + ") with error " + status["err"].dump(-1, ' ', true)});
+  return landing_in(found["value"][0]);
 }
 
 // The proof: the signature's status on chain, and when it is not there, whether it still may
@@ -283,20 +290,12 @@ Result<ChainProof> signature_outcome(const RpcCall& call, const ChainQuestion& q
   if (!status.is_null()) {
     if (!status.is_object() || !status.contains("err"))
       return odd("getSignatureStatuses", "a status without err");
-    const std::string level =
-        status.contains("confirmationStatus") && status["confirmationStatus"].is_string()
-            ? status["confirmationStatus"].get<std::string>()
-            : "";
-    if (level != "confirmed" && level != "finalized") {
-      // Processed only: it may still be dropped with its fork; not a proof either way.
-      return ChainProof{
-          ChainProof::Outcome::kMayLand,
-          "the signature is on chain at " + (level.empty() ? "no" : level) + " commitment only"};
-    }
-    if (status["err"].is_null())
-      return ChainProof{ChainProof::Outcome::kLanded, "on chain (" + level + ") without error"};
-    return ChainProof{ChainProof::Outcome::kLandedFailed,
-                      "on chain (" + level + ") with error " + status["err"].dump(-1, ' ', true)};
+    if (auto landed = landing_in(status)) return *landed;
+    // Processed only: it may still be dropped with its fork; not a proof either way.
+    const std::string level = commitment_of(status);
+    return ChainProof{
+        ChainProof::Outcome::kMayLand,
+        "the signature is on chain at " + (level.empty() ? "no" : level) + " commitment only"};
   }
   if (why_dead.empty()) {
     return ChainProof{ChainProof::Outcome::kMayLand,

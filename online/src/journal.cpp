@@ -784,28 +784,35 @@ Result<JournalLock> JournalLock::take(const std::string& journal_path, const std
   }
   if (::flock(db.get(), LOCK_EX | LOCK_NB) != 0) {
     const int why = errno;
-    char holder[256] = {};
-    const ssize_t n = ::pread(fd.get(), holder, sizeof holder - 1, 0);
     if (why != EWOULDBLOCK) {
       return Error(ErrorCode::kIo, "cannot lock '" + path + "': " + std::strerror(why));
     }
-    std::string text = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "";
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\0')) text.pop_back();
+    const std::string text = lock_holder(fd.get());
     return Error(ErrorCode::kUsage,
                  "the journal '" + journal_path + "' is in use by " +
                      (text.empty() ? std::string("another process") : text) +
                      "; one process at a time acts on a journal: wait for it to end (or stop it) "
                      "and run this again");
   }
-  const std::string line = who + ", pid " + std::to_string(::getpid()) + ", since unix " +
-                           std::to_string(std::time(nullptr)) + "\n";
-  const bool written =
-      ::ftruncate(fd.get(), 0) == 0 &&
-      ::pwrite(fd.get(), line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
-  if (!written) {
+  if (!write_lock_holder(fd.get(), who)) {
     return Error(ErrorCode::kIo, "cannot write the journal's lock file '" + path + "'");
   }
   return JournalLock(std::move(db));
+}
+
+std::string lock_holder(int fd) {
+  char holder[256] = {};
+  const ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
+  std::string text = n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "";
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0')) text.pop_back();
+  return text;
+}
+
+bool write_lock_holder(int fd, const std::string& who) {
+  const std::string line = who + ", pid " + std::to_string(::getpid()) + ", since unix " +
+                           std::to_string(std::time(nullptr)) + "\n";
+  return ::ftruncate(fd, 0) == 0 &&
+         ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
 }
 
 }  // namespace airlock::online

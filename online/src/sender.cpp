@@ -122,9 +122,6 @@ Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now,
   // found by an independent fault review: a node stalled just before the build proved a landed
   // send dead). Only ever later: an API clock behind proves nothing, one ahead asks for more.
   q.built_unix = std::max<std::int64_t>(st.built_at, now - age.at_least);
-  if (st.metadata.is_object() && st.metadata.contains("apiBuildDate") &&
-      st.metadata["apiBuildDate"].is_number_integer())
-    q.built_unix = std::max(q.built_unix, st.metadata["apiBuildDate"].get<std::int64_t>());
   if (auto nonce = durable_nonce(tx.message)) q.nonce_account = nonce->nonce_account;
   if (st.metadata.is_object()) {
     const auto unsigned_at = [&](const char* name) -> std::optional<std::uint64_t> {
@@ -132,6 +129,8 @@ Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now,
         return std::nullopt;
       return st.metadata[name].get<std::uint64_t>();
     };
+    if (st.metadata.contains("apiBuildDate") && st.metadata["apiBuildDate"].is_number_integer())
+      q.built_unix = std::max(q.built_unix, st.metadata["apiBuildDate"].get<std::int64_t>());
     q.last_valid_block_height = unsigned_at("lastValidBlockHeight");
     q.build_slot = unsigned_at("nodeBuildSlot");
     if (st.metadata.contains("nodeGenesisHash") && st.metadata["nodeGenesisHash"].is_string())
@@ -350,8 +349,10 @@ Result<bool> prove_outcome(SendContext& c, JournalStep& st, std::size_t total,
                    step_name(st, total) + " failed: " + st.message +
                        "; read the current state before building the rest");
     case ChainProof::Outcome::kNeverLands:
-      if (refused) st.message = "preflight refused it (" + st.code + "); " + st.message;
-      if (!refused) st.code = "BlockhashExpired";
+      if (refused)
+        st.message = "preflight refused it (" + st.code + "); " + st.message;
+      else
+        st.code = "BlockhashExpired";
       AIRLOCK_CHECK(record(c, st, refused ? ss::kRejected : ss::kExpired));
       AIRLOCK_CHECK(
           c.journal.event(st.run_id, "proof", step_name(st, total) + ": " + st.message, c.clock()));

@@ -991,19 +991,16 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
     // A deposit whose bins lie outside the requested range: neither the tiling (an add need
     // not cover its range) nor the shares (one step, its whole share) see it; the range rule
     // on each step's bins does.
-    add("a deposit into bins beside the requested ones",
-        with_intent(h.dlmm_add,
-                    [](json& b) {
-                      b["lowerBinId"] = 4995;
-                      b["upperBinId"] = 5015;
-                    }),
+    // (The honest add's step covers bins 4990 to 5010.)
+    const auto add_asking = [&](int lower, int upper) {
+      return with_intent(h.dlmm_add, [=](json& b) {
+        b["lowerBinId"] = lower;
+        b["upperBinId"] = upper;
+      });
+    };
+    add("a deposit into bins beside the requested ones", add_asking(4995, 5015),
         permissive(h.dlmm_add), "intent.bins");
-    add("a deposit past the requested range's last bin",
-        with_intent(h.dlmm_add,
-                    [](json& b) {
-                      b["lowerBinId"] = 4985;
-                      b["upperBinId"] = 5005;
-                    }),
+    add("a deposit past the requested range's last bin", add_asking(4985, 5005),
         permissive(h.dlmm_add), "intent.bins");
     // A deposit into the whole position (no sub-range) is held to the body's totals all the
     // same, and a range is both bounds or none.

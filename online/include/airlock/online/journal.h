@@ -99,6 +99,11 @@ class JournalLock {
   UniqueFd fd_;
 };
 
+// A lock file's holder line, for the next comer's error: read (empty when none), and written
+// as "WHO, pid N, since unix T" over what was there (false when it cannot be).
+[[nodiscard]] std::string lock_holder(int fd);
+[[nodiscard]] bool write_lock_holder(int fd, const std::string& who);
+
 // Where the journals' identities are kept by id: $AIRLOCK_JOURNAL_REGISTRY, else
 // ~/.local/state/airlock/journals; empty (no registry: each journal's seal beside it alone)
 // when neither is set.
