@@ -475,11 +475,11 @@ BodyUnit body_amount_unit(const Review& r, const Leaf& leaf) {
   return {};
 }
 
-// Whose word the unit is, for the screens: a pool's token by an unpinned pool is the online
+// Whose word a unit is, for the screens: a pool's token by an unpinned pool is the online
 // half's hint, however well the token itself is pinned.
-std::string body_unit_source(const BodyUnit& unit) {
-  if (unit.pool_side && !unit.pool_pinned) return "pool per the online half";
-  return label_source(*unit.label);
+std::string unit_source(const TokenLabel& label, bool pool_side, bool pool_pinned) {
+  if (pool_side && !pool_pinned) return "pool per the online half";
+  return label_source(label);
 }
 
 // What the manager asked, in the body's own words (the review binds the transactions to it):
@@ -496,7 +496,7 @@ std::string asked(const envelope::SignRequest& q, const Review& r) {
     std::string shown = leaf.value;
     if (const BodyUnit unit = body_amount_unit(r, leaf); unit.label != nullptr) {
       shown = whole_units(leaf.value, unit.label->decimals) + " " + unit.label->symbol + " (" +
-              body_unit_source(unit) + ")";
+              unit_source(*unit.label, unit.pool_side, unit.pool_pinned) + ")";
     } else if (const auto key = public_key_from_base58(leaf.value); key.ok()) {
       if (const TokenLabel* t = token_label(r, *key)) {
         shown = t->symbol + " (" + label_source(*t) + ")";
@@ -549,10 +549,12 @@ void moved_lines(const Review& r, std::vector<std::string>& lines) {
     }
   }
   for (const auto& a : moved) {
-    const TokenLabel* label = unit_label(r, a.mint_or_pool, a.side);
+    bool pool_pinned = false;
+    const TokenLabel* label = unit_label(r, a.mint_or_pool, a.side, &pool_pinned);
     std::string what;
     if (label != nullptr) {
-      what = amount_of(a.total, label, "") + " (" + label_source(*label) + ")";
+      what = amount_of(a.total, label, "") + " (" +
+             unit_source(*label, a.side != AmountUnit::Side::kKey, pool_pinned) + ")";
     } else if (a.side == AmountUnit::Side::kKey) {
       what = amount_of(a.total, nullptr, "") + "of " + to_base58(a.mint_or_pool) + " (no label)";
     } else {
