@@ -842,6 +842,19 @@ class Parser {
         AIRLOCK_TRY(list, f.get("amounts"));
         AIRLOCK_CHECK(amounts(*list, f.at("amounts"), ix.amounts));
       }
+      if (f.has("outflows")) {
+        AIRLOCK_TRY(outflows, f.texts("outflows"));
+        for (std::size_t k = 0; k < outflows.size(); ++k) {
+          const std::string& path = outflows[k];
+          if (std::none_of(ix.amounts.begin(), ix.amounts.end(),
+                           [&](const DescribedAmount& a) { return a.path == path; }))
+            return invalid(f.at("outflows"), "names \"" + path + "\", which is none of amounts");
+          if (std::find(outflows.begin(), outflows.begin() + static_cast<std::ptrdiff_t>(k),
+                        path) != outflows.begin() + static_cast<std::ptrdiff_t>(k))
+            return invalid(f.at("outflows"), "names \"" + path + "\" twice");
+        }
+        ix.outflows = std::move(outflows);
+      }
       AIRLOCK_CHECK(f.done());
       for (const auto& other : d_.instructions) {
         if (other.program_id == ix.program_id && other.instruction == ix.instruction)

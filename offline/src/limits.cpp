@@ -3,21 +3,11 @@
 #include <limits>
 
 #include <airlock/common/display.h>
-#include <airlock/common/programs.h>
 #include <airlock/common/units.h>
 #include <airlock/offline/limits.h>
 
 namespace airlock::offline {
 namespace {
-
-using ojson = nlohmann::ordered_json;
-
-std::optional<PublicKey> key_arg(const ojson& v) {
-  if (!v.is_string()) return std::nullopt;
-  auto key = public_key_from_base58(v.get<std::string>());
-  if (!key.ok()) return std::nullopt;
-  return *key;
-}
 
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
   return a > std::numeric_limits<std::uint64_t>::max() - b
@@ -67,143 +57,77 @@ std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
 
 }  // namespace
 
-// Vault instructions that move nothing out of the vault's own accounts: set-ups, closes,
-// withdrawals back into the vault, fee claims the program computes, cancels, and perp orders
-// (whose collateral left at its deposit, and was counted then).
-constexpr std::string_view kMovesNothingOut[] = {
-    "aggregator_initialize", "dlmm_initialize", "dlmm_remove",      "dlmm_claim_fee",
-    "dlmm_zap_out",          "dlmm_close",      "dlmm_extend",      "dlmm_limit_order_cancel",
-    "perp_initialize",       "perp_onboard",    "perp_withdraw",    "perp_order",
-    "perp_cancel",           "perp_sweep",      "vault_initialize", "vault_update",
-    "vault_claim_fee",       "vault_close",     "strategy_close"};
-
 namespace {
 
-// What a deposit into a pinned DLMM pool takes from the vault, per token: a liquidity deposit
-// (open, add, add-range) its amount_x of token X and amount_y of token Y; a limit order the
-// sum of its bins, of X when it sells (ask) and of Y when it buys (bid). nullopt when the
-// instruction is not such a deposit or its pool is not pinned; a side whose amount cannot be
-// read is nullopt inside.
-struct PoolDeposit {
-  std::optional<std::pair<PublicKey, std::uint64_t>> x, y;
-};
-
-std::optional<PoolDeposit> pool_deposit(const Review& review, const Decoded& d,
-                                        const std::optional<PublicKey>& lb_pair) {
-  static constexpr std::array kLiquidity = {"dlmm_open", "dlmm_add", "dlmm_add_range"};
-  const bool liquidity =
-      std::find(kLiquidity.begin(), kLiquidity.end(), d.instruction) != kLiquidity.end();
-  if ((!liquidity && d.instruction != "dlmm_limit_order_place") || !lb_pair) return std::nullopt;
-  const auto pinned = std::find_if(review.pools.begin(), review.pools.end(),
-                                   [&](const auto& p) { return p.pinned && p.pool == *lb_pair; });
-  if (pinned == review.pools.end()) return std::nullopt;
-  PoolDeposit out;
-  if (liquidity) {
-    const auto x = integer_arg(d.args.value("amount_x", ojson()));
-    const auto y = integer_arg(d.args.value("amount_y", ojson()));
-    if (x && y) {
-      out.x = {pinned->token_x, *x};
-      out.y = {pinned->token_y, *y};
-    }
-    return out;
+// The mint an amount the review read is in, when this machine can vouch for it: its unit
+// account must be a static key of the message (a key from a lookup table is only as good as
+// the table), and a pool's token X or Y is the policy's word only for a pool it pins.
+// Otherwise nullopt, and `why` says which.
+std::optional<PublicKey> unit_mint(const Review& review, const StepReview& s, const StatedAmount& a,
+                                   std::string& why) {
+  const Message& m = s.tx.message;
+  bool is_static = false;
+  if (a.instruction < s.instructions.size() && s.instructions[a.instruction]) {
+    const auto& names = s.instructions[a.instruction]->account_names;
+    const auto k = static_cast<std::size_t>(std::find(names.begin(), names.end(), a.unit_account) -
+                                            names.begin());
+    const auto& accounts = m.instructions[a.instruction].accounts;
+    is_static = k < names.size() && k < accounts.size() && accounts[k] < m.static_keys.size();
   }
-  const ojson side = d.args.value("side", ojson());
-  const std::string variant = side.is_object() && side.value("variant", ojson()).is_string()
-                                  ? side["variant"].get<std::string>()
-                                  : "";
-  const ojson bins = d.args.value("bins", ojson());
-  if ((variant != "Ask" && variant != "Bid") || !bins.is_array()) return out;
-  std::uint64_t total = 0;
-  for (const auto& bin : bins) {
-    const auto amount = integer_arg(bin.is_object() ? bin.value("amount", ojson()) : ojson());
-    if (!amount) return out;
-    total = saturating_add(total, *amount);
+  if (!is_static) {
+    why = "whose " + a.unit_account + " account, the unit of " + a.path +
+          ", is no static key of the message";
+    return std::nullopt;
   }
-  const bool sells = variant == "Ask";
-  out.x = {pinned->token_x, sells ? total : 0};
-  out.y = {pinned->token_y, sells ? 0 : total};
-  return out;
+  if (a.side == AmountUnit::Side::kKey) return a.mint_or_pool;
+  const auto pinned = std::find_if(review.pools.begin(), review.pools.end(), [&](const auto& p) {
+    return p.pinned && p.pool == a.mint_or_pool;
+  });
+  if (pinned == review.pools.end()) {
+    why =
+        "which moves tokens into a pool whose tokens this machine cannot verify (pin the pool "
+        "in [[pools]])";
+    return std::nullopt;
+  }
+  return a.side == AmountUnit::Side::kTokenX ? pinned->token_x : pinned->token_y;
 }
 
-// What vault instruction `i` of step `s` moves out of the vault, counted into `out`: a known
-// amount of a known mint, or named as what this machine cannot count.
-void count_instruction(Outflows& out, const Review& review, const StepReview& s, std::size_t i) {
-  const Message& m = s.tx.message;
-  const auto& ix = m.instructions[i];
-  const auto add = [&](const PublicKey& mint, std::uint64_t amount) {
-    for (auto& o : out.known) {
-      if (o.mint == mint) {
-        o.amount = saturating_add(*o.amount, amount);
-        return;
-      }
-    }
-    out.known.push_back({mint, amount});
+// What the instruction a descriptor binds as step `s`'s own moves out of the vault, counted
+// into `out`: each amount its descriptor's `outflows` names, read by the review in its unit, or
+// named as what this machine cannot count.
+void count_instruction(Outflows& out, const Review& review, const StepReview& s,
+                       const StepOutflows& main) {
+  const auto unknown = [&](std::string what) {
+    out.unknown.push_back({std::nullopt, main.name + ", " + std::move(what), s.index});
   };
-  const auto unknown = [&](std::optional<PublicKey> mint, std::string what) {
-    out.unknown.push_back({mint, std::move(what), s.index});
-  };
-  if (!s.instructions[i]) {
-    unknown(std::nullopt, "vault instruction this machine cannot decode");
+  if (!main.paths) {
+    unknown("which moves tokens or states no amount its descriptor counts as leaving the vault");
     return;
   }
-  const Decoded& d = *s.instructions[i];
-  // An account of the instruction by its IDL name, when it is a static key of the message.
-  const auto account = [&](std::string_view name) -> std::optional<PublicKey> {
-    const auto at = std::find(d.account_names.begin(), d.account_names.end(), name);
-    if (at == d.account_names.end()) return std::nullopt;
-    const auto k = static_cast<std::size_t>(at - d.account_names.begin());
-    if (k >= ix.accounts.size() || ix.accounts[k] >= m.static_keys.size()) return std::nullopt;
-    return m.static_keys[ix.accounts[k]];
-  };
-  // The mint an instruction spends: its mint argument only when its mint account says the
-  // same (a request with no intent, from Keystone, binds neither to anything else).
-  const auto spent_mint = [&](const char* arg, const char* account_name) {
-    const auto from_arg = key_arg(d.args.value(arg, ojson()));
-    const auto from_account = account(account_name);
-    return from_arg && from_account && *from_arg == *from_account ? from_arg : std::nullopt;
-  };
-  if (d.instruction == "aggregator_swap" || d.instruction == "aggregator_sweep") {
-    const bool swap = d.instruction == "aggregator_swap";
-    const auto mint = spent_mint(swap ? "source_mint" : "mint", swap ? "source_mint" : "mint");
-    const auto amount = integer_arg(d.args.value("amount", ojson()));
-    // The route spends the vault's tokens: it must spend exactly the stated amount.
-    const auto route = d.nested.find("route");
-    const auto route_spends = route == d.nested.end()
-                                  ? std::nullopt
-                                  : integer_arg(route->second.args.value("in_amount", ojson()));
-    if (mint && amount && route_spends == amount) {
-      add(*mint, *amount);
-    } else {
-      unknown(mint, d.instruction +
-                        " whose mint argument is not its mint account, or whose route "
-                        "does not spend its stated amount");
+  for (const auto& path : *main.paths) {
+    const auto a = std::find_if(s.amounts.begin(), s.amounts.end(), [&](const StatedAmount& x) {
+      return x.instruction == main.instruction && x.path == path;
+    });
+    if (a == s.amounts.end()) {
+      unknown("whose " + path + " or its unit cannot be read from the transaction");
+      continue;
     }
-  } else if (d.instruction == "perp_deposit") {
-    const auto mint = account("deposit_mint");
-    const auto amount = integer_arg(d.args.value("amount", ojson()));
-    if (mint && amount) {
-      add(*mint, *amount);
-    } else {
-      unknown(mint, "perp_deposit whose mint is not a static account or amount unreadable");
+    std::string why;
+    const auto mint = unit_mint(review, s, *a, why);
+    if (!mint) {
+      unknown(why);
+      continue;
     }
-  } else if (const auto deposit = pool_deposit(review, d, account("lb_pair"))) {
-    if (deposit->x && deposit->y) {
-      if (deposit->x->second != 0) add(deposit->x->first, deposit->x->second);
-      if (deposit->y->second != 0) add(deposit->y->first, deposit->y->second);
+    constexpr auto kMost = std::numeric_limits<std::uint64_t>::max();
+    const std::uint64_t amount = a->total > kMost ? kMost : static_cast<std::uint64_t>(a->total);
+    if (amount == 0) continue;
+    const auto known = std::find_if(out.known.begin(), out.known.end(),
+                                    [&](const audit::Outflow& o) { return o.mint == *mint; });
+    if (known == out.known.end()) {
+      out.known.push_back({*mint, amount});
     } else {
-      unknown(std::nullopt, d.instruction + " into pinned pool whose amounts are unreadable");
+      known->amount = saturating_add(*known->amount, amount);
     }
-  } else if (d.instruction == "dlmm_zap_out_swap") {
-    unknown(spent_mint("source_mint", "source_mint"),
-            "dlmm_zap_out_swap, which swaps what the position returns: no amount is stated");
-  } else if (std::find(std::begin(kMovesNothingOut), std::end(kMovesNothingOut), d.instruction) ==
-             std::end(kMovesNothingOut)) {
-    // Deposits into a DLMM pool the policy does not pin (which tokens it holds only the
-    // online half says), and flips, which state no amount.
-    unknown(std::nullopt, d.instruction +
-                              ", which moves tokens into a pool whose tokens this machine "
-                              "cannot verify (pin the pool in [[pools]]) or states no "
-                              "amount");
   }
 }
 
@@ -211,26 +135,12 @@ void count_instruction(Outflows& out, const Review& review, const StepReview& s,
 
 Outflows outflows_of(const Review& review) {
   Outflows out;
-  const PublicKey& vault_program = programs::key(kVaultProgram);
   for (const auto& s : review.steps) {
-    const Message& m = s.tx.message;
-    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
-      const auto& ix = m.instructions[i];
-      if (ix.program_index >= m.static_keys.size()) continue;
-      const PublicKey& program = m.static_keys[ix.program_index];
-      if (!review.beyond_builder) {
-        if (program == vault_program) count_instruction(out, review, s, i);
-      } else if (i < s.bindings.size() && !s.bindings[i].empty() && s.instructions[i] &&
-                 program != programs::key(programs::kAssociatedToken) &&
-                 program != programs::key(programs::kSystem)) {
-        // An instruction another program's descriptor binds (Voltr's deposit_strategy): no
-        // rule here says which token it moves or how much, so a token limit fails closed.
-        out.unknown.push_back({std::nullopt,
-                               s.instructions[i]->program + " " + s.instructions[i]->instruction +
-                                   ", whose amounts no rule of this machine counts",
-                               s.index});
-      }
-    }
+    // Every step holds one instruction a descriptor binds, or the review refuses it; a step
+    // without one is still never counted as moving nothing.
+    if (s.outflows.empty())
+      out.unknown.push_back({std::nullopt, "a step no descriptor binds", s.index});
+    for (const auto& main : s.outflows) count_instruction(out, review, s, main);
   }
   return out;
 }

@@ -43,7 +43,6 @@ class Reviewer {
     descriptor_ = d.descriptor_for(q.action);
     if (descriptor_ != nullptr) described_ = descriptor_->action(q.action);
     if (described_ != nullptr) review_.reads = described_->reads;
-    review_.beyond_builder = described_ != nullptr && !action_;
     if (descriptor_ != nullptr) own_.describe(*descriptor_);
     known_own_addresses(own_);
   }

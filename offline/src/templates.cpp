@@ -285,6 +285,7 @@ class StepBinder {
     }
     arguments(described_ix, d, where);
     stated_amounts(described_ix, b, i);
+    s_.outflows.push_back({i, d.instruction, described_ix.outflows});
     // A step that only prepares the action (a swap's strategy set-up) announces what follows,
     // or the manager would have paid for a set-up with nothing after it.
     for (const auto& [key, then] : in_.action.then) {
@@ -324,7 +325,8 @@ class StepBinder {
       } else {
         continue;
       }
-      s_.amounts.push_back({i, a.path, total, *key, unit->second.side, a.moves});
+      s_.amounts.push_back(
+          {i, a.path, total, *key, unit->second.side, a.moves, unit->second.account});
     }
     const auto route = d.nested.find("route");
     if (described_ix.remaining != "jupiter_route" || route == d.nested.end()) return;
@@ -335,7 +337,7 @@ class StepBinder {
       const auto v = plan.amount(field);
       if (key && v)
         s_.amounts.push_back(
-            {i, "route." + std::string(field), *v, *key, AmountUnit::Side::kKey, {}});
+            {i, "route." + std::string(field), *v, *key, AmountUnit::Side::kKey, {}, *mint});
     }
   }
 

@@ -115,7 +115,7 @@ TEST_F(BodyAmounts, ABodyAmountTakesTheUnitItsStepStatesWhereTheChainChecksIt) {
   d.instruction = ix->instruction;
   s.instructions.emplace_back(d);
   s.amounts.push_back({0, "amount", 100000000, public_key_from_base58(kUsdc).value(),
-                       AmountUnit::Side::kKey, "from the vault"});
+                       AmountUnit::Side::kKey, "from the vault", "deposit_mint"});
   std::vector<BodyAmount> amounts;
   add_stated_units(descriptor_, *action, body, {s}, amounts);
   EXPECT_EQ(str(amounts), std::string("/amount ") + kUsdc + "; ");

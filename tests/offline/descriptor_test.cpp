@@ -182,8 +182,23 @@ TEST(Descriptor, ABrokenOneIsRefusedNamingThePathAndTheRule) {
       {"an amount that is no u64",
        [](ojson& j) {
          j["instructions"]["perp_deposit"]["amounts"] = {{"slippage", {{"mint", "deposit_mint"}}}};
+         j["instructions"]["perp_deposit"]["outflows"] = ojson::array();
        },
        "is no u64 argument of perp_deposit"},
+      // What leaves the vault, for the token limits: amounts the instruction states, once each.
+      {"an outflow that is none of the amounts",
+       [](ojson& j) {
+         j["instructions"]["perp_deposit"]["outflows"] = {"amount", "fee"};
+       },
+       "outflows: names \"fee\", which is none of amounts"},
+      {"an outflow named twice",
+       [](ojson& j) {
+         j["instructions"]["dlmm_open"]["outflows"] = {"amount_x", "amount_x"};
+       },
+       "outflows: names \"amount_x\" twice"},
+      {"outflows that are no list of names",
+       [](ojson& j) { j["instructions"]["perp_deposit"]["outflows"] = "amount"; },
+       "outflows: must be an array of strings"},
       {"an amount in the units of an account the instruction lacks",
        [](ojson& j) {
          j["instructions"]["perp_deposit"]["amounts"]["amount"]["mint"] = "source_mint";

@@ -1838,11 +1838,13 @@ TEST_F(SigningTest, TheRoundsLimitCountsSignedRequestsOnlyAndFailsClosedOnTheClo
   EXPECT_THAT(examined.review.refusals.back().message, HasSubstr("no audit log"));
 }
 
-// Found by an independent review: a request with no intent (Keystone) binds a swap's mint and
-// amount arguments to nothing, so the outflow is read only where the arguments agree with the
-// bytes that move the tokens (the mint account, the route's in_amount); otherwise it is an
-// unknown move, which a token limit refuses. Checked on a real swap's decoded review, edited.
-TEST_F(SigningTest, AnOutflowIsReadOnlyWhereTheArgumentsAgreeWithTheAccountsAndRoute) {
+// What leaves the vault is what the descriptor's `outflows` name, as the review read it: a swap's
+// amount in the unit of its source_mint account (which the review ties to the body, or for a
+// request with no intent to the instruction's own argument; a Keystone swap whose argument says
+// another mint is refused, tests/adversarial). Counted only from a unit account that is a
+// static key (a lookup table's key is only as good as the table) and never from an instruction
+// whose descriptor says nothing: each checked on a real swap's review, edited.
+TEST_F(SigningTest, AnOutflowIsWhatTheDescriptorSaysLeavesTheVaultInAUnitTheBytesFix) {
   const auto q = swap_request();
   const auto policy = demo_policy(q);
   const auto examined =
@@ -1852,21 +1854,31 @@ TEST_F(SigningTest, AnOutflowIsReadOnlyWhereTheArgumentsAgreeWithTheAccountsAndR
   EXPECT_EQ(examined.outflows.known[0],
             (audit::Outflow{public_key_from_base58(kUsdc).value(), std::uint64_t{5'000'000}}));
   EXPECT_TRUE(examined.outflows.unknown.empty());
-  const auto edited = [&](const std::function<void(offline::Decoded&)>& edit) {
+  const auto edited = [&](const std::function<void(offline::StepReview&)>& edit) {
     offline::Review review = examined.review;
-    for (auto& d : review.steps.at(0).instructions)
-      if (d && d->instruction == "aggregator_swap") edit(*d);
+    edit(review.steps.at(0));
     return offline::outflows_of(review);
   };
-  const auto other_mint = edited([](offline::Decoded& d) {
-    d.args["source_mint"] = "So11111111111111111111111111111111111111112";
+  const auto unstated = edited([](offline::StepReview& s) {
+    ASSERT_EQ(s.outflows.size(), 1U);
+    s.outflows[0].paths.reset();
   });
-  EXPECT_TRUE(other_mint.known.empty());
-  ASSERT_EQ(other_mint.unknown.size(), 1U);
-  EXPECT_FALSE(other_mint.unknown[0].mint) << "the argument's mint is not believed";
-  const auto smaller = edited([](offline::Decoded& d) { d.args["amount"] = 1; });
-  EXPECT_TRUE(smaller.known.empty()) << "the route spends more than the amount says";
-  ASSERT_EQ(smaller.unknown.size(), 1U);
+  EXPECT_TRUE(unstated.known.empty());
+  ASSERT_EQ(unstated.unknown.size(), 1U);
+  EXPECT_THAT(unstated.unknown[0].what, HasSubstr("aggregator_swap, which moves tokens"));
+  const auto from_a_table = edited([](offline::StepReview& s) {
+    const std::size_t main = s.outflows.at(0).instruction;
+    const auto& names = s.instructions.at(main)->account_names;
+    const auto at = std::find(names.begin(), names.end(), "source_mint");
+    ASSERT_NE(at, names.end());
+    s.tx.message.instructions.at(main).accounts.at(static_cast<std::size_t>(at - names.begin())) =
+        static_cast<std::uint8_t>(s.tx.message.static_keys.size());
+  });
+  EXPECT_TRUE(from_a_table.known.empty());
+  ASSERT_EQ(from_a_table.unknown.size(), 1U);
+  EXPECT_THAT(from_a_table.unknown[0].what, HasSubstr("is no static key of the message"));
+  const auto none_bound = edited([](offline::StepReview& s) { s.outflows.clear(); });
+  ASSERT_EQ(none_bound.unknown.size(), 1U) << "a step no descriptor binds is never nothing";
 }
 
 // Found by an independent review: a limit order (like any deposit into a DLMM pool, which the

@@ -239,26 +239,56 @@ TEST_F(Voltr, AnActionThePolicyDoesNotNameIsRefused) {
   EXPECT_TRUE(refuses(r, "policy.action_not_allowed")) << codes(r);
 }
 
-// What a described call moves, no rule of this machine counts: a token cap fails closed.
-TEST_F(Voltr, ATokenCapRefusesACallWhoseAmountsNoRuleCounts) {
+// What a described call moves out of the vault is what its descriptor's outflows name: a token
+// cap counts a strategy deposit, and fails closed on a call whose descriptor says nothing.
+TEST_F(Voltr, ATokenCapCountsWhatTheDescriptorSaysLeavesTheVaultAndRefusesWhatItDoesNot) {
   const std::string mint = deposit()["intent"]["vaultAssetMint"].get<std::string>();
-  auto capped = parse_policy(policy_text + "[[tokens]]\nmint = \"" + mint +
-                             "\"\nsymbol = \"ASSET\"\ndecimals = 6\n[limits.tokens.ASSET]\n"
-                             "per_day = \"1000\"\n");
-  ASSERT_TRUE(capped.ok()) << capped.error().to_string();
+  const std::uint64_t amount = std::stoull(deposit()["intent"]["amount"].get<std::string>());
+  ASSERT_EQ(amount, 1'500'000U);
+  const auto capped = [&](const char* per_day) {
+    auto p = parse_policy(policy_text + "[[tokens]]\nmint = \"" + mint +
+                          "\"\nsymbol = \"ASSET\"\ndecimals = 6\n[limits.tokens.ASSET]\n"
+                          "per_day = \"" +
+                          per_day + "\"\n");
+    EXPECT_TRUE(p.ok()) << p.error().to_string();
+    return std::move(p).value();
+  };
   // A log begun by `log start --first`: it holds every signature, so the cap can be counted.
   AuditEntry started;
   started.decision = audit::Decision::kStarted;
   started.start = audit::Start{};
   started.time = kNow - 10;
   const std::vector<AuditEntry> log = {started};
+  // The deposit moves its amount of the vault's asset mint out (its descriptor's outflows).
   const auto uncapped = examine(request(deposit()), policy, registry, manager, kNow, &log);
   EXPECT_FALSE(uncapped.review.refused()) << codes(uncapped.review);
-  const auto examined = examine(request(deposit()), *capped, registry, manager, kNow, &log);
-  EXPECT_TRUE(refuses(examined.review, "policy.limit")) << codes(examined.review);
-  EXPECT_NE(codes(examined.review).find("whose amounts no rule of this machine counts"),
-            std::string::npos)
-      << codes(examined.review);
+  ASSERT_EQ(uncapped.outflows.known.size(), 1U);
+  EXPECT_EQ(uncapped.outflows.known[0],
+            (audit::Outflow{public_key_from_base58(mint).value(), amount}));
+  EXPECT_TRUE(uncapped.outflows.unknown.empty());
+  const auto room = examine(request(deposit()), capped("1000"), registry, manager, kNow, &log);
+  EXPECT_FALSE(room.review.refused()) << codes(room.review);
+  const auto tight = examine(request(deposit()), capped("1"), registry, manager, kNow, &log);
+  EXPECT_TRUE(refuses(tight.review, "policy.limit")) << codes(tight.review);
+  EXPECT_NE(codes(tight.review).find("this request moves 1.5 ASSET"), std::string::npos)
+      << codes(tight.review);
+  // A withdrawal moves nothing out; opening a strategy through an adaptor may, and its
+  // descriptor does not say what: refused under any token cap rather than counted as nothing.
+  for (const auto& c : v["cases"]) {
+    if (!c["honest"].get<bool>()) continue;
+    SCOPED_TRACE(c["name"].get<std::string>());
+    const auto e = examine(request(c), capped("1"), registry, manager, kNow, &log);
+    if (c["action"] == "voltr/initialize-strategy") {
+      EXPECT_TRUE(refuses(e.review, "policy.limit")) << codes(e.review);
+      EXPECT_NE(codes(e.review).find("initialize_strategy, which moves tokens or states no "
+                                     "amount its descriptor counts as leaving the vault"),
+                std::string::npos)
+          << codes(e.review);
+    } else if (c["action"] != "voltr/deposit-strategy") {
+      EXPECT_FALSE(e.review.refused()) << codes(e.review);
+      EXPECT_TRUE(e.outflows.known.empty() && e.outflows.unknown.empty());
+    }
+  }
 }
 
 // A key twice in the build request could show one amount and bind another: unreadable.

@@ -184,6 +184,10 @@ struct DescribedInstruction {
   // The token amounts it moves, for the screens (the rules above bind them): a u64 argument,
   // or a field of each element of a list ("bins.amount", summed), in its mint's units.
   std::vector<DescribedAmount> amounts;
+  // Which of those amounts leave the vault's own accounts, for the policy's token limits (and
+  // the audit log's outflows): empty, it moves nothing out; nullopt, the descriptor does not
+  // say, so under any token limit its step is refused rather than counted as nothing.
+  std::optional<std::vector<std::string>> outflows;
 
   [[nodiscard]] const DescribedAccount* account(std::string_view name) const;
 };

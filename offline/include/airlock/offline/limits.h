@@ -21,15 +21,14 @@ namespace airlock::offline {
 inline constexpr std::int64_t kHourSeconds = 3600;
 inline constexpr std::int64_t kDaySeconds = 86400;
 
-// What a request would move out of the vault, read from its decoded vault instructions: a
-// swap's source amount (aggregator_swap, aggregator_sweep: the mint argument must be the mint
-// account, and the route must spend exactly the amount), a deposit to the perp venue, and a
-// deposit into a DLMM pool the policy pins (review.pools: amount_x of token X and amount_y of
-// token Y, or a limit order's bins of the side it spends). Moves the bytes do not tie to a
-// token and an amount are listed as unknown, with their mint when the bytes name it: a
-// zap-out's swap (it spends what the position returns), a flip, deposits into a pool the
-// policy does not pin (only the online half says which tokens it holds), and any vault
-// instruction this machine cannot decode.
+// What a request would move out of the vault: for the instruction a descriptor binds as each
+// step's own, the amounts its descriptor's `outflows` names (docs/descriptors.md), as the review
+// read them (StepReview::amounts) in the unit of a mint account that is a static key of the
+// message, or of token X or Y of a pool the policy pins. Moves no rule ties to a token and an
+// amount are listed as unknown: an instruction whose descriptor states no outflows (a
+// zap-out's swap, which spends what the position returns; a flip), a deposit into a pool the
+// policy does not pin (only the online half says which tokens it holds), an amount whose unit
+// came from a lookup table.
 struct Outflows {
   std::vector<audit::Outflow> known;
   struct Unknown {

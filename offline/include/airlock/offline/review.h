@@ -73,6 +73,15 @@ struct StatedAmount {
   PublicKey mint_or_pool;
   AmountUnit::Side side = AmountUnit::Side::kKey;  // kKey: mint_or_pool is the mint
   std::string moves;  // where it goes (docs/descriptors.md), or "" for the details only
+  std::string unit_account;  // the instruction's account whose key mint_or_pool is
+};
+
+// The instruction a descriptor binds as a step's own, and which of its stated amounts leave the
+// vault (DescribedInstruction::outflows: nullopt when its descriptor does not say).
+struct StepOutflows {
+  std::size_t instruction = 0;
+  std::string name;  // the IDL's instruction name
+  std::optional<std::vector<std::string>> paths;
 };
 
 struct StepReview {
@@ -90,6 +99,7 @@ struct StepReview {
   std::uint64_t compute_unit_limit = 0;
   std::vector<SwapTerms> swaps;       // each swap of the step, in instruction order
   std::vector<StatedAmount> amounts;  // each amount its instructions' descriptors state
+  std::vector<StepOutflows> outflows;  // for each instruction a descriptor binds as the step's
 };
 
 // What the summary may call a mint: the policy's pinned symbol and decimals, or the online
@@ -123,9 +133,6 @@ struct Review {
   // What the action does, in the one sentence its descriptor gives (empty: no descriptor
   // describes it).
   std::string reads;
-  // The action is one a descriptor describes beyond the 28 builder actions: what its
-  // instructions move no rule of this machine counts, so the policy's token limits refuse it.
-  bool beyond_builder = false;
   std::vector<StepReview> steps;
   std::vector<Finding> refusals;
   std::vector<Finding> warnings;
