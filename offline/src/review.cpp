@@ -6,6 +6,7 @@
 #include <airlock/common/hash.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/units.h>
+#include <airlock/formats/action_fields.h>
 #include <airlock/formats/actions.h>
 #include <airlock/formats/json_fields.h>
 #include <airlock/offline/amounts.h>
@@ -177,6 +178,7 @@ class Reviewer {
     }
     body_ranges();
     body_key_names(intent_, "");
+    unknown_fields();
     if (action_ != Action::kVaultInitialize) {
       // The envelope's vault is what the transactions are checked against; it must be the one
       // the manager's body names, or a two-vault policy could be steered to the other vault.
@@ -216,6 +218,27 @@ class Reviewer {
       }
       body_key_names(value, at.empty() ? key : at + "." + key);
     }
+  }
+
+  // A field the action does not take (the field table both halves share): the API ignores it,
+  // so it says nothing of what is signed, yet on a screen it would read as asked. An attacker
+  // review hid a 100% performance fee past the screen behind a long made-up "reason": such a
+  // field is warned about, and the screens show it last and marked (summary.cpp). An action
+  // beyond the builder's has no table: its descriptor's rules are what read its body.
+  void unknown_fields() {
+    const std::vector<Field>* fields = action_fields(q_.action);
+    if (fields == nullptr) return;
+    std::string names;
+    for (const auto& [name, value] : intent_.items()) {
+      const bool known = std::any_of(fields->begin(), fields->end(),
+                                     [&](const Field& f) { return f.name == name; });
+      if (!known) names += (names.empty() ? "" : ", ") + printable(name);
+    }
+    if (names.empty()) return;
+    warn(FindingCode::kWarnUnknownField,
+         "the build request holds " + names + ", which " + q_.action +
+             " does not take: the API ignores a field it does not know, so it says nothing of "
+             "what is signed (shown last, marked)");
   }
 
   // The body's integer fields within the ranges the API states: a slippage of -1 would read as a

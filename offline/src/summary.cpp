@@ -6,6 +6,7 @@
 #include <airlock/common/display.h>
 #include <airlock/common/programs.h>
 #include <airlock/common/units.h>
+#include <airlock/formats/action_fields.h>
 #include <airlock/offline/arguments.h>
 #include <airlock/offline/bins.h>
 #include <airlock/offline/prices.h>
@@ -484,14 +485,30 @@ std::string unit_source(const TokenLabel& label, bool pool_side, bool pool_pinne
 
 // What the manager asked, in the body's own words (the review binds the transactions to it):
 // every field but the vault, a key a label knows followed by what it is.
-std::string asked(const envelope::SignRequest& q, const Review& r) {
-  // A list's elements after the single fields, so that a long list cannot push a field such
-  // as an order's side off the screen.
-  auto fields = body_fields(q);
-  std::stable_partition(fields.begin(), fields.end(),
-                        [](const Leaf& f) { return f.path.find('[') == std::string::npos; });
-  std::string text;
-  for (const auto& leaf : fields) {
+// No limit on the lines of a wrapped text.
+constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
+
+// Whether the action takes the field a leaf is in (the field table both halves share); an
+// action beyond the builder's has no table, and its descriptor's rules are what read its body.
+bool takes(const envelope::SignRequest& q, const Leaf& leaf) {
+  const std::vector<Field>* fields = action_fields(q.action);
+  if (fields == nullptr) return true;
+  const std::string name = leaf.path.substr(0, leaf.path.find_first_of(".["));
+  return std::any_of(fields->begin(), fields->end(),
+                     [&](const Field& f) { return f.name == name; });
+}
+
+// What the manager asked, for the `asked` line, in two parts: the fields the action takes, each
+// in full, which no length of anything else may push off the screen (an attacker review hid a
+// 100% performance fee behind a long made-up field); then a list's elements, and last the
+// fields the action does not take (warn.unknown_field), marked, which may be cut.
+struct Asked {
+  std::string fields, rest;
+};
+Asked asked(const envelope::SignRequest& q, const Review& r) {
+  Asked out;
+  std::string lists, unknown;
+  for (const auto& leaf : body_fields(q)) {
     if (leaf.path == "vault") continue;
     std::string shown = leaf.value;
     if (const BodyUnit unit = body_amount_unit(r, leaf); unit.label != nullptr) {
@@ -503,13 +520,24 @@ std::string asked(const envelope::SignRequest& q, const Review& r) {
       } else if (const auto pool = std::find_if(r.pools.begin(), r.pools.end(),
                                                 [&](const auto& p) { return p.pool == *key; });
                  pool != r.pools.end()) {
-        shown +=
-            " (pool " + short_mint(r, pool->token_x) + "/" + short_mint(r, pool->token_y) + ")";
+        shown += " (pool " + short_mint(r, pool->token_x) + "/" + short_mint(r, pool->token_y) +
+                 (pool->pinned ? "" : " per the online half") + ")";
       }
     }
-    text += (text.empty() ? "" : ", ") + leaf.path + " " + shown;
+    const bool taken = takes(q, leaf);
+    // A value no field of the API holds at such length (keys, amounts and choices are short).
+    constexpr std::size_t kLongest = 120;
+    if (taken && shown.size() > kLongest)
+      shown = fit(shown, kLongest) + " (" + std::to_string(leaf.value.size()) + " characters)";
+    if (!taken) shown = "(NO FIELD of " + q.action + ": the API ignores it) " + shown;
+    std::string& part = !taken                                     ? unknown
+                        : leaf.path.find('[') == std::string::npos ? out.fields
+                                                                   : lists;
+    part += (part.empty() ? "" : ", ") + leaf.path + " " + shown;
   }
-  return text.empty() ? std::string("nothing but the vault") : text;
+  out.rest = lists + (lists.empty() || unknown.empty() ? "" : ", ") + unknown;
+  if (out.fields.empty() && out.rest.empty()) out.fields = "nothing but the vault";
+  return out;
 }
 
 // The sum of a pool's deposits across the steps, and the bins they span.
@@ -662,7 +690,13 @@ std::string render_decision(const envelope::SignRequest& q, const Review& r, std
          wrap(r.reads.empty() ? std::string("(no descriptor says)") : r.reads, width - 12, 3))
       lines.push_back((lines.size() == first ? "  what      " : "            ") + l);
     lines.push_back("  vault     " + to_base58(q.vault));
-    for (const auto& l : wrap(asked(q, r), width - 12, 4))
+    // The fields the action takes in full; the rest after them, cut at four lines or at the
+    // line after the fields' last (so that line is whole), whichever is later.
+    const Asked a = asked(q, r);
+    const std::size_t whole = wrap(a.fields, width - 12, kAll).size();
+    const auto shown = wrap(a.rest.empty() ? a.fields : a.fields + ", " + a.rest, width - 12,
+                            a.rest.empty() ? kAll : std::max<std::size_t>(4, whole + 1));
+    for (const auto& l : shown)
       lines.push_back((lines.back().starts_with("  vault") ? "  asked     " : "            ") + l);
   }
   // A fact in wrapped lines, under its 10-column label.
@@ -709,7 +743,6 @@ std::string render_approval(const envelope::SignRequest& q, const Review& r,
                             std::int64_t expires_at, std::int64_t now, std::size_t width) {
   // Nothing here is ever cut: the approval is decided at leisure, and what is approved is
   // signed later without a question, so every field and finding is shown whole, wrapped.
-  constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
   std::vector<std::string> lines;
   const auto add = [&](const std::string& label, const std::string& text) {
     bool first = true;
@@ -731,6 +764,7 @@ std::string render_approval(const envelope::SignRequest& q, const Review& r,
       if (to_base58(t.mint) == text)
         text += " (" + t.symbol + (t.pinned ? ", pinned" : ", the online half's hint") + ")";
     }
+    if (!takes(q, leaf)) text += " (NO FIELD of " + q.action + ": the API ignores it)";
     if (const BodyUnit unit = body_amount_unit(r, leaf); unit.label != nullptr)
       text += " (" + whole_units(leaf.value, unit.label->decimals) + " " + unit.label->symbol +
               (unit.pool_side && !unit.pool_pinned

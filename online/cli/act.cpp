@@ -10,7 +10,7 @@
 #include <airlock/formats/files.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/online/chain.h>
-#include <airlock/online/fields.h>
+#include <airlock/formats/action_fields.h>
 #include <airlock/online/remaining.h>
 #include <airlock/online/round.h>
 #include <airlock/online/sender.h>
@@ -58,7 +58,7 @@ std::string act_usage(const std::optional<std::string>& action) {
       "fields; a field the API requires and the body lacks is named by the API's refusal.\n\n";
   if (!action) {
     usage += "actions (airlock-online act ACTION --help lists an action's fields):\n";
-    for (const auto& a : online::builder_actions()) usage += "  " + a + "\n";
+    for (const auto& a : builder_actions()) usage += "  " + a + "\n";
     usage += "\n";
   }
   return usage + "options";
@@ -81,7 +81,7 @@ struct ActCommand {
   std::map<std::string, std::optional<std::string>> fields;  // by flag name
 };
 
-po::options_description act_options_of(ActCommand& o, const std::vector<online::Field>* fields,
+po::options_description act_options_of(ActCommand& o, const std::vector<Field>* fields,
                                        const std::optional<std::string>& named) {
   po::options_description options(act_usage(fields != nullptr ? named : std::nullopt));
   api_options(options, o.api);
@@ -125,7 +125,7 @@ po::options_description act_options_of(ActCommand& o, const std::vector<online::
   if (fields != nullptr) {
     po::options_description field_options("fields of " + *named);
     for (const auto& f : *fields) {
-      const std::string flag = online::flag_name(f.name);
+      const std::string flag = flag_name(f.name);
       field_options.add_options()(flag.c_str(), cli::optional_value(&o.fields[flag]),
                                   f.help.c_str());
     }
@@ -135,7 +135,7 @@ po::options_description act_options_of(ActCommand& o, const std::vector<online::
 }
 
 // The body: --body, then each field flag over it, checked by the action's rules.
-Result<online::json> act_body(const ActCommand& o, const std::vector<online::Field>* fields) {
+Result<online::json> act_body(const ActCommand& o, const std::vector<Field>* fields) {
   online::json body = online::json::object();
   if (o.body) {
     body = online::json::parse(*o.body, nullptr, false);
@@ -143,14 +143,14 @@ Result<online::json> act_body(const ActCommand& o, const std::vector<online::Fie
   }
   if (fields != nullptr) {
     for (const auto& f : *fields) {
-      const auto given = o.fields.find(online::flag_name(f.name));
+      const auto given = o.fields.find(flag_name(f.name));
       if (given == o.fields.end() || !given->second) continue;
-      AIRLOCK_TRY(value, online::field_value(f, *given->second));
+      AIRLOCK_TRY(value, field_value(f, *given->second));
       body[f.name] = value;
     }
   }
   if (body.empty()) return Error(ErrorCode::kUsage, "act needs a body: --body JSON or field flags");
-  AIRLOCK_CHECK(online::check_body(*o.action, body));
+  AIRLOCK_CHECK(check_body(*o.action, body));
   return body;
 }
 
@@ -235,7 +235,7 @@ std::optional<std::string> action_named(const std::vector<std::string>& args) {
 
 int run_act(const std::vector<std::string>& args) {
   const std::optional<std::string> named = action_named(args);
-  const std::vector<online::Field>* fields = named ? online::action_fields(*named) : nullptr;
+  const std::vector<Field>* fields = named ? action_fields(*named) : nullptr;
   if (named && fields == nullptr) {
     return report(Error(ErrorCode::kUsage,
                         "act: unknown action '" + *named +

@@ -8,7 +8,7 @@
 #include <airlock/common/units.h>
 #include <airlock/formats/json_fields.h>
 #include <airlock/online/api.h>
-#include <airlock/online/fields.h>
+#include <airlock/formats/action_fields.h>
 #include <airlock/online/reads.h>
 
 namespace airlock::online {

@@ -12,6 +12,7 @@
 #include <airlock/apisim/message_builder.h>
 #include <airlock/common/hash.h>
 #include <airlock/common/programs.h>
+#include <airlock/formats/action_fields.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/keystone.h>
 #include <airlock/formats/ur.h>
@@ -20,7 +21,6 @@
 #include <airlock/offline/signing.h>
 #include <airlock/offline/summary.h>
 #include <airlock/offline/templates.h>
-#include <airlock/online/fields.h>
 #include <airlock/online/round.h>
 
 #include "conformance_support.h"
@@ -239,9 +239,9 @@ class Adversarial : public SigningTwin {
 // table checks before building (spec part 4): one integer field, one range.
 TEST(BodyRanges, TheOfflineRangesAreTheOnlineFieldTables) {
   std::size_t compared = 0;
-  for (const auto& action : online::builder_actions()) {
-    for (const auto& field : *online::action_fields(action)) {
-      if (field.type != online::FieldType::kInteger) continue;
+  for (const auto& action : builder_actions()) {
+    for (const auto& field : *action_fields(action)) {
+      if (field.type != FieldType::kInteger) continue;
       const auto range = offline::body_integer_range(field.name);
       ASSERT_TRUE(range.has_value()) << action << " " << field.name;
       EXPECT_EQ(range->min, field.min) << action << " " << field.name;
@@ -604,6 +604,41 @@ TEST_F(Adversarial, ADepositIntoTheWholePositionIsAskedNotRefused) {
   EXPECT_EQ(run.outcome->decision, offline::Decision::kSigned);
   EXPECT_EQ(run.asked, 1) << "--auto-approve went past the warning";
   EXPECT_THAT(run.outcome->summary, HasSubstr("warn.unbound_argument"));
+}
+
+// Found by an independent attacker review: a vault/update setting a 100% performance fee, its
+// body holding the fee beside a long made-up "reason" (a field the API ignores), was signed with
+// no warning: the screen's four lines of `asked` ran out inside the reason and the fee was
+// never shown. A field the action does not take is warned about and shown last, marked; every
+// field it takes is shown in full whatever else the body holds.
+TEST_F(Adversarial, AFieldTheActionDoesNotTakeIsWarnedAndHidesNoFieldItTakes) {
+  const json body = {
+      {"vault", kVault}, {"depositCap", "20000000000000"}, {"performanceFeeBps", 10000}};
+  const auto honest_fee = build("vault/update", body);
+  const auto honest_review = offline::review_request(honest_fee, policy_for(honest_fee), decoders,
+                                                     manager_->public_key(), now_s());
+  ASSERT_FALSE(honest_review.refused()) << listed(honest_review);
+  EXPECT_FALSE(has(honest_review.warnings, "warn.unknown_field"));
+  auto q = honest_fee;
+  json padded = {{"vault", kVault}, {"depositCap", "20000000000000"}};
+  padded["reason"] = std::string(
+      "Raise the deposit cap to 20,000,000 USDC as agreed with the depositors on the November "
+      "call; no other setting changes in this update; ticket OPS-4411 approved by both signers; "
+      "see the treasury channel for the minutes of the call and the vote");
+  padded["performanceFeeBps"] = 10000;
+  q.intent_json = padded.dump();
+  const auto r =
+      offline::review_request(q, policy_for(q), decoders, manager_->public_key(), now_s());
+  ASSERT_FALSE(r.refused()) << listed(r);
+  ASSERT_TRUE(has(r.warnings, "warn.unknown_field")) << listed(r);
+  EXPECT_FALSE(r.auto_approvable);
+  const std::string screen = offline::render_decision(q, r, now_s());
+  EXPECT_THAT(screen, HasSubstr("performanceFeeBps 10000")) << screen;
+  EXPECT_THAT(screen, HasSubstr("reason (NO FIELD")) << screen;
+  EXPECT_LT(screen.find("performanceFeeBps 10000"), screen.find("reason (NO FIELD")) << screen;
+  Run run = sign(q, policy_for(q));
+  ASSERT_TRUE(run.outcome.ok()) << run.outcome.error().to_string();
+  EXPECT_EQ(run.asked, 1) << "--auto-approve went past the warning";
 }
 
 TEST_F(Adversarial, AMisleadingHintIsNotShownAsFact) {

@@ -873,6 +873,16 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
   add("vault update setting a deposit cap the request leaves out",
       with_intent(h.vault_update, [](json& b) { b.erase("depositCap"); }),
       permissive(h.vault_update), "intent.amount");
+  // Fields the action does not take, which the API ignores: free text that would read as asked
+  // and push what is asked off the screen (an attacker review), and a look-alike of a field.
+  add("vault update whose body adds a long made-up reason",
+      with_intent(
+          h.vault_update,
+          [](json& b) { b["reason"] = std::string(300, 'x') + " no other setting changes"; }),
+      permissive(h.vault_update), "warn.unknown_field", Expect::kFlagged);
+  add("vault update whose body adds a field of another action",
+      with_intent(h.vault_update, [](json& b) { b["slippageBps"] = 50; }),
+      permissive(h.vault_update), "warn.unknown_field", Expect::kFlagged);
   const PublicKey other_pool = key_of("Ev1odcsBx9zUWfTrbTfPr82M5rQj25x32sApftABPjxp");
   const PublicKey attacker = sha256(Bytes{'a', 't', 't', 'a', 'c', 'k', 'e', 'r'});
 

@@ -12,7 +12,7 @@
 #include <airlock/offline/idl.h>
 #include <airlock/offline/review.h>
 #include <airlock/offline/summary.h>
-#include <airlock/online/fields.h>
+#include <airlock/formats/action_fields.h>
 
 #include "conformance_support.h"
 #include "support/helpers.h"
@@ -70,7 +70,7 @@ class AllActions : public Twin {
   std::vector<json> run(const std::string& action, const json& body) {
     advance(4000);  // a polite client: the per-address buckets refill between actions
     // airlock-online's field table agrees with what the twin builds from.
-    const auto checked = online::check_body(action, body);
+    const auto checked = check_body(action, body);
     EXPECT_TRUE(checked.ok()) << action << ": " << checked.error().to_string();
     const Reply built = post("/transactions/" + action, body);
     EXPECT_EQ(built.status, 200) << action << ": " << built.body.dump();
@@ -385,7 +385,7 @@ TEST_F(AllActions, WhatTheOnlineHalfRefusesBetweenFieldsTheApiRefusesToo) {
   };
   for (const auto& [action, body] : refused) {
     SCOPED_TRACE(action + " " + body.dump());
-    EXPECT_FALSE(online::check_body(action, body).ok());
+    EXPECT_FALSE(check_body(action, body).ok());
     advance(4000);
     const Reply built = post("/transactions/" + action, body);
     EXPECT_EQ(built.status, 400) << built.body.dump();

@@ -74,6 +74,7 @@ class FindingCode {
   static const FindingCode kWarnTransferFromManager;
   static const FindingCode kWarnUnboundAccount;
   static const FindingCode kWarnUnboundArgument;
+  static const FindingCode kWarnUnknownField;
   static const FindingCode kWarnUnpause;
   static const FindingCode kWarnUnpriced;
   static const FindingCode kWarnDepositOffSide;
@@ -142,6 +143,7 @@ inline constexpr FindingCode FindingCode::kWarnNoIntent{"warn.no_intent"};
 inline constexpr FindingCode FindingCode::kWarnTransferFromManager{"warn.transfer_from_manager"};
 inline constexpr FindingCode FindingCode::kWarnUnboundAccount{"warn.unbound_account"};
 inline constexpr FindingCode FindingCode::kWarnUnboundArgument{"warn.unbound_argument"};
+inline constexpr FindingCode FindingCode::kWarnUnknownField{"warn.unknown_field"};
 inline constexpr FindingCode FindingCode::kWarnUnpause{"warn.unpause"};
 inline constexpr FindingCode FindingCode::kWarnUnpriced{"warn.unpriced"};
 inline constexpr FindingCode FindingCode::kWarnDepositOffSide{"warn.deposit_off_side"};
@@ -202,6 +204,7 @@ inline constexpr std::array kAllFindingCodes = {&FindingCode::kPolicyActionNotAl
                                                 &FindingCode::kWarnTransferFromManager,
                                                 &FindingCode::kWarnUnboundAccount,
                                                 &FindingCode::kWarnUnboundArgument,
+                                                &FindingCode::kWarnUnknownField,
                                                 &FindingCode::kWarnUnpause,
                                                 &FindingCode::kWarnUnpriced,
                                                 &FindingCode::kWarnDepositOffSide,

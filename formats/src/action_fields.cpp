@@ -4,10 +4,10 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/common/units.h>
+#include <airlock/formats/action_fields.h>
 #include <airlock/formats/actions.h>
-#include <airlock/online/fields.h>
 
-namespace airlock::online {
+namespace airlock {
 namespace {
 
 using json = nlohmann::json;
@@ -363,4 +363,4 @@ Status check_body(std::string_view action, const json& body) {
   return check_between_fields(action, *fields, body);
 }
 
-}  // namespace airlock::online
+}  // namespace airlock

@@ -5,11 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <airlock/online/fields.h>
+#include <airlock/formats/action_fields.h>
 
 using ::testing::HasSubstr;
 
-namespace airlock::online {
+namespace airlock {
 namespace {
 
 using json = nlohmann::json;
@@ -130,4 +130,4 @@ TEST(Fields, TheRulesBetweenFieldsAreCheckedByName) {
 }
 
 }  // namespace
-}  // namespace airlock::online
+}  // namespace airlock

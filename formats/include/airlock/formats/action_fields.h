@@ -1,6 +1,8 @@
 // The builder actions' body fields (spec part 4, and the twin's builders where the spec leaves
 // them unnamed): their types and rules, so a body can be given as `--field value` flags with
-// help per action, and so every field is checked by rule before anything is sent.
+// help per action, and so every field is checked by rule before anything is sent. Both halves
+// read the one table: the offline half warns about a body field its action does not take (the
+// API ignores it) and shows it last on its screens, marked.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +14,7 @@
 
 #include <airlock/common/error.h>
 
-namespace airlock::online {
+namespace airlock {
 
 enum class FieldType {
   kPublicKey,  // base58, 32 bytes
@@ -54,4 +56,4 @@ struct Field {
 // are passed on: the API ignores unknown fields). Errors name body.<field>.
 [[nodiscard]] Status check_body(std::string_view action, const nlohmann::json& body);
 
-}  // namespace airlock::online
+}  // namespace airlock
