@@ -148,6 +148,18 @@ class StepBinder {
         // The builders set the unit limit and price only (request_units is refused with its
         // fee); a heap frame or an accounts-data limit is no builder's, and a small limit makes
         // the step fail with its fee paid.
+        // Nor does one set a limit too small for any vault instruction to run in (an attacker
+        // review had a limit of 0 auto-approved): the step could only fail, its fee paid.
+        constexpr std::uint64_t kLeastUnits = 10'000;
+        if (d.instruction == "set_compute_unit_limit") {
+          const auto units = Arguments(d.args).amount("units");
+          if (units && *units < kLeastUnits)
+            refuse(FindingCode::kIntentInstruction,
+                   "instruction " + std::to_string(i + 1) + " sets a compute-unit limit of " +
+                       std::to_string(*units) + ": no vault instruction runs in under " +
+                       std::to_string(kLeastUnits) +
+                       " units, so the step could only fail with its fee paid");
+        }
         if (d.instruction != "set_compute_unit_limit" &&
             d.instruction != "set_compute_unit_price" && d.instruction != "request_units") {
           refuse(FindingCode::kIntentInstruction,

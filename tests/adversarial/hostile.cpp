@@ -588,6 +588,22 @@ void edge_cases(const HonestBuilds& h, const Add& add) {
       add(what + " in a compute budget instruction", q, permissive(q), "intent.instruction",
           Expect::kRefused);
     }
+    // A unit limit no vault instruction runs in: the step could only fail, its fee paid.
+    for (const std::uint32_t units : {0U, 9'999U}) {
+      auto limited = ixs;
+      bool set = false;
+      for (auto& ix : limited) {
+        if (ix.program != key_of(programs::kComputeBudget) || ix.data.empty() || ix.data[0] != 2)
+          continue;
+        ix.data.resize(1);
+        for (int i = 0; i < 4; ++i) ix.data.push_back(static_cast<std::uint8_t>(units >> (8 * i)));
+        set = true;
+      }
+      if (!set) throw std::logic_error("the honest vault update sets no compute-unit limit");
+      const auto q = recompiled(h.vault_update, limited, h.manager);
+      add("a compute-unit limit of " + std::to_string(units), q, permissive(q),
+          "intent.instruction", Expect::kRefused);
+    }
     (void)tx;
   }
 
