@@ -117,7 +117,10 @@ Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion&
 // block older than the build, and older than any status cache, must be known to it. A node
 // whose ledger reaches back but which keeps no statuses answers "unknown signature" for one
 // that landed; its "not found" proves nothing. Skipped slots are passed over, a few at most.
-Status check_history(const RpcCall& call, std::uint64_t before_build) {
+// Returns that known signature: the answer that finds ours absent must find it too
+// (signature_outcome), since an endpoint spread over several backends may answer each call
+// from another.
+Result<std::string> check_history(const RpcCall& call, std::uint64_t before_build) {
   constexpr int kSlotsTried = 8;
   for (int i = 0; i < kSlotsTried; ++i) {
     const std::uint64_t slot = before_build + static_cast<std::uint64_t>(i);
@@ -144,7 +147,7 @@ Status check_history(const RpcCall& call, std::uint64_t before_build) {
                      ": it keeps no transaction history, so a signature it does not find may "
                      "still have landed; use a node that keeps transaction history");
     }
-    return {};
+    return known;
   }
   return odd("getBlock", "no block of slots " + std::to_string(before_build) + " to " +
                              std::to_string(before_build + kSlotsTried - 1) +
@@ -277,14 +280,17 @@ Result<std::optional<ChainProof>> landing_of(const RpcCall& call, const ChainQue
 
 // The proof: the signature's status on chain, and when it is not there, whether it still may
 // land (`why_dead` empty) or never can.
+// `known` is the signature of an old block the node showed it keeps (check_history): it is asked
+// in the same call, so the answer that finds ours absent is one that keeps the history.
 Result<ChainProof> signature_outcome(const RpcCall& call, const ChainQuestion& q,
-                                     const std::string& why_dead, const Views& views) {
-  AIRLOCK_TRY(
-      found, call("getSignatureStatuses",
-                  json::array({json::array({q.signature}), {{"searchTransactionHistory", true}}})));
+                                     const std::string& why_dead, const Views& views,
+                                     const std::string& known) {
+  AIRLOCK_TRY(found,
+              call("getSignatureStatuses", json::array({json::array({q.signature, known}),
+                                                        {{"searchTransactionHistory", true}}})));
   if (!found.is_object() || !found.contains("value") || !found["value"].is_array() ||
-      found["value"].size() != 1) {
-    return odd("getSignatureStatuses", "the reply has no one-entry value array");
+      found["value"].size() != 2) {
+    return odd("getSignatureStatuses", "the reply has no two-entry value array");
   }
   const json& status = found["value"][0];
   if (!status.is_null()) {
@@ -304,6 +310,16 @@ Result<ChainProof> signature_outcome(const RpcCall& call, const ChainQuestion& q
                                       : "its blockhash is not proven expired (by a node that has "
                                         "seen it, or by the build's age) and the signature is "
                                         "not on chain yet"};
+  }
+  // Absent, from an answer that keeps the history: one backend of a balanced endpoint may keep
+  // it (check_history asked that one) and another not (found by an independent fault review:
+  // a landed send proven expired, and landed again).
+  if (!found["value"][1].is_object()) {
+    return odd("getSignatureStatuses",
+               "the answer that does not find the signature does not find " + known +
+                   " either, an old signature the node showed it keeps: that answer came from "
+                   "a part of the node without the transaction history, so it proves nothing "
+                   "absent; ask again, or ask a node that is one server");
   }
   // Absent, from a view at least as new as every other answer of this proof: else a backend
   // behind the landing could be what says so.
@@ -343,11 +359,11 @@ ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout,
     AIRLOCK_TRY(landed, landing_of(call, q));
     if (landed) return *landed;
     AIRLOCK_TRY(before_build, check_node_reach(call, q, views));
-    AIRLOCK_CHECK(check_history(call, before_build));
+    AIRLOCK_TRY(known, check_history(call, before_build));
     AIRLOCK_TRY(why_dead, q.nonce_account
                               ? why_nonce_dead(call, *q.nonce_account, q.blockhash, views)
                               : why_blockhash_dead(call, q, views));
-    return signature_outcome(call, q, why_dead, views);
+    return signature_outcome(call, q, why_dead, views, known);
   };
 }
 

@@ -58,13 +58,29 @@ class ScriptedNode : public ::testing::Test {
       std::string method = call["method"];
       if (method == "isBlockhashValid")
         method += ":" + call["params"][1]["commitment"].get<std::string>();
-      if (method == "getSignatureStatuses" && call["params"][0][0] == kOldSignature)
-        method += ":history";
       if (method == "getBlock") blocks_asked_.push_back(call["params"][0].get<std::uint64_t>());
       std::lock_guard<std::mutex> lock(mutex_);
-      out.set_content(
-          json{{"jsonrpc", "2.0"}, {"id", call["id"]}, {"result", answers_.at(method)}}.dump(),
-          "application/json");
+      json result;
+      if (method == "getSignatureStatuses") {
+        // Each signature's status on its own: the old block's from the history answer (or, when
+        // asked beside another, the "in a pair" one where a test sets it), the rest from the
+        // main answer, whose context the reply takes unless only the old one is asked.
+        const json& signatures = call["params"][0];
+        const bool alone = signatures.size() == 1 && signatures[0] == kOldSignature;
+        result = answers_.at(alone ? "getSignatureStatuses:history" : "getSignatureStatuses");
+        json value = json::array();
+        for (const auto& sig : signatures) {
+          const bool paired = !alone && answers_.count("getSignatureStatuses:history-in-pair");
+          value.push_back(sig != kOldSignature ? answers_.at("getSignatureStatuses")["value"][0]
+                          : paired             ? answers_.at("getSignatureStatuses:history-in-pair")
+                                   : answers_.at("getSignatureStatuses:history")["value"][0]);
+        }
+        result["value"] = value;
+      } else {
+        result = answers_.at(method);
+      }
+      out.set_content(json{{"jsonrpc", "2.0"}, {"id", call["id"]}, {"result", result}}.dump(),
+                      "application/json");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     ASSERT_GT(port_, 0);
@@ -292,6 +308,19 @@ TEST_F(ScriptedNode, ANodeThatKeepsNoTransactionStatusesProvesNothing) {
   // minutes back at 2.5 slots a second from the finalized slot.
   ASSERT_FALSE(blocks_asked_.empty());
   EXPECT_EQ(blocks_asked_.front(), 1'000'000u - (200 + 120) * 5 / 2);
+}
+
+// Found by an independent fault review: an endpoint balancing its calls over a backend that
+// keeps history and one that does not had the history tested on the first and the signature
+// found absent on the second; the landed send was proven expired and landed again. The answer
+// that finds the signature absent must also find the old one the history was tested with.
+TEST_F(ScriptedNode, AnAbsenceFromAnAnswerWithoutTheHistoryIsNoProof) {
+  EXPECT_EQ(ask(aged(200)), Outcome::kNeverLands) << "the same node, keeping its history";
+  set("getSignatureStatuses:history-in-pair", nullptr);
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200));
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(), HasSubstr("a part of the node without the transaction "
+                                                 "history, so it proves nothing absent"));
 }
 
 TEST_F(ScriptedNode, ANodeWithNoReadableBlockBeforeTheBuildProvesNothing) {
