@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include <airlock/common/display.h>
+#include <airlock/formats/action_fields.h>
 #include <airlock/formats/density.h>
 #include <airlock/formats/files.h>
 #include <airlock/formats/qr_io.h>
 #include <airlock/online/chain.h>
-#include <airlock/formats/action_fields.h>
 #include <airlock/online/remaining.h>
 #include <airlock/online/round.h>
 #include <airlock/online/sender.h>
@@ -341,9 +341,8 @@ int run_resume(const std::vector<std::string>& args) {
   }
   auto context = send_context(*client, *journal, rpc, api_of(api));
   for (const auto& run : *runs) {
-    std::string recorded = run.api;
-    while (!recorded.empty() && recorded.back() == '/') recorded.pop_back();
-    if (recorded != api_of(api)) {
+    // The API the run was made against, however either spells its URL.
+    if (online::api_identity(run.api) != online::api_identity(api_of(api))) {
       std::cout << "run " << run.id << " (" << printable(run.action) << ") was made against "
                 << printable(run.api) << "; skipped\n";
       left_open = true;

@@ -248,37 +248,52 @@ Status get_approval(ActContext& c, const ActOptions& options, const std::string&
 
 }  // namespace
 
-Result<ActLock> ActLock::take(const std::string& api) {
+Result<ActLock> ActLock::take(const std::string& api, const std::optional<std::string>& vault) {
   const std::string dir = journal_registry_dir();
-  if (dir.empty() || dir.front() != '/') return ActLock(UniqueFd());
+  if (dir.empty() || dir.front() != '/') return ActLock({});
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  const Hash id = sha256(ByteView(reinterpret_cast<const std::uint8_t*>(api.data()), api.size()));
-  const std::string path = dir + "/act-" + to_hex(id.view().first(8)) + ".lock";
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (!fd.valid()) {
-    return Error(ErrorCode::kIo,
-                 "journal: cannot open the act lock '" + path + "': " + std::strerror(errno));
-  }
-  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    const int why = errno;
-    if (why != EWOULDBLOCK)
-      return Error(ErrorCode::kIo, "cannot lock '" + path + "': " + std::strerror(why));
-    const std::string text = lock_holder(fd.get());
-    return Error(online::errors::kUnfinished,
-                 "another act with this API is running on this machine (" +
-                     (text.empty() ? std::string("its process") : text) + ", lock '" + path +
-                     "'): what one act has in flight the next must see, so one act at a time "
-                     "builds for an API; wait for it to end and run this again");
-  }
-  if (!write_lock_holder(fd.get(), "airlock-online act"))
-    return Error(ErrorCode::kIo, "cannot write the act lock '" + path + "'");
-  return ActLock(std::move(fd));
+  std::vector<UniqueFd> held;
+  // The API's lock, then the vault's: `what` says whose in an error.
+  const auto lock = [&](const std::string& name, const std::string& key,
+                        const std::string& what) -> Status {
+    const Hash id = sha256(ByteView(reinterpret_cast<const std::uint8_t*>(key.data()), key.size()));
+    const std::string path = dir + "/" + name + to_hex(id.view().first(8)) + ".lock";
+    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (!fd.valid()) {
+      return Error(ErrorCode::kIo,
+                   "journal: cannot open the act lock '" + path + "': " + std::strerror(errno));
+    }
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+      const int why = errno;
+      if (why != EWOULDBLOCK)
+        return Error(ErrorCode::kIo, "cannot lock '" + path + "': " + std::strerror(why));
+      const std::string text = lock_holder(fd.get());
+      return Error(online::errors::kUnfinished,
+                   "another act " + what + " is running on this machine (" +
+                       (text.empty() ? std::string("its process") : text) + ", lock '" + path +
+                       "'): what one act has in flight the next must see, so one act at a "
+                       "time builds " +
+                       what + "; wait for it to end and run this again");
+    }
+    if (!write_lock_holder(fd.get(), "airlock-online act"))
+      return Error(ErrorCode::kIo, "cannot write the act lock '" + path + "'");
+    held.push_back(std::move(fd));
+    return {};
+  };
+  AIRLOCK_CHECK(lock("act-", api_identity(api), "with this API"));
+  if (vault) AIRLOCK_CHECK(lock("act-vault-", *vault, "for this vault"));
+  return ActLock(std::move(held));
 }
 
 Status act(ActContext& c, const ActOptions& options, const std::string& action, const json& body) {
-  // One act at a time for an API on this machine, whatever its journal (held to the end).
-  AIRLOCK_TRY(act_lock, ActLock::take(options.api));
+  // One act at a time for an API, and for a vault, on this machine, whatever its journal (held
+  // to the end). vault/initialize names no vault: its build makes one.
+  const std::optional<std::string> vault =
+      body.is_object() && body.contains("vault") && body["vault"].is_string()
+          ? std::optional(body["vault"].get<std::string>())
+          : std::nullopt;
+  AIRLOCK_TRY(act_lock, ActLock::take(options.api, vault));
   // Never build while an earlier run is unfinished: its signed steps may still be sent (resume
   // sends those whose tickets live) or may have landed.
   AIRLOCK_TRY(open_runs, c.journal.runs(true));
@@ -299,10 +314,11 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
   }
   // Nor while another journal of this machine has an action in flight with this API: the
   // same intent, acted under a second journal name, would be built again.
-  if (const auto elsewhere = c.journal.in_flight_elsewhere(options.api); !elsewhere.empty()) {
+  if (const auto elsewhere = c.journal.in_flight_elsewhere(options.api, vault);
+      !elsewhere.empty()) {
     return Error(online::errors::kUnfinished,
                  elsewhere.front() +
-                     ", has an action in flight with this API; run airlock-online "
+                     "; run airlock-online "
                      "resume --journal with that journal before building "
                      "anything (if it is gone for good and you know how its "
                      "steps ended, move its registry entry away knowingly: " +

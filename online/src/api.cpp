@@ -300,6 +300,33 @@ Status check_transport(const std::string& url) {
   return Error(ErrorCode::kUsage, "the URL must start with https:// (or http:// to this machine)");
 }
 
+std::string api_identity(const std::string& url) {
+  curl_global();
+  CURLU* parsed = curl_url();
+  if (parsed == nullptr) return url;
+  const auto part = [&](CURLUPart which, unsigned flags) -> std::string {
+    char* text = nullptr;
+    if (curl_url_get(parsed, which, &text, flags) != CURLUE_OK || text == nullptr) return {};
+    std::string out(text);
+    curl_free(text);
+    return out;
+  };
+  std::string identity = url;
+  if (curl_url_set(parsed, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+    const auto lower = [](std::string t) {
+      for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return t;
+    };
+    std::string path = part(CURLUPART_PATH, 0);
+    while (!path.empty() && path.back() == '/') path.pop_back();
+    const std::string query = part(CURLUPART_QUERY, 0);
+    identity = lower(part(CURLUPART_SCHEME, 0)) + "://" + lower(part(CURLUPART_HOST, 0)) + ":" +
+               part(CURLUPART_PORT, CURLU_DEFAULT_PORT) + path + (query.empty() ? "" : "?" + query);
+  }
+  curl_url_cleanup(parsed);
+  return identity;
+}
+
 Result<ApiClient> ApiClient::create(std::string base_url, ApiKey key, ClientOptions options) {
   while (!base_url.empty() && base_url.back() == '/') base_url.pop_back();
   AIRLOCK_CHECK(check_transport(base_url));

@@ -16,6 +16,7 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/formats/files.h>
+#include <airlock/online/api.h>
 #include <airlock/online/journal.h>
 
 namespace airlock::online {
@@ -195,12 +196,14 @@ struct Seal {
 
 // A seal or a registry entry: "airlock-journal ID CHANGES", and for a registry entry the name
 // the journal was last used under after it, then a line "in-flight API" for each API it has an
-// action in flight with. nullopt when the file is not there; a file that is there but
-// unreadable names no journal (an empty id), which matches none.
+// action in flight with and "in-flight-vault VAULT" for each vault such an action is for.
+// nullopt when the file is not there; a file that is there but unreadable names no journal (an
+// empty id), which matches none.
 struct Record {
   Seal seal;
   std::string path;
   std::vector<std::string> in_flight;
+  std::vector<std::string> in_flight_vaults;
 };
 
 std::optional<Record> read_record(const std::string& file) {
@@ -217,11 +220,14 @@ std::optional<Record> read_record(const std::string& file) {
       changes < 0 || used <= 0)
     return Record{};
   std::istringstream rest(text.substr(static_cast<std::size_t>(used)));
-  Record record{Seal{id, changes}, {}, {}};
+  Record record{Seal{id, changes}, {}, {}, {}};
   std::getline(rest, record.path);
   constexpr std::string_view kInFlight = "in-flight ";
+  constexpr std::string_view kInFlightVault = "in-flight-vault ";
   for (std::string line; std::getline(rest, line);) {
     if (line.rfind(kInFlight, 0) == 0) record.in_flight.push_back(line.substr(kInFlight.size()));
+    if (line.rfind(kInFlightVault, 0) == 0)
+      record.in_flight_vaults.push_back(line.substr(kInFlightVault.size()));
   }
   return record;
 }
@@ -238,6 +244,7 @@ Status write_record(const std::string& file, const Record& record, const std::st
                      std::to_string(record.seal.changes) +
                      (record.path.empty() ? "" : " " + record.path) + "\n";
   for (const auto& api : record.in_flight) line += "in-flight " + api + "\n";
+  for (const auto& vault : record.in_flight_vaults) line += "in-flight-vault " + vault + "\n";
   const auto written = files::write_atomically(
       file, ByteView(reinterpret_cast<const std::uint8_t*>(line.data()), line.size()));
   if (!written.ok()) {
@@ -578,33 +585,55 @@ Result<Journal> Journal::open_read_only(const std::string& path) {
 
 Status Journal::seal() const {
   AIRLOCK_TRY(mine, identity_of(db_));
-  AIRLOCK_CHECK(write_record(seal_path_, Record{mine, {}, {}}, "seal"));
+  AIRLOCK_CHECK(write_record(seal_path_, Record{mine, {}, {}, {}}, "seal"));
   if (registry_path_.empty()) return {};
-  // The APIs this journal has money in flight with, for every other journal's act to see.
+  // The APIs this journal has money in flight with, and the vaults it is for, for every other
+  // journal's act to see.
   Statement open(db_,
-                 "SELECT DISTINCT api FROM runs r WHERE r.state='open' OR EXISTS (SELECT 1 FROM "
+                 "SELECT api, body FROM runs r WHERE r.state='open' OR EXISTS (SELECT 1 FROM "
                  "steps s WHERE s.run_id=r.id AND s.status IN ('sending','pending','unknown')) "
                  "ORDER BY api");
   if (!open.ok()) return db_error(db_, "reading the runs in flight");
-  Record entry{mine, real_path_, {}};
+  Record entry{mine, real_path_, {}, {}};
+  const auto add = [](std::vector<std::string>& to, std::string value) {
+    if (std::find(to.begin(), to.end(), value) == to.end()) to.push_back(std::move(value));
+  };
   int rc = 0;
-  while ((rc = open.step()) == SQLITE_ROW) entry.in_flight.push_back(open.text(0));
+  while ((rc = open.step()) == SQLITE_ROW) {
+    add(entry.in_flight, open.text(0));
+    const auto body = json::parse(open.text(1), nullptr, false);
+    // A key of a line of its own: base58 text, nothing that could end the line.
+    if (body.is_object() && body.contains("vault") && body["vault"].is_string() &&
+        public_key_from_base58(body["vault"].get<std::string>()).ok())
+      add(entry.in_flight_vaults, body["vault"].get<std::string>());
+  }
   if (rc != SQLITE_DONE) return db_error(db_, "reading the runs in flight");
   return write_record(registry_path_, entry, "registry entry");
 }
 
-std::vector<std::string> Journal::in_flight_elsewhere(const std::string& api) const {
+std::vector<std::string> Journal::in_flight_elsewhere(
+    const std::string& api, const std::optional<std::string>& vault) const {
   std::vector<std::string> out;
   const std::string dir = journal_registry_dir();
   if (dir.empty() || dir.front() != '/') return out;
   auto mine = identity_of(db_);
+  const std::string asked = api_identity(api);
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const auto known = read_record(it->path().string());
     if (!known || (mine.ok() && known->seal.id == mine->id)) continue;
-    if (std::find(known->in_flight.begin(), known->in_flight.end(), api) == known->in_flight.end())
-      continue;
-    out.push_back("journal " + known->seal.id + ", last used as " + known->path);
+    // This API however it is spelt, or this vault through any API (an independent fault review
+    // landed an intent twice through "localhost" and "127.0.0.1").
+    const bool same_api =
+        std::any_of(known->in_flight.begin(), known->in_flight.end(),
+                    [&](const std::string& other) { return api_identity(other) == asked; });
+    const bool same_vault =
+        vault && std::find(known->in_flight_vaults.begin(), known->in_flight_vaults.end(),
+                           *vault) != known->in_flight_vaults.end();
+    if (!same_api && !same_vault) continue;
+    out.push_back("journal " + known->seal.id + ", last used as " + known->path + ", has an " +
+                  "action in flight " +
+                  (same_api ? "with this API" : "for vault " + *vault + " through another API"));
   }
   return out;
 }

@@ -294,10 +294,13 @@ TEST_F(ActTest, AnActionInFlightUnderAnotherJournalBuildsNothing) {
     EXPECT_THAT(again.error().message(), HasSubstr("release-a/journal.sqlite"));
   }
   EXPECT_EQ(builds(), 0U) << "nothing was built while another journal had it in flight";
-  // Another API's action in flight holds nothing here; this API's, once settled, neither.
+  // Another API's action in flight for another vault holds nothing here; this API's, once
+  // settled, neither.
   {
     auto first = online::Journal::open(elsewhere.file("release-a") + "/journal.sqlite").value();
-    ASSERT_TRUE(first.begin_run("another-api", "vault/update", update_body(), now_s()).ok());
+    json other_vault = update_body();
+    other_vault["vault"] = "Ev1odcsBx9zUWfTrbTfPr82M5rQj25x32sApftABPjxp";
+    ASSERT_TRUE(first.begin_run("another-api", "vault/update", other_vault, now_s()).ok());
     ASSERT_TRUE(first.finish_run(run, "failed", "settled by the test", now_s()).ok());
   }
   auto built = act("vault/update", update_body());
@@ -306,11 +309,50 @@ TEST_F(ActTest, AnActionInFlightUnderAnotherJournalBuildsNothing) {
   EXPECT_EQ(landed(), 1U);
 }
 
+// Found by an independent fault review: the in-flight guard and the act lock compared the API's
+// URL as text, so the same API spelt "localhost" in one journal and "127.0.0.1" in another
+// landed one intent twice. An action in flight holds its vault through any API, and an API
+// however its URL is spelt (scheme and host in any case, the default port or not, a trailing
+// slash).
+TEST_F(ActTest, AnActionInFlightHoldsItsVaultThroughAnyApiAndItsApiHoweverSpelt) {
+  airlock::test::ScratchDir elsewhere{"airlock-act-spelt"};
+  {
+    auto other = online::Journal::open(elsewhere.file("journal.sqlite")).value();
+    ASSERT_TRUE(
+        other
+            .begin_run("http://localhost:1/api/external/v1", "vault/update", update_body(), now_s())
+            .ok());
+    json other_vault = update_body();
+    other_vault["vault"] = "Ev1odcsBx9zUWfTrbTfPr82M5rQj25x32sApftABPjxp";
+    ASSERT_TRUE(other
+                    .begin_run("HTTPS://API.Example.com:443/api/external/v1/", "vault/update",
+                               other_vault, now_s())
+                    .ok());
+  }
+  auto refused = act("vault/update", update_body());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), online::errors::kUnfinished);
+  EXPECT_THAT(refused.error().message(),
+              HasSubstr(std::string("for vault ") + kVault + " through another API"));
+  EXPECT_EQ(builds(), 0U);
+  // The same API spelt otherwise, for any vault.
+  const auto found =
+      journal->in_flight_elsewhere("https://api.example.com/api/external/v1", std::nullopt);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_THAT(found[0], HasSubstr("with this API"));
+  EXPECT_TRUE(journal->in_flight_elsewhere("https://api.example.com/api/external/v2", std::nullopt)
+                  .empty());
+  EXPECT_EQ(online::api_identity("HTTPS://API.Example.com:443/api/external/v1/"),
+            online::api_identity("https://api.example.com/api/external/v1"));
+  EXPECT_NE(online::api_identity("https://api.example.com:8443/api/external/v1"),
+            online::api_identity("https://api.example.com/api/external/v1"));
+}
+
 // Two acts started together under two journals would each see nothing in flight in the
 // registry and both build the same intent: one act at a time runs for an API on this machine.
 TEST_F(ActTest, OneActAtATimeBuildsForAnApi) {
   {
-    auto other = online::ActLock::take(api_name());  // another act with this API, running
+    auto other = online::ActLock::take(api_name(), std::nullopt);  // another act, running
     ASSERT_TRUE(other.ok()) << other.error().to_string();
     auto refused = act("vault/update", update_body());
     ASSERT_FALSE(refused.ok());
@@ -318,15 +360,21 @@ TEST_F(ActTest, OneActAtATimeBuildsForAnApi) {
     EXPECT_THAT(refused.error().message(), HasSubstr("another act with this API is running"));
     EXPECT_THAT(refused.error().message(), HasSubstr("pid"));
     EXPECT_EQ(builds(), 0U);
-    // Another API's act holds nothing here.
-    auto elsewhere = online::ActLock::take("another-api");
+    // Another API's act for another vault holds nothing here; for this vault, it does.
+    auto elsewhere =
+        online::ActLock::take("another-api", "Ev1odcsBx9zUWfTrbTfPr82M5rQj25x32sApftABPjxp");
     ASSERT_TRUE(elsewhere.ok()) << elsewhere.error().to_string();
+    auto same_vault = online::ActLock::take("a-third-api", std::string(kVault));
+    ASSERT_TRUE(same_vault.ok()) << same_vault.error().to_string();
+    auto through_other = online::ActLock::take("a-fourth-api", std::string(kVault));
+    ASSERT_FALSE(through_other.ok());
+    EXPECT_THAT(through_other.error().message(), HasSubstr("another act for this vault"));
   }
   auto built = act("vault/update", update_body());
   ASSERT_TRUE(built.ok()) << built.error().to_string() << "\n" << log.str();
   EXPECT_EQ(builds(), 1U);
   // Released when act returns: the next one runs.
-  auto again = online::ActLock::take(api_name());
+  auto again = online::ActLock::take(api_name(), std::string(kVault));
   EXPECT_TRUE(again.ok());
 }
 

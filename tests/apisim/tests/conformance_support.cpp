@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include <airlock/apisim/world.h>
 #include <airlock/common/hash.h>
@@ -236,6 +237,19 @@ void Twin::SetUp() {
   // test's, and sharing the user's pacing file with other tests running at once would make them
   // wait on each other in real time. (PacingTest covers the shared file.)
   ::setenv("AIRLOCK_PACE_FILE", "none", 0);
+  // Each test its own journal registry, a folder in the process's (tests/support/helpers.cpp):
+  // an action one test leaves in flight for the twin's vault must not hold the next test's act,
+  // which refuses to build for a vault another journal has in flight.
+  static const std::string process_registry = [] {
+    const char* r = std::getenv("AIRLOCK_JOURNAL_REGISTRY");
+    return std::string(r == nullptr ? "" : r);
+  }();
+  if (!process_registry.empty()) {
+    static int tests = 0;
+    const std::string own = process_registry + "/test-" + std::to_string(++tests);
+    std::filesystem::create_directories(own);
+    ::setenv("AIRLOCK_JOURNAL_REGISTRY", own.c_str(), 1);
+  }
   auto world = load_world_file(AIRLOCK_APISIM_DEMO_FIXTURES);
   ASSERT_TRUE(world.ok()) << world.error().to_string();
   ServiceOptions options;

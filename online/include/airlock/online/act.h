@@ -102,18 +102,20 @@ struct ActContext {
                                                     std::ostream& log,
                                                     std::string_view command_options = {});
 
-// Held by act for its whole run: one act at a time for an API on this machine, whatever journal
-// each uses. With the registry's lists of what each journal has in flight
-// (Journal::in_flight_elsewhere), two acts started together under two journals cannot both see
-// nothing in flight and build the same intent. Without a registry folder it holds nothing.
+// Held by act for its whole run: one act at a time for an API on this machine (however its URL
+// is spelt, api_identity) and for a vault (through any API), whatever journal each uses. With
+// the registry's lists of what each journal has in flight (Journal::in_flight_elsewhere), two
+// acts started together under two journals cannot both see nothing in flight and build the
+// same intent. Without a registry folder it holds nothing.
 class ActLock {
  public:
-  // Takes the lock without waiting; fails naming the holder when another act has it.
-  [[nodiscard]] static Result<ActLock> take(const std::string& api);
+  // Takes the locks without waiting; fails naming the holder when another act has one.
+  [[nodiscard]] static Result<ActLock> take(const std::string& api,
+                                            const std::optional<std::string>& vault);
 
  private:
-  explicit ActLock(UniqueFd fd) : fd_(std::move(fd)) {}
-  UniqueFd fd_;
+  explicit ActLock(std::vector<UniqueFd> fds) : fds_(std::move(fds)) {}
+  std::vector<UniqueFd> fds_;
 };
 
 }  // namespace airlock::online

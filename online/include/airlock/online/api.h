@@ -135,6 +135,12 @@ class ApiClient {
 // Checks a URL for the transport rule: https://, or http:// to this machine only.
 [[nodiscard]] Status check_transport(const std::string& url);
 
+// An API's base URL as one text for every spelling of it (the scheme and host in lower case,
+// the port always, no trailing slash): what the journals' in-flight lists and the act lock
+// compare, so "HTTPS://Host:443/x/" and "https://host/x" are one API. A URL libcurl cannot
+// parse is itself.
+[[nodiscard]] std::string api_identity(const std::string& url);
+
 // A JSON-RPC call to a Solana RPC node (for lookup tables). Same transport rule.
 [[nodiscard]] Result<json> rpc_call(const std::string& rpc_url, const std::string& method,
                                     const json& params,

@@ -150,11 +150,14 @@ class Journal {
   // any open run: while there are any, nothing may be built.
   [[nodiscard]] Result<std::vector<JournalStep>> unresolved() const;
 
-  // Other journals of this machine's registry with an action in flight with `api` (an open run,
-  // or a step whose outcome is open): "journal ID, last used as PATH" for each. Money in flight
-  // is the machine's, not one journal's: a second journal name (another --journal, a symlinked
-  // folder switched to another release) would otherwise build the same intent again.
-  [[nodiscard]] std::vector<std::string> in_flight_elsewhere(const std::string& api) const;
+  // Other journals of this machine's registry with an action in flight (an open run, or a step
+  // whose outcome is open) with `api`, however its URL is spelt (api_identity), or for `vault`
+  // through any API: "journal ID, last used as PATH, has an action in flight ..." for each.
+  // Money in flight is the machine's, not one journal's: a second journal name (another
+  // --journal, a symlinked folder switched to another release) or another spelling of the
+  // API's URL would otherwise build the same intent again.
+  [[nodiscard]] std::vector<std::string> in_flight_elsewhere(
+      const std::string& api, const std::optional<std::string>& vault) const;
 
  private:
   explicit Journal(sqlite3* db) : db_(db) {}
