@@ -129,8 +129,15 @@ Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now,
         return std::nullopt;
       return st.metadata[name].get<std::uint64_t>();
     };
+    // The API's clock moves the build later by at most ten minutes: one far ahead (an API that
+    // lies, or is simply wrong) would otherwise hold the step open for as long as it is wrong
+    // (found by an independent fault review: a day ahead, a day open). A clock of this machine
+    // more than ten minutes behind at the build is left as that much uncorrected.
+    constexpr std::int64_t kMostApiCorrection = 600;
     if (st.metadata.contains("apiBuildDate") && st.metadata["apiBuildDate"].is_number_integer())
-      q.built_unix = std::max(q.built_unix, st.metadata["apiBuildDate"].get<std::int64_t>());
+      q.built_unix =
+          std::max(q.built_unix, std::min(st.metadata["apiBuildDate"].get<std::int64_t>(),
+                                          q.built_unix + kMostApiCorrection));
     q.last_valid_block_height = unsigned_at("lastValidBlockHeight");
     q.build_slot = unsigned_at("nodeBuildSlot");
     if (st.metadata.contains("nodeGenesisHash") && st.metadata["nodeGenesisHash"].is_string())

@@ -806,6 +806,13 @@ TEST_F(AtMostOnce, TheApisClockAtTheBuildPlacesABuildThisClockRecordedEarly) {
   auto earlier = online::chain_question(st, now_s() - 300, b);
   ASSERT_TRUE(earlier.ok());
   EXPECT_EQ(earlier->built_unix, std::max(st.built_at, now_s() - 300 - earlier->elapsed_seconds));
+  // Found by an independent fault review: an API clock a day ahead held the step open a day
+  // (no node's block could be made 180 s after a build it placed a day late). It moves the build
+  // by ten minutes at most.
+  st.metadata["apiBuildDate"] = st.built_at + 86'400;
+  auto ahead = online::chain_question(st, now_s() - 300, b);
+  ASSERT_TRUE(ahead.ok());
+  EXPECT_EQ(ahead->built_unix, std::max(st.built_at, now_s() - 300 - ahead->elapsed_seconds) + 600);
 }
 
 // The build reply is the API's: a `buildBoot` field in it is not this machine's measure.
