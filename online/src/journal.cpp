@@ -622,6 +622,22 @@ std::vector<std::string> Journal::in_flight_elsewhere(
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const auto known = read_record(it->path().string());
     if (!known || (mine.ok() && known->seal.id == mine->id)) continue;
+    // An entry counting fewer changes than the journal's own seal is older than the journal:
+    // the registry folder put back from an earlier copy (found by an independent fault review:
+    // a step sending was no longer listed, and another journal built the intent again), or a
+    // crash between the seal and the entry. What the journal has in flight is then unknown here.
+    if (!known->path.empty()) {
+      const auto sealed = read_seal(known->path + ".seal");
+      if (sealed && sealed->id == known->seal.id && sealed->changes > known->seal.changes) {
+        out.push_back("journal " + known->seal.id + ", last used as " + known->path +
+                      ", has changes its registry entry does not count (" +
+                      std::to_string(sealed->changes) + " sealed, " +
+                      std::to_string(known->seal.changes) +
+                      " in the entry: the registry folder is older than the journal), so what "
+                      "it has in flight is unknown");
+        continue;
+      }
+    }
     // This API however it is spelt, or this vault through any API (an independent fault review
     // landed an intent twice through "localhost" and "127.0.0.1").
     const bool same_api =

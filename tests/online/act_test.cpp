@@ -1,7 +1,10 @@
 // The act loop (online/act.h) against the twin, with the offline half replaced by a courier that
 // signs in process: every way a round can end, asserted from the twin's counters (builds, sends,
 // landings) and the journal. The twin's clock is frozen; the loop's sleeps advance it.
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -346,6 +349,35 @@ TEST_F(ActTest, AnActionInFlightHoldsItsVaultThroughAnyApiAndItsApiHoweverSpelt)
             online::api_identity("https://api.example.com/api/external/v1"));
   EXPECT_NE(online::api_identity("https://api.example.com:8443/api/external/v1"),
             online::api_identity("https://api.example.com/api/external/v1"));
+}
+
+// Found by an independent fault review: the registry folder put back from a copy made before
+// another journal's action (the journals untouched) no longer listed that action in flight,
+// and act under this journal built and landed the intent again. An entry that counts fewer
+// changes than its journal's own seal is older than the journal: what that journal has in
+// flight is unknown, and nothing is built.
+TEST_F(ActTest, ARegistryEntryOlderThanItsJournalBuildsNothing) {
+  airlock::test::ScratchDir elsewhere{"airlock-act-rolled"};
+  const std::string registry = std::getenv("AIRLOCK_JOURNAL_REGISTRY");
+  const auto entries = [&] {
+    std::map<std::string, std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator(registry))
+      out[e.path().string()] = airlock::test::text_of(e.path().string()).value_or("");
+    return out;
+  };
+  { auto other = online::Journal::open(elsewhere.file("journal.sqlite")).value(); }
+  const auto before = entries();  // the registry as a backup would hold it
+  {
+    auto other = online::Journal::open(elsewhere.file("journal.sqlite")).value();
+    ASSERT_TRUE(other.begin_run(api_name(), "vault/update", update_body(), now_s()).ok());
+  }
+  for (const auto& [path, text] : before) std::ofstream(path, std::ios::trunc) << text;
+  auto refused = act("vault/update", update_body());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), online::errors::kUnfinished);
+  EXPECT_THAT(refused.error().message(),
+              HasSubstr("has changes its registry entry does not count"));
+  EXPECT_EQ(builds(), 0U);
 }
 
 // Two acts started together under two journals would each see nothing in flight in the
