@@ -16,19 +16,23 @@ constexpr std::int64_t kMinBin = -443636;
 constexpr std::int64_t kMaxBin = 443636;
 
 Field key(std::string name, std::string help) {
-  return {std::move(name), FieldType::kPublicKey, std::move(help), 0, 0, {}};
+  return {std::move(name), FieldType::kPublicKey, std::move(help), 0, 0, {}, {}};
 }
 Field amount(std::string name, std::string help) {
-  return {std::move(name), FieldType::kAmount, std::move(help), 0, 0, {}};
+  return {std::move(name), FieldType::kAmount, std::move(help), 0, 0, {}, {}};
 }
 Field integer(std::string name, std::int64_t min, std::int64_t max, std::string help) {
-  return {std::move(name), FieldType::kInteger, std::move(help), min, max, {}};
+  return {std::move(name), FieldType::kInteger, std::move(help), min, max, {}, {}};
 }
 Field choice(std::string name, std::vector<std::string> choices, std::string help) {
-  return {std::move(name), FieldType::kChoice, std::move(help), 0, 0, std::move(choices)};
+  return {std::move(name), FieldType::kChoice, std::move(help), 0, 0, std::move(choices), {}};
 }
 Field of(std::string name, FieldType type, std::string help) {
-  return {std::move(name), type, std::move(help), 0, 0, {}};
+  return {std::move(name), type, std::move(help), 0, 0, {}, {}};
+}
+// A JSON field whose objects (or its list's objects) hold these members.
+Field objects(std::string name, std::vector<std::string> members, std::string help) {
+  return {std::move(name), FieldType::kJson, std::move(help), 0, 0, {}, std::move(members)};
 }
 
 Field vault() { return key("vault", "the vault acted on"); }
@@ -103,14 +107,15 @@ void add_pool_fields(Table& t) {
         bin("cursorBinId", "resume after the last confirmed range")}},
       {"dlmm/zap-out/swap",
        {vault(),
-        of("sources", FieldType::kJson,
-           "JSON: 1 or 2 of {\"mint\", \"balanceBefore\", \"closeWhenEmpty\"} (from next.body)"),
+        objects(
+            "sources", {"mint", "balanceBefore", "closeWhenEmpty"},
+            "JSON: 1 or 2 of {\"mint\", \"balanceBefore\", \"closeWhenEmpty\"} (from next.body)"),
         slippage()}},
       {"dlmm/limit-order/place",
        {vault(), key("lbPair", "the liquidity pool"),
         choice("side", {"bid", "ask"}, "bid buys token X, ask sells it"),
-        of("bins", FieldType::kJson,
-           "JSON: 1 to 70 of {\"binId\": N, \"amount\": \"base units\"}")}},
+        objects("bins", {"binId", "amount"},
+                "JSON: 1 to 70 of {\"binId\": N, \"amount\": \"base units\"}")}},
       {"dlmm/limit-order/cancel", {vault(), key("limitOrder", "the order to cancel")}},
   });
 }
@@ -127,13 +132,14 @@ void add_perp_fields(Table& t) {
         choice("side", {"long", "short"}, "the position's side"),
         of("size", FieldType::kDecimal, "whole asset units, rounded down to base lots"),
         of("reduceOnly", FieldType::kBool, "only reduce an open position"),
-        of("order", FieldType::kJson,
-           "JSON: {\"type\": \"limit\"|\"market\", \"price\": \"USD\", \"postOnly\": bool}")}},
+        objects("order", {"type", "price", "postOnly"},
+                "JSON: {\"type\": \"limit\"|\"market\", \"price\": \"USD\", \"postOnly\": bool}")}},
       {"perp/cancel",
        {vault(), of("symbol", FieldType::kText, "market symbol"),
-        of("orders", FieldType::kJson,
-           "all, or JSON: up to 20 of {\"priceInTicks\", \"orderSequenceNumber\"} from the perp "
-           "read")}},
+        objects(
+            "orders", {"priceInTicks", "orderSequenceNumber"},
+            "all, or JSON: up to 20 of {\"priceInTicks\", \"orderSequenceNumber\"} from the perp "
+            "read")}},
       {"perp/sweep", {vault()}},
   });
 }
@@ -258,6 +264,48 @@ Status check_field(const Field& f, const json& v, const std::string& where) {
 const std::vector<std::string>& builder_actions() {
   static const std::vector<std::string> actions(kBuilderActions.begin(), kBuilderActions.end());
   return actions;
+}
+
+bool takes_path(std::string_view action, std::string_view path) {
+  const std::vector<Field>* fields = action_fields(action);
+  if (fields == nullptr) return true;
+  const std::size_t end = std::min(path.find('.'), path.find('['));
+  const std::string_view name = path.substr(0, end);
+  const auto f = std::find_if(fields->begin(), fields->end(),
+                              [&](const Field& field) { return field.name == name; });
+  if (f == fields->end()) return false;
+  std::string_view rest = end == std::string_view::npos ? std::string_view() : path.substr(end);
+  if (!rest.empty() && rest.front() == '[') {  // one element of a list
+    const std::size_t close = rest.find(']');
+    if (close == std::string_view::npos) return false;
+    rest.remove_prefix(close + 1);
+  }
+  if (rest.empty()) return true;
+  if (rest.front() != '.') return false;
+  rest.remove_prefix(1);
+  if (rest.find_first_of(".[") != std::string_view::npos) return false;  // deeper than a member
+  return std::find(f->members.begin(), f->members.end(), rest) != f->members.end();
+}
+
+namespace {
+void leaves_of(const nlohmann::ordered_json& v, const std::string& path,
+               std::vector<std::string>& out) {
+  if (v.is_object() && !v.empty()) {
+    for (const auto& item : v.items())
+      leaves_of(item.value(), path.empty() ? item.key() : path + "." + item.key(), out);
+  } else if (v.is_array() && !v.empty()) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      leaves_of(v[i], path + "[" + std::to_string(i) + "]", out);
+  } else {
+    out.push_back(path);
+  }
+}
+}  // namespace
+
+std::vector<std::string> leaf_paths(const nlohmann::ordered_json& body) {
+  std::vector<std::string> out;
+  if (body.is_object()) leaves_of(body, "", out);
+  return out;
 }
 
 const std::vector<Field>* action_fields(std::string_view action) {

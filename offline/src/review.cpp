@@ -226,17 +226,27 @@ class Reviewer {
   // field is warned about, and the screens show it last and marked (summary.cpp). An action
   // beyond the builder's has no table: its descriptor's rules are what read its body.
   void unknown_fields() {
-    const std::vector<Field>* fields = action_fields(q_.action);
-    if (fields == nullptr) return;
-    std::string names;
-    for (const auto& [name, value] : intent_.items()) {
-      const bool known = std::any_of(fields->begin(), fields->end(),
-                                     [&](const Field& f) { return f.name == name; });
-      if (!known) names += (names.empty() ? "" : ", ") + printable(name);
+    if (action_fields(q_.action) == nullptr) return;
+    std::vector<std::string> names;
+    for (const auto& path : leaf_paths(intent_)) {
+      if (takes_path(q_.action, path)) continue;
+      // A list's elements each once: "bins[].note".
+      std::string name;
+      for (std::size_t i = 0; i < path.size(); ++i) {
+        if (path[i] != '[') {
+          name += path[i];
+          continue;
+        }
+        name += "[]";
+        while (i < path.size() && path[i] != ']') ++i;
+      }
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
     if (names.empty()) return;
+    std::string listed;
+    for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + printable(n);
     warn(FindingCode::kWarnUnknownField,
-         "the build request holds " + names + ", which " + q_.action +
+         "the build request holds " + listed + ", which " + q_.action +
              " does not take: the API ignores a field it does not know, so it says nothing of "
              "what is signed (shown last, marked)");
   }

@@ -491,11 +491,7 @@ constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
 // Whether the action takes the field a leaf is in (the field table both halves share); an
 // action beyond the builder's has no table, and its descriptor's rules are what read its body.
 bool takes(const envelope::SignRequest& q, const Leaf& leaf) {
-  const std::vector<Field>* fields = action_fields(q.action);
-  if (fields == nullptr) return true;
-  const std::string name = leaf.path.substr(0, leaf.path.find_first_of(".["));
-  return std::any_of(fields->begin(), fields->end(),
-                     [&](const Field& f) { return f.name == name; });
+  return takes_path(q.action, leaf.path);
 }
 
 // What the manager asked, for the `asked` line, in two parts: the fields the action takes, each

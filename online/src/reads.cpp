@@ -23,7 +23,7 @@ Error usage(const std::string& field, const std::string& rule) {
 // A required argument checked by the same rules as the builder fields (fields.h).
 Status check_arg(const std::string& name, FieldType type, const std::optional<std::string>& value) {
   if (!value) return usage(name, "is required");
-  return check_field(Field{name, type, "", 0, 0, {}}, *value, name);
+  return check_field(Field{name, type, "", 0, 0, {}, {}}, *value, name);
 }
 
 Status check_key(const std::string& name, const std::optional<std::string>& value) {

@@ -899,6 +899,21 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
   add("vault update whose body adds a field of another action",
       with_intent(h.vault_update, [](json& b) { b["slippageBps"] = 50; }),
       permissive(h.vault_update), "warn.unknown_field", Expect::kFlagged);
+  // A member the API does not take inside a list of objects (a second attacker review had a
+  // note in each bin read as the order's total, pushing a real amount off the screen).
+  add("limit order whose bins each carry a made-up note",
+      with_intent(h.limit_order,
+                  [](json& b) {
+                    for (auto& bin : b["bins"])
+                      bin["note"] = "order total 1 USDC: the amounts below are in micro-USDC";
+                  }),
+      permissive(h.limit_order), "warn.unknown_field", Expect::kFlagged);
+  add("limit order whose bins nest an object",
+      with_intent(h.limit_order,
+                  [](json& b) {
+                    b["bins"][0]["amount2"] = {{"amount", "1"}};
+                  }),
+      permissive(h.limit_order), "warn.unknown_field", Expect::kFlagged);
   const PublicKey other_pool = key_of("Ev1odcsBx9zUWfTrbTfPr82M5rQj25x32sApftABPjxp");
   const PublicKey attacker = sha256(Bytes{'a', 't', 't', 'a', 'c', 'k', 'e', 'r'});
 

@@ -129,5 +129,30 @@ TEST(Fields, TheRulesBetweenFieldsAreCheckedByName) {
             "ok");
 }
 
+// What a body may hold, leaf by leaf (the offline half's warn.unknown_field and NO FIELD): a
+// field, an element of a list field, a member the field's objects hold; nothing deeper, no
+// other member, no field of another action.
+TEST(Fields, ABodyLeafIsTheApisOnlyWhereItsFieldAndMemberAre) {
+  EXPECT_TRUE(takes_path("dlmm/limit-order/place", "bins[3].amount"));
+  EXPECT_TRUE(takes_path("dlmm/limit-order/place", "bins[0].binId"));
+  EXPECT_TRUE(takes_path("dlmm/limit-order/place", "bins"));  // an empty list
+  EXPECT_FALSE(takes_path("dlmm/limit-order/place", "bins[0].note"));
+  EXPECT_FALSE(takes_path("dlmm/limit-order/place", "bins[0].amount.x"));
+  EXPECT_FALSE(takes_path("dlmm/limit-order/place", "bins[0][1]"));
+  EXPECT_FALSE(takes_path("dlmm/limit-order/place", "slippageBps"));
+  EXPECT_TRUE(takes_path("perp/order", "order.price"));
+  EXPECT_FALSE(takes_path("perp/order", "order.leverage"));
+  EXPECT_TRUE(takes_path("perp/cancel", "orders"));  // "all"
+  EXPECT_TRUE(takes_path("perp/cancel", "orders[1].orderSequenceNumber"));
+  EXPECT_TRUE(takes_path("dlmm/zap-out/swap", "sources[0].closeWhenEmpty"));
+  EXPECT_FALSE(takes_path("vault/update", "depositCap.value"));
+  EXPECT_FALSE(takes_path("vault/update", "reason"));
+  EXPECT_TRUE(takes_path("voltr/deposit-strategy", "anything"));  // no table: its descriptor's
+  const auto body = nlohmann::ordered_json::parse(
+      R"({"vault":"v","bins":[{"binId":1,"amount":"2"}],"order":{},"orders":[]})");
+  EXPECT_EQ(leaf_paths(body), (std::vector<std::string>{"vault", "bins[0].binId", "bins[0].amount",
+                                                        "order", "orders"}));
+}
+
 }  // namespace
 }  // namespace airlock

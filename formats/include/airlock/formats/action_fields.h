@@ -33,6 +33,8 @@ struct Field {
   std::string help;
   std::int64_t min = 0, max = 0;     // kInteger
   std::vector<std::string> choices;  // kChoice
+  // kJson: the members each object of it (or of its list) may hold; no other is the API's.
+  std::vector<std::string> members;
 };
 
 // The 28 actions in the spec's order.
@@ -51,6 +53,17 @@ struct Field {
 
 // A flag's text as the field's JSON value, or a usage error naming --flag and the rule.
 [[nodiscard]] Result<nlohmann::json> field_value(const Field& field, const std::string& text);
+
+// Whether the action takes a body leaf at `path`, written as the screens write it: a field
+// ("amount"), an element of a list field ("orders[0]"), or a member the field's objects may hold
+// ("bins[2].amount", "order.price"). Anything deeper, a member the field does not list, or a
+// field the action does not have is not the API's: it ignores it, so it says nothing of what is
+// built. True for an action with no table (one beyond the builder's).
+[[nodiscard]] bool takes_path(std::string_view action, std::string_view path);
+
+// The leaves of a body as takes_path reads their paths, in the body's order (an empty object or
+// list is a leaf of its own).
+[[nodiscard]] std::vector<std::string> leaf_paths(const nlohmann::ordered_json& body);
 
 // Checks every known field present in `body` against its rule (fields the table does not know
 // are passed on: the API ignores unknown fields). Errors name body.<field>.
