@@ -68,6 +68,18 @@ std::optional<BlockhashLife> blockhash_life(const std::string& rpc_url, const Ha
       rpc_call(rpc_url, "getLatestBlockhash", json::array({{{"commitment", "processed"}}}));
   auto height = rpc_call(rpc_url, "getBlockHeight", json::array({{{"commitment", "processed"}}}));
   if (!latest.ok() || !height.ok() || !height->is_number_unsigned()) return std::nullopt;
+  // And the newest blockhash from a view at least as new as the one that saw the build's: an
+  // endpoint spread over backends may answer each call from another, and one behind would give
+  // an older blockhash whose height is below the build's (found by an independent fault review:
+  // a bound under the build's own height, a landed send proven dead, the intent landed twice).
+  const auto context_slot = [](const json& reply) -> std::optional<std::uint64_t> {
+    if (!reply.is_object() || !reply.contains("context") || !reply["context"].is_object() ||
+        !reply["context"].contains("slot") || !reply["context"]["slot"].is_number_unsigned())
+      return std::nullopt;
+    return reply["context"]["slot"].get<std::uint64_t>();
+  };
+  const auto seen_at = context_slot(*seen), latest_at = context_slot(*latest);
+  if (!seen_at || !latest_at || *latest_at < *seen_at) return std::nullopt;
   const json* value =
       latest->is_object() && latest->contains("value") ? &(*latest)["value"] : nullptr;
   if (value == nullptr || !value->is_object() || !value->contains("lastValidBlockHeight") ||

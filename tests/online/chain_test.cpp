@@ -12,6 +12,9 @@
 
 #include <airlock/common/bytes.h>
 #include <airlock/online/chain.h>
+#include <airlock/online/round.h>
+
+#include "support/vectors.h"
 
 using ::testing::HasSubstr;
 
@@ -321,6 +324,32 @@ TEST_F(ScriptedNode, AnAbsenceFromAnAnswerWithoutTheHistoryIsNoProof) {
   ASSERT_FALSE(proof.ok());
   EXPECT_THAT(proof.error().message(), HasSubstr("a part of the node without the transaction "
                                                  "history, so it proves nothing absent"));
+}
+
+// Found by an independent fault review: at the build, an endpoint balancing its calls answered
+// isBlockhashValid from a current backend and getLatestBlockhash from one 100 s behind, whose
+// older blockhash's last valid height (below the build's own) was recorded as the build's bound;
+// later the lagging backend proved the landed send dead by it. The newest blockhash is taken
+// only from a view at least as new as the one that saw the build's.
+TEST_F(ScriptedNode, ABuildsHeightIsRecordedOnlyFromAViewThatHadSeenItsBlockhash) {
+  const json vector = airlock::test::vector_named("solana-v0-transactions.json", "transfer");
+  const json reply = {
+      {"vault", "CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT"},
+      {"result", json::array({{{"transaction", vector["unsigned_tx_base64"]}, {"ticket", "t"}}})}};
+  set("isBlockhashValid:processed", {{"context", {{"slot", kNodeSlot}}}, {"value", true}});
+  set("getBlockHeight", 900'000);
+  const auto recorded = [&](std::uint64_t latest_slot) {
+    set("getLatestBlockhash",
+        {{"context", {{"slot", latest_slot}}},
+         {"value", {{"blockhash", kBlockhash}, {"lastValidBlockHeight", 900'100}}}});
+    auto round = prepare_round("vault/claim-fee",
+                               {{"vault", "CVQ98jrMu9QDgQePvxX2XXugjGHgwGcPu5scmMiKY3hT"}}, reply,
+                               "http://127.0.0.1:" + std::to_string(port_) + "/rpc", 1'800'000'000);
+    EXPECT_TRUE(round.ok()) << round.error().to_string();
+    return round.ok() ? round->last_valid_block_height : std::nullopt;
+  };
+  EXPECT_EQ(recorded(kNodeSlot), std::optional<std::uint64_t>(900'100));
+  EXPECT_EQ(recorded(kNodeSlot - 250), std::nullopt) << "a view behind the one that saw it";
 }
 
 TEST_F(ScriptedNode, ANodeWithNoReadableBlockBeforeTheBuildProvesNothing) {
