@@ -314,7 +314,8 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
   }
   // Nor while another journal of this machine has an action in flight with this API: the
   // same intent, acted under a second journal name, would be built again.
-  if (const auto elsewhere = c.journal.in_flight_elsewhere(options.api, vault);
+  if (const auto elsewhere =
+          c.journal.in_flight_elsewhere(options.api, vault, intent_id(action, body));
       !elsewhere.empty()) {
     return Error(online::errors::kUnfinished,
                  elsewhere.front() +

@@ -317,10 +317,13 @@ std::string api_identity(const std::string& url) {
       for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       return t;
     };
+    // This machine however it is named: "localhost", 127.0.0.1 (any 127.x address), ::1.
+    std::string host = lower(part(CURLUPART_HOST, 0));
+    if (host == "localhost" || host.rfind("127.", 0) == 0 || host == "[::1]") host = "loopback";
     std::string path = part(CURLUPART_PATH, 0);
     while (!path.empty() && path.back() == '/') path.pop_back();
     const std::string query = part(CURLUPART_QUERY, 0);
-    identity = lower(part(CURLUPART_SCHEME, 0)) + "://" + lower(part(CURLUPART_HOST, 0)) + ":" +
+    identity = lower(part(CURLUPART_SCHEME, 0)) + "://" + host + ":" +
                part(CURLUPART_PORT, CURLU_DEFAULT_PORT) + path + (query.empty() ? "" : "?" + query);
   }
   curl_url_cleanup(parsed);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <airlock/common/bytes.h>
+#include <airlock/common/hash.h>
 #include <airlock/formats/files.h>
 #include <airlock/online/api.h>
 #include <airlock/online/journal.h>
@@ -204,6 +205,7 @@ struct Record {
   std::string path;
   std::vector<std::string> in_flight;
   std::vector<std::string> in_flight_vaults;
+  std::vector<std::string> in_flight_intents;  // intent_id of each
 };
 
 std::optional<Record> read_record(const std::string& file) {
@@ -220,14 +222,17 @@ std::optional<Record> read_record(const std::string& file) {
       changes < 0 || used <= 0)
     return Record{};
   std::istringstream rest(text.substr(static_cast<std::size_t>(used)));
-  Record record{Seal{id, changes}, {}, {}, {}};
+  Record record{Seal{id, changes}, {}, {}, {}, {}};
   std::getline(rest, record.path);
   constexpr std::string_view kInFlight = "in-flight ";
   constexpr std::string_view kInFlightVault = "in-flight-vault ";
+  constexpr std::string_view kInFlightIntent = "in-flight-intent ";
   for (std::string line; std::getline(rest, line);) {
     if (line.rfind(kInFlight, 0) == 0) record.in_flight.push_back(line.substr(kInFlight.size()));
     if (line.rfind(kInFlightVault, 0) == 0)
       record.in_flight_vaults.push_back(line.substr(kInFlightVault.size()));
+    if (line.rfind(kInFlightIntent, 0) == 0)
+      record.in_flight_intents.push_back(line.substr(kInFlightIntent.size()));
   }
   return record;
 }
@@ -245,6 +250,7 @@ Status write_record(const std::string& file, const Record& record, const std::st
                      (record.path.empty() ? "" : " " + record.path) + "\n";
   for (const auto& api : record.in_flight) line += "in-flight " + api + "\n";
   for (const auto& vault : record.in_flight_vaults) line += "in-flight-vault " + vault + "\n";
+  for (const auto& intent : record.in_flight_intents) line += "in-flight-intent " + intent + "\n";
   const auto written = files::write_atomically(
       file, ByteView(reinterpret_cast<const std::uint8_t*>(line.data()), line.size()));
   if (!written.ok()) {
@@ -585,16 +591,17 @@ Result<Journal> Journal::open_read_only(const std::string& path) {
 
 Status Journal::seal() const {
   AIRLOCK_TRY(mine, identity_of(db_));
-  AIRLOCK_CHECK(write_record(seal_path_, Record{mine, {}, {}, {}}, "seal"));
+  AIRLOCK_CHECK(write_record(seal_path_, Record{mine, {}, {}, {}, {}}, "seal"));
   if (registry_path_.empty()) return {};
   // The APIs this journal has money in flight with, and the vaults it is for, for every other
   // journal's act to see.
-  Statement open(db_,
-                 "SELECT api, body FROM runs r WHERE r.state='open' OR EXISTS (SELECT 1 FROM "
-                 "steps s WHERE s.run_id=r.id AND s.status IN ('sending','pending','unknown')) "
-                 "ORDER BY api");
+  Statement open(
+      db_,
+      "SELECT api, body, action FROM runs r WHERE r.state='open' OR EXISTS (SELECT 1 FROM "
+      "steps s WHERE s.run_id=r.id AND s.status IN ('sending','pending','unknown')) "
+      "ORDER BY api");
   if (!open.ok()) return db_error(db_, "reading the runs in flight");
-  Record entry{mine, real_path_, {}, {}};
+  Record entry{mine, real_path_, {}, {}, {}};
   const auto add = [](std::vector<std::string>& to, std::string value) {
     if (std::find(to.begin(), to.end(), value) == to.end()) to.push_back(std::move(value));
   };
@@ -602,6 +609,7 @@ Status Journal::seal() const {
   while ((rc = open.step()) == SQLITE_ROW) {
     add(entry.in_flight, open.text(0));
     const auto body = json::parse(open.text(1), nullptr, false);
+    if (!body.is_discarded()) add(entry.in_flight_intents, intent_id(open.text(2), body));
     // A key of a line of its own: base58 text, nothing that could end the line.
     if (body.is_object() && body.contains("vault") && body["vault"].is_string() &&
         public_key_from_base58(body["vault"].get<std::string>()).ok())
@@ -611,8 +619,16 @@ Status Journal::seal() const {
   return write_record(registry_path_, entry, "registry entry");
 }
 
-std::vector<std::string> Journal::in_flight_elsewhere(
-    const std::string& api, const std::optional<std::string>& vault) const {
+std::string intent_id(const std::string& action, const json& body) {
+  const std::string text = action + '\n' + body.dump();
+  return to_hex(sha256(ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()))
+                    .view()
+                    .first(16));
+}
+
+std::vector<std::string> Journal::in_flight_elsewhere(const std::string& api,
+                                                      const std::optional<std::string>& vault,
+                                                      const std::string& intent) const {
   std::vector<std::string> out;
   const std::string dir = journal_registry_dir();
   if (dir.empty() || dir.front() != '/') return out;
@@ -646,10 +662,15 @@ std::vector<std::string> Journal::in_flight_elsewhere(
     const bool same_vault =
         vault && std::find(known->in_flight_vaults.begin(), known->in_flight_vaults.end(),
                            *vault) != known->in_flight_vaults.end();
-    if (!same_api && !same_vault) continue;
+    const bool same_intent = !intent.empty() && std::find(known->in_flight_intents.begin(),
+                                                          known->in_flight_intents.end(),
+                                                          intent) != known->in_flight_intents.end();
+    if (!same_api && !same_vault && !same_intent) continue;
     out.push_back("journal " + known->seal.id + ", last used as " + known->path + ", has an " +
                   "action in flight " +
-                  (same_api ? "with this API" : "for vault " + *vault + " through another API"));
+                  (same_api     ? std::string("with this API")
+                   : same_vault ? "for vault " + *vault + " through another API"
+                                : std::string("of this same intent through another API")));
   }
   return out;
 }

@@ -6,9 +6,9 @@
 #include <airlock/common/bytes.h>
 #include <airlock/common/display.h>
 #include <airlock/common/units.h>
+#include <airlock/formats/action_fields.h>
 #include <airlock/formats/json_fields.h>
 #include <airlock/online/api.h>
-#include <airlock/formats/action_fields.h>
 #include <airlock/online/reads.h>
 
 namespace airlock::online {

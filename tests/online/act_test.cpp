@@ -340,15 +340,47 @@ TEST_F(ActTest, AnActionInFlightHoldsItsVaultThroughAnyApiAndItsApiHoweverSpelt)
   EXPECT_EQ(builds(), 0U);
   // The same API spelt otherwise, for any vault.
   const auto found =
-      journal->in_flight_elsewhere("https://api.example.com/api/external/v1", std::nullopt);
+      journal->in_flight_elsewhere("https://api.example.com/api/external/v1", std::nullopt, "");
   ASSERT_EQ(found.size(), 1U);
   EXPECT_THAT(found[0], HasSubstr("with this API"));
-  EXPECT_TRUE(journal->in_flight_elsewhere("https://api.example.com/api/external/v2", std::nullopt)
-                  .empty());
+  EXPECT_TRUE(
+      journal->in_flight_elsewhere("https://api.example.com/api/external/v2", std::nullopt, "")
+          .empty());
   EXPECT_EQ(online::api_identity("HTTPS://API.Example.com:443/api/external/v1/"),
             online::api_identity("https://api.example.com/api/external/v1"));
   EXPECT_NE(online::api_identity("https://api.example.com:8443/api/external/v1"),
             online::api_identity("https://api.example.com/api/external/v1"));
+  // This machine however it is named.
+  EXPECT_EQ(online::api_identity("http://localhost:8080/api/external/v1"),
+            online::api_identity("http://127.0.0.1:8080/api/external/v1/"));
+  EXPECT_EQ(online::api_identity("http://[::1]:8080/api/external/v1"),
+            online::api_identity("http://127.0.0.1:8080/api/external/v1"));
+}
+
+// Found by a second fault review: a vault/initialize names no vault, so with the API spelt
+// "127.0.0.1" in one journal and "localhost" in another it was built and landed twice (two
+// vaults). The same intent in flight anywhere holds it, through any API.
+TEST_F(ActTest, TheSameIntentInFlightUnderAnotherJournalBuildsNothing) {
+  airlock::test::ScratchDir elsewhere{"airlock-act-intent"};
+  const json body = {{"depositMint", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"},
+                     {"name", "Treasury"}};
+  {
+    auto other = online::Journal::open(elsewhere.file("journal.sqlite")).value();
+    ASSERT_TRUE(other
+                    .begin_run("https://a-name-for-it.example/api/external/v1", "vault/initialize",
+                               body, now_s())
+                    .ok());
+  }
+  const auto found = journal->in_flight_elsewhere(api_name(), std::nullopt,
+                                                  online::intent_id("vault/initialize", body));
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_THAT(found[0], HasSubstr("of this same intent through another API"));
+  json other = body;
+  other["name"] = "Another";
+  EXPECT_TRUE(journal
+                  ->in_flight_elsewhere(api_name(), std::nullopt,
+                                        online::intent_id("vault/initialize", other))
+                  .empty());
 }
 
 // Found by an independent fault review: the registry folder put back from a copy made before

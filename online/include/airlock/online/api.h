@@ -136,9 +136,10 @@ class ApiClient {
 [[nodiscard]] Status check_transport(const std::string& url);
 
 // An API's base URL as one text for every spelling of it (the scheme and host in lower case,
-// the port always, no trailing slash): what the journals' in-flight lists and the act lock
-// compare, so "HTTPS://Host:443/x/" and "https://host/x" are one API. A URL libcurl cannot
-// parse is itself.
+// this machine's names as one, the port always, no trailing slash): what the journals' in-flight
+// lists and the act lock compare, so "HTTPS://Host:443/x/" and "https://host/x" are one API, and
+// "http://localhost:8080" and "http://127.0.0.1:8080" another. A URL libcurl cannot parse is
+// itself. Two names of one remote host are two texts: the vault and intent guards cover them.
 [[nodiscard]] std::string api_identity(const std::string& url);
 
 // A JSON-RPC call to a Solana RPC node (for lookup tables). Same transport rule.

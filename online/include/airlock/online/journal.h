@@ -81,6 +81,9 @@ struct JournalEvent {
   std::string detail;
 };
 
+// An intent as the registry's in-flight lists name it: a hash of the action and its body.
+[[nodiscard]] std::string intent_id(const std::string& action, const nlohmann::json& body);
+
 // One process at a time acts on a journal: `act` and `resume` hold this lock (an flock on the
 // database file itself, so every path to it, symlink or hard link, meets the same lock; the
 // kernel releases it when the holder exits, however it exits) for as long as they run, so a
@@ -156,8 +159,10 @@ class Journal {
   // Money in flight is the machine's, not one journal's: a second journal name (another
   // --journal, a symlinked folder switched to another release) or another spelling of the
   // API's URL would otherwise build the same intent again.
+  // Or of the same intent (intent_id) through any API: a vault/initialize names no vault.
   [[nodiscard]] std::vector<std::string> in_flight_elsewhere(
-      const std::string& api, const std::optional<std::string>& vault) const;
+      const std::string& api, const std::optional<std::string>& vault,
+      const std::string& intent) const;
 
  private:
   explicit Journal(sqlite3* db) : db_(db) {}
