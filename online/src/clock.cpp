@@ -47,7 +47,7 @@ BuildAge build_age(const JournalStep& st, std::int64_t wall_now,
     built = read_boot_record(st.metadata["buildBoot"]);
   if (built && boot && built->boot_id == boot->boot_id && boot->ms >= built->ms) {
     const std::int64_t s = (boot->ms - built->ms) / 1000;
-    return {s, s, "on this machine's boot clock"};
+    return {s, s, "on this machine's boot clock", true};
   }
   if (built && boot && built->boot_id != boot->boot_id) {
     // Built in an earlier boot: at least this boot's uptime has passed since.
@@ -55,9 +55,11 @@ BuildAge build_age(const JournalStep& st, std::int64_t wall_now,
     // truth (negative: chain.h refuses to size the history by it).
     const std::int64_t uptime = boot->ms / 1000;
     return {uptime, wall >= uptime ? wall : wall - uptime,
-            "across a restart of this machine: at least its uptime, at most the wall clock's"};
+            "across a restart of this machine: at least its uptime, at most the wall clock's",
+            false};
   }
-  return {wall, wall, "on the wall clock (the journal has no boot-clock record of the build)"};
+  return {wall, wall, "on the wall clock (the journal has no boot-clock record of the build)",
+          false};
 }
 
 }  // namespace airlock::online

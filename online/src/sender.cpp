@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <span>
@@ -133,11 +134,20 @@ Result<ChainQuestion> chain_question(const JournalStep& st, std::int64_t now,
     // lies, or is simply wrong) would otherwise hold the step open for as long as it is wrong
     // (found by an independent fault review: a day ahead, a day open). A clock of this machine
     // more than ten minutes behind at the build is left as that much uncorrected.
+    // And the other way (a second fault review): this machine's clock a year ahead at the build,
+    // then set right, held the step open a year. Where the boot clock places the build (now less
+    // its age, in this boot) and the API's clock agree within those ten minutes, and the
+    // recorded time is later than both by more, the recorded time was the wrong one.
     constexpr std::int64_t kMostApiCorrection = 600;
-    if (st.metadata.contains("apiBuildDate") && st.metadata["apiBuildDate"].is_number_integer())
-      q.built_unix =
-          std::max(q.built_unix, std::min(st.metadata["apiBuildDate"].get<std::int64_t>(),
-                                          q.built_unix + kMostApiCorrection));
+    if (st.metadata.contains("apiBuildDate") && st.metadata["apiBuildDate"].is_number_integer()) {
+      const std::int64_t api = st.metadata["apiBuildDate"].get<std::int64_t>();
+      const std::int64_t by_boot = now - age.at_least;
+      const bool boot_and_api_agree = age.exact && std::llabs(by_boot - api) <= kMostApiCorrection;
+      if (boot_and_api_agree && st.built_at > std::max(by_boot, api) + kMostApiCorrection)
+        q.built_unix = std::max(by_boot, api);
+      else
+        q.built_unix = std::max(q.built_unix, std::min(api, q.built_unix + kMostApiCorrection));
+    }
     q.last_valid_block_height = unsigned_at("lastValidBlockHeight");
     q.build_slot = unsigned_at("nodeBuildSlot");
     if (st.metadata.contains("nodeGenesisHash") && st.metadata["nodeGenesisHash"].is_string())

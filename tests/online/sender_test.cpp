@@ -813,6 +813,20 @@ TEST_F(AtMostOnce, TheApisClockAtTheBuildPlacesABuildThisClockRecordedEarly) {
   auto ahead = online::chain_question(st, now_s() - 300, b);
   ASSERT_TRUE(ahead.ok());
   EXPECT_EQ(ahead->built_unix, std::max(st.built_at, now_s() - 300 - ahead->elapsed_seconds) + 600);
+  // Found by a second one: this machine's clock a year ahead at the build, set right since, held
+  // the step open a year. The boot clock (now less the build's age in this boot) and the API's
+  // clock agree, so the recorded time was the wrong one.
+  st.built_at = true_build + 365 * 86'400;
+  st.metadata["apiBuildDate"] = true_build;
+  auto local_ahead = online::chain_question(st, now_s(), b);
+  ASSERT_TRUE(local_ahead.ok());
+  EXPECT_GE(local_ahead->built_unix, true_build);
+  EXPECT_LE(local_ahead->built_unix, now_s());
+  // Without the boot clock's reading the two cannot be told apart: the later stands.
+  st.metadata.erase("buildBoot");
+  auto unknown = online::chain_question(st, now_s(), b);
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->built_unix, st.built_at);
 }
 
 // The build reply is the API's: a `buildBoot` field in it is not this machine's measure.

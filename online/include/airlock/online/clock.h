@@ -45,6 +45,7 @@ struct BuildAge {
   std::int64_t at_least = 0;
   std::int64_t at_most = 0;
   std::string measured_by;
+  bool exact = false;  // on the boot clock, in this boot: now less it is a reading of its own
 };
 
 // On the boot clock when the build was recorded in this boot; after a reboot at least this
