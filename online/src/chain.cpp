@@ -154,6 +154,45 @@ Result<std::string> check_history(const RpcCall& call, std::uint64_t before_buil
                              " could be read to test the node's transaction history");
 }
 
+// The node holds every block where the signature could have landed: from the block its history
+// was tested with (before the build) through the blockhash's whole life, with no run of missing
+// slots longer than skipped leaders leave. A node restarted from a newer snapshot over its old
+// ledger keeps both ends and nothing between; a signature that landed there is unknown to it
+// (found by an independent fault review: a landed send proven expired, and landed again).
+Status check_ledger_window(const RpcCall& call, std::uint64_t before_build,
+                           std::uint64_t finalized) {
+  // 2,000 slots (about 13 minutes) reach past any blockhash's life from before the build; a run
+  // of 48 missing slots is twelve leaders in a row producing nothing.
+  constexpr std::uint64_t kWindowSlots = 2'000;
+  constexpr std::uint64_t kLongestSkip = 48;
+  const std::uint64_t end = std::min(before_build + kWindowSlots, finalized);
+  if (end <= before_build) return {};
+  AIRLOCK_TRY(blocks,
+              call("getBlocks", json::array({before_build, end, {{"commitment", "finalized"}}})));
+  if (!blocks.is_array()) return odd("getBlocks", "the reply is no list of slots");
+  std::uint64_t last = before_build;
+  for (const auto& slot : blocks) {
+    if (!slot.is_number_unsigned() || slot.get<std::uint64_t>() < last ||
+        slot.get<std::uint64_t>() > end)
+      return odd("getBlocks", "the slots are not ascending within the range asked");
+    if (slot.get<std::uint64_t>() - last > kLongestSkip) {
+      return odd("getBlocks", "the node holds no block from slot " + std::to_string(last + 1) +
+                                  " to " + std::to_string(slot.get<std::uint64_t>() - 1) +
+                                  ", where the signature could have landed: its ledger has a "
+                                  "hole, so a signature it does not find may still have landed; "
+                                  "ask a node whose ledger is whole");
+    }
+    last = slot.get<std::uint64_t>();
+  }
+  if (end - last > kLongestSkip) {
+    return odd("getBlocks", "the node holds no block after slot " + std::to_string(last) +
+                                " up to slot " + std::to_string(end) +
+                                ", where the signature could have landed; ask a node whose "
+                                "ledger is whole");
+  }
+  return {};
+}
+
 // Why a transaction on a durable nonce can never land (its nonce has advanced), or "" when it
 // still can. A durable nonce never expires with time: only a new nonce value ends it.
 Result<std::string> why_nonce_dead(const RpcCall& call, const PublicKey& nonce_account,
@@ -360,6 +399,7 @@ ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout,
     if (landed) return *landed;
     AIRLOCK_TRY(before_build, check_node_reach(call, q, views));
     AIRLOCK_TRY(known, check_history(call, before_build));
+    AIRLOCK_CHECK(check_ledger_window(call, before_build, views.newest));
     AIRLOCK_TRY(why_dead, q.nonce_account
                               ? why_nonce_dead(call, *q.nonce_account, q.blockhash, views)
                               : why_blockhash_dead(call, q, views));

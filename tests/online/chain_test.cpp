@@ -3,6 +3,7 @@
 // a proof that the transaction can never land frees an intent; everything else keeps it open.
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -79,6 +80,12 @@ class ScriptedNode : public ::testing::Test {
                                    : answers_.at("getSignatureStatuses:history")["value"][0]);
         }
         result["value"] = value;
+      } else if (method == "getBlocks") {
+        // Every slot of the range holds a block, but those of a hole a test sets.
+        result = json::array();
+        for (std::uint64_t slot = call["params"][0]; slot <= call["params"][1]; ++slot) {
+          if (!hole_ || slot < hole_->first || slot > hole_->second) result.push_back(slot);
+        }
       } else {
         result = answers_.at(method);
       }
@@ -137,6 +144,7 @@ class ScriptedNode : public ::testing::Test {
   std::mutex mutex_;
   std::map<std::string, json> answers_;
   std::vector<std::uint64_t> blocks_asked_;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> hole_;  // slots without a block
 };
 
 TEST_F(ScriptedNode, AnExpiredBlockhashAndNoSignatureIsTheOnlyProofThatFrees) {
@@ -350,6 +358,20 @@ TEST_F(ScriptedNode, ABuildsHeightIsRecordedOnlyFromAViewThatHadSeenItsBlockhash
   };
   EXPECT_EQ(recorded(kNodeSlot), std::optional<std::uint64_t>(900'100));
   EXPECT_EQ(recorded(kNodeSlot - 250), std::nullopt) << "a view behind the one that saw it";
+}
+
+// Found by a second fault review: a node restarted from a newer snapshot over its old ledger
+// held the block its history was tested with and the newest ones, but none where the send had
+// landed, and proved it expired. Its ledger must hold the blocks through the blockhash's life.
+TEST_F(ScriptedNode, ANodeWithAHoleInItsLedgerProvesNothing) {
+  const std::uint64_t before = 1'000'000u - (200 + 120) * 5 / 2;
+  hole_ = std::pair<std::uint64_t, std::uint64_t>{before + 100, before + 600};
+  auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200));
+  ASSERT_FALSE(proof.ok());
+  EXPECT_THAT(proof.error().message(), HasSubstr("holds no block from slot"));
+  // A run of skipped slots as leaders leave them is no hole.
+  hole_ = std::pair<std::uint64_t, std::uint64_t>{before + 100, before + 130};
+  EXPECT_EQ(ask(aged(200)), Outcome::kNeverLands);
 }
 
 TEST_F(ScriptedNode, ANodeWithNoReadableBlockBeforeTheBuildProvesNothing) {

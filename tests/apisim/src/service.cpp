@@ -875,6 +875,21 @@ Response rpc(Engine& e, const Request& q) {
                   {"blockHeight", slot},
                   {"signatures", {to_base58(vote_signature(e, slot).bytes)}}});
   }
+  if (method == "getBlocks") {  // every slot holds a block here: none is skipped
+    if (params.empty() || !params[0].is_number_unsigned() ||
+        (params.size() > 1 && !params[1].is_number_unsigned() && !params[1].is_object()))
+      return fail(-32602, "Invalid params: expected [start_slot, end_slot?, {config}]");
+    const std::uint64_t start = params[0].get<std::uint64_t>();
+    std::uint64_t end = params.size() > 1 && params[1].is_number_unsigned()
+                            ? params[1].get<std::uint64_t>()
+                            : e.slot();
+    end = std::min(end, e.slot());
+    if (end >= start && end - start > 500'000)
+      return fail(-32602, "Slot range too large; max 500000");
+    json slots = json::array();
+    for (std::uint64_t slot = start; slot <= end && end >= start; ++slot) slots.push_back(slot);
+    return reply(slots);
+  }
   if (method == "getBlockTime") {  // a slot's time is when the twin's clock reached it
     if (params.empty() || !params[0].is_number_unsigned())
       return fail(-32602, "Invalid params: expected [slot]");
