@@ -488,12 +488,6 @@ std::string unit_source(const TokenLabel& label, bool pool_side, bool pool_pinne
 // No limit on the lines of a wrapped text.
 constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
 
-// Whether the action takes the field a leaf is in (the field table both halves share); an
-// action beyond the builder's has no table, and its descriptor's rules are what read its body.
-bool takes(const envelope::SignRequest& q, const Leaf& leaf) {
-  return takes_path(q.action, leaf.path);
-}
-
 // What the manager asked, for the `asked` line, in two parts: the fields the action takes, each
 // in full, which no length of anything else may push off the screen (an attacker review hid a
 // 100% performance fee behind a long made-up field); then a list's elements, and last the
@@ -520,7 +514,7 @@ Asked asked(const envelope::SignRequest& q, const Review& r) {
                  (pool->pinned ? "" : " per the online half") + ")";
       }
     }
-    const bool taken = takes(q, leaf);
+    const bool taken = takes_path(q.action, leaf.path);  // the field table both halves share
     // A value no field of the API holds at such length (keys, amounts and choices are short).
     constexpr std::size_t kLongest = 120;
     if (taken && shown.size() > kLongest)
@@ -760,7 +754,8 @@ std::string render_approval(const envelope::SignRequest& q, const Review& r,
       if (to_base58(t.mint) == text)
         text += " (" + t.symbol + (t.pinned ? ", pinned" : ", the online half's hint") + ")";
     }
-    if (!takes(q, leaf)) text += " (NO FIELD of " + q.action + ": the API ignores it)";
+    if (!takes_path(q.action, leaf.path))
+      text += " (NO FIELD of " + q.action + ": the API ignores it)";
     if (const BodyUnit unit = body_amount_unit(r, leaf); unit.label != nullptr)
       text += " (" + whole_units(leaf.value, unit.label->decimals) + " " + unit.label->symbol +
               (unit.pool_side && !unit.pool_pinned

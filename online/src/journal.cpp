@@ -197,7 +197,8 @@ struct Seal {
 
 // A seal or a registry entry: "airlock-journal ID CHANGES", and for a registry entry the name
 // the journal was last used under after it, then a line "in-flight API" for each API it has an
-// action in flight with and "in-flight-vault VAULT" for each vault such an action is for.
+// action in flight with, "in-flight-vault VAULT" for each vault such an action is for and
+// "in-flight-intent ID" for each such action's intent (intent_id).
 // nullopt when the file is not there; a file that is there but unreadable names no journal (an
 // empty id), which matches none.
 struct Record {
@@ -593,8 +594,8 @@ Status Journal::seal() const {
   AIRLOCK_TRY(mine, identity_of(db_));
   AIRLOCK_CHECK(write_record(seal_path_, Record{mine, {}, {}, {}, {}}, "seal"));
   if (registry_path_.empty()) return {};
-  // The APIs this journal has money in flight with, and the vaults it is for, for every other
-  // journal's act to see.
+  // The APIs this journal has money in flight with, the vaults and the intents it is for, for
+  // every other journal's act to see.
   Statement open(
       db_,
       "SELECT api, body, action FROM runs r WHERE r.state='open' OR EXISTS (SELECT 1 FROM "
@@ -638,6 +639,7 @@ std::vector<std::string> Journal::in_flight_elsewhere(const std::string& api,
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const auto known = read_record(it->path().string());
     if (!known || (mine.ok() && known->seal.id == mine->id)) continue;
+    const std::string named = "journal " + known->seal.id + ", last used as " + known->path;
     // An entry counting fewer changes than the journal's own seal is older than the journal:
     // the registry folder put back from an earlier copy (found by an independent fault review:
     // a step sending was no longer listed, and another journal built the intent again), or a
@@ -645,8 +647,7 @@ std::vector<std::string> Journal::in_flight_elsewhere(const std::string& api,
     if (!known->path.empty()) {
       const auto sealed = read_seal(known->path + ".seal");
       if (sealed && sealed->id == known->seal.id && sealed->changes > known->seal.changes) {
-        out.push_back("journal " + known->seal.id + ", last used as " + known->path +
-                      ", has changes its registry entry does not count (" +
+        out.push_back(named + ", has changes its registry entry does not count (" +
                       std::to_string(sealed->changes) + " sealed, " +
                       std::to_string(known->seal.changes) +
                       " in the entry: the registry folder is older than the journal), so what "
@@ -666,8 +667,7 @@ std::vector<std::string> Journal::in_flight_elsewhere(const std::string& api,
                                                           known->in_flight_intents.end(),
                                                           intent) != known->in_flight_intents.end();
     if (!same_api && !same_vault && !same_intent) continue;
-    out.push_back("journal " + known->seal.id + ", last used as " + known->path + ", has an " +
-                  "action in flight " +
+    out.push_back(named + ", has an action in flight " +
                   (same_api     ? std::string("with this API")
                    : same_vault ? "for vault " + *vault + " through another API"
                                 : std::string("of this same intent through another API")));
