@@ -80,7 +80,7 @@ class ScriptedNode : public ::testing::Test {
                                    : answers_.at("getSignatureStatuses:history")["value"][0]);
         }
         result["value"] = value;
-      } else if (method == "getBlocks") {
+      } else if (method == "getBlocks" && !answers_.count("getBlocks")) {
         // Every slot of the range holds a block, but those of a hole a test sets.
         result = json::array();
         for (std::uint64_t slot = call["params"][0]; slot <= call["params"][1]; ++slot) {
@@ -372,6 +372,17 @@ TEST_F(ScriptedNode, ANodeWithAHoleInItsLedgerProvesNothing) {
   // A run of skipped slots as leaders leave them is no hole.
   hole_ = std::pair<std::uint64_t, std::uint64_t>{before + 100, before + 130};
   EXPECT_EQ(ask(aged(200)), Outcome::kNeverLands);
+  // A reply that is no ascending list of slots within the range asked proves nothing either.
+  for (const auto& [reply, says] : std::vector<std::pair<json, std::string>>{
+           {"all of them", "the reply is no list of slots"},
+           {json::array({before + 5, before + 2}), "not ascending within the range asked"},
+           {json::array({before, 2'000'000}), "not ascending within the range asked"},
+           {json::array({before, -1}), "not ascending within the range asked"}}) {
+    set("getBlocks", reply);
+    auto odd = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200));
+    ASSERT_FALSE(odd.ok()) << reply.dump();
+    EXPECT_THAT(odd.error().message(), HasSubstr(says)) << reply.dump();
+  }
 }
 
 TEST_F(ScriptedNode, ANodeWithNoReadableBlockBeforeTheBuildProvesNothing) {
