@@ -148,6 +148,12 @@ class StepBinder {
         // The builders set the unit limit and price only (request_units is refused with its
         // fee); a heap frame or an accounts-data limit is no builder's, and a small limit makes
         // the step fail with its fee paid.
+        if (d.instruction != "set_compute_unit_limit" &&
+            d.instruction != "set_compute_unit_price" && d.instruction != "request_units") {
+          refuse(FindingCode::kIntentInstruction,
+                 "instruction " + std::to_string(i + 1) + " (compute budget " + d.instruction +
+                     ") is not part of a build: only the unit limit and price are");
+        }
         // Nor does one set a limit too small for any vault instruction to run in (an attacker
         // review had a limit of 0 auto-approved): the step could only fail, its fee paid.
         constexpr std::uint64_t kLeastUnits = 10'000;
@@ -159,12 +165,6 @@ class StepBinder {
                        std::to_string(*units) + ": no vault instruction runs in under " +
                        std::to_string(kLeastUnits) +
                        " units, so the step could only fail with its fee paid");
-        }
-        if (d.instruction != "set_compute_unit_limit" &&
-            d.instruction != "set_compute_unit_price" && d.instruction != "request_units") {
-          refuse(FindingCode::kIntentInstruction,
-                 "instruction " + std::to_string(i + 1) + " (compute budget " + d.instruction +
-                     ") is not part of a build: only the unit limit and price are");
         }
         continue;
       }
