@@ -199,8 +199,6 @@ struct Seal {
 // the journal was last used under after it, then a line "in-flight API" for each API it has an
 // action in flight with, "in-flight-vault VAULT" for each vault such an action is for and
 // "in-flight-intent ID" for each such action's intent (intent_id).
-// nullopt when the file is not there; a file that is there but unreadable names no journal (an
-// empty id), which matches none.
 struct Record {
   Seal seal;
   std::string path;
@@ -209,43 +207,152 @@ struct Record {
   std::vector<std::string> in_flight_intents;  // intent_id of each
 };
 
-std::optional<Record> read_record(const std::string& file) {
-  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return std::nullopt;
-  std::string text(8192, '\0');
-  const ssize_t n = ::pread(fd.get(), text.data(), text.size() - 1, 0);
-  if (n <= 0) return Record{};
-  text.resize(static_cast<std::size_t>(n));
-  char id[65] = {};
-  long long changes = -1;
-  int used = 0;
-  if (std::sscanf(text.c_str(), "airlock-journal %64s %lld %n", id, &changes, &used) != 2 ||
-      changes < 0 || used <= 0)
-    return Record{};
-  std::istringstream rest(text.substr(static_cast<std::size_t>(used)));
-  Record record{Seal{id, changes}, {}, {}, {}, {}};
-  std::getline(rest, record.path);
-  constexpr std::string_view kInFlight = "in-flight ";
-  constexpr std::string_view kInFlightVault = "in-flight-vault ";
-  constexpr std::string_view kInFlightIntent = "in-flight-intent ";
-  for (std::string line; std::getline(rest, line);) {
-    if (line.rfind(kInFlight, 0) == 0) record.in_flight.push_back(line.substr(kInFlight.size()));
-    if (line.rfind(kInFlightVault, 0) == 0)
-      record.in_flight_vaults.push_back(line.substr(kInFlightVault.size()));
-    if (line.rfind(kInFlightIntent, 0) == 0)
-      record.in_flight_intents.push_back(line.substr(kInFlightIntent.size()));
+// Every record airlock writes is far below this; a bigger file is not one of them.
+constexpr std::size_t kLongestRecord = 1 << 20;
+
+bool lower_hex(std::string_view text, std::size_t most) {
+  return !text.empty() && text.size() <= most && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+}
+
+bool printable(std::string_view text) {
+  return !text.empty() && std::none_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
+// The record in `text`, read strictly: a record that is cut short, holds a line of no known
+// kind or a value out of its shape is no record (found by reading the registry leniently: an
+// entry that could not be read, or whose tail was past the first 8 KiB, listed nothing in
+// flight, and another journal's intent could be built again).
+Result<Record> parse_record(const std::string& text) {
+  const auto bad = [](std::size_t line, const std::string& rule) -> Error {
+    return Error(ErrorCode::kIo, line == 0 ? rule : "line " + std::to_string(line) + ": " + rule);
+  };
+  if (text.empty()) return bad(0, "the file is empty");
+  if (text.back() != '\n') return bad(0, "the file does not end with a line break: it is cut");
+  Record record;
+  std::size_t number = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = text.find('\n', at);
+    const std::string_view line(text.data() + at, end - at);
+    at = end + 1;
+    ++number;
+    if (number == 1) {
+      // airlock-journal ID CHANGES[ PATH]
+      constexpr std::string_view kHead = "airlock-journal ";
+      if (line.substr(0, kHead.size()) != kHead)
+        return bad(1, "does not start with 'airlock-journal '");
+      const std::string_view rest = line.substr(kHead.size());
+      const std::size_t id_end = rest.find(' ');
+      if (id_end == std::string_view::npos || !lower_hex(rest.substr(0, id_end), 64))
+        return bad(1, "the journal id is not lowercase hex of at most 64 digits");
+      record.seal.id = std::string(rest.substr(0, id_end));
+      const std::string_view after = rest.substr(id_end + 1);
+      const std::size_t count_end = std::min(after.find(' '), after.size());
+      const std::string_view count = after.substr(0, count_end);
+      if (count.empty() || count.size() > 18 ||
+          !std::all_of(count.begin(), count.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return bad(1, "the change count is not a decimal number of at most 18 digits");
+      record.seal.changes = std::stoll(std::string(count));
+      if (count_end < after.size()) {
+        record.path = std::string(after.substr(count_end + 1));
+        if (!printable(record.path)) return bad(1, "the journal's name is empty or not printable");
+      }
+      continue;
+    }
+    struct Kind {
+      std::string_view prefix;
+      std::vector<std::string>* into;
+      bool (*valid)(std::string_view);
+    };
+    const Kind kinds[] = {
+        {"in-flight ", &record.in_flight, printable},
+        {"in-flight-vault ", &record.in_flight_vaults,
+         [](std::string_view v) { return public_key_from_base58(v).ok(); }},
+        {"in-flight-intent ", &record.in_flight_intents,
+         [](std::string_view v) { return v.size() == 32 && lower_hex(v, 32); }},
+    };
+    const Kind* kind = nullptr;
+    for (const auto& k : kinds)
+      if (line.substr(0, k.prefix.size()) == k.prefix) kind = &k;
+    if (kind == nullptr)
+      return bad(number, "is no line of a record (in-flight, in-flight-vault, in-flight-intent)");
+    const std::string_view value = line.substr(kind->prefix.size());
+    if (!kind->valid(value))
+      return bad(number, "the value of '" +
+                             std::string(kind->prefix.substr(0, kind->prefix.size() - 1)) +
+                             "' is out of its shape");
+    kind->into->emplace_back(value);
   }
   return record;
 }
 
-std::optional<Seal> read_seal(const std::string& path) {
-  auto record = read_record(path);
-  if (!record) return std::nullopt;
-  return record->seal;
+// The record in `file`: nullopt when the file is not there, an error saying why when it is
+// there but is no record (which then never reads as "nothing in flight").
+Result<std::optional<Record>> read_record(const std::string& file) {
+  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return std::optional<Record>();
+    return Error(ErrorCode::kIo, "'" + file + "' cannot be opened: " + std::strerror(errno));
+  }
+  std::string text;
+  char buffer[8192];
+  for (ssize_t n = 0; (n = ::read(fd.get(), buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      return Error(ErrorCode::kIo, "'" + file + "' cannot be read: " + std::strerror(errno));
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kLongestRecord)
+      return Error(ErrorCode::kIo, "'" + file + "' is over " + std::to_string(kLongestRecord) +
+                                       " bytes: no record is that long");
+  }
+  auto record = parse_record(text);
+  if (!record.ok()) return Error(ErrorCode::kIo, "'" + file + "', " + record.error().message());
+  return std::optional<Record>(std::move(record).value());
+}
+
+Result<std::optional<Seal>> read_seal(const std::string& path) {
+  AIRLOCK_TRY(record, read_record(path));
+  if (!record) return std::optional<Seal>();
+  return std::optional<Seal>(record->seal);
+}
+
+// The registry's entries: the files named by a journal id (lowercase hex), not the act locks
+// or an atomic write's temporary file beside them. A folder that is there but cannot be listed
+// is an error: what it holds is unknown.
+Result<std::vector<std::string>> registry_entries(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec);
+  if (ec == std::errc::no_such_file_or_directory) return out;
+  for (const std::filesystem::directory_iterator end; !ec && it != end; it.increment(ec)) {
+    if (lower_hex(it->path().filename().string(), 64)) out.push_back(it->path().string());
+  }
+  if (ec) {
+    return Error(ErrorCode::kIo,
+                 "journal: the registry folder '" + dir + "' cannot be read: " + ec.message());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // Writes a record atomically; `what` names it in an error ("seal", "registry entry").
 Status write_record(const std::string& file, const Record& record, const std::string& what) {
+  // Each value is the rest of its line: one that could end the line, or add another, is not
+  // written (parse_record would refuse it, and rightly).
+  const auto one_line = [](const std::string& v) { return v.empty() || printable(v); };
+  const bool lines_hold =
+      one_line(record.path) &&
+      std::all_of(record.in_flight.begin(), record.in_flight.end(), printable) &&
+      std::all_of(record.in_flight_vaults.begin(), record.in_flight_vaults.end(), printable) &&
+      std::all_of(record.in_flight_intents.begin(), record.in_flight_intents.end(), printable);
+  if (!lines_hold) {
+    return Error(ErrorCode::kIo, "journal: its " + what + " '" + file +
+                                     "' would hold a name or API with a control character "
+                                     "(a line break): use names without them");
+  }
   std::string line = "airlock-journal " + record.seal.id + " " +
                      std::to_string(record.seal.changes) +
                      (record.path.empty() ? "" : " " + record.path) + "\n";
@@ -286,9 +393,14 @@ Result<Seal> identity_of(sqlite3* db) {
 Status check_identity(sqlite3* db, const std::string& path, const std::string& seal_path,
                       bool existed_empty) {
   AIRLOCK_TRY(mine, identity_of(db));
-  const auto seal = read_seal(seal_path);
   const std::string undo =
       "put the journal back, or, to start a new journal knowingly, move '" + seal_path + "' away";
+  const auto read = read_seal(seal_path);
+  if (!read.ok()) {
+    return Error(ErrorCode::kIo, "journal: its seal " + read.error().message() + ", so whether '" +
+                                     path + "' is the journal it sealed cannot be told; " + undo);
+  }
+  const auto& seal = read.value();
   if (seal && mine.id.empty()) {
     return Error(ErrorCode::kIo, "journal: '" + path + "' is " +
                                      (existed_empty ? "empty" : "not the journal") +
@@ -339,14 +451,21 @@ std::optional<std::string> identity_at(const std::string& path) {
 Status check_registered(const Seal& mine, const std::string& path, const std::string& real,
                         const std::string& entry) {
   if (mine.id.empty() || entry.empty()) return {};
-  const auto known = read_record(entry);
-  if (!known) return {};
   const std::string undo = "to go on from this file knowingly, move '" + entry + "' away";
+  const auto read = read_record(entry);
+  if (!read.ok()) {
+    return Error(ErrorCode::kIo, "journal: the registry entry for journal " + mine.id +
+                                     " is unreadable (" + read.error().message() +
+                                     "), so what it counted cannot be checked; look at it, or, " +
+                                     undo);
+  }
+  const auto& known = read.value();
+  if (!known) return {};
   if (known->seal.id != mine.id) {
-    return Error(ErrorCode::kIo,
-                 "journal: the registry entry '" + entry + "' for journal " + mine.id + " is " +
-                     (known->seal.id.empty() ? "unreadable" : "journal " + known->seal.id + "'s") +
-                     ", so what it counted cannot be checked; look at it, or, " + undo);
+    return Error(ErrorCode::kIo, "journal: the registry entry '" + entry + "' for journal " +
+                                     mine.id + " is journal " + known->seal.id +
+                                     "'s, so what it counted cannot be checked; look at it, or, " +
+                                     undo);
   }
   if (mine.changes < known->seal.changes) {
     return Error(
@@ -416,7 +535,16 @@ Status check_not_orphaned(const std::string& path) {
   struct stat side {};
   const std::string wal_path = named + "-wal";
   const bool wal = ::stat(wal_path.c_str(), &side) == 0 && side.st_size > 0;
-  const auto seal = read_seal(named + ".seal");
+  const auto read = read_seal(named + ".seal");
+  if (!read.ok()) {
+    return Error(ErrorCode::kIo, "journal: '" + path + "' " +
+                                     (present ? "is empty" : "is not there") + ", and its seal " +
+                                     read.error().message() +
+                                     ": whether the journal was lost cannot be told; put it "
+                                     "back, or, to start a new journal knowingly, move '" +
+                                     named + ".seal' away");
+  }
+  const auto& seal = read.value();
   if (!wal && !seal) return {};
   std::string what = present ? "is empty" : "is not there";
   if (seal) {
@@ -442,19 +570,27 @@ Status check_not_forgotten(const std::string& path) {
   const std::string dir = journal_registry_dir();
   if (dir.empty() || dir.front() != '/') return {};
   const std::string named = real_name(path);
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const auto known = read_record(it->path().string());
+  AIRLOCK_TRY(entries, registry_entries(dir));
+  for (const auto& entry : entries) {
+    const auto read = read_record(entry);
+    if (!read.ok()) {
+      return Error(ErrorCode::kIo, "journal: '" + path +
+                                       "' is not there or empty, and the registry entry " +
+                                       read.error().message() +
+                                       ", so whether it names this journal, lost with an action "
+                                       "in flight, cannot be told; look at it, or move it away");
+    }
+    const auto& known = read.value();
     if (!known || known->path != named || known->seal.changes == 0) continue;
     return Error(ErrorCode::kIo,
-                 "journal: '" + path + "' is not there or empty, but the registry entry '" +
-                     it->path().string() + "' says journal " + known->seal.id + " had " +
+                 "journal: '" + path + "' is not there or empty, but the registry entry '" + entry +
+                     "' says journal " + known->seal.id + " had " +
                      std::to_string(known->seal.changes) +
                      " changes when last used under this name: it was lost with its seal (a "
                      "wiped tmpfs, a deleted or restored folder), and an action in it may be in "
                      "flight, which a new journal would build again; put it back, or, to start "
                      "a new journal here knowingly, move '" +
-                     it->path().string() + "' away");
+                     entry + "' away");
   }
   return {};
 }
@@ -635,9 +771,19 @@ std::vector<std::string> Journal::in_flight_elsewhere(const std::string& api,
   if (dir.empty() || dir.front() != '/') return out;
   auto mine = identity_of(db_);
   const std::string asked = api_identity(api);
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const auto known = read_record(it->path().string());
+  const auto entries = registry_entries(dir);
+  if (!entries.ok()) {
+    out.push_back(entries.error().message() + ", so what other journals have in flight is unknown");
+    return out;
+  }
+  for (const auto& entry : entries.value()) {
+    const auto read = read_record(entry);
+    if (!read.ok()) {
+      out.push_back("the registry entry " + read.error().message() +
+                    ", so what its journal has in flight is unknown (look at it, or move it away)");
+      continue;
+    }
+    const auto& known = read.value();
     if (!known || (mine.ok() && known->seal.id == mine->id)) continue;
     const std::string named = "journal " + known->seal.id + ", last used as " + known->path;
     // An entry counting fewer changes than the journal's own seal is older than the journal:
@@ -645,7 +791,13 @@ std::vector<std::string> Journal::in_flight_elsewhere(const std::string& api,
     // a step sending was no longer listed, and another journal built the intent again), or a
     // crash between the seal and the entry. What the journal has in flight is then unknown here.
     if (!known->path.empty()) {
-      const auto sealed = read_seal(known->path + ".seal");
+      const auto read_sealed = read_seal(known->path + ".seal");
+      if (!read_sealed.ok()) {
+        out.push_back(named + ", has a seal that " + read_sealed.error().message() +
+                      ", so what it has in flight is unknown");
+        continue;
+      }
+      const auto& sealed = read_sealed.value();
       if (sealed && sealed->id == known->seal.id && sealed->changes > known->seal.changes) {
         out.push_back(named + ", has changes its registry entry does not count (" +
                       std::to_string(sealed->changes) + " sealed, " +

@@ -15,6 +15,7 @@
 #include "support/helpers.h"
 
 using ::testing::HasSubstr;
+using json = nlohmann::json;
 
 namespace airlock::online {
 namespace {
@@ -261,11 +262,15 @@ TEST(JournalIdentity, AnEmptiedReplacedOrRolledBackJournalIsRefused) {
   checkpoint(stranger);
   put(stranger);
   refused("another journal was put in its place");
-  // A seal that is not one (garbage where the seal should be) names no journal: refused too.
+  // A seal that is not one (garbage where the seal should be, or one cut short) is refused
+  // with what is wrong with it.
   put(newest);
   std::filesystem::copy_file(path + ".seal", dir.file("seal.kept"));
   std::ofstream(path + ".seal", std::ios::trunc) << "not a seal\n";
-  refused("another journal was put in its place");
+  refused("line 1: does not start with 'airlock-journal '");
+  const std::string kept = airlock::test::text_of(dir.file("seal.kept")).value();
+  std::ofstream(path + ".seal", std::ios::trunc) << kept.substr(0, kept.size() - 1);
+  refused("does not end with a line break: it is cut");
   std::filesystem::copy_file(dir.file("seal.kept"), path + ".seal",
                              std::filesystem::copy_options::overwrite_existing);
   // The newest copy back: it opens, with the step still sending.
@@ -422,9 +427,69 @@ TEST(JournalIdentity, ARegistryThatCannotBeTrustedIsRefusedByName) {
   std::ofstream(entry, std::ios::trunc) << "garbage\n";
   auto j = Journal::open(path);
   ASSERT_FALSE(j.ok());
-  EXPECT_THAT(j.error().message(),
-              HasSubstr("is unreadable, so what it counted cannot be checked"));
+  EXPECT_THAT(j.error().message(), HasSubstr("is unreadable ('" + entry.string() +
+                                             "', line 1: does not start with 'airlock-journal "
+                                             "'), so what it counted cannot be checked"));
   EXPECT_THAT(j.error().message(), HasSubstr("move '" + entry.string() + "' away"));
+}
+
+// Found reading the registry leniently: an entry that could not be read, or whose tail lay past
+// its first 8 KiB, listed nothing in flight, so another journal's act built that intent again.
+// Each line of an entry is read, and an entry that is no entry is "in flight: unknown".
+TEST(JournalIdentity, ARegistryEntryIsReadWholeAndStrictly) {
+  airlock::test::ScratchDir dir("airlock-journal-entries");
+  airlock::test::ScopedEnv state("AIRLOCK_JOURNAL_REGISTRY", dir.file("journals"));
+  const std::string api = "http://127.0.0.1:1/api";
+  const std::string vault = "CVQ98jJHzDBqN2bzVxuHrq4ZdBqXCzh9dPTSfXLmvahT";
+  const json body = {{"vault", vault}, {"name", "x"}};
+  const std::string intent = intent_id("vault/update", body);
+  std::string other_entry;
+  {
+    auto other = Journal::open(dir.file("other.sqlite")).value();
+    ASSERT_TRUE(other.begin_run(api, "vault/update", body, 1000).ok());
+  }
+  for (const auto& e : std::filesystem::directory_iterator(dir.file("journals")))
+    other_entry = e.path().string();
+  auto mine = Journal::open(dir.file("mine.sqlite")).value();
+  const std::string genuine = airlock::test::text_of(other_entry).value();
+  ASSERT_EQ(mine.in_flight_elsewhere("http://elsewhere:1/api", std::nullopt, intent).size(), 1U);
+  const auto held_as_unknown = [&](const std::string& text, const std::string& says) {
+    std::ofstream(other_entry, std::ios::trunc | std::ios::binary) << text;
+    const auto found = mine.in_flight_elsewhere("http://elsewhere:1/api", std::nullopt, intent);
+    ASSERT_EQ(found.size(), 1U) << says;
+    EXPECT_THAT(found[0], HasSubstr(other_entry));
+    EXPECT_THAT(found[0], HasSubstr(says));
+    EXPECT_THAT(found[0], HasSubstr("in flight is unknown"));
+  };
+  // The intent's line past the first 8 KiB, after lines of other intents: still found.
+  std::string padded = genuine.substr(0, genuine.find('\n') + 1);
+  for (int i = 0; i < 300; ++i)
+    padded += "in-flight-intent " + intent_id("vault/update", {{"n", i}}) + "\n";
+  padded += "in-flight-intent " + intent + "\n";
+  ASSERT_GT(padded.size(), 8192U);
+  std::ofstream(other_entry, std::ios::trunc) << padded;
+  const auto found = mine.in_flight_elsewhere("http://elsewhere:1/api", std::nullopt, intent);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_THAT(found[0], HasSubstr("of this same intent through another API"));
+  // Cut short, emptied, garbage, a line of no known kind, a value out of its shape.
+  held_as_unknown(genuine.substr(0, genuine.size() - 5), "does not end with a line break");
+  held_as_unknown("", "the file is empty");
+  held_as_unknown(std::string("\x00\x01\xff\n", 4), "line 1: does not start with");
+  held_as_unknown(genuine + "in-flight-vaults " + vault + "\n", "line");
+  held_as_unknown(genuine + "in-flight-vault not-a-key\n", "'in-flight-vault' is out of its shape");
+  held_as_unknown(genuine + "in-flight-intent ABC\n", "'in-flight-intent' is out of its shape");
+  held_as_unknown("airlock-journal 0123 -5 /x\n", "the change count is not a decimal number");
+  held_as_unknown(std::string(2 << 20, 'a'), "no record is that long");
+  // An act lock or a temporary file beside the entries is no entry, and names nothing.
+  std::ofstream(other_entry, std::ios::trunc) << genuine;
+  std::ofstream(dir.file("journals/act-0123456789abcdef.lock")) << "pid 1\n";
+  std::ofstream(dir.file("journals/.airlock-Ab12Cd")) << "airlock-jour";
+  EXPECT_EQ(mine.in_flight_elsewhere("http://elsewhere:1/api", std::nullopt, intent).size(), 1U);
+  // A new journal is not started while an entry cannot be read (it may name this one, lost).
+  std::ofstream(other_entry, std::ios::trunc) << "garbage";
+  auto fresh = Journal::open(dir.file("fresh.sqlite"));
+  ASSERT_FALSE(fresh.ok());
+  EXPECT_THAT(fresh.error().message(), HasSubstr("whether it names this journal"));
 }
 
 TEST(JournalLock, ASecondProcessIsRefusedUntilTheFirstIsGone) {
