@@ -140,7 +140,7 @@ class Preimage {
     }
     if (with_bump) bump_at_ = size_++;
     append(program.view());
-    append(ByteView(reinterpret_cast<const std::uint8_t*>(kMarker.data()), kMarker.size()));
+    append(text_bytes(kMarker));
     valid_ = true;
   }
   [[nodiscard]] bool valid() const { return valid_; }

@@ -144,8 +144,7 @@ Status show(const EncodeOptions& o, const transfer::Sender& sender, std::uint32_
     page.title = "airlock: " + std::filesystem::path(*o.input).filename().string();
     page.deadline_unix = o.deadline;
     const std::string text = html::animated_qr_page(pngs, page);
-    AIRLOCK_CHECK(files::write_atomically(
-        *o.qr_html, ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())));
+    AIRLOCK_CHECK(files::write_atomically(*o.qr_html, text_bytes(text)));
     std::cerr << "airlock-qr: wrote " << *o.qr_html << " (" << pngs.size() << " frames)\n";
   }
   if (o.qr_terminal) {

@@ -502,8 +502,7 @@ bool holds_signatures(const Entry& e) noexcept {
 
 bool is_plain_full_path(const std::string& p) {
   if (p.size() < 2 || p.size() > 4096 || p.front() != '/' || p.back() == '/') return false;
-  if (!is_valid_utf8(ByteView(reinterpret_cast<const std::uint8_t*>(p.data()), p.size())))
-    return false;
+  if (!is_valid_utf8(text_bytes(p))) return false;
   if (std::any_of(p.begin(), p.end(),
                   [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
     return false;

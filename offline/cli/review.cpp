@@ -99,8 +99,7 @@ std::string verdict_line(Verdict verdict, const airlock::offline::Replay& replay
 // the refusals and warnings, the text as shown, and the bins as pictures.
 airlock::Status write_html(const std::string& path, const airlock::offline::HtmlReport& report) {
   const std::string page = airlock::offline::render_html_report(report);
-  return airlock::files::write_atomically(
-      path, airlock::ByteView(reinterpret_cast<const std::uint8_t*>(page.data()), page.size()));
+  return airlock::files::write_atomically(path, airlock::text_bytes(page));
 }
 
 // The verdict line without its "VERDICT: " and newline: the page's one sentence.

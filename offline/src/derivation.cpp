@@ -161,8 +161,7 @@ Result<SecretBytes> mnemonic_to_seed(SecretText mnemonic, SecretText passphrase_
 Result<SecretBytes> derive_ed25519(const SecretBytes& seed, const keystone::DerivationPath& path) {
   static constexpr std::string_view kCurve = "ed25519 seed";
   AIRLOCK_TRY(node, SecretBytes::allocate(64));  // key (32) || chain code (32)
-  hmac_sha512(ByteView(reinterpret_cast<const std::uint8_t*>(kCurve.data()), kCurve.size()),
-              seed.bytes(), {}, node.bytes().data());
+  hmac_sha512(text_bytes(kCurve), seed.bytes(), {}, node.bytes().data());
   for (const auto& [index, hardened] : path.components) {
     if (!hardened) {
       return Error(offline::errors::kBackupInvalid,

@@ -452,8 +452,7 @@ std::vector<std::uint8_t> legacy_discriminator(const std::string& name) {
     }
   }
   const std::string preimage = "global:" + snake;
-  const Hash h =
-      sha256(ByteView(reinterpret_cast<const std::uint8_t*>(preimage.data()), preimage.size()));
+  const Hash h = sha256(text_bytes(preimage));
   return {h.bytes.begin(), h.bytes.begin() + 8};
 }
 

@@ -168,10 +168,6 @@ Result<std::string> keystore_text(const SecretBytes& seed, const SecretBytes& pa
   return json{{"header", header_text}, {"ciphertext", to_base64(ciphertext)}}.dump(1) + "\n";
 }
 
-ByteView text_bytes(const std::string& text) {
-  return ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
-}
-
 }  // namespace
 
 Status write_keystore(const std::string& path, const SecretBytes& seed,

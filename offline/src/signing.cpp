@@ -103,7 +103,7 @@ envelope::Refusal replay_refusal(const AuditEntry& earlier) {
 
 Hash policy_hash(const Policy& policy) {
   const std::string text = policy_toml(policy);
-  return sha256(ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  return sha256(text_bytes(text));
 }
 
 const AuditEntry* usable_approval(const std::vector<AuditEntry>& entries,

@@ -93,9 +93,7 @@ Status write_request(const Transport& t, const envelope::SignRequest& q) {
     page.title = "airlock sign request: " + q.action;
     page.deadline_unix = q.deadline;
     const std::string text = html::animated_qr_page(pngs, page);
-    AIRLOCK_CHECK(files::write_atomically(
-        *t.request_html,
-        ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())));
+    AIRLOCK_CHECK(files::write_atomically(*t.request_html, text_bytes(text)));
     std::cerr << "airlock-online: request as an animated page in " << *t.request_html << "\n";
   }
   if (t.request_png) {

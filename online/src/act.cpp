@@ -257,7 +257,7 @@ Result<ActLock> ActLock::take(const std::string& api, const std::optional<std::s
   // The API's lock, then the vault's: `what` says whose in an error.
   const auto lock = [&](const std::string& name, const std::string& key,
                         const std::string& what) -> Status {
-    const Hash id = sha256(ByteView(reinterpret_cast<const std::uint8_t*>(key.data()), key.size()));
+    const Hash id = sha256(text_bytes(key));
     const std::string path = dir + "/" + name + to_hex(id.view().first(8)) + ".lock";
     UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
     if (!fd.valid()) {

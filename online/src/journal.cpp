@@ -359,8 +359,7 @@ Status write_record(const std::string& file, const Record& record, const std::st
   for (const auto& api : record.in_flight) line += "in-flight " + api + "\n";
   for (const auto& vault : record.in_flight_vaults) line += "in-flight-vault " + vault + "\n";
   for (const auto& intent : record.in_flight_intents) line += "in-flight-intent " + intent + "\n";
-  const auto written = files::write_atomically(
-      file, ByteView(reinterpret_cast<const std::uint8_t*>(line.data()), line.size()));
+  const auto written = files::write_atomically(file, text_bytes(line));
   if (!written.ok()) {
     return Error(ErrorCode::kIo, "journal: cannot write its " + what + " '" + file +
                                      "': " + written.error().message());
@@ -758,9 +757,7 @@ Status Journal::seal() const {
 
 std::string intent_id(const std::string& action, const json& body) {
   const std::string text = action + '\n' + body.dump();
-  return to_hex(sha256(ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()))
-                    .view()
-                    .first(16));
+  return to_hex(sha256(text_bytes(text)).view().first(16));
 }
 
 std::vector<std::string> Journal::in_flight_elsewhere(const std::string& api,

@@ -97,8 +97,7 @@ TEST(KeystoneTransport, UrTextFilesAndQrFramesKeepTheTypeAndTheBytes) {
   for (const char* field : {"request_ur", "signature_ur"}) {
     SCOPED_TRACE(field);
     const std::string text = v.at(field).get<std::string>() + "\n";
-    const transfer::Content content = qr_io::content_of_file(
-        ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+    const transfer::Content content = qr_io::content_of_file(text_bytes(text));
     const bool request = std::string(field) == "request_ur";
     EXPECT_EQ(content.type, request ? dense::ContentType::kKeystoneSignRequest
                                     : dense::ContentType::kKeystoneSignature);
@@ -119,10 +118,7 @@ TEST(KeystoneTransport, UrTextFilesAndQrFramesKeepTheTypeAndTheBytes) {
     for (std::uint32_t seq = 1; !receiver.complete() && seq <= 4 * sender->fragment_count();
          ++seq) {
       const std::string part = std::get<std::string>(sender->code(seq));
-      ASSERT_TRUE(
-          receiver
-              .receive(ByteView(reinterpret_cast<const std::uint8_t*>(part.data()), part.size()))
-              .ok());
+      ASSERT_TRUE(receiver.receive(text_bytes(part)).ok());
     }
     ASSERT_TRUE(receiver.complete());
     EXPECT_EQ(receiver.result(), content);
@@ -133,18 +129,11 @@ TEST(KeystoneTransport, UrTextFilesAndQrFramesKeepTheTypeAndTheBytes) {
   for (const std::string& mixed :
        {request + "\nsign this too\n", request + "\n" + v.at("signature_ur").get<std::string>(),
         "garbage " + request}) {
-    EXPECT_EQ(qr_io::content_of_file(
-                  ByteView(reinterpret_cast<const std::uint8_t*>(mixed.data()), mixed.size()))
-                  .type,
-              dense::ContentType::kFile)
-        << mixed;
+    EXPECT_EQ(qr_io::content_of_file(text_bytes(mixed)).type, dense::ContentType::kFile) << mixed;
   }
   // Text that only looks like UR stays a plain file.
   const std::string prose = "ur:sol-sign-request/ is how the registry names its type\n";
-  EXPECT_EQ(qr_io::content_of_file(
-                ByteView(reinterpret_cast<const std::uint8_t*>(prose.data()), prose.size()))
-                .type,
-            dense::ContentType::kFile);
+  EXPECT_EQ(qr_io::content_of_file(text_bytes(prose)).type, dense::ContentType::kFile);
 }
 
 }  // namespace

@@ -76,7 +76,7 @@ TEST(Transfer, DenseNeedsFewerFramesThanUrAtTheSameDensity) {
 ByteView bytes_of(const std::variant<Bytes, std::string>& code) {
   if (const auto* b = std::get_if<Bytes>(&code)) return *b;
   const auto& t = std::get<std::string>(code);
-  return ByteView(reinterpret_cast<const std::uint8_t*>(t.data()), t.size());
+  return text_bytes(t);
 }
 
 TEST(Transfer, ReceiverRefusesForeignCodesAndFollowsEachFraming) {
@@ -87,11 +87,7 @@ TEST(Transfer, ReceiverRefusesForeignCodesAndFollowsEachFraming) {
   auto ur_sender = Sender::create(content, ur_options);
   Receiver receiver;
   const std::string hello = "https://example.invalid";
-  EXPECT_EQ(
-      receiver.receive(ByteView(reinterpret_cast<const std::uint8_t*>(hello.data()), hello.size()))
-          .error()
-          .code(),
-      dense::errors::kFrameInvalid);
+  EXPECT_EQ(receiver.receive(text_bytes(hello)).error().code(), dense::errors::kFrameInvalid);
   ASSERT_TRUE(receiver.receive(bytes_of(dense_sender->code(1))).ok());
   // A code of the other framing is another transfer: followed beside the first, which it
   // completes here.
@@ -138,8 +134,7 @@ TEST(Transfer, AStaleFrameOfAnEarlierTransferDoesNotStopTheOneShown) {
 TEST(Transfer, AForeignUrTypeIsRefusedByNameAndTheReceiverStartsOver) {
   Receiver receiver;
   const std::string frame = "UR:CRYPTO-MULTI-ACCOUNTS/OEADCYBGEEHFKSAONBINLRISWT";
-  const auto status =
-      receiver.receive(ByteView(reinterpret_cast<const std::uint8_t*>(frame.data()), frame.size()));
+  const auto status = receiver.receive(text_bytes(frame));
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().code(), ur::errors::kInvalid);
   EXPECT_EQ(status.error().message(), "ur:crypto-multi-accounts does not carry a CBOR byte string");

@@ -33,7 +33,7 @@ void put(const std::string& target, const std::string& name, ByteView data) {
 }
 
 void put_text(const std::string& target, const std::string& name, const std::string& text) {
-  put(target, name, ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  put(target, name, text_bytes(text));
 }
 
 }  // namespace

@@ -530,9 +530,7 @@ Result<Descriptor> with_idl_change(const std::function<void(nlohmann::json&)>& c
   const std::string idl_text = idl.dump(2);
   std::ofstream(dir.file("idl/airlock_vault.json"), std::ios::trunc) << idl_text;
   ojson j = shipped();
-  j["programs"]["vault"]["idl"][0]["sha256"] = to_hex(
-      sha256(ByteView(reinterpret_cast<const std::uint8_t*>(idl_text.data()), idl_text.size()))
-          .view());
+  j["programs"]["vault"]["idl"][0]["sha256"] = to_hex(sha256(text_bytes(idl_text)).view());
   change(j);
   std::ofstream(dir.file("d.json")) << j.dump(2);
   DecoderRegistry registry;

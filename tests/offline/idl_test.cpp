@@ -82,8 +82,7 @@ TEST(Idl, ShippedIdlsParse) {
   EXPECT_EQ(to_base58(vault->program), "AirLockVau1t1111111111111111111111111111111");
   for (const auto& ix : vault->instructions) {
     const std::string preimage = "global:" + ix.name;
-    const Hash h =
-        sha256(ByteView(reinterpret_cast<const std::uint8_t*>(preimage.data()), preimage.size()));
+    const Hash h = sha256(text_bytes(preimage));
     EXPECT_EQ(ix.discriminator, Bytes(h.bytes.begin(), h.bytes.begin() + 8)) << ix.name;
   }
   auto jupiter = load_idl_file(std::string(AIRLOCK_IDL_DIR) + "/jupiter_v6.json");
@@ -157,8 +156,7 @@ TEST(Idl, LegacyIdlsUseTheGlobalNamespaceRule) {
   auto idl = parse_idl(legacy, program);
   ASSERT_TRUE(idl.ok()) << idl.error().to_string();
   const std::string preimage = "global:initialize_vault";
-  const Hash h =
-      sha256(ByteView(reinterpret_cast<const std::uint8_t*>(preimage.data()), preimage.size()));
+  const Hash h = sha256(text_bytes(preimage));
   EXPECT_EQ(idl->instructions[0].discriminator, Bytes(h.bytes.begin(), h.bytes.begin() + 8));
   EXPECT_TRUE(idl->instructions[0].accounts[0].writable);
   EXPECT_FALSE(parse_idl(legacy).ok()) << "no address and no fallback";

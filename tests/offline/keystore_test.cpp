@@ -31,10 +31,8 @@ SecretBytes secret_of(std::string_view text) { return SecretBytes::copy_of(text)
 TEST(Bip39, WordListIsTheStandardOne) {
   std::string joined;
   for (auto w : kBip39Words) joined += std::string(w) + "\n";
-  EXPECT_EQ(
-      to_hex(sha256(ByteView(reinterpret_cast<const std::uint8_t*>(joined.data()), joined.size()))
-                 .view()),
-      "2f5eed53a4727b4bf8880d8f3f199efc90e58503646d9ff8eff3a2ed3b24dbda");
+  EXPECT_EQ(to_hex(sha256(text_bytes(joined)).view()),
+            "2f5eed53a4727b4bf8880d8f3f199efc90e58503646d9ff8eff3a2ed3b24dbda");
 }
 
 TEST(Bip39, SeedsAndPathsMatchTheVectors) {

@@ -82,10 +82,7 @@ class SigningTest : public SigningTwin {
   }
 
   void write_text(const std::string& name, const std::string& text) {
-    ASSERT_TRUE(files::write_atomically(
-                    dir.file(name),
-                    ByteView(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()))
-                    .ok());
+    ASSERT_TRUE(files::write_atomically(dir.file(name), text_bytes(text)).ok());
   }
 
   // The request as an .alreq file, req.alreq, as the online half writes it.

@@ -174,10 +174,8 @@ TEST(Slip39, InspectReadsTheFields) {
 TEST(Slip39, WordListIsTheSpecsOne) {
   std::string joined;
   for (auto w : kWords) joined += std::string(w) + "\n";
-  EXPECT_EQ(
-      to_hex(sha256(ByteView(reinterpret_cast<const std::uint8_t*>(joined.data()), joined.size()))
-                 .view()),
-      "bcc4555340332d169718aed8bf31dd9d5248cb7da6e5d355140ef4f1e601eec3");
+  EXPECT_EQ(to_hex(sha256(text_bytes(joined)).view()),
+            "bcc4555340332d169718aed8bf31dd9d5248cb7da6e5d355140ef4f1e601eec3");
 }
 
 TEST(Slip39, WordLookup) {

@@ -318,8 +318,7 @@ TEST_F(Voltr, ADescriptorCannotBorrowABuilderNameOrASecondIdl) {
   }
   const std::string extra = idl.dump();
   std::ofstream(dir.file("idl/voltr_extra.json"), std::ios::binary) << extra;
-  const std::string extra_hash = to_hex(
-      sha256(ByteView(reinterpret_cast<const std::uint8_t*>(extra.data()), extra.size())).view());
+  const std::string extra_hash = to_hex(sha256(text_bytes(extra)).view());
   problem = check_changed([&](json& d) {
     d["programs"]["voltr"]["idl"].push_back({{"file", "voltr_extra.json"}, {"sha256", extra_hash}});
   });

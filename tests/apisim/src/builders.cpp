@@ -35,8 +35,7 @@ const PublicKey& key_of(std::string_view base58) { return programs::key(base58);
 
 Bytes discriminator(std::string_view name) {
   const std::string preimage = "global:" + std::string(name);
-  const Hash h =
-      sha256(ByteView(reinterpret_cast<const std::uint8_t*>(preimage.data()), preimage.size()));
+  const Hash h = sha256(text_bytes(preimage));
   return Bytes(h.bytes.begin(), h.bytes.begin() + 8);
 }
 

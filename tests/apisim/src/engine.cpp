@@ -29,7 +29,7 @@ std::int64_t Engine::now_ms() const {
 Hash Engine::blockhash_for(std::uint64_t slot_number) const {
   std::string seed =
       "airlock-apisim blockhash " + std::to_string(world.seed) + " " + std::to_string(slot_number);
-  return sha256(ByteView(reinterpret_cast<const std::uint8_t*>(seed.data()), seed.size()));
+  return sha256(text_bytes(seed));
 }
 
 Result<Keypair> Engine::derived_keypair(std::string_view tag, const PublicKey& base,

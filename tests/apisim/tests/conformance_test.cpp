@@ -189,8 +189,7 @@ TEST_F(Twin, Section2_8_BuildStepIsARealUnsignedV0TransactionFromTheManager) {
   ASSERT_EQ(tx.message.lookups.size(), 1U) << "swap route accounts come through a lookup table";
   // The vault-program instruction starts with the IDL's discriminator for aggregator_swap.
   const std::string preimage = "global:aggregator_swap";
-  const Hash h =
-      sha256(ByteView(reinterpret_cast<const std::uint8_t*>(preimage.data()), preimage.size()));
+  const Hash h = sha256(text_bytes(preimage));
   const auto& ix = tx.message.instructions.back();
   EXPECT_EQ(to_base58(tx.message.static_keys[ix.program_index]),
             "AirLockVau1t1111111111111111111111111111111");

@@ -18,6 +18,11 @@ namespace airlock {
 using Bytes = std::vector<std::uint8_t>;
 using ByteView = std::span<const std::uint8_t>;
 
+// The bytes of a text, viewed in place (its characters as they are stored: UTF-8 here).
+inline ByteView text_bytes(std::string_view text) noexcept {
+  return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+}
+
 // A value of exactly N bytes: public keys, blockhashes, signatures.
 template <std::size_t N>
 struct FixedBytes {
