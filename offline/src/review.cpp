@@ -405,7 +405,9 @@ class Reviewer {
       }
       warn(FindingCode::kWarnUnverifiedLookupTable,
            "accounts of table " + to_base58(lookup.table) +
-               " are known only from the online half's hints",
+               " are known only from the online half's hints: on chain they are whatever the "
+               "table holds, which may be other accounts, the vault's own among them (only "
+               "route and passed-on accounts may come from it)",
            index);
       // Every index the message loads must be hinted: a gap would show a made-up key.
       const auto hinted = [&](std::uint8_t i) {

@@ -246,6 +246,18 @@ class StepBinder {
                       [&](const std::string& p) { return body_at(in_.intent, p) != nullptr; }));
   }
 
+  // The lookup table `account` is loaded from when the policy does not pin it (its key is then
+  // the online half's word alone); nullopt for a static key or a pinned table's.
+  std::optional<PublicKey> unpinned_table(std::uint8_t account) const {
+    if (account >= s_.roles.size()) return std::nullopt;
+    const AccountRole& role = s_.roles[account];
+    if (role.origin == AccountOrigin::kStatic || role.lookup >= m_.lookups.size())
+      return std::nullopt;
+    const PublicKey& table = m_.lookups[role.lookup].table;
+    if (in_.policy.pinned(table) != nullptr) return std::nullopt;
+    return table;
+  }
+
   void bind_main(std::size_t i, const DescribedInstruction& described_ix,
                  std::vector<PublicKey>& step_mints) {
     const auto& ix = m_.instructions[i];
@@ -281,6 +293,20 @@ class StepBinder {
       if (!key) {
         bindings.push_back({rule.name, "unbound", "loaded from an unknown table"});
         continue;  // refused where the table is checked
+      }
+      // Found by an independent attacker review: the vault's destination account moved into an
+      // unpinned table was shown "computed here" and signed, though on chain the table could
+      // hold the attacker's account at that index.
+      if (const auto table = unpinned_table(account)) {
+        refuse(FindingCode::kPolicyLookupTableBound,
+               where + ": " + rule.name + " is loaded from lookup table " + to_base58(*table) +
+                   ", which the policy does not pin: the account at that index is the table's "
+                   "to say on chain, and only the online half's hint names it here (" +
+                   short_key(*key) +
+                   "); an account this machine binds must be a static key of the message or "
+                   "come from a pinned table");
+        bindings.push_back({rule.name, "refused", "loaded from a table the policy does not pin"});
+        continue;
       }
       bindings.push_back(bind(rule, *key, account, b, where));
       if (std::find(described_ix.mints.begin(), described_ix.mints.end(), rule.name) !=

@@ -189,6 +189,22 @@ class Adversarial : public SigningTwin {
                           {"reduceOnly", false},
                           {"order", {{"type", "limit"}, {"price", "149.5"}, {"postOnly", true}}}});
     h.policy_for = [this](const envelope::SignRequest& q) { return policy_for(q); };
+    h.bound_keys = [this](const envelope::SignRequest& q) {
+      const auto r =
+          offline::review_request(q, policy_for(q), decoders, manager_->public_key(), now_s());
+      std::vector<PublicKey> keys;
+      const auto& s = r.steps.at(0);
+      for (std::size_t i = 0; i < s.bindings.size(); ++i) {
+        const auto& accounts = s.tx.message.instructions.at(i).accounts;
+        for (std::size_t p = 0; p < s.bindings[i].size() && p < accounts.size(); ++p) {
+          const auto& source = s.bindings[i][p].source;
+          const auto& key = s.roles.at(accounts[p]).key;
+          if (source == "route" || source == "passed on" || source == "unbound" || !key) continue;
+          if (std::find(keys.begin(), keys.end(), *key) == keys.end()) keys.push_back(*key);
+        }
+      }
+      return keys;
+    };
     h.manager = manager_->public_key();
     h.stranger = public_key_from_base58(kOtherVault).value();
     h.now = now_s();

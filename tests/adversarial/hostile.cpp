@@ -181,6 +181,56 @@ envelope::SignRequest with_table_entry(const envelope::SignRequest& q, std::uint
   return out;
 }
 
+// Every account the vault instruction of an honest build names (neither a signer, the vault
+// nor an invoked program) moved into a lookup table of the attacker's that the policy does not
+// pin, with a hint naming it truly: what that index holds on chain is the table's to say, so an
+// account this machine binds may not come from there (found by an independent attacker review:
+// the swap's destination account, so moved, was shown "computed here" and signed). The honest
+// tables stay as the request hints them; unverified tables are allowed.
+void bound_accounts_in_unpinned_tables(const HonestBuilds& h, const Add& add) {
+  const PublicKey attacker_table = key_of("AttackerTab1e1111111111111111111111111111111");
+  for (const auto* honest : {&h.swap, &h.dlmm_open, &h.perp_deposit, &h.limit_order, &h.dlmm_remove,
+                             &h.sweep, &h.vault_update}) {
+    const Transaction tx = first_tx(*honest);
+    const auto ixs = decompile(tx.message);
+    std::vector<LoadedTable> tables;
+    for (const auto& hint : honest->hints.lookup_tables) {
+      LoadedTable t{hint.table, {}};
+      for (const auto& [i, address] : hint.entries) {
+        if (t.addresses.size() <= i) t.addresses.resize(i + 1U);
+        t.addresses[i] = address;
+      }
+      tables.push_back(std::move(t));
+    }
+    for (const auto& key : h.bound_keys(*honest)) {
+      const bool signer = std::any_of(ixs.begin(), ixs.end(), [&](const Instruction& ix) {
+        return std::any_of(ix.accounts.begin(), ix.accounts.end(),
+                           [&](const AccountMeta& a) { return a.key == key && a.signer; });
+      });
+      const bool invoked = std::any_of(ixs.begin(), ixs.end(),
+                                       [&](const Instruction& ix) { return ix.program == key; });
+      const bool tabled = std::any_of(tables.begin(), tables.end(), [&](const LoadedTable& t) {
+        return std::find(t.addresses.begin(), t.addresses.end(), key) != t.addresses.end();
+      });
+      // A signer, a program or the vault cannot come from a table (other rules); a key of an
+      // honest table would stay there.
+      if (signer || invoked || tabled || key == honest->vault) continue;
+      auto with_attacker = tables;
+      with_attacker.push_back({attacker_table, {key}});
+      auto q = recompiled(*honest, ixs, h.manager, with_attacker);
+      q.hints.lookup_tables.push_back({attacker_table, {{std::uint8_t{0}, key}}});
+      auto p = h.policy_for(q);
+      p.actions[q.action].auto_approve = true;
+      p.allow_unverified_lookup_tables = true;
+      std::erase_if(p.pinned_tables,
+                    [&](const LoadedTable& t) { return t.table == attacker_table; });
+      add(q.action + " with its account " + to_base58(key) +
+              " loaded from an unpinned table of the attacker's",
+          q, p, "policy.lookup_table_bound", Expect::kRefused);
+    }
+  }
+}
+
 // Issue 30's edges, each closed by a rule of the binder and tried here on several accounts,
 // amounts and actions: accounts another party chooses that are the vault's own, floors that
 // are no floor, resumed batches, wrapping sums, ceilings, runtime rules and requests with no
@@ -1301,6 +1351,7 @@ std::vector<HostileCase> hostile_cases(const HonestBuilds& h) {
         "intent.account");
   }
   edge_cases(h, add);
+  bound_accounts_in_unpinned_tables(h, add);
   return cases;
 }
 

@@ -58,6 +58,9 @@ struct HonestBuilds {
   // may keep adding up to more than the 70 bins done allow the whole
   envelope::SignRequest dlmm_open_resumed_early;
   std::function<offline::Policy(const envelope::SignRequest&)> policy_for;
+  // The keys the honest review of a request's first step binds (every source but route,
+  // passed on and unbound), in the order they first appear.
+  std::function<std::vector<PublicKey>(const envelope::SignRequest&)> bound_keys;
   PublicKey manager;
   PublicKey stranger;  // a key the offline half holds nothing for
   std::int64_t now = 0;

@@ -30,6 +30,7 @@ class FindingCode {
   static const FindingCode kPolicyInvalidPresignature;
   static const FindingCode kPolicyLimit;
   static const FindingCode kPolicyLookupHintIncomplete;
+  static const FindingCode kPolicyLookupTableBound;
   static const FindingCode kPolicyLookupTableMismatch;
   static const FindingCode kPolicyLookupTableUnpinned;
   static const FindingCode kPolicyManager;
@@ -96,6 +97,7 @@ inline constexpr FindingCode FindingCode::kPolicyInvalidPresignature{"policy.inv
 inline constexpr FindingCode FindingCode::kPolicyLimit{"policy.limit"};
 inline constexpr FindingCode FindingCode::kPolicyLookupHintIncomplete{
     "policy.lookup_hint_incomplete"};
+inline constexpr FindingCode FindingCode::kPolicyLookupTableBound{"policy.lookup_table_bound"};
 inline constexpr FindingCode FindingCode::kPolicyLookupTableMismatch{
     "policy.lookup_table_mismatch"};
 inline constexpr FindingCode FindingCode::kPolicyLookupTableUnpinned{
@@ -160,6 +162,7 @@ inline constexpr std::array kAllFindingCodes = {&FindingCode::kPolicyActionNotAl
                                                 &FindingCode::kPolicyInvalidPresignature,
                                                 &FindingCode::kPolicyLimit,
                                                 &FindingCode::kPolicyLookupHintIncomplete,
+                                                &FindingCode::kPolicyLookupTableBound,
                                                 &FindingCode::kPolicyLookupTableMismatch,
                                                 &FindingCode::kPolicyLookupTableUnpinned,
                                                 &FindingCode::kPolicyManager,
