@@ -35,6 +35,14 @@ const char* source_of(const TokenLabel& t) {
   return t.pinned ? "pinned by the policy" : "per the online half";
 }
 
+// Whose the decimals are, saying how many when only the online half says so: a hint of 0
+// decimals for a 6-decimal token reads a million times larger (an independent attacker review),
+// and "0 decimals" beside a known token is what gives it away.
+std::string decimals_said(const TokenLabel& t) {
+  if (t.pinned) return "decimals pinned by the policy";
+  return std::to_string(t.decimals) + " decimals per the online half";
+}
+
 // The tokens X and Y of the pool an instruction names as its lb_pair account, when the policy
 // pins that pool or the online half's pool hint names it, and the tokens are labelled.
 struct PoolTokens {
@@ -108,11 +116,11 @@ std::string arg_text(const Review& r, const StepReview& s, std::size_t i, const 
       a != nullptr ? unit_label(r, a->mint_or_pool, a->side, &pool_pinned) : nullptr;
   if (label == nullptr) return text;
   if (a->side == AmountUnit::Side::kKey)
-    return text + "  (" + whole_units(text, label->decimals) + " " + label->symbol + ", decimals " +
-           source_of(*label) + ")";
+    return text + "  (" + whole_units(text, label->decimals) + " " + label->symbol + ", " +
+           decimals_said(*label) + ")";
   return text + "  (" + whole_units(text, label->decimals) + " " + label->symbol +
          ", the pool's token " + (a->side == AmountUnit::Side::kTokenX ? "X " : "Y ") +
-         pool_source(pool_pinned) + ", decimals " + source_of(*label) + ")";
+         pool_source(pool_pinned) + ", " + decimals_said(*label) + ")";
 }
 
 // A key with what is known about it: a well-known program name, or a token symbol pinned by
@@ -383,7 +391,9 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width, std::s
 }
 
 // Where a figure's token and decimals come from, in a word.
-std::string label_source(const TokenLabel& t) { return t.pinned ? "pinned" : "online half's hint"; }
+std::string label_source(const TokenLabel& t) {
+  return t.pinned ? "pinned" : "online half's hint, " + std::to_string(t.decimals) + " decimals";
+}
 
 // A mint by its label's symbol, or its address.
 std::string short_mint(const Review& r, const PublicKey& mint) {
@@ -761,7 +771,7 @@ std::string render_approval(const envelope::SignRequest& q, const Review& r,
               (unit.pool_side && !unit.pool_pinned
                    ? ": which token the pool holds is the online half's word"
                    : "") +
-              ", decimals " + source_of(*unit.label) + ")";
+              ", " + decimals_said(*unit.label) + ")";
     bool first = true;
     for (const auto& l : wrap(leaf.path + ": " + text, width - 14, kAll)) {
       lines.push_back((first ? "            " : "              ") + l);

@@ -191,7 +191,7 @@ TEST_F(SigningTest, AnApprovedRequestIsSignedRecordedAndLands) {
   EXPECT_THAT(last_summary, HasSubstr("aggregator_swap"));
   EXPECT_THAT(last_summary, HasSubstr(to_base58(q.vault))) << "keys appear in full";
   EXPECT_THAT(last_summary,
-              HasSubstr("swap      5000000  (5 USDC, decimals per the online half) of "
+              HasSubstr("swap      5000000  (5 USDC, 6 decimals per the online half) of "
                         "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v (token USDC per the "
                         "online half)"));
   EXPECT_THAT(last_summary, HasSubstr("minimum_out = 6200093  (6.200093 JUP"));
