@@ -619,6 +619,48 @@ Status follow_group(SendContext& c, std::span<JournalStep> group, std::size_t to
   return {};
 }
 
+// A round a later round superseded: built again after a step was refused before anything of
+// the round was relayed (its later steps never sent), or followed up once every step
+// confirmed. Nothing of it is sent again, and its refusal is not the run's: only the last round
+// says how the run ends. A step still `signed` was never sent (no step after an accepted one is
+// sent before it confirms, and an accepted one never leads to a rebuild); one the journal holds
+// open (which no process leaves behind before moving on, but a disk that lost writes may) is
+// followed, or proven on the chain once its ticket is dead.
+Status settle_superseded(SendContext& c, std::vector<JournalStep>& steps, int round_no) {
+  const std::size_t total = steps.size();
+  std::optional<Error> open;
+  for (JournalStep& st : steps) {
+    Status settled;
+    if (is(st, ss::kSigned)) {
+      st.message = "round " + std::to_string(round_no) +
+                   " was built again, after a step before this one was refused, before this "
+                   "step was sent";
+      settled = record(c, st, ss::kAbandoned);
+    } else if (is(st, ss::kPending) || is(st, ss::kUnknown)) {
+      settled = follow(c, st, total);
+    } else if (is(st, ss::kSending) && ticket_left(c, st) > 0) {
+      settled = Error(online::errors::kOutcomeUnknown,
+                      step_name(st, total) + " of round " + std::to_string(round_no) +
+                          ", which a later round superseded, may have been sent and its ticket "
+                          "still lives: it is not sent again; run airlock-online resume --rpc "
+                          "URL once its ticket has expired");
+    } else if (is(st, ss::kSending)) {
+      if (auto proven = prove_outcome(c, st, total,
+                                      "its round was superseded by a later one, and its ticket "
+                                      "has expired");
+          !proven.ok())
+        settled = proven.error();
+    }
+    if (!settled.ok()) {
+      c.log << "airlock-online: round " << round_no << " " << step_name(st, total) << ": "
+            << printable(settled.error().message()) << "\n";
+      if (!open) open = settled.error();
+    }
+  }
+  if (open) return *open;
+  return {};
+}
+
 }  // namespace
 
 std::vector<JournalStep> steps_of_round(std::int64_t run_id, int round_no, const Round& round,
@@ -699,7 +741,19 @@ Result<ResumeOutcome> resume_run(SendContext& context, const JournalRun& run) {
   }
   std::map<int, std::vector<JournalStep>> rounds;
   for (auto& st : steps) rounds[st.round].push_back(std::move(st));
+  // Every round before the last was superseded: settled, never sent again, and a refusal in
+  // it does not stop the later rounds from being learnt (found by an independent fault review:
+  // round 1's InvalidTicket ended every resume, so round 2, landed, stayed open for ever).
+  std::optional<Error> superseded_open;
+  const int last_round = rounds.rbegin()->first;
   for (auto& [round_no, round_steps] : rounds) {
+    if (round_no == last_round) break;
+    if (auto settled = settle_superseded(c, round_steps, round_no);
+        !settled.ok() && !superseded_open)
+      superseded_open = settled.error();
+  }
+  for (auto& [round_no, round_steps] : rounds) {
+    if (round_no != last_round) continue;
     auto end = send_round(c, round_steps);
     if (!end.ok()) {
       AIRLOCK_TRY(open, c.journal.unresolved());
@@ -714,6 +768,7 @@ Result<ResumeOutcome> resume_run(SendContext& context, const JournalRun& run) {
                                   "nothing of it happened; build it again");
     }
   }
+  if (superseded_open) return ResumeOutcome{"open", superseded_open->message()};
   const JournalStep& last = rounds.rbegin()->second.back();
   if (last.next && last.next->contains("path")) {
     // The command that builds it (quoted for the shell) comes with the plan of what is left

@@ -76,7 +76,8 @@ class SenderTest : public Twin {
   // `rpc`: the node `act --rpc` would measure the blockhash's last valid height with.
   std::vector<online::JournalStep> signed_round(const std::string& action, const json& body,
                                                 std::int64_t reply_ms = 0,
-                                                std::optional<std::string> rpc = std::nullopt) {
+                                                std::optional<std::string> rpc = std::nullopt,
+                                                int round_no = 1) {
     advance(4000);
     const Reply built = post("/transactions/" + action, body);
     EXPECT_EQ(built.status, 200) << built.body.dump();
@@ -93,9 +94,9 @@ class SenderTest : public Twin {
     response.result = signatures;
     auto answer = online::apply_response(*round, response, built_at);
     EXPECT_TRUE(answer.ok()) << answer.error().to_string();
-    run_id = journal->begin_run("twin", action, body, built_at).value();
-    auto steps = online::steps_of_round(run_id, 1, *round, answer->signed_transactions, built_at,
-                                        built_at, boot());
+    if (round_no == 1) run_id = journal->begin_run("twin", action, body, built_at).value();
+    auto steps = online::steps_of_round(run_id, round_no, *round, answer->signed_transactions,
+                                        built_at, built_at, boot());
     EXPECT_TRUE(journal->add_signed_steps(steps).ok());
     return steps;
   }
@@ -510,6 +511,7 @@ class AtMostOnce : public SenderTest {
     EXPECT_EQ(landed(steps[0].signature), 1U) << "the twin relayed it";
     EXPECT_EQ(counters()["builds"], 1) << "nothing was built again";
   }
+  void last_round_learnt(bool sending_mark_lost);
 };
 
 TEST_F(AtMostOnce, AGatewayTimeoutAfterTheRelayIsAnsweredByTheIdenticalBytesNotARebuild) {
@@ -696,6 +698,59 @@ TEST_F(AtMostOnce, TheChainProvesThatASendWithoutReceiptCanNeverLandAndOnlyThenF
   const auto plan = online::plan_remaining(journal->steps(run_id).value(), now_s(), boot());
   EXPECT_EQ(plan.kind, online::RemainingWork::Kind::kOffer) << plan.why;
   EXPECT_EQ(landed(steps[0].signature), 0U);
+}
+
+// Found by an independent fault review: round 1's send met a real InvalidTicket (its ticket
+// died while the offline half answered), the chain proved it never lands, and round 2 was
+// built, relayed and landed, but answered 504 until its ticket died. Every resume then stopped
+// at round 1's `rejected` step ("already rejected") and never learnt round 2: the intent was
+// held for ever. A superseded round is settled, not sent, and the last round says the outcome.
+TEST_F(AtMostOnce, ResumeLearnsTheLastRoundPastARoundBuiltAgain) { last_round_learnt(false); }
+
+// The same, with round 2's `sending` mark lost (a disk that dropped a commit it acknowledged):
+// the run was closed `failed` for round 1's refusal, and the same build offered and landed
+// again. Round 2's step, left `signed` by a process that is gone, may have been sent.
+TEST_F(AtMostOnce, ResumeLearnsTheLastRoundPastARoundBuiltAgainAfterALostCommit) {
+  last_round_learnt(true);
+}
+
+void AtMostOnce::last_round_learnt(bool sending_mark_lost) {
+  const std::string rpc = "http://127.0.0.1:" + std::to_string(server_->port()) + "/rpc";
+  auto first = signed_round("vault/update", update_body(), 0, rpc);
+  // The twin's time runs 91 s on while this machine's clocks stand (the offline half slow to
+  // answer, the API's clock ahead): the ticket (90 s) and the blockhash (60 s) die there, and
+  // the send meets a real InvalidTicket.
+  const auto before = boot();
+  const std::int64_t then = now_s();
+  advance(91'000);
+  auto stood = context();
+  stood.prove = online::rpc_prover(rpc);
+  stood.clock = [then] { return then; };
+  stood.boot = [before] { return before; };
+  auto end = online::send_round(stood, first);
+  ASSERT_TRUE(end.ok()) << end.error().to_string() << "\n" << log.str();
+  ASSERT_EQ(*end, online::RoundEnd::kRebuild);
+  auto c = context();
+  c.prove = online::rpc_prover(rpc);
+  auto second = signed_round("vault/update", update_body(), 0, rpc, 2);
+  faults({{"relayThenFail", json(std::vector<int>(60, 504))}});
+  ASSERT_FALSE(online::send_round(c, second).ok());
+  faults({{"relayThenFail", json::array()}});
+  if (sending_mark_lost) {
+    second[0].status = ss::kSigned;
+    ASSERT_TRUE(journal->update_step(second[0]).ok());
+  }
+  advance(120'000);
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "done") << outcome->note << "\n" << log.str();
+  const auto steps = journal->steps(run_id).value();
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_EQ(steps[0].status, ss::kRejected);
+  EXPECT_EQ(steps[1].status, ss::kConfirmed);
+  EXPECT_TRUE(journal->unresolved().value().empty());
+  EXPECT_EQ(landed(first[0].signature), 0U);
+  EXPECT_EQ(landed(second[0].signature), 1U);
 }
 
 // Issue 31: the wall clock jumps an hour forward between the send and the resume (a time sync,
