@@ -159,14 +159,16 @@ Result<std::string> check_history(const RpcCall& call, std::uint64_t before_buil
 // slots longer than skipped leaders leave. A node restarted from a newer snapshot over its old
 // ledger keeps both ends and nothing between; a signature that landed there is unknown to it
 // (found by an independent fault review: a landed send proven expired, and landed again).
-Status check_ledger_window(const RpcCall& call, std::uint64_t before_build,
-                           std::uint64_t finalized) {
+Result<std::vector<std::uint64_t>> check_ledger_window(const RpcCall& call,
+                                                       std::uint64_t before_build,
+                                                       std::uint64_t finalized) {
   // 2,000 slots (about 13 minutes) reach past any blockhash's life from before the build; a run
   // of 48 missing slots is twelve leaders in a row producing nothing.
   constexpr std::uint64_t kWindowSlots = 2'000;
   constexpr std::uint64_t kLongestSkip = 48;
   const std::uint64_t end = std::min(before_build + kWindowSlots, finalized);
-  if (end <= before_build) return {};
+  std::vector<std::uint64_t> held;
+  if (end <= before_build) return held;
   AIRLOCK_TRY(blocks,
               call("getBlocks", json::array({before_build, end, {{"commitment", "finalized"}}})));
   if (!blocks.is_array()) return odd("getBlocks", "the reply is no list of slots");
@@ -183,6 +185,7 @@ Status check_ledger_window(const RpcCall& call, std::uint64_t before_build,
                                   "ask a node whose ledger is whole");
     }
     last = slot.get<std::uint64_t>();
+    held.push_back(last);
   }
   if (end - last > kLongestSkip) {
     return odd("getBlocks", "the node holds no block after slot " + std::to_string(last) +
@@ -190,7 +193,46 @@ Status check_ledger_window(const RpcCall& call, std::uint64_t before_build,
                                 ", where the signature could have landed; ask a node whose "
                                 "ledger is whole");
   }
-  return {};
+  return held;
+}
+
+// Signatures of blocks spread over the window where the signature could have landed, one from
+// each of up to kProbes stretches of the blocks the node listed (check_ledger_window): the
+// answer that finds ours absent must know every one of them (signature_outcome). One old
+// signature shows that answer keeps history from before the build, not that it keeps all of it
+// since: an endpoint whose status calls reach a backend with a hole over the recent slots,
+// while its block calls reach a whole one, knew the old one, said "not found" of a landed send,
+// and had it proven expired and landed again (found by an independent fault review).
+Result<std::vector<std::string>> window_probes(const RpcCall& call,
+                                               const std::vector<std::uint64_t>& blocks) {
+  constexpr std::size_t kProbes = 64;
+  std::vector<std::string> probes;
+  const std::size_t stretch = (blocks.size() + kProbes - 1) / kProbes;
+  for (std::size_t from = 0; from < blocks.size(); from += stretch) {
+    const std::size_t to = std::min(blocks.size(), from + stretch);
+    std::optional<std::string> found;
+    // The first block of the stretch with a transaction in it (an empty block has none).
+    for (std::size_t i = from; i < to && !found; ++i) {
+      auto block = call("getBlock", json::array({blocks[i],
+                                                 {{"commitment", "finalized"},
+                                                  {"encoding", "json"},
+                                                  {"transactionDetails", "signatures"},
+                                                  {"rewards", false},
+                                                  {"maxSupportedTransactionVersion", 0}}}));
+      if (block.ok() && block->is_object() && block->contains("signatures") &&
+          (*block)["signatures"].is_array() && !(*block)["signatures"].empty() &&
+          (*block)["signatures"][0].is_string())
+        found = (*block)["signatures"][0].get<std::string>();
+    }
+    if (!found) {
+      return odd("getBlock", "no block the node lists from slot " + std::to_string(blocks[from]) +
+                                 " to " + std::to_string(blocks[to - 1]) +
+                                 " could be read with a transaction in it, to test that its "
+                                 "statuses cover where the signature could have landed");
+    }
+    probes.push_back(*found);
+  }
+  return probes;
 }
 
 // Why a transaction on a durable nonce can never land (its nonce has advanced), or "" when it
@@ -319,17 +361,20 @@ Result<std::optional<ChainProof>> landing_of(const RpcCall& call, const ChainQue
 
 // The proof: the signature's status on chain, and when it is not there, whether it still may
 // land (`why_dead` empty) or never can.
-// `known` is the signature of an old block the node showed it keeps (check_history): it is asked
-// in the same call, so the answer that finds ours absent is one that keeps the history.
+// `known` is the signature of an old block the node showed it keeps (check_history), `probes`
+// those of blocks over the window where ours could have landed (window_probes): they are asked
+// in the same call, so the answer that finds ours absent is one that keeps that history.
 Result<ChainProof> signature_outcome(const RpcCall& call, const ChainQuestion& q,
                                      const std::string& why_dead, const Views& views,
-                                     const std::string& known) {
-  AIRLOCK_TRY(found,
-              call("getSignatureStatuses", json::array({json::array({q.signature, known}),
-                                                        {{"searchTransactionHistory", true}}})));
+                                     const std::string& known,
+                                     const std::vector<std::string>& probes) {
+  json asked = json::array({q.signature, known});
+  for (const auto& probe : probes) asked.push_back(probe);
+  AIRLOCK_TRY(found, call("getSignatureStatuses",
+                          json::array({asked, {{"searchTransactionHistory", true}}})));
   if (!found.is_object() || !found.contains("value") || !found["value"].is_array() ||
-      found["value"].size() != 2) {
-    return odd("getSignatureStatuses", "the reply has no two-entry value array");
+      found["value"].size() != asked.size()) {
+    return odd("getSignatureStatuses", "the reply has not one entry for each signature asked");
   }
   const json& status = found["value"][0];
   if (!status.is_null()) {
@@ -353,12 +398,16 @@ Result<ChainProof> signature_outcome(const RpcCall& call, const ChainQuestion& q
   // Absent, from an answer that keeps the history: one backend of a balanced endpoint may keep
   // it (check_history asked that one) and another not (found by an independent fault review:
   // a landed send proven expired, and landed again).
-  if (!found["value"][1].is_object()) {
+  for (std::size_t i = 1; i < asked.size(); ++i) {
+    if (found["value"][i].is_object()) continue;
     return odd("getSignatureStatuses",
-               "the answer that does not find the signature does not find " + known +
-                   " either, an old signature the node showed it keeps: that answer came from "
-                   "a part of the node without the transaction history, so it proves nothing "
-                   "absent; ask again, or ask a node that is one server");
+               "the answer that does not find the signature does not find " +
+                   asked[i].get<std::string>() + " either, " +
+                   (i == 1 ? std::string("an old signature the node showed it keeps")
+                           : "a signature of a block it lists where ours could have landed") +
+                   ": that answer came from a part of the node without that transaction "
+                   "history, so it proves nothing absent; ask again, or ask a node that is one "
+                   "server");
   }
   // Absent, from a view at least as new as every other answer of this proof: else a backend
   // behind the landing could be what says so.
@@ -399,11 +448,16 @@ ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout,
     if (landed) return *landed;
     AIRLOCK_TRY(before_build, check_node_reach(call, q, views));
     AIRLOCK_TRY(known, check_history(call, before_build));
-    AIRLOCK_CHECK(check_ledger_window(call, before_build, views.newest));
+    AIRLOCK_TRY(blocks, check_ledger_window(call, before_build, views.newest));
     AIRLOCK_TRY(why_dead, q.nonce_account
                               ? why_nonce_dead(call, *q.nonce_account, q.blockhash, views)
                               : why_blockhash_dead(call, q, views));
-    return signature_outcome(call, q, why_dead, views, known);
+    std::vector<std::string> probes;
+    if (!why_dead.empty()) {  // only an absence that would free the intent needs them
+      AIRLOCK_TRY(found, window_probes(call, blocks));
+      probes = std::move(found);
+    }
+    return signature_outcome(call, q, why_dead, views, known, probes);
   };
 }
 

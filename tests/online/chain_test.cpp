@@ -65,7 +65,26 @@ class ScriptedNode : public ::testing::Test {
       if (method == "getBlock") blocks_asked_.push_back(call["params"][0].get<std::uint64_t>());
       std::lock_guard<std::mutex> lock(mutex_);
       json result;
-      if (method == "getSignatureStatuses") {
+      if (method == "getBlock" && per_slot_signatures_ && !answers_.count("getBlock:set")) {
+        const std::uint64_t slot = call["params"][0];
+        result = {{"blockhash", kBlockhash}, {"signatures", {signature_of_block(slot)}}};
+      } else if (method == "getSignatureStatuses" && per_slot_signatures_) {
+        // Every block's signature known, but those of a hole in the statuses a test sets.
+        const json& signatures = call["params"][0];
+        result = answers_.at("getSignatureStatuses");
+        json value = json::array();
+        for (const auto& sig : signatures) {
+          const Bytes raw = from_base58(sig.get<std::string>(), 64).value();
+          std::uint64_t slot = 0;
+          for (int i = 7; i >= 0; --i) slot = (slot << 8) | raw[static_cast<std::size_t>(i)];
+          const bool in_hole =
+              status_hole_ && slot >= status_hole_->first && slot <= status_hole_->second;
+          value.push_back(sig == kSignature ? answers_.at("getSignatureStatuses")["value"][0]
+                          : in_hole         ? json(nullptr)
+                                    : answers_.at("getSignatureStatuses:history")["value"][0]);
+        }
+        result["value"] = value;
+      } else if (method == "getSignatureStatuses") {
         // Each signature's status on its own: the old block's from the history answer (or, when
         // asked beside another, the "in a pair" one where a test sets it), the rest from the
         // main answer, whose context the reply takes unless only the old one is asked.
@@ -145,6 +164,16 @@ class ScriptedNode : public ::testing::Test {
   std::map<std::string, json> answers_;
   std::vector<std::uint64_t> blocks_asked_;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> hole_;  // slots without a block
+  // Each block holding a signature of its own (its slot in the first eight bytes), which the
+  // statuses know but for those of `status_hole_`.
+  bool per_slot_signatures_ = false;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> status_hole_;
+  static std::string signature_of_block(std::uint64_t slot) {
+    Bytes raw(64, 0xab);
+    for (int i = 0; i < 8; ++i)
+      raw[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(slot >> (8 * i));
+    return to_base58(raw);
+  }
 };
 
 TEST_F(ScriptedNode, AnExpiredBlockhashAndNoSignatureIsTheOnlyProofThatFrees) {
@@ -330,8 +359,34 @@ TEST_F(ScriptedNode, AnAbsenceFromAnAnswerWithoutTheHistoryIsNoProof) {
   set("getSignatureStatuses:history-in-pair", nullptr);
   auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200));
   ASSERT_FALSE(proof.ok());
-  EXPECT_THAT(proof.error().message(), HasSubstr("a part of the node without the transaction "
+  EXPECT_THAT(proof.error().message(), HasSubstr("a part of the node without that transaction "
                                                  "history, so it proves nothing absent"));
+}
+
+// Found by an independent fault review: an endpoint whose status calls reached a backend with a
+// hole over the recent slots (it knew the old signature the history was tested with) and whose
+// block calls reached a whole one said "not found" of a landed send, which was proven expired and
+// landed again, three times. The answer that finds the signature absent must know a signature
+// of blocks all over the window where it could have landed, not only one from before the build.
+TEST_F(ScriptedNode, AnAbsenceFromAnAnswerWithAHoleWhereItCouldHaveLandedIsNoProof) {
+  per_slot_signatures_ = true;
+  EXPECT_EQ(ask(aged(200)), Outcome::kNeverLands) << "a node whose statuses are whole";
+  const std::uint64_t before = 1'000'000u - (200 + 120) * 5 / 2;
+  for (const auto& hole :
+       std::vector<std::pair<std::uint64_t, std::uint64_t>>{{before + 300, before + 799},
+                                                            {before + 700, before + 800},
+                                                            {before + 40, before + 80}}) {
+    status_hole_ = hole;
+    auto proof = rpc_prover("http://127.0.0.1:" + std::to_string(port_) + "/rpc")(aged(200));
+    ASSERT_FALSE(proof.ok()) << hole.first << " to " << hole.second;
+    EXPECT_THAT(proof.error().message(),
+                HasSubstr("a signature of a block it lists where ours could have landed"));
+  }
+  // Bounded: at most 64 blocks are read for it, besides the one before the build.
+  blocks_asked_.clear();
+  status_hole_.reset();
+  EXPECT_EQ(ask(aged(200)), Outcome::kNeverLands);
+  EXPECT_LE(blocks_asked_.size(), 65u);
 }
 
 // Found by an independent fault review: at the build, an endpoint balancing its calls answered
