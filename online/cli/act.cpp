@@ -77,6 +77,7 @@ struct ActCommand {
   std::string remaining = "ask";
   std::optional<std::string> approve_first;  // the manager's public key
   int approval_minutes = 30;
+  std::vector<std::string> accept_landed;
   std::optional<std::string> journal;
   std::map<std::string, std::optional<std::string>> fields;  // by flag name
 };
@@ -120,7 +121,11 @@ po::options_description act_options_of(ActCommand& o, const std::vector<Field>* 
       cli::value_in(&o.approval_minutes, 1, 1440, "approval-minutes")
           ->default_value(o.approval_minutes),
       "with --approve-first: how long the approval is asked to hold (the offline half gives at "
-      "most 60)");
+      "most 60)")(
+      "accept-landed", po::value<std::vector<std::string>>(&o.accept_landed)->composing(),
+      "SIGNATURE (repeatable): a transaction of the manager's, landed after this journal's "
+      "newest record, that you have accounted for (with --rpc, act refuses to build while the "
+      "chain shows one the journal does not know)");
   journal_option(options, o.journal);
   if (fields != nullptr) {
     po::options_description field_options("fields of " + *named);
@@ -190,6 +195,12 @@ Status check_transport_options(ActCommand& o) {
   }
   if (o.rpc) {
     if (auto s = online::check_transport(*o.rpc); !s.ok()) return s.error().in_field("--rpc");
+  }
+  for (const auto& signature : o.accept_landed) {
+    if (!fixed_from_base58<64>(signature).ok())
+      return Error(ErrorCode::kUsage,
+                   "must be a base58 transaction signature, not '" + printable(signature) + "'")
+          .in_field("--accept-landed");
   }
   return {};
 }
@@ -301,6 +312,7 @@ int run_act(const std::vector<std::string>& args) {
   act_options.command_options = repeated(o);
   if (o.approve_first) act_options.approve_first = public_key_from_base58(*o.approve_first).value();
   act_options.approval_seconds = std::int64_t{o.approval_minutes} * 60;
+  act_options.accepted_landings = o.accept_landed;
   if (auto s = online::act(context, act_options, first_action, *first_body); !s.ok())
     return report(s.error());
   return cli::kExitOk;

@@ -90,6 +90,12 @@ class Run {
     if (!prepared.ok()) return Result<Next>(prepared.error());
     Round& r = *prepared;
     r.api_date = built->date;
+    if (round_no == 1 && options_.rpc && !r.transactions.empty() &&
+        !r.transactions.front().message.static_keys.empty()) {
+      const PublicKey& manager = r.transactions.front().message.static_keys.front();
+      if (auto behind = chain_ahead_of_journal(manager); !behind.ok())
+        return Result<Next>(behind.error());
+    }
     AIRLOCK_CHECK(c_.journal.event(
         run_id_, "build",
         action + ": " + std::to_string(r.steps.size()) + " step(s), request " +
@@ -140,6 +146,46 @@ class Run {
     follow_up_.emplace(json_fields::text(last["next"], "path"),
                        last["next"].value("body", json::object()));
     return Result<Next>(Next::kFollowUp);
+  }
+
+  // Found by an independent fault review: the state folder (journal, seal and registry side by
+  // side under ~/.local/state/airlock) put back from a backup made before an action landed,
+  // and the same intent built and landed again. Nothing on this machine tells such a copy from
+  // the newest; the chain can. The manager pays for every step, so a transaction of its that
+  // landed after this journal's newest record (less ten minutes for the clocks) and is none of
+  // its steps means the journal is not the whole story: nothing is built until the operator
+  // has accounted for each one.
+  Status chain_ahead_of_journal(const PublicKey& manager) {
+    AIRLOCK_TRY(known, c_.journal.known_outside(run_id_));
+    if (!known.newest) return {};  // a journal with nothing before this run: nothing to compare
+    constexpr std::size_t kNewest = 100;
+    AIRLOCK_TRY(landed, landings_naming(*options_.rpc, manager, kNewest));
+    const std::int64_t since = *known.newest - 600;
+    std::vector<std::string> unknown;
+    for (const auto& l : landed) {
+      if (l.block_time && *l.block_time < since) continue;
+      if (std::binary_search(known.signatures.begin(), known.signatures.end(), l.signature))
+        continue;
+      if (std::find(options_.accepted_landings.begin(), options_.accepted_landings.end(),
+                    l.signature) != options_.accepted_landings.end())
+        continue;
+      unknown.push_back(l.signature + (l.block_time
+                                           ? " (block time " + std::to_string(*l.block_time) + ")"
+                                           : std::string(" (no block time)")));
+    }
+    if (unknown.empty()) return {};
+    std::string listed;
+    for (const auto& u : unknown) listed += (listed.empty() ? "" : ", ") + u;
+    return Error(errors::kUnfinished,
+                 "the chain shows " + std::to_string(unknown.size()) +
+                     " transaction(s) of the manager " + to_base58(manager) +
+                     " that landed after this journal's newest record (unix " +
+                     std::to_string(*known.newest) + ") and are none of its steps: " + listed +
+                     ". This journal (and its registry) may have been put back from an older "
+                     "copy, and an action of it may have landed already; or another journal or "
+                     "machine sent them. Find out which (airlock-online history under each "
+                     "journal, an explorer); then give --accept-landed SIGNATURE for each one "
+                     "accounted for, and nothing is built again that landed");
   }
 
   // Ends the run in the journal: failed when nothing is left open, else it waits for resume.

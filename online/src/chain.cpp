@@ -461,6 +461,31 @@ ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout,
   };
 }
 
+Result<std::vector<Landing>> landings_naming(const std::string& rpc_url, const PublicKey& address,
+                                             std::size_t limit, std::chrono::milliseconds timeout) {
+  AIRLOCK_TRY(
+      listed,
+      rpc_call(rpc_url, "getSignaturesForAddress",
+               json::array({to_base58(address), {{"limit", limit}, {"commitment", "confirmed"}}}),
+               timeout));
+  const auto bad = [&](const std::string& why) {
+    return Error(online::errors::kHttp, "RPC getSignaturesForAddress: " + why);
+  };
+  if (!listed.is_array() || listed.size() > limit)
+    return bad("the reply is no list of at most " + std::to_string(limit) + " entries");
+  std::vector<Landing> out;
+  for (const auto& entry : listed) {
+    if (!entry.is_object() || !entry.contains("signature") || !entry["signature"].is_string() ||
+        !fixed_from_base58<64>(entry["signature"].get<std::string>()).ok())
+      return bad("an entry has no base58 signature");
+    Landing landing{entry["signature"].get<std::string>(), std::nullopt};
+    if (entry.contains("blockTime") && entry["blockTime"].is_number_integer())
+      landing.block_time = entry["blockTime"].get<std::int64_t>();
+    out.push_back(std::move(landing));
+  }
+  return out;
+}
+
 Status check_node_network(const std::string& rpc_url, const std::optional<std::string>& network) {
   if (!network) return {};
   auto genesis = rpc_call(rpc_url, "getGenesisHash", json::array());

@@ -114,6 +114,7 @@ class ActTest : public Twin {
     options.remaining = remaining;
     options.command_options = " --api http://twin --request-out 'a b.alreq'";
     options.approve_first = approve_first;
+    options.accepted_landings = accepted_landings;
     return online::act(c, options, action, body);
   }
 
@@ -138,6 +139,7 @@ class ActTest : public Twin {
   int requests = 0;
   // --approve-first: the manager the approval request names; how the courier answers it.
   std::optional<PublicKey> approve_first;
+  std::vector<std::string> accepted_landings;
   bool approve_other_intent = false;
   bool answer_with_approval = false;  // a sign request answered with an approval
   std::optional<std::uint64_t> approval_asked_with_builds;
@@ -410,6 +412,55 @@ TEST_F(ActTest, ARegistryEntryOlderThanItsJournalBuildsNothing) {
   EXPECT_THAT(refused.error().message(),
               HasSubstr("has changes its registry entry does not count"));
   EXPECT_EQ(builds(), 0U);
+}
+
+// Found by an independent fault review: the state folder (the journal, its seal and the
+// registry side by side) put back from a backup made before an action landed; act built and
+// landed the same intent again, since nothing on this machine tells the copy from the newest.
+// With a node, the chain does: the manager's transaction that landed after the journal's
+// newest record and is none of its steps holds the build until it is accounted for.
+TEST_F(ActTest, AJournalPutBackFromBeforeALandingBuildsNothingTheChainShowsItDoesNotKnow) {
+  namespace fs = std::filesystem;
+  const fs::path registry = std::getenv("AIRLOCK_JOURNAL_REGISTRY");
+  const fs::path backup = dir.file("backup");
+  const auto copy_state = [&](const fs::path& from_dir, const fs::path& from_registry,
+                              const fs::path& to_dir, const fs::path& to_registry) {
+    fs::create_directories(to_dir);
+    for (const char* name : {"journal.sqlite", "journal.sqlite.seal"})
+      fs::copy_file(from_dir / name, to_dir / name, fs::copy_options::overwrite_existing);
+    fs::remove_all(to_registry);
+    fs::copy(from_registry, to_registry, fs::copy_options::recursive);
+  };
+  ASSERT_TRUE(act("vault/update", update_body(), 8, online::RemainingMode::kBuild, true).ok())
+      << log.str();
+  journal.reset();  // closed: its commits in the file, as a backup of the folder holds them
+  copy_state(dir.file(""), registry, backup / "state", backup / "registry");
+  journal.emplace(online::Journal::open(dir.file("journal.sqlite")).value());
+  advance(60'000);
+  json other = update_body();
+  other["depositCap"] = "30000000000000";
+  ASSERT_TRUE(act("vault/update", other, 8, online::RemainingMode::kBuild, true).ok())
+      << log.str();
+  const auto runs = journal->runs(false).value();
+  const std::string landed_signature = journal->steps(runs.back().id).value().back().signature;
+  journal.reset();
+  fs::remove(dir.file("journal.sqlite-wal"));
+  fs::remove(dir.file("journal.sqlite-shm"));
+  copy_state(backup / "state", backup / "registry", dir.file(""), registry);
+  journal.emplace(online::Journal::open(dir.file("journal.sqlite")).value());
+  const auto landed_before = landed();
+  auto refused = act("vault/update", other, 8, online::RemainingMode::kBuild, true);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), online::errors::kUnfinished);
+  EXPECT_THAT(refused.error().message(),
+              HasSubstr("that landed after this journal's newest record"));
+  EXPECT_THAT(refused.error().message(), HasSubstr(landed_signature));
+  EXPECT_EQ(landed(), landed_before) << "nothing was sent";
+  // Without a node nothing shows it (docs/journal.md); with the landing accounted for, the
+  // operator's word, act builds.
+  accepted_landings = {landed_signature};
+  auto built = act("vault/update", update_body(), 8, online::RemainingMode::kBuild, true);
+  EXPECT_TRUE(built.ok()) << built.error().to_string() << "\n" << log.str();
 }
 
 // Two acts started together under two journals would each see nothing in flight in the

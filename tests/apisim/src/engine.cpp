@@ -97,6 +97,7 @@ void Engine::advance_receipt(Receipt& r) {
       slot() > r.blockhash_slot + static_cast<std::uint64_t>(kBlockhashSlots);
   if (r.landing != Landing::kNever && now >= r.land_ms && !r.landed) {
     r.landed = true;
+    r.landed_slot = slot();
     ++counters.landed;
     ++counters.landed_by_signature[to_base58(r.signature)];
     if (r.landing == Landing::kLands) {

@@ -89,6 +89,8 @@ struct Receipt {
   std::string fail_code, fail_message;
   bool landed = false;
   bool read = false;                    // the client has polled this receipt's status at least once
+  PublicKey fee_payer;                  // who paid: the transaction's first key
+  std::uint64_t landed_slot = 0;        // the slot it landed in, once it has
   std::string status = "pending";       // pending, confirmed, failed, expired
   std::string send_status = "pending";  // what send answered: pending or unknown
   std::function<void(Engine&)> effect;
@@ -142,6 +144,8 @@ class Engine {
   void advance_receipts();
   // Transactions that landed although the client never read their receipt's status.
   std::uint64_t landed_unread() const;
+  // Every receipt, for the chain's views of what landed.
+  const std::map<std::string, Receipt>& receipts() const { return receipts_; }
 
   // Keys the twin signs with: a position or limit-order account, the perp venue.
   Result<Keypair> derived_keypair(std::string_view tag, const PublicKey& base,

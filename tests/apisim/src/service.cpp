@@ -517,6 +517,7 @@ class Api {
     Receipt r;
     r.key_id = key_->id;
     r.signature = tx->signatures.front();
+    r.fee_payer = tx->message.static_keys.front();
     r.action = ticket->action;
     r.sent_ms = e_.now_ms();
     r.land_ms = r.sent_ms + e_.options.confirm_delay_ms + e_.faults.extra_confirm_ms;
@@ -827,6 +828,40 @@ std::optional<json> signature_statuses(Engine& e, const json& signatures) {
   return value;
 }
 
+// getSignaturesForAddress' result: the landed sends the address paid for, newest first, at
+// most `limit` (1000 by default and at most); nullopt when the address is no base58 key.
+std::optional<json> signatures_for_address(Engine& e, const json& params) {
+  if (params.empty() || !params[0].is_string() ||
+      !public_key_from_base58(params[0].get<std::string>()).ok())
+    return std::nullopt;
+  const PublicKey address = public_key_from_base58(params[0].get<std::string>()).value();
+  std::size_t limit = 1000;
+  if (params.size() > 1 && params[1].is_object() && params[1].contains("limit") &&
+      params[1]["limit"].is_number_unsigned())
+    limit = std::min<std::size_t>(params[1]["limit"].get<std::size_t>(), 1000);
+  std::vector<const Receipt*> landed;
+  e.advance_receipts();
+  for (const auto& entry : e.receipts()) {
+    const Receipt& r = entry.second;
+    if (r.landed && r.fee_payer == address) landed.push_back(&r);
+  }
+  std::sort(landed.begin(), landed.end(),
+            [](const Receipt* a, const Receipt* b) { return a->landed_slot > b->landed_slot; });
+  json out = json::array();
+  for (const Receipt* r : landed) {
+    if (out.size() == limit) break;
+    out.push_back(
+        {{"signature", to_base58(r->signature)},
+         {"slot", r->landed_slot},
+         {"err", r->landing == Landing::kLands ? json(nullptr)
+                                               : json{{"InstructionError", {0, {{"Custom", 1}}}}}},
+         {"memo", nullptr},
+         {"blockTime", static_cast<std::int64_t>(r->landed_slot) * kSlotMs / 1000},
+         {"confirmationStatus", "finalized"}});
+  }
+  return out;
+}
+
 Response rpc(Engine& e, const Request& q) {
   const json call = json::parse(q.body, nullptr, false);
   const json id = call.is_object() && call.contains("id") ? call["id"] : json(nullptr);
@@ -874,6 +909,11 @@ Response rpc(Engine& e, const Request& q) {
                   {"parentSlot", slot == 0 ? 0 : slot - 1},
                   {"blockHeight", slot},
                   {"signatures", {to_base58(vote_signature(e, slot).bytes)}}});
+  }
+  if (method == "getSignaturesForAddress") {
+    auto listed = signatures_for_address(e, params);
+    if (!listed) return fail(-32602, "Invalid param: not a base58 address");
+    return reply(*listed);
   }
   if (method == "getBlocks") {  // every slot holds a block here: none is skipped
     if (params.empty() || !params[0].is_number_unsigned() ||

@@ -58,6 +58,10 @@ struct ActOptions {
   // builds will name as fee payer. The approval is asked to hold `approval_seconds`.
   std::optional<PublicKey> approve_first;
   std::int64_t approval_seconds = 1800;
+  // --accept-landed: transactions of the manager's the chain shows landed after this journal's
+  // newest record that the operator has accounted for (another machine's, another journal's);
+  // any other such landing refuses the build (check_chain_behind_journal).
+  std::vector<std::string> accepted_landings;
 };
 
 struct ActContext {

@@ -80,6 +80,19 @@ using ChainProver = std::function<Result<ChainProof>(const ChainQuestion&)>;
                                      std::chrono::milliseconds timeout = std::chrono::seconds(20),
                                      std::optional<std::string> network_genesis = std::nullopt);
 
+// A transaction the chain shows landed naming an address: its signature and block time (nullopt
+// when the node does not say).
+struct Landing {
+  std::string signature;
+  std::optional<std::int64_t> block_time;
+};
+
+// The newest transactions (at most `limit`, newest first) that landed naming `address`, as the
+// node at `rpc_url` lists them (getSignaturesForAddress, confirmed).
+[[nodiscard]] Result<std::vector<Landing>> landings_naming(
+    const std::string& rpc_url, const PublicKey& address, std::size_t limit,
+    std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
 // Mainnet's genesis hash: the Manager Bot API serves mainnet only (spec part 1).
 inline constexpr std::string_view kMainnetGenesisHash =
     "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d";

@@ -149,6 +149,14 @@ class Journal {
   [[nodiscard]] Result<std::vector<JournalStep>> steps(std::int64_t run_id) const;
   [[nodiscard]] Result<std::vector<JournalEvent>> events(std::int64_t run_id) const;
 
+  // What this journal knew before run `except_run`: the newest time it recorded anything in
+  // another run (nullopt when nothing), and the signature of every step it holds.
+  struct Known {
+    std::optional<std::int64_t> newest;
+    std::vector<std::string> signatures;  // sorted
+  };
+  [[nodiscard]] Result<Known> known_outside(std::int64_t except_run) const;
+
   // Steps sent or possibly sent whose outcome is not yet known (sending, pending, unknown), in
   // any open run: while there are any, nothing may be built.
   [[nodiscard]] Result<std::vector<JournalStep>> unresolved() const;
