@@ -154,17 +154,19 @@ class Run {
   // the newest; the chain can. The manager pays for every step, so a transaction of its that
   // landed after this journal's newest record (less ten minutes for the clocks) and is none of
   // its steps means the journal is not the whole story: nothing is built until the operator
-  // has accounted for each one.
+  // has accounted for each one. Another journal of the registry's landing is accounted for.
   Status chain_ahead_of_journal(const PublicKey& manager) {
     AIRLOCK_TRY(known, c_.journal.known_outside(run_id_));
     if (!known.newest) return {};  // a journal with nothing before this run: nothing to compare
     constexpr std::size_t kNewest = 100;
     AIRLOCK_TRY(landed, landings_naming(*options_.rpc, manager, kNewest));
     const std::int64_t since = *known.newest - 600;
+    const std::vector<std::string> elsewhere = c_.journal.signatures_elsewhere();
     std::vector<std::string> unknown;
     for (const auto& l : landed) {
       if (l.block_time && *l.block_time < since) continue;
-      if (std::binary_search(known.signatures.begin(), known.signatures.end(), l.signature))
+      if (std::binary_search(known.signatures.begin(), known.signatures.end(), l.signature) ||
+          std::binary_search(elsewhere.begin(), elsewhere.end(), l.signature))
         continue;
       if (std::find(options_.accepted_landings.begin(), options_.accepted_landings.end(),
                     l.signature) != options_.accepted_landings.end())

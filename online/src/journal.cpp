@@ -989,6 +989,27 @@ Result<Journal::Known> Journal::known_outside(std::int64_t except_run) const {
   return known;
 }
 
+std::vector<std::string> Journal::signatures_elsewhere() const {
+  std::vector<std::string> out;
+  const std::string dir = journal_registry_dir();
+  if (dir.empty() || dir.front() != '/') return out;
+  const auto entries = registry_entries(dir);
+  if (!entries.ok()) return out;
+  for (const auto& entry : *entries) {
+    const auto read = read_record(entry);
+    if (!read.ok() || !*read || (*read)->path.empty() || (*read)->path == real_path_) continue;
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2((*read)->path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+      sqlite3_busy_timeout(db, 1000);
+      Statement s(db, "SELECT signature FROM steps");
+      while (s.ok() && s.step() == SQLITE_ROW) out.push_back(s.text(0));
+    }
+    sqlite3_close(db);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Result<std::vector<JournalStep>> Journal::unresolved() const {
   // Whatever state its run was closed in: a step that may land is open until its outcome is.
   return select_steps(db_, "status IN ('sending','pending','unknown')", std::nullopt);

@@ -463,6 +463,25 @@ TEST_F(ActTest, AJournalPutBackFromBeforeALandingBuildsNothingTheChainShowsItDoe
   EXPECT_TRUE(built.ok()) << built.error().to_string() << "\n" << log.str();
 }
 
+// Another journal of the registry paying with the same manager is no sign of a journal put
+// back: its landings are its own steps, and act under this journal builds.
+TEST_F(ActTest, AnotherRegisteredJournalsLandingHoldsNothing) {
+  ASSERT_TRUE(act("vault/update", update_body(), 8, online::RemainingMode::kBuild, true).ok())
+      << log.str();
+  airlock::test::ScratchDir elsewhere{"airlock-act-elsewhere"};
+  online::Journal mine = std::move(*journal);
+  journal.emplace(online::Journal::open(elsewhere.file("journal.sqlite")).value());
+  advance(60'000);
+  json other = update_body();
+  other["depositCap"] = "30000000000000";
+  ASSERT_TRUE(act("vault/update", other, 8, online::RemainingMode::kBuild, true).ok())
+      << log.str();
+  journal.emplace(std::move(mine));
+  other["depositCap"] = "40000000000000";
+  auto built = act("vault/update", other, 8, online::RemainingMode::kBuild, true);
+  EXPECT_TRUE(built.ok()) << built.error().to_string();
+}
+
 // Two acts started together under two journals would each see nothing in flight in the
 // registry and both build the same intent: one act at a time runs for an API on this machine.
 TEST_F(ActTest, OneActAtATimeBuildsForAnApi) {

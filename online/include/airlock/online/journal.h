@@ -156,6 +156,9 @@ class Journal {
     std::vector<std::string> signatures;  // sorted
   };
   [[nodiscard]] Result<Known> known_outside(std::int64_t except_run) const;
+  // The step signatures of every other journal the registry knows, where its file can be read
+  // (sorted): another journal's landing is no sign that this one was put back.
+  [[nodiscard]] std::vector<std::string> signatures_elsewhere() const;
 
   // Steps sent or possibly sent whose outcome is not yet known (sending, pending, unknown), in
   // any open run: while there are any, nothing may be built.
