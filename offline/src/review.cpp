@@ -153,7 +153,10 @@ class Reviewer {
       refuse(FindingCode::kPolicyVaultNotAllowed,
              "vault " + to_base58(q_.vault) + " is not in the policy's vaults");
     }
-    if (now_ > static_cast<std::int64_t>(q_.deadline)) {
+    // A deadline past 2^63 - 1 is later than any clock reads (never a negative number).
+    const auto deadline =
+        static_cast<std::int64_t>(std::min<std::uint64_t>(q_.deadline, INT64_MAX));
+    if (now_ > deadline) {
       // The request's times are the online machine's clock: one that was made moments ago but
       // reads as long past says the two clocks differ, which the operator can set right.
       const auto made = static_cast<std::int64_t>(
@@ -166,8 +169,7 @@ class Reviewer {
                     "clocks differ by about that much; set them right)"
               : "";
       refuse(FindingCode::kPolicyDeadlinePassed,
-             "the deadline passed " +
-                 std::to_string(now_ - static_cast<std::int64_t>(q_.deadline)) +
+             "the deadline passed " + std::to_string(now_ - deadline) +
                  " s ago by this machine's clock; the tickets are dead" + skew);
     }
     if (!intent_.is_object()) {

@@ -369,14 +369,14 @@ Result<SigningOutcome> process_request(const envelope::SignRequest& q, SigningCo
   };
   if (!automatic && !c.confirm(out.summary, out.review)) {
     // A question the deadline ended is no person's no (past_deadline).
-    if (c.clock() >= static_cast<std::int64_t>(q.deadline))
+    if (c.clock() >= static_cast<std::int64_t>(std::min<std::uint64_t>(q.deadline, INT64_MAX)))
       return deadline_passed("at the question, before an answer to sign");
     AuditEntry e = entry_for(q, Decision::kDeclined, c.clock());
     e.codes = warnings;
     return finish(std::move(e),
                   envelope::Refusal{"operator.declined", "the operator declined to sign"});
   }
-  if (c.clock() > static_cast<std::int64_t>(q.deadline))
+  if (c.clock() > static_cast<std::int64_t>(std::min<std::uint64_t>(q.deadline, INT64_MAX)))
     return deadline_passed("while waiting for the answer");
 
   AIRLOCK_TRY(signed_steps, sign_steps(out.review, c, q.deadline));

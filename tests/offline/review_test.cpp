@@ -251,6 +251,14 @@ TEST_F(ReviewTest, APassedDeadlineIsRefusedByTheOfflineClock) {
   const auto on_time = offline::review_request(q, policy, decoders, manager_->public_key(),
                                                static_cast<std::int64_t>(q.deadline));
   EXPECT_FALSE(has(on_time.refusals, "policy.deadline_passed"));
+  // A deadline past 2^63 - 1 is later than any clock, not a negative number long passed (an
+  // attacker review saw the screen say "in 18446744071913572181 s" above a refusal that said
+  // it passed 1795979435 s ago).
+  auto far = q;
+  far.deadline = UINT64_MAX;
+  const auto later = offline::review_request(far, policy, decoders, manager_->public_key(),
+                                             static_cast<std::int64_t>(q.deadline));
+  EXPECT_FALSE(has(later.refusals, "policy.deadline_passed"));
 }
 
 TEST_F(ReviewTest, ABatchMustDeliverExactlyTheRequestedTotals) {
