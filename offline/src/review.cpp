@@ -22,6 +22,13 @@ namespace {
 using json = nlohmann::ordered_json;  // one type on both sides of every comparison
 using ojson = nlohmann::ordered_json;
 
+// An argument path's segments joined as Arguments reads them ("strategy.min_bin_id").
+std::string dotted(const std::vector<std::string>& path) {
+  std::string out;
+  for (const auto& segment : path) out += (out.empty() ? "" : ".") + segment;
+  return out;
+}
+
 class Reviewer {
  public:
   Reviewer(const envelope::SignRequest& q, const Policy& p, const DecoderRegistry& d,
@@ -43,7 +50,13 @@ class Reviewer {
     keystone_ = q.action == kKeystoneAction;
     descriptor_ = d.descriptor_for(q.action);
     if (descriptor_ != nullptr) described_ = descriptor_->action(q.action);
-    if (described_ != nullptr) review_.reads = described_->reads;
+    if (described_ != nullptr) {
+      review_.reads = described_->reads;
+      if (described_->steps.ranged) {
+        review_.bins_lower = dotted(described_->steps.lower);
+        review_.bins_upper = dotted(described_->steps.upper);
+      }
+    }
     if (descriptor_ != nullptr) own_.describe(*descriptor_);
     known_own_addresses(own_);
   }
@@ -111,6 +124,29 @@ class Reviewer {
     review_.warnings.push_back(std::move(f));
   }
 
+  // The request's deadline by this machine's clock. A deadline past 2^63 - 1 is later than any
+  // clock reads (never a negative number).
+  void deadline_check() {
+    const auto deadline =
+        static_cast<std::int64_t>(std::min<std::uint64_t>(q_.deadline, INT64_MAX));
+    if (now_ > deadline) {
+      // The request's times are the online machine's clock: one that was made moments ago but
+      // reads as long past says the two clocks differ, which the operator can set right.
+      const auto made = static_cast<std::int64_t>(
+          std::min<std::uint64_t>(q_.created_at, static_cast<std::uint64_t>(INT64_MAX)));
+      const std::string skew =
+          made > 0 && made <= now_
+              ? " (the online machine made it at " + iso_utc(made) + " by its clock, " +
+                    std::to_string(now_ - made) +
+                    " s before now by this one's: if it was made just now, the two machines' "
+                    "clocks differ by about that much; set them right)"
+              : "";
+      refuse(FindingCode::kPolicyDeadlinePassed,
+             "the deadline passed " + std::to_string(now_ - deadline) +
+                 " s ago by this machine's clock; the tickets are dead" + skew);
+    }
+  }
+
   void request_checks() {
     if (q_.manager != policy_.manager)
       refuse(FindingCode::kPolicyManager, "the request is for manager " + to_base58(q_.manager) +
@@ -153,25 +189,7 @@ class Reviewer {
       refuse(FindingCode::kPolicyVaultNotAllowed,
              "vault " + to_base58(q_.vault) + " is not in the policy's vaults");
     }
-    // A deadline past 2^63 - 1 is later than any clock reads (never a negative number).
-    const auto deadline =
-        static_cast<std::int64_t>(std::min<std::uint64_t>(q_.deadline, INT64_MAX));
-    if (now_ > deadline) {
-      // The request's times are the online machine's clock: one that was made moments ago but
-      // reads as long past says the two clocks differ, which the operator can set right.
-      const auto made = static_cast<std::int64_t>(
-          std::min<std::uint64_t>(q_.created_at, static_cast<std::uint64_t>(INT64_MAX)));
-      const std::string skew =
-          made > 0 && made <= now_
-              ? " (the online machine made it at " + iso_utc(made) + " by its clock, " +
-                    std::to_string(now_ - made) +
-                    " s before now by this one's: if it was made just now, the two machines' "
-                    "clocks differ by about that much; set them right)"
-              : "";
-      refuse(FindingCode::kPolicyDeadlinePassed,
-             "the deadline passed " + std::to_string(now_ - deadline) +
-                 " s ago by this machine's clock; the tickets are dead" + skew);
-    }
+    deadline_check();
     if (!intent_.is_object()) {
       refuse(FindingCode::kIntentUnreadable, intent_problem_.empty()
                                                  ? "the build request body is not a JSON object"

@@ -224,22 +224,54 @@ void render_swaps(std::ostringstream& out, const envelope::SignRequest& q, const
   }
 }
 
-// What goes into a liquidity pool, in whole tokens when the pool and its tokens are known.
-void render_deposits(std::ostringstream& out, const StepReview& s,
-                     const std::vector<PoolTokens>& pools) {
-  const Message& m = s.tx.message;
-  for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
-    const auto& d = s.instructions[i];
-    const PoolTokens& pool = pools[i];
-    if (!d || !pool.x || !pool.y || !d->args.contains("amount_x") ||
-        !d->args.contains("amount_y") || !d->args["amount_x"].is_string() ||
-        !d->args["amount_y"].is_string()) {
-      continue;
+// A deposit into a pool, as the descriptors say it: an amount in the pool's token X or Y that
+// no `moves` sends elsewhere (a limit order's, a perp deposit's amounts are said by their own
+// lines) and that leaves the vault, or may (its instruction's descriptor says nothing of what
+// leaves; one that says and leaves it out, a removal's minimum, is no deposit).
+bool is_deposit(const StepReview& s, const StatedAmount& a) {
+  if (a.side == AmountUnit::Side::kKey || !a.moves.empty()) return false;
+  return std::none_of(s.outflows.begin(), s.outflows.end(), [&](const StepOutflows& o) {
+    return o.instruction == a.instruction && o.paths &&
+           std::find(o.paths->begin(), o.paths->end(), a.path) == o.paths->end();
+  });
+}
+
+// A pool's tokens, labelled, when the policy pins the pool or a hint names it.
+PoolTokens pool_tokens_of(const Review& r, const PublicKey& pool) {
+  for (const auto& p : r.pools) {
+    if (p.pool == pool) return {token_label(r, p.token_x), token_label(r, p.token_y), p.pinned};
+  }
+  return {};
+}
+
+// An amount in whole units with its symbol, or in base units "of token X" (`side`) when no
+// label gives its decimals.
+std::string amount_of(unsigned __int128 v, const TokenLabel* t, const char* side) {
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v != 0);
+  if (t == nullptr) return digits + " base units " + (*side ? "of token " + std::string(side) : "");
+  return whole_units(digits, t->decimals) + " " + t->symbol;
+}
+
+// What goes into a liquidity pool, in whole tokens when the pool and its tokens are known: each
+// instruction's deposits as its descriptor states them (is_deposit).
+void render_deposits(std::ostringstream& out, const Review& r, const StepReview& s) {
+  for (std::size_t i = 0; i < s.instructions.size(); ++i) {
+    const StatedAmount* x = nullptr;
+    const StatedAmount* y = nullptr;
+    for (const auto& a : s.amounts) {
+      if (a.instruction != i || !is_deposit(s, a)) continue;
+      (a.side == AmountUnit::Side::kTokenX ? x : y) = &a;
     }
-    out << "  deposit   " << whole_units(d->args["amount_x"].get<std::string>(), pool.x->decimals)
-        << " " << pool.x->symbol << " + "
-        << whole_units(d->args["amount_y"].get<std::string>(), pool.y->decimals) << " "
-        << pool.y->symbol << " (the pool's tokens " << pool_source(pool.pinned) << ")\n";
+    if (x == nullptr || y == nullptr || x->mint_or_pool != y->mint_or_pool) continue;
+    const PoolTokens pool = pool_tokens_of(r, x->mint_or_pool);
+    if (!pool.x || !pool.y) continue;
+    out << "  deposit   " << amount_of(x->total, pool.x, "") << " + "
+        << amount_of(y->total, pool.y, "") << " (the pool's tokens " << pool_source(pool.pinned)
+        << ")\n";
   }
 }
 
@@ -340,7 +372,7 @@ std::string render_summary(const envelope::SignRequest& q, const Review& r, std:
     for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
       if (s.instructions[i]) pools[i] = pool_tokens(r, s, *s.instructions[i], m.instructions[i]);
     }
-    render_deposits(out, s, pools);
+    render_deposits(out, r, s);
     render_bins(out, s, pools);
     for (std::size_t i = 0; i < m.instructions.size(); ++i) render_instruction(out, q, r, s, i);
   }
@@ -548,18 +580,6 @@ struct PoolTotal {
   std::size_t steps = 0;
 };
 
-// An amount in whole units with its symbol, or in base units "of token X" (`side`) when no
-// label gives its decimals.
-std::string amount_of(unsigned __int128 v, const TokenLabel* t, const char* side) {
-  std::string digits;
-  do {
-    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
-    v /= 10;
-  } while (v != 0);
-  if (t == nullptr) return digits + " base units " + (*side ? "of token " + std::string(side) : "");
-  return whole_units(digits, t->decimals) + " " + t->symbol;
-}
-
 // What else moves, as the descriptors say (a perp deposit, a limit order), summed over the
 // steps by token and destination.
 void moved_lines(const Review& r, std::vector<std::string>& lines) {
@@ -600,30 +620,27 @@ std::vector<std::string> money_lines(const Review& r) {
   std::vector<std::pair<PublicKey, PoolTotal>> pools;
   for (const auto& s : r.steps) {
     for (const auto& swap : s.swaps) swap_lines(r, swap, lines);
-    const Message& m = s.tx.message;
-    for (std::size_t i = 0; i < m.instructions.size() && i < s.instructions.size(); ++i) {
-      const auto& d = s.instructions[i];
-      if (!d) continue;
-      const Arguments a(d->args);
-      const auto x = a.amount("amount_x"), y = a.amount("amount_y");
-      const auto lo = a.integer("strategy.min_bin_id"), hi = a.integer("strategy.max_bin_id");
-      if (!x || !y) continue;
-      const PoolTokens tokens = pool_tokens(r, s, *d, m.instructions[i]);
-      PublicKey pool{};
-      for (std::size_t k = 0; k < d->account_names.size() && k < m.instructions[i].accounts.size();
-           ++k) {
-        const std::size_t index = m.instructions[i].accounts[k];
-        if (d->account_names[k] == "lb_pair" && index < s.roles.size() && s.roles[index].key)
-          pool = *s.roles[index].key;
-      }
-      auto it =
-          std::find_if(pools.begin(), pools.end(), [&](const auto& p) { return p.first == pool; });
-      if (it == pools.end()) it = pools.insert(pools.end(), {pool, PoolTotal{tokens}});
-      it->second.x += *x;
-      it->second.y += *y;
+    std::vector<PublicKey> step_pools;
+    for (const auto& a : s.amounts) {
+      if (!is_deposit(s, a)) continue;
+      auto it = std::find_if(pools.begin(), pools.end(),
+                             [&](const auto& p) { return p.first == a.mint_or_pool; });
+      if (it == pools.end())
+        it = pools.insert(pools.end(),
+                          {a.mint_or_pool, PoolTotal{pool_tokens_of(r, a.mint_or_pool)}});
+      (a.side == AmountUnit::Side::kTokenX ? it->second.x : it->second.y) += a.total;
+      if (std::find(step_pools.begin(), step_pools.end(), a.mint_or_pool) != step_pools.end())
+        continue;
+      step_pools.push_back(a.mint_or_pool);
+      ++it->second.steps;
+      // The step's bins, by the arguments its descriptor names them by.
+      const auto& d =
+          a.instruction < s.instructions.size() ? s.instructions[a.instruction] : std::nullopt;
+      if (!d || r.bins_lower.empty()) continue;
+      const Arguments args(d->args);
+      const auto lo = args.integer(r.bins_lower), hi = args.integer(r.bins_upper);
       if (lo) it->second.first = std::min(it->second.first, *lo);
       if (hi) it->second.last = std::max(it->second.last, *hi);
-      ++it->second.steps;
     }
   }
   moved_lines(r, lines);

@@ -72,7 +72,7 @@ struct StatedAmount {
   unsigned __int128 total = 0;
   PublicKey mint_or_pool;
   AmountUnit::Side side = AmountUnit::Side::kKey;  // kKey: mint_or_pool is the mint
-  std::string moves;  // where it goes (docs/descriptors.md), or "" for the details only
+  std::string moves;         // where it goes (docs/descriptors.md), or "" for the details only
   std::string unit_account;  // the instruction's account whose key mint_or_pool is
 };
 
@@ -97,8 +97,8 @@ struct StepReview {
   std::uint64_t priority_fee_lamports = 0;    // compute-unit price x limit, plus any additional fee
   std::uint64_t additional_fee_lamports = 0;  // the deprecated request_units' own fee
   std::uint64_t compute_unit_limit = 0;
-  std::vector<SwapTerms> swaps;       // each swap of the step, in instruction order
-  std::vector<StatedAmount> amounts;  // each amount its instructions' descriptors state
+  std::vector<SwapTerms> swaps;        // each swap of the step, in instruction order
+  std::vector<StatedAmount> amounts;   // each amount its instructions' descriptors state
   std::vector<StepOutflows> outflows;  // for each instruction a descriptor binds as the step's
 };
 
@@ -139,7 +139,10 @@ struct Review {
   std::vector<TokenLabel> tokens;
   std::vector<PoolLabel> pools;
   std::vector<BodyAmount> body_amounts;  // the body's amounts whose unit is known (amounts.h)
-  bool auto_approvable = false;          // the policy auto-approves the action and nothing warns
+  // The argument paths a ranged action's steps name their first and last bin by (its
+  // descriptor's steps.ranged, dotted), for the screens; empty when its steps are not ranged.
+  std::string bins_lower, bins_upper;
+  bool auto_approvable = false;  // the policy auto-approves the action and nothing warns
   // An approval in the audit log covers it (signing.cpp): signed without a question.
   bool under_approval = false;
 
