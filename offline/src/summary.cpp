@@ -209,18 +209,28 @@ void render_header(std::ostringstream& out, const envelope::SignRequest& q, cons
   }
 }
 
-// What leaves the vault and what must arrive, for each swap of the step.
+// Base units of `mint` with their whole-token figure where a label knows the token.
+std::string units_text(const Review& r, std::uint64_t base_units, const PublicKey& mint) {
+  const std::string text = std::to_string(base_units);
+  const TokenLabel* label = token_label(r, mint);
+  if (label == nullptr) return text;
+  return text + "  (" + whole_units(text, label->decimals) + " " + label->symbol + ", " +
+         decimals_said(*label) + ")";
+}
+
+// What leaves the vault and what must arrive, for each swap of the step as its descriptor marks
+// it (SwapTerms: what the route spends, and the larger of the floors it and the vault
+// instruction enforce).
 void render_swaps(std::ostringstream& out, const envelope::SignRequest& q, const Review& r,
                   const StepReview& s) {
-  for (std::size_t i = 0; i < s.instructions.size(); ++i) {
-    const auto& d = s.instructions[i];
-    const StatedAmount* spends = stated(s, i, "amount");
-    const StatedAmount* floor = stated(s, i, "minimum_out");
-    if (!d || spends == nullptr || floor == nullptr) continue;
-    out << "  swap      " << arg_text(r, s, i, "amount", d->instruction, d->args["amount"])
-        << " of " << describe_key(spends->mint_or_pool, q, r) << "\n            for at least "
-        << arg_text(r, s, i, "minimum_out", d->instruction, d->args["minimum_out"]) << " of "
-        << describe_key(floor->mint_or_pool, q, r) << "\n";
+  for (const auto& swap : s.swaps) {
+    out << "  swap      "
+        << (swap.spends ? units_text(r, *swap.spends, swap.sells)
+                        : std::string("an amount its route does not state"))
+        << " of " << describe_key(swap.sells, q, r) << "\n            for at least "
+        << (swap.guaranteed ? units_text(r, *swap.guaranteed, swap.buys)
+                            : std::string("NOTHING: no floor is stated"))
+        << " of " << describe_key(swap.buys, q, r) << "\n";
   }
 }
 
