@@ -211,7 +211,7 @@ void render_header(std::ostringstream& out, const envelope::SignRequest& q, cons
 
 // Base units of `mint` with their whole-token figure where a label knows the token.
 std::string units_text(const Review& r, std::uint64_t base_units, const PublicKey& mint) {
-  const std::string text = std::to_string(base_units);
+  std::string text = std::to_string(base_units);
   const TokenLabel* label = token_label(r, mint);
   if (label == nullptr) return text;
   return text + "  (" + whole_units(text, label->decimals) + " " + label->symbol + ", " +
