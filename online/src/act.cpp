@@ -151,43 +151,71 @@ class Run {
   // Found by an independent fault review: the state folder (journal, seal and registry side by
   // side under ~/.local/state/airlock) put back from a backup made before an action landed,
   // and the same intent built and landed again. Nothing on this machine tells such a copy from
-  // the newest; the chain can. The manager pays for every step, so a transaction of its that
-  // landed after this journal's newest record (less ten minutes for the clocks) and is none of
-  // its steps means the journal is not the whole story: nothing is built until the operator
-  // has accounted for each one. Another journal of the registry's landing is accounted for.
+  // the newest; the chain can. The manager pays for every step: the node lists its landings
+  // newest first, back to one this journal knows landed (its anchor, found by signature, so no
+  // clock and no record of this machine's can move it: a second review defeated a bound by
+  // time with a retry's own record and with a record of a clock a day ahead), and every landing
+  // before that must be a step of this journal's or of another journal the registry knows, or
+  // one the operator accounted for (--accept-landed). A list that never reaches the anchor (a
+  // node without that history, an empty answer) shows nothing, and nothing is built on it. A
+  // journal none of whose steps landed has no anchor and is not checked (docs/journal.md).
   Status chain_ahead_of_journal(const PublicKey& manager) {
-    AIRLOCK_TRY(known, c_.journal.known_outside(run_id_));
-    if (!known.newest) return {};  // a journal with nothing before this run: nothing to compare
-    constexpr std::size_t kNewest = 100;
-    AIRLOCK_TRY(landed, landings_naming(*options_.rpc, manager, kNewest));
-    const std::int64_t since = *known.newest - 600;
+    AIRLOCK_TRY(known, c_.journal.known_signatures());
+    if (known.landed.empty()) return {};
     const std::vector<std::string> elsewhere = c_.journal.signatures_elsewhere();
+    const auto in = [](const std::vector<std::string>& sorted, const std::string& signature) {
+      return std::binary_search(sorted.begin(), sorted.end(), signature);
+    };
+    constexpr std::size_t kPage = 1000, kPages = 10;
     std::vector<std::string> unknown;
-    for (const auto& l : landed) {
-      if (l.block_time && *l.block_time < since) continue;
-      if (std::binary_search(known.signatures.begin(), known.signatures.end(), l.signature) ||
-          std::binary_search(elsewhere.begin(), elsewhere.end(), l.signature))
-        continue;
-      if (std::find(options_.accepted_landings.begin(), options_.accepted_landings.end(),
-                    l.signature) != options_.accepted_landings.end())
-        continue;
-      unknown.push_back(l.signature + (l.block_time
-                                           ? " (block time " + std::to_string(*l.block_time) + ")"
-                                           : std::string(" (no block time)")));
+    std::optional<std::string> before;
+    std::size_t listed = 0;
+    bool reached = false;
+    for (std::size_t page = 0; page < kPages && !reached; ++page) {
+      AIRLOCK_TRY(landed, landings_naming(*options_.rpc, manager, kPage, before));
+      for (const auto& l : landed) {
+        ++listed;
+        if (in(known.landed, l.signature)) {
+          reached = true;
+          break;
+        }
+        if (in(known.signatures, l.signature) || in(elsewhere, l.signature) ||
+            std::find(options_.accepted_landings.begin(), options_.accepted_landings.end(),
+                      l.signature) != options_.accepted_landings.end())
+          continue;
+        unknown.push_back(l.signature + (l.block_time
+                                             ? " (block time " + std::to_string(*l.block_time) + ")"
+                                             : std::string(" (no block time)")));
+      }
+      if (landed.size() < kPage) break;  // the node's whole list of them
+      before = landed.back().signature;
     }
-    if (unknown.empty()) return {};
-    std::string listed;
-    for (const auto& u : unknown) listed += (listed.empty() ? "" : ", ") + u;
-    return Error(errors::kUnfinished,
-                 "the chain shows " + std::to_string(unknown.size()) +
-                     " transaction(s) of the manager " + to_base58(manager) +
-                     " that landed after this journal's newest record (unix " +
-                     std::to_string(*known.newest) + ") and are none of its steps: " + listed +
-                     ". This journal (and its registry) may have been put back from an older "
-                     "copy, and an action of it may have landed already; or another journal or "
-                     "machine sent them. Find out which (airlock-online history under each "
-                     "journal, an explorer); then give --accept-landed SIGNATURE for each one "
-                     "accounted for, and nothing is built again that landed");
+    if (!unknown.empty()) {
+      std::string named;
+      for (const auto& u : unknown) named += (named.empty() ? "" : ", ") + u;
+      return Error(errors::kUnfinished,
+                   "the chain shows " + std::to_string(unknown.size()) +
+                       " transaction(s) the manager " + to_base58(manager) +
+                       " paid for after this journal's newest landing that are none of its "
+                       "steps (nor of another journal the registry knows): " +
+                       named +
+                       ". This journal (and its registry) may have been put back from an older "
+                       "copy, and an action of it may have landed already; or another machine "
+                       "sent them. Find out which (airlock-online history under each journal, "
+                       "an explorer); then give --accept-landed SIGNATURE for each one "
+                       "accounted for, and build nothing again that landed");
+    }
+    if (!reached) {
+      return Error(errors::kUnfinished,
+                   "the RPC node lists " + std::to_string(listed) + " transaction(s) the manager " +
+                       to_base58(manager) +
+                       " paid for, and none of this journal's landed steps among them: it does "
+                       "not keep that address's history back to them (or answers nothing), so "
+                       "it cannot show whether anything landed since, as a journal put back "
+                       "from an older copy would hide; use a node that keeps the address's "
+                       "whole history");
+    }
+    return {};
   }
 
   // Ends the run in the journal: failed when nothing is left open, else it waits for resume.

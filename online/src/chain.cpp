@@ -462,12 +462,13 @@ ChainProver rpc_prover(std::string rpc_url, std::chrono::milliseconds timeout,
 }
 
 Result<std::vector<Landing>> landings_naming(const std::string& rpc_url, const PublicKey& address,
-                                             std::size_t limit, std::chrono::milliseconds timeout) {
-  AIRLOCK_TRY(
-      listed,
-      rpc_call(rpc_url, "getSignaturesForAddress",
-               json::array({to_base58(address), {{"limit", limit}, {"commitment", "confirmed"}}}),
-               timeout));
+                                             std::size_t limit,
+                                             const std::optional<std::string>& before,
+                                             std::chrono::milliseconds timeout) {
+  json config = {{"limit", limit}, {"commitment", "confirmed"}};
+  if (before) config["before"] = *before;
+  AIRLOCK_TRY(listed, rpc_call(rpc_url, "getSignaturesForAddress",
+                               json::array({to_base58(address), config}), timeout));
   const auto bad = [&](const std::string& why) {
     return Error(online::errors::kHttp, "RPC getSignaturesForAddress: " + why);
   };

@@ -971,20 +971,17 @@ Result<std::vector<JournalEvent>> Journal::events(std::int64_t run_id) const {
   return out;
 }
 
-Result<Journal::Known> Journal::known_outside(std::int64_t except_run) const {
+Result<Journal::Known> Journal::known_signatures() const {
   Known known;
-  Statement newest(db_,
-                   "SELECT max(t) FROM (SELECT max(started_at, coalesce(finished_at, 0)) AS t FROM "
-                   "runs WHERE id <> ?1 UNION ALL SELECT at FROM events WHERE run_id <> ?1 UNION "
-                   "ALL SELECT updated_at FROM steps WHERE run_id <> ?1)");
-  if (!newest.ok()) return db_error(db_, "reading the journal's newest record");
-  newest.bind(1, except_run);
-  if (newest.step() != SQLITE_ROW) return db_error(db_, "reading the journal's newest record");
-  if (!newest.is_null(0)) known.newest = newest.integer(0);
-  Statement signatures(db_, "SELECT signature FROM steps ORDER BY signature");
-  if (!signatures.ok()) return db_error(db_, "reading the journal's signatures");
+  Statement s(db_, "SELECT signature, status FROM steps ORDER BY signature");
+  if (!s.ok()) return db_error(db_, "reading the journal's signatures");
   int rc = 0;
-  while ((rc = signatures.step()) == SQLITE_ROW) known.signatures.push_back(signatures.text(0));
+  while ((rc = s.step()) == SQLITE_ROW) {
+    known.signatures.push_back(s.text(0));
+    const std::string status = s.text(1);
+    if (status == step_status::kConfirmed || status == step_status::kFailed)
+      known.landed.push_back(s.text(0));
+  }
   if (rc != SQLITE_DONE) return db_error(db_, "reading the journal's signatures");
   return known;
 }

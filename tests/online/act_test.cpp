@@ -439,8 +439,7 @@ TEST_F(ActTest, AJournalPutBackFromBeforeALandingBuildsNothingTheChainShowsItDoe
   advance(60'000);
   json other = update_body();
   other["depositCap"] = "30000000000000";
-  ASSERT_TRUE(act("vault/update", other, 8, online::RemainingMode::kBuild, true).ok())
-      << log.str();
+  ASSERT_TRUE(act("vault/update", other, 8, online::RemainingMode::kBuild, true).ok()) << log.str();
   const auto runs = journal->runs(false).value();
   const std::string landed_signature = journal->steps(runs.back().id).value().back().signature;
   journal.reset();
@@ -452,10 +451,29 @@ TEST_F(ActTest, AJournalPutBackFromBeforeALandingBuildsNothingTheChainShowsItDoe
   auto refused = act("vault/update", other, 8, online::RemainingMode::kBuild, true);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code(), online::errors::kUnfinished);
-  EXPECT_THAT(refused.error().message(),
-              HasSubstr("that landed after this journal's newest record"));
+  EXPECT_THAT(refused.error().message(), HasSubstr("paid for after this journal's newest landing"));
   EXPECT_THAT(refused.error().message(), HasSubstr(landed_signature));
   EXPECT_EQ(landed(), landed_before) << "nothing was sent";
+  // A second review: the refused attempt's own run record (or one a clock a day ahead wrote)
+  // moved a bound by time past the landing, and the retry landed it again. The bound is the
+  // journal's newest landing, found by signature: a retry, and a record from tomorrow, are
+  // refused alike.
+  const auto tomorrow = journal->begin_run(api_name(), "vault/update", other, now_s() + 86'400);
+  ASSERT_TRUE(tomorrow.ok());
+  ASSERT_TRUE(journal->finish_run(*tomorrow, "failed", "HTTP 404", now_s() + 86'400).ok());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto again = act("vault/update", other, 8, online::RemainingMode::kBuild, true);
+    ASSERT_FALSE(again.ok()) << "attempt " << attempt;
+    EXPECT_THAT(again.error().message(), HasSubstr(landed_signature));
+  }
+  EXPECT_EQ(landed(), landed_before);
+  // A node that lists nothing of the manager's shows nothing: refused, not taken as quiet.
+  faults({{"rpcNoAddressHistory", true}});
+  auto blind = act("vault/update", other, 8, online::RemainingMode::kBuild, true);
+  ASSERT_FALSE(blind.ok());
+  EXPECT_THAT(blind.error().message(), HasSubstr("none of this journal's landed steps"));
+  faults({{"rpcNoAddressHistory", false}});
+  EXPECT_EQ(landed(), landed_before);
   // Without a node nothing shows it (docs/journal.md); with the landing accounted for, the
   // operator's word, act builds.
   accepted_landings = {landed_signature};
@@ -474,8 +492,7 @@ TEST_F(ActTest, AnotherRegisteredJournalsLandingHoldsNothing) {
   advance(60'000);
   json other = update_body();
   other["depositCap"] = "30000000000000";
-  ASSERT_TRUE(act("vault/update", other, 8, online::RemainingMode::kBuild, true).ok())
-      << log.str();
+  ASSERT_TRUE(act("vault/update", other, 8, online::RemainingMode::kBuild, true).ok()) << log.str();
   journal.emplace(std::move(mine));
   other["depositCap"] = "40000000000000";
   auto built = act("vault/update", other, 8, online::RemainingMode::kBuild, true);

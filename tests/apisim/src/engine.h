@@ -98,8 +98,9 @@ struct Receipt {
 
 // Switchable faults (/_sim/faults).
 struct Faults {
-  bool rpc_outage = false;          // sends answer "unknown", reads 503
-  bool rpc_no_history = false;      // /rpc keeps no transaction statuses: every signature unknown
+  bool rpc_outage = false;      // sends answer "unknown", reads 503
+  bool rpc_no_history = false;  // /rpc keeps no transaction statuses: every signature unknown
+  bool rpc_no_address_history = false;  // /rpc lists no address's transactions (an empty list)
   bool forget_receipts = false;     // status answers 404 for every receipt (retention, rotated key)
   bool key_lookup_failure = false;  // every authenticated request 503 ApiUnavailable
   std::optional<std::string> venue_failure;     // 502 with this code on venue-backed calls

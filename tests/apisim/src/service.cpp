@@ -612,6 +612,7 @@ class Api {
 void set_faults(Faults& f, const json& body) {
   if (body.contains("rpcOutage")) f.rpc_outage = body["rpcOutage"];
   if (body.contains("rpcNoHistory")) f.rpc_no_history = body["rpcNoHistory"];
+  if (body.contains("rpcNoAddressHistory")) f.rpc_no_address_history = body["rpcNoAddressHistory"];
   if (body.contains("forgetReceipts")) f.forget_receipts = body["forgetReceipts"];
   if (body.contains("keyLookupFailure")) f.key_lookup_failure = body["keyLookupFailure"];
   if (body.contains("venueFailure")) {
@@ -839,8 +840,13 @@ std::optional<json> signatures_for_address(Engine& e, const json& params) {
   if (params.size() > 1 && params[1].is_object() && params[1].contains("limit") &&
       params[1]["limit"].is_number_unsigned())
     limit = std::min<std::size_t>(params[1]["limit"].get<std::size_t>(), 1000);
+  std::optional<std::string> before;
+  if (params.size() > 1 && params[1].is_object() && params[1].contains("before") &&
+      params[1]["before"].is_string())
+    before = params[1]["before"].get<std::string>();
   std::vector<const Receipt*> landed;
   e.advance_receipts();
+  if (e.faults.rpc_no_address_history) return json::array();
   for (const auto& entry : e.receipts()) {
     const Receipt& r = entry.second;
     if (r.landed && r.fee_payer == address) landed.push_back(&r);
@@ -848,8 +854,13 @@ std::optional<json> signatures_for_address(Engine& e, const json& params) {
   std::sort(landed.begin(), landed.end(),
             [](const Receipt* a, const Receipt* b) { return a->landed_slot > b->landed_slot; });
   json out = json::array();
+  bool past_before = !before;
   for (const Receipt* r : landed) {
     if (out.size() == limit) break;
+    if (!past_before) {  // those older than `before` only
+      past_before = to_base58(r->signature) == *before;
+      continue;
+    }
     out.push_back(
         {{"signature", to_base58(r->signature)},
          {"slot", r->landed_slot},

@@ -87,10 +87,12 @@ struct Landing {
   std::optional<std::int64_t> block_time;
 };
 
-// The newest transactions (at most `limit`, newest first) that landed naming `address`, as the
-// node at `rpc_url` lists them (getSignaturesForAddress, confirmed).
+// The newest transactions (at most `limit`, newest first; with `before`, those older than that
+// signature) that landed naming `address`, as the node at `rpc_url` lists them
+// (getSignaturesForAddress, confirmed).
 [[nodiscard]] Result<std::vector<Landing>> landings_naming(
     const std::string& rpc_url, const PublicKey& address, std::size_t limit,
+    const std::optional<std::string>& before = std::nullopt,
     std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
 // Mainnet's genesis hash: the Manager Bot API serves mainnet only (spec part 1).

@@ -149,13 +149,13 @@ class Journal {
   [[nodiscard]] Result<std::vector<JournalStep>> steps(std::int64_t run_id) const;
   [[nodiscard]] Result<std::vector<JournalEvent>> events(std::int64_t run_id) const;
 
-  // What this journal knew before run `except_run`: the newest time it recorded anything in
-  // another run (nullopt when nothing), and the signature of every step it holds.
+  // The signatures this journal holds: every step's, and those of the steps it knows landed
+  // (confirmed or failed on chain), each sorted.
   struct Known {
-    std::optional<std::int64_t> newest;
-    std::vector<std::string> signatures;  // sorted
+    std::vector<std::string> signatures;
+    std::vector<std::string> landed;
   };
-  [[nodiscard]] Result<Known> known_outside(std::int64_t except_run) const;
+  [[nodiscard]] Result<Known> known_signatures() const;
   // The step signatures of every other journal the registry knows, where its file can be read
   // (sorted): another journal's landing is no sign that this one was put back.
   [[nodiscard]] std::vector<std::string> signatures_elsewhere() const;
