@@ -192,7 +192,6 @@ void bound_accounts_in_unpinned_tables(const HonestBuilds& h, const Add& add) {
   for (const auto* honest : {&h.swap, &h.dlmm_open, &h.perp_deposit, &h.limit_order, &h.dlmm_remove,
                              &h.sweep, &h.vault_update}) {
     const Transaction tx = first_tx(*honest);
-    const auto ixs = decompile(tx.message);
     std::vector<LoadedTable> tables;
     for (const auto& hint : honest->hints.lookup_tables) {
       LoadedTable t{hint.table, {}};
@@ -202,6 +201,7 @@ void bound_accounts_in_unpinned_tables(const HonestBuilds& h, const Add& add) {
       }
       tables.push_back(std::move(t));
     }
+    const auto ixs = decompile(tx.message, tables);
     for (const auto& key : h.bound_keys(*honest)) {
       const bool signer = std::any_of(ixs.begin(), ixs.end(), [&](const Instruction& ix) {
         return std::any_of(ix.accounts.begin(), ix.accounts.end(),

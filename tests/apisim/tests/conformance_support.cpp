@@ -26,14 +26,19 @@ bool has(const std::vector<offline::Finding>& findings, const std::string& code)
                      [&](const offline::Finding& f) { return f.code == code; });
 }
 
-std::vector<Instruction> decompile(const Message& m) {
-  const auto roles = account_roles(m).value();
+std::vector<Instruction> decompile(const Message& m, std::span<const LoadedTable> tables) {
+  const auto roles = account_roles(m, tables).value();
   std::vector<Instruction> out;
   for (const auto& ix : m.instructions) {
     Instruction i{m.static_keys[ix.program_index], {}, ix.data};
     for (const auto index : ix.accounts) {
+      // A key from a table not supplied is unknown: no instruction can be rebuilt from it.
+      if (index >= roles.size() || !roles[index].key) {
+        ADD_FAILURE() << "decompile: account " << int{index} << " is loaded from a table not given";
+        return {};
+      }
       i.accounts.push_back(
-          {m.static_keys[index], roles[index].signer, roles[index].writable_requested});
+          {*roles[index].key, roles[index].signer, roles[index].writable_requested});
     }
     out.push_back(std::move(i));
   }

@@ -43,7 +43,9 @@ bool has(const std::vector<offline::Finding>& findings, const std::string& code)
 // The instructions of a message without lookups, with their accounts' roles as the header gives
 // them: what a builder would have passed to compile the message. Tampering tests change these
 // and compile again.
-std::vector<Instruction> decompile(const Message& m);
+// The instructions of `m` with their keys; loaded accounts from `tables` (a message that loads
+// from a table not given fails the test).
+std::vector<Instruction> decompile(const Message& m, std::span<const LoadedTable> tables = {});
 
 // A static account as the header places it: rebuild_static_keys() orders these into the
 // header's four sections (writable signers, read-only signers, writable, read-only), keeping
