@@ -753,6 +753,40 @@ void AtMostOnce::last_round_learnt(bool sending_mark_lost) {
   EXPECT_EQ(landed(second[0].signature), 1U);
 }
 
+// Found by an independent fault review: a batch's steps sent together, the first ones pending
+// when act died, the last refused on the resume and proven never to land. Every later resume
+// stopped at that `rejected` step ("already rejected") and never followed the ones sent with
+// it, which had landed: the run stayed open and act refused everything for ever.
+TEST_F(AtMostOnce, AStepOfABatchThatFailedLeavesTheOnesSentWithItFollowed) {
+  auto steps = signed_round("dlmm/open", open_body());
+  ASSERT_GE(steps.size(), 2U);
+  ASSERT_TRUE(steps[0].concurrent) << "a batch the API sends together";
+  std::vector<online::JournalStep> sent(steps.begin(), steps.end() - 1);
+  faults({{"forgetReceipts", true}});
+  auto c = context();
+  ASSERT_FALSE(online::send_round(c, sent).ok());
+  faults({{"forgetReceipts", false}});
+  for (const auto& st : journal->steps(run_id).value()) {
+    if (st.step < static_cast<int>(steps.size())) {
+      EXPECT_EQ(st.status, ss::kPending);
+    }
+  }
+  steps.back().status = ss::kRejected;
+  steps.back().code = "SimulationFailed";
+  ASSERT_TRUE(journal->update_step(steps.back()).ok());
+  auto outcome = online::resume_run(c, journal->runs(true).value().front());
+  ASSERT_TRUE(outcome.ok()) << outcome.error().to_string();
+  EXPECT_EQ(outcome->state, "failed") << outcome->note;
+  EXPECT_THAT(outcome->note, HasSubstr("already rejected"));
+  for (const auto& st : journal->steps(run_id).value()) {
+    if (st.step < static_cast<int>(steps.size())) {
+      EXPECT_EQ(st.status, ss::kConfirmed) << "step " << st.step;
+      EXPECT_EQ(landed(st.signature), 1U);
+    }
+  }
+  EXPECT_TRUE(journal->unresolved().value().empty()) << "the intent is settled";
+}
+
 // Issue 31: the wall clock jumps an hour forward between the send and the resume (a time sync,
 // a virtual machine resumed). Only 91 s passed, fewer than any blockhash may live, so nothing
 // is proved and the intent stays held; on the wall clock alone it was "3691 s old" and freed.
