@@ -324,7 +324,8 @@ Status get_approval(ActContext& c, const ActOptions& options, const std::string&
 
 }  // namespace
 
-Result<ActLock> ActLock::take(const std::string& api, const std::optional<std::string>& vault) {
+Result<ActLock> ActLock::take(const std::string& api, const std::optional<std::string>& vault,
+                              const std::string& intent) {
   const std::string dir = journal_registry_dir();
   if (dir.empty() || dir.front() != '/') return ActLock({});
   std::error_code ec;
@@ -359,6 +360,10 @@ Result<ActLock> ActLock::take(const std::string& api, const std::optional<std::s
   };
   AIRLOCK_CHECK(lock("act-", api_identity(api), "with this API"));
   if (vault) AIRLOCK_CHECK(lock("act-vault-", *vault, "for this vault"));
+  // Found by an independent fault review: two acts of one vault/initialize started together
+  // through two names of one API (different API locks, no vault to lock) both read the
+  // registry before either wrote its entry, and two vaults were made.
+  if (!intent.empty()) AIRLOCK_CHECK(lock("act-intent-", intent, "of this same intent"));
   return ActLock(std::move(held));
 }
 
@@ -369,7 +374,7 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
       body.is_object() && body.contains("vault") && body["vault"].is_string()
           ? std::optional(body["vault"].get<std::string>())
           : std::nullopt;
-  AIRLOCK_TRY(act_lock, ActLock::take(options.api, vault));
+  AIRLOCK_TRY(act_lock, ActLock::take(options.api, vault, intent_id(action, body)));
   // Never build while an earlier run is unfinished: its signed steps may still be sent (resume
   // sends those whose tickets live) or may have landed.
   AIRLOCK_TRY(open_runs, c.journal.runs(true));

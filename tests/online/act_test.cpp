@@ -525,6 +525,20 @@ TEST_F(ActTest, OneActAtATimeBuildsForAnApi) {
   ASSERT_TRUE(built.ok()) << built.error().to_string() << "\n" << log.str();
   EXPECT_EQ(builds(), 1U);
   // Released when act returns: the next one runs.
+  // The same intent through any API and for no vault (a vault/initialize) is held too.
+  {
+    const json init = {{"depositMint", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"},
+                       {"name", "Treasury"}};
+    const std::string intent = online::intent_id("vault/initialize", init);
+    auto first = online::ActLock::take("http://127.0.0.1:8080/api", std::nullopt, intent);
+    ASSERT_TRUE(first.ok()) << first.error().to_string();
+    auto second = online::ActLock::take("http://127.0.0.1:9090/api", std::nullopt, intent);
+    ASSERT_FALSE(second.ok());
+    EXPECT_THAT(second.error().message(), HasSubstr("another act of this same intent"));
+    EXPECT_TRUE(online::ActLock::take("http://127.0.0.1:9090/api", std::nullopt,
+                                      online::intent_id("vault/initialize", {{"name", "Other"}}))
+                    .ok());
+  }
   auto again = online::ActLock::take(api_name(), std::string(kVault));
   EXPECT_TRUE(again.ok());
 }

@@ -114,8 +114,11 @@ struct ActContext {
 class ActLock {
  public:
   // Takes the locks without waiting; fails naming the holder when another act has one.
+  // `intent` (intent_id; empty: none) is locked too: a vault/initialize names no vault, so two
+  // acts of it through two names of one API would otherwise both run.
   [[nodiscard]] static Result<ActLock> take(const std::string& api,
-                                            const std::optional<std::string>& vault);
+                                            const std::optional<std::string>& vault,
+                                            const std::string& intent = "");
 
  private:
   explicit ActLock(std::vector<UniqueFd> fds) : fds_(std::move(fds)) {}
