@@ -213,7 +213,8 @@ class Run {
                        "not keep that address's history back to them (or answers nothing), so "
                        "it cannot show whether anything landed since, as a journal put back "
                        "from an older copy would hide; use a node that keeps the address's "
-                       "whole history");
+                       "whole history (a twin started anew is another chain: give a new "
+                       "--journal once this one has nothing in flight)");
     }
     return {};
   }
