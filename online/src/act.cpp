@@ -375,7 +375,8 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
       body.is_object() && body.contains("vault") && body["vault"].is_string()
           ? std::optional(body["vault"].get<std::string>())
           : std::nullopt;
-  AIRLOCK_TRY(act_lock, ActLock::take(options.api, vault, intent_id(action, body)));
+  const std::string intent = intent_id(action, body);
+  AIRLOCK_TRY(act_lock, ActLock::take(options.api, vault, intent));
   // Never build while an earlier run is unfinished: its signed steps may still be sent (resume
   // sends those whose tickets live) or may have landed.
   AIRLOCK_TRY(open_runs, c.journal.runs(true));
@@ -396,8 +397,7 @@ Status act(ActContext& c, const ActOptions& options, const std::string& action, 
   }
   // Nor while another journal of this machine has an action in flight with this API: the
   // same intent, acted under a second journal name, would be built again.
-  if (const auto elsewhere =
-          c.journal.in_flight_elsewhere(options.api, vault, intent_id(action, body));
+  if (const auto elsewhere = c.journal.in_flight_elsewhere(options.api, vault, intent);
       !elsewhere.empty()) {
     return Error(online::errors::kUnfinished,
                  elsewhere.front() +

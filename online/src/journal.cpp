@@ -216,7 +216,8 @@ bool lower_hex(std::string_view text, std::size_t most) {
   });
 }
 
-bool printable(std::string_view text) {
+// A value that fits one line of a record: not empty, no control character (a line break).
+bool single_line(std::string_view text) {
   return !text.empty() && std::none_of(text.begin(), text.end(), [](char c) {
     return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
   });
@@ -258,7 +259,8 @@ Result<Record> parse_record(const std::string& text) {
       record.seal.changes = std::stoll(std::string(count));
       if (count_end < after.size()) {
         record.path = std::string(after.substr(count_end + 1));
-        if (!printable(record.path)) return bad(1, "the journal's name is empty or not printable");
+        if (!single_line(record.path))
+          return bad(1, "the journal's name is empty or not printable");
       }
       continue;
     }
@@ -268,7 +270,7 @@ Result<Record> parse_record(const std::string& text) {
       bool (*valid)(std::string_view);
     };
     const Kind kinds[] = {
-        {"in-flight ", &record.in_flight, printable},
+        {"in-flight ", &record.in_flight, single_line},
         {"in-flight-vault ", &record.in_flight_vaults,
          [](std::string_view v) { return public_key_from_base58(v).ok(); }},
         {"in-flight-intent ", &record.in_flight_intents,
@@ -342,12 +344,12 @@ Result<std::vector<std::string>> registry_entries(const std::string& dir) {
 Status write_record(const std::string& file, const Record& record, const std::string& what) {
   // Each value is the rest of its line: one that could end the line, or add another, is not
   // written (parse_record would refuse it, and rightly).
-  const auto one_line = [](const std::string& v) { return v.empty() || printable(v); };
+  const auto one_line = [](const std::string& v) { return v.empty() || single_line(v); };
   const bool lines_hold =
       one_line(record.path) &&
-      std::all_of(record.in_flight.begin(), record.in_flight.end(), printable) &&
-      std::all_of(record.in_flight_vaults.begin(), record.in_flight_vaults.end(), printable) &&
-      std::all_of(record.in_flight_intents.begin(), record.in_flight_intents.end(), printable);
+      std::all_of(record.in_flight.begin(), record.in_flight.end(), single_line) &&
+      std::all_of(record.in_flight_vaults.begin(), record.in_flight_vaults.end(), single_line) &&
+      std::all_of(record.in_flight_intents.begin(), record.in_flight_intents.end(), single_line);
   if (!lines_hold) {
     return Error(ErrorCode::kIo, "journal: its " + what + " '" + file +
                                      "' would hold a name or API with a control character "
