@@ -113,6 +113,22 @@ Result<std::uint64_t> check_node_reach(const RpcCall& call, const ChainQuestion&
   return before;
 }
 
+// The first transaction signature of the finalized block at `slot`; nullopt for a skipped
+// slot, a block without transactions or a reply that is not one.
+std::optional<std::string> first_signature_of_block(const RpcCall& call, std::uint64_t slot) {
+  auto block = call("getBlock", json::array({slot,
+                                             {{"commitment", "finalized"},
+                                              {"encoding", "json"},
+                                              {"transactionDetails", "signatures"},
+                                              {"rewards", false},
+                                              {"maxSupportedTransactionVersion", 0}}}));
+  if (!block.ok() || !block->is_object() || !block->contains("signatures") ||
+      !(*block)["signatures"].is_array() || (*block)["signatures"].empty() ||
+      !(*block)["signatures"][0].is_string())
+    return std::nullopt;
+  return (*block)["signatures"][0].get<std::string>();
+}
+
 // The node keeps the transaction statuses that would show the signature: a signature from a
 // block older than the build, and older than any status cache, must be known to it. A node
 // whose ledger reaches back but which keeps no statuses answers "unknown signature" for one
@@ -124,17 +140,9 @@ Result<std::string> check_history(const RpcCall& call, std::uint64_t before_buil
   constexpr int kSlotsTried = 8;
   for (int i = 0; i < kSlotsTried; ++i) {
     const std::uint64_t slot = before_build + static_cast<std::uint64_t>(i);
-    auto block = call("getBlock", json::array({slot,
-                                               {{"commitment", "finalized"},
-                                                {"encoding", "json"},
-                                                {"transactionDetails", "signatures"},
-                                                {"rewards", false},
-                                                {"maxSupportedTransactionVersion", 0}}}));
-    if (!block.ok() || !block->is_object() || !block->contains("signatures") ||
-        !(*block)["signatures"].is_array() || (*block)["signatures"].empty() ||
-        !(*block)["signatures"][0].is_string())
-      continue;  // a skipped slot, or a block without transactions
-    const std::string known = (*block)["signatures"][0].get<std::string>();
+    const auto first = first_signature_of_block(call, slot);
+    if (!first) continue;  // a skipped slot, or a block without transactions
+    const std::string& known = *first;
     AIRLOCK_TRY(found,
                 call("getSignatureStatuses",
                      json::array({json::array({known}), {{"searchTransactionHistory", true}}})));
@@ -213,16 +221,7 @@ Result<std::vector<std::string>> window_probes(const RpcCall& call,
     std::optional<std::string> found;
     // The first block of the stretch with a transaction in it (an empty block has none).
     for (std::size_t i = from; i < to && !found; ++i) {
-      auto block = call("getBlock", json::array({blocks[i],
-                                                 {{"commitment", "finalized"},
-                                                  {"encoding", "json"},
-                                                  {"transactionDetails", "signatures"},
-                                                  {"rewards", false},
-                                                  {"maxSupportedTransactionVersion", 0}}}));
-      if (block.ok() && block->is_object() && block->contains("signatures") &&
-          (*block)["signatures"].is_array() && !(*block)["signatures"].empty() &&
-          (*block)["signatures"][0].is_string())
-        found = (*block)["signatures"][0].get<std::string>();
+      found = first_signature_of_block(call, blocks[i]);
     }
     if (!found) {
       return odd("getBlock", "no block the node lists from slot " + std::to_string(blocks[from]) +
