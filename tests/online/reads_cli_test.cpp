@@ -147,6 +147,8 @@ TEST_F(ReadsCli, BadActInputsAreRefusedBeforeAnyBuild) {
       {"act dlmm/remove --vault " + std::string(kVault) + " --position " + std::string(kVault) +
            " --bps-to-remove 10 --cursor-bin-id abc" + out,
        2, "--cursor-bin-id: must be an integer"},
+      {"act vault/update --vault " + std::string(kVault) + " --accept-landed not-a-signature" + out,
+       2, "--accept-landed: must be a base58 transaction signature, not 'not-a-signature'"},
       {"act vault/update --vault " + std::string(kVault) + " --remaining maybe" + out, 2,
        "--remaining: must be ask, build or show"},
       {"act vault/update --vault " + std::string(kVault) + " --request-qr-png " +
